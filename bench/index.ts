@@ -1,0 +1,55 @@
+/**
+ * `npm run bench`: runs every suite (or those named: `npm run bench -- broker codegen`), prints the figures
+ * and writes them to bench/results/latest.json. Figures are measured, never asserted.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export interface BenchFigure {
+  suite: string;
+  name: string;
+  value: number;
+  unit: string;
+  /** The target from the issue, in words, when there is one. */
+  target?: string;
+  note?: string;
+}
+
+export type BenchSuite = () => Promise<BenchFigure[]>;
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+// Each suite is a module in bench/ exporting `run: BenchSuite`.
+const suites: Record<string, () => Promise<{ run: BenchSuite }>> = {
+  // connect: () => import('./connect.js'),
+};
+
+async function main(): Promise<void> {
+  const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  const names = wanted.length ? wanted : Object.keys(suites);
+  const figures: BenchFigure[] = [];
+  for (const name of names) {
+    const load = suites[name];
+    if (!load) throw new Error(`unknown bench suite "${name}"; known: ${Object.keys(suites).join(', ')}`);
+    process.stdout.write(`\n## ${name}\n`);
+    const suiteFigures = await (await load()).run();
+    for (const f of suiteFigures) {
+      process.stdout.write(`  ${f.name.padEnd(60)} ${String(round(f.value)).padStart(12)} ${f.unit}${f.target ? `   (target: ${f.target})` : ''}${f.note ? `   ${f.note}` : ''}\n`);
+    }
+    figures.push(...suiteFigures);
+  }
+  const out = join(here, 'results', 'latest.json');
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, JSON.stringify({ at: new Date().toISOString(), node: process.version, figures }, null, 2) + '\n');
+  process.stdout.write(`\nwrote ${out}\n`);
+}
+
+function round(v: number): number {
+  return Math.abs(v) >= 100 ? Math.round(v) : Math.round(v * 1000) / 1000;
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,129 @@
+/**
+ * The broker's contract: a question is state with an id, a session and a deadline, answered once by anyone.
+ * Surfaces (CLI, REST, MCP server, plugin) code against these types; the broker knows no wire and no surface.
+ */
+import type { Action, Answer, ElicitMode, ElicitationSchema, Era } from '../types.js';
+import type { Issue } from '../errors.js';
+
+export type RequestState = 'pending' | 'answered' | 'expired' | 'abandoned';
+
+/** Which surface answered: recorded on every answer and in the audit log. */
+export type AnsweredBy = 'cli' | 'http' | 'mcp' | 'plugin' | 'script' | 'policy' | 'expiry' | 'person' | 'agent' | 'api';
+
+/** A stored question. */
+export interface ElicitRequest {
+  id: string; // elc-<16 hex>
+  trace: string; // the call that asked: cal-<16 hex>
+  parent?: string; // that call's own parent (a resumed call points at the call that asked)
+  session: string;
+  /** How the session was determined: the MCPX_SESSION_ID env, or a fingerprint of config + cwd. */
+  sessionSource: 'env' | 'fingerprint' | 'explicit';
+  server: string;
+  tool: string;
+  mode: ElicitMode;
+  message: string;
+  requestedSchema?: ElicitationSchema;
+  url?: string;
+  era: Era;
+  /** Modern era: the inputRequests key; a task id when the daemon holds the call. */
+  key?: string;
+  task?: string;
+  audience?: 'user' | 'agent';
+  createdAt: number; // ms since epoch
+  expiresAt: number;
+  state: RequestState;
+  /** Set for abandoned questions: why the asking call is gone. */
+  abandonedReason?: string;
+  meta?: Record<string, unknown>;
+}
+
+/** What openRequest needs; the broker fills id (unless given), createdAt, expiresAt, state. */
+export type OpenRequestInput = Omit<ElicitRequest, 'id' | 'createdAt' | 'expiresAt' | 'state' | 'session' | 'sessionSource'> & {
+  id?: string;
+  session?: string;
+  sessionSource?: ElicitRequest['sessionSource'];
+  /** Per-request TTL; the broker's default otherwise (120 s). */
+  ttlMs?: number;
+};
+
+/** A stored answer (the first respond wins; expiry answers cancel by 'expiry'). */
+export interface StoredAnswer {
+  id: string;
+  action: Action;
+  content?: Record<string, unknown>;
+  by: AnsweredBy;
+  at: number;
+  pid: number;
+  session?: string;
+}
+
+export interface RespondInput {
+  id: string;
+  action: Action;
+  content?: Record<string, unknown>;
+  by: AnsweredBy;
+  /** The answering session; refused (ELICITATION_FORBIDDEN) when it is not the question's, unless the broker allows any. */
+  session?: string;
+}
+
+export interface PendingFilter {
+  session?: string;
+  server?: string;
+  tool?: string;
+  trace?: string;
+  state?: RequestState | RequestState[];
+}
+
+/** A request listed with its time left. */
+export interface PendingEntry extends ElicitRequest {
+  timeLeftMs: number;
+}
+
+export type BrokerEventKind = 'elicit.open' | 'elicit.answered' | 'elicit.expired' | 'elicit.resumed' | 'elicit.abandoned' | 'policy.fired';
+
+/** One line of the append-only audit log, also delivered to in-process subscribers. */
+export interface BrokerEvent {
+  kind: BrokerEventKind;
+  at: number;
+  elicit?: string;
+  trace?: string;
+  parent?: string;
+  session?: string;
+  server?: string;
+  tool?: string;
+  pid: number;
+  action?: Action;
+  by?: AnsweredBy;
+  answeredAfterMs?: number;
+  /** policy.fired: the rule that fired (its index and its text). */
+  rule?: { index: number; rule: unknown };
+  data?: Record<string, unknown>;
+}
+
+export interface AuditQuery {
+  session?: string;
+  trace?: string;
+  elicit?: string;
+  since?: number;
+  limit?: number;
+}
+
+export interface Broker {
+  openRequest(input: OpenRequestInput): Promise<ElicitRequest>;
+  /** Resolves with the answer, or with cancel by 'expiry' at the deadline. No timeout parameter: the deadline rides on the request. */
+  awaitAnswer(id: string, options?: { signal?: AbortSignal }): Promise<StoredAnswer>;
+  /** First respond wins. Throws McpxError ELICITATION_ALREADY_ANSWERED / ELICITATION_EXPIRED / ELICITATION_NOT_FOUND / ANSWER_INVALID (question stays pending). */
+  respond(input: RespondInput): Promise<StoredAnswer>;
+  get(id: string): Promise<ElicitRequest | undefined>;
+  lookup(id: string): Promise<StoredAnswer | undefined>;
+  pending(filter?: PendingFilter): Promise<PendingEntry[]>;
+  /** Marks a pending question abandoned: the call that asked is gone. */
+  abandon(id: string, reason: string): Promise<ElicitRequest>;
+  /** Records that a call resumed with an answer (modern re-send, or a legacy call that proceeded). */
+  recordResumed(input: { elicit: string; trace: string; parent?: string; session?: string }): Promise<void>;
+  subscribe(listener: (event: BrokerEvent) => void): () => void;
+  audit(query?: AuditQuery): Promise<BrokerEvent[]>;
+  close(): Promise<void>;
+}
+
+export type { Answer, Issue };

@@ -1,0 +1,71 @@
+/**
+ * One error class for everything mcpx itself refuses, with a string code and the data a caller needs.
+ * Wire errors from servers stay the SDK's (`ProtocolError`); an unanswered question is never an error.
+ */
+
+export type McpxErrorCode =
+  // configuration
+  | 'CONFIG_NOT_FOUND'
+  | 'CONFIG_INVALID'
+  | 'SERVER_NOT_FOUND'
+  // connections and calls
+  | 'CONNECT_FAILED'
+  | 'ERA_NEGOTIATION_FAILED'
+  | 'CALL_FAILED'
+  | 'CONTINUATION_INVALID'
+  | 'CONTINUATION_STALE'
+  // answers
+  | 'ANSWER_INVALID'
+  | 'URL_NOT_SUPPORTED'
+  // broker
+  | 'ELICITATION_NOT_FOUND'
+  | 'ELICITATION_ALREADY_ANSWERED'
+  | 'ELICITATION_EXPIRED'
+  | 'ELICITATION_ABANDONED'
+  | 'ELICITATION_FORBIDDEN'
+  | 'STORE_UNAVAILABLE'
+  | 'STORE_UNSUPPORTED'
+  | 'BROKER_CLOSED'
+  // policy
+  | 'POLICY_INVALID'
+  | 'ELICITATION_REFUSED'
+  // runtime
+  | 'SCRIPT_ERROR'
+  | 'SCRIPT_TIMEOUT'
+  | 'SCRIPT_MEMORY_LIMIT'
+  | 'SCRIPT_TYPE_ERROR'
+  | 'INPUT_REQUIRED'
+  // codegen
+  | 'CODEGEN_FAILED'
+  | 'CODEGEN_STALE'
+  // daemon
+  | 'DAEMON_UNAVAILABLE'
+  | 'TASK_NOT_FOUND';
+
+/** A field-level problem: which field, what was expected, in words. */
+export interface Issue {
+  /** Dotted path of the field (`repo`, `mcpServers.github.command`); empty for the whole value. */
+  field: string;
+  expected: string;
+  message: string;
+}
+
+export class McpxError extends Error {
+  override readonly name = 'McpxError';
+  readonly code: McpxErrorCode;
+  readonly data: Record<string, unknown> | undefined;
+
+  constructor(code: McpxErrorCode, message: string, options: { cause?: unknown; data?: Record<string, unknown> } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.data = options.data;
+  }
+
+  toJSON(): { code: McpxErrorCode; message: string; data?: Record<string, unknown> } {
+    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+export function isMcpxError(value: unknown, code?: McpxErrorCode): value is McpxError {
+  return value instanceof McpxError && (code === undefined || value.code === code);
+}

@@ -1,0 +1,31 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig([
+  {
+    // The library: ESM + CJS + declarations. Heavy or Node-only layers stay behind subpaths.
+    entry: {
+      index: 'src/index.ts',
+      broker: 'src/broker/index.ts',
+      testing: 'src/testing.ts',
+    },
+    format: ['esm', 'cjs'],
+    dts: true,
+    sourcemap: true,
+    clean: true,
+    target: 'node20',
+    splitting: true,
+    // quickjs variants locate their .wasm next to their own files; never bundle them.
+    external: [/^@jitl\//, /^quickjs-emscripten/, 'ts-morph', 'esbuild', 'sqlite3'],
+  },
+  {
+    // The CLI: ESM only, loads layers lazily so a warm call stays fast.
+    entry: { cli: 'src/surfaces/cli/main.ts' },
+    format: ['esm'],
+    sourcemap: true,
+    clean: false,
+    target: 'node20',
+    splitting: true,
+    banner: { js: '#!/usr/bin/env node' },
+    external: [/^@jitl\//, /^quickjs-emscripten/, 'ts-morph', 'esbuild', 'sqlite3'],
+  },
+]);
