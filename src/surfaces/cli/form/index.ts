@@ -1,0 +1,137 @@
+/**
+ * The terminal form: puts one question to the person at the terminal and returns their Answer.
+ * Used by `mcpx call --elicit=prompt` and by `ask(q)` in `mcpx run`. Decline and cancel are explicit choices;
+ * Ctrl-C (or Escape) at any point is cancel. All server text is sanitised before it is shown.
+ */
+import type { Readable, Writable } from 'node:stream';
+import * as clack from '@clack/prompts';
+import type { Answer, Question } from '../../../types.js';
+import { sanitize, sanitizeLine } from '../sanitize.js';
+import { fieldsOf, parseTyped, problemWith, type Field } from './fields.js';
+import { checkContent } from '../../../elicitation/validate.js';
+
+export interface FormOptions {
+  input: Readable;
+  /** Where the form is drawn: stderr, so stdout stays the result's. */
+  output: Writable;
+  /** Opens a URL (url mode); asked for only after the person agreed. Absent: the URL is shown to open by hand. */
+  openUrl?: (url: string) => Promise<boolean>;
+  /** Stops the form (the question was answered elsewhere or expired): answers cancel. */
+  signal?: AbortSignal;
+}
+
+const CANCEL: Answer = { action: 'cancel' };
+
+/** Asks the question on the terminal; resolves with accept (content checked against the schema), decline or cancel. */
+export async function promptForAnswer(question: Question, options: FormOptions): Promise<Answer> {
+  const io = { input: options.input, output: options.output, ...(options.signal ? { signal: options.signal } : {}) };
+  clack.note(sanitize(question.message), `${sanitizeLine(question.server)}.${sanitizeLine(question.tool)} asks`, io);
+  return question.mode === 'url' ? askUrl(question, options, io) : askForm(question, io);
+}
+
+type ClackIO = { input: Readable; output: Writable; signal?: AbortSignal };
+
+async function askForm(question: Question, io: ClackIO): Promise<Answer> {
+  const fields = fieldsOf(question.requestedSchema);
+  const choice = await clack.select({
+    ...io,
+    message: fields.length ? 'Answer this question?' : 'Your answer',
+    options: [
+      { value: 'accept', label: fields.length ? 'Answer' : 'Accept' },
+      { value: 'decline', label: 'Decline', hint: 'explicitly no' },
+      { value: 'cancel', label: 'Cancel', hint: 'dismiss without choosing' },
+    ],
+    initialValue: 'accept',
+  });
+  if (clack.isCancel(choice) || choice === 'cancel') return CANCEL;
+  if (choice === 'decline') return { action: 'decline' };
+
+  const content: Record<string, unknown> = {};
+  for (const field of fields) {
+    const value = await askField(field, io);
+    if (value === CANCELLED) return CANCEL;
+    if (value !== undefined) content[field.name] = value;
+  }
+  // Each field was checked alone; the whole answer is checked once more, as the broker will.
+  const check = checkContent(question.requestedSchema, content);
+  if (!check.ok) {
+    clack.log.error(check.issues.map((issue) => issue.message).join('\n'), io);
+    return askForm(question, io);
+  }
+  return { action: 'accept', content: check.content };
+}
+
+const CANCELLED = Symbol('cancelled');
+
+/** One field, re-asked until its value fits the schema. */
+async function askField(field: Field, io: ClackIO): Promise<unknown> {
+  const message = `${field.label}${field.required ? '' : ' (optional)'}${field.hint ? ` — ${field.hint}` : ''}`;
+  switch (field.kind) {
+    case 'text':
+    case 'number': {
+      const placeholder = field.defaultValue !== undefined ? `default: ${sanitizeLine(field.defaultValue)}` : field.kind === 'text' ? field.placeholder : field.integer ? 'a whole number' : 'a number';
+      const typed = await clack.text({
+        ...io,
+        message,
+        ...(placeholder === undefined ? {} : { placeholder }),
+        validate: (raw) => problemWith(field, parseTyped(field, raw)),
+      });
+      return clack.isCancel(typed) ? CANCELLED : parseTyped(field, typed);
+    }
+    case 'boolean': {
+      const answer = await clack.confirm({ ...io, message, initialValue: field.defaultValue ?? false });
+      return clack.isCancel(answer) ? CANCELLED : answer;
+    }
+    case 'select': {
+      const options = field.choices.map((c) => ({ value: c.value, label: c.label }));
+      const skip = field.required ? [] : [{ value: '', label: '(leave empty)' }];
+      const picked = await clack.select({ ...io, message, options: [...options, ...skip], ...(field.defaultValue === undefined ? {} : { initialValue: field.defaultValue }) });
+      if (clack.isCancel(picked)) return CANCELLED;
+      return picked === '' ? undefined : picked;
+    }
+    case 'multiselect': {
+      for (;;) {
+        const picked = await clack.multiselect({
+          ...io,
+          message,
+          options: field.choices.map((c) => ({ value: c.value, label: c.label })),
+          required: false,
+          ...(field.defaultValue === undefined ? {} : { initialValues: field.defaultValue }),
+        });
+        if (clack.isCancel(picked)) return CANCELLED;
+        const value = picked.length === 0 && !field.required ? undefined : picked;
+        const problem = problemWith(field, value);
+        if (!problem) return value;
+        clack.log.error(`${field.label}: ${problem}`, io);
+      }
+    }
+  }
+}
+
+async function askUrl(question: Question, options: FormOptions, io: ClackIO): Promise<Answer> {
+  const url = question.url ?? '';
+  let domain: string;
+  try {
+    domain = new URL(url).hostname; // punycode for look-alike domains, which is what a person should see
+  } catch {
+    clack.log.error(`The server asked to open something that is not a URL: ${sanitizeLine(url)}`, io);
+    return { action: 'decline' };
+  }
+  clack.log.message([`URL     ${sanitizeLine(url, 2000)}`, `domain  ${sanitizeLine(domain)}`], io);
+  const choice = await clack.select({
+    ...io,
+    message: options.openUrl ? `Open this page on ${sanitizeLine(domain)}?` : `Have you opened this page on ${sanitizeLine(domain)} yourself?`,
+    options: [
+      { value: 'accept', label: options.openUrl ? 'Open it' : 'Yes, continue' },
+      { value: 'decline', label: 'Decline', hint: 'explicitly no' },
+      { value: 'cancel', label: 'Cancel', hint: 'dismiss without choosing' },
+    ],
+    initialValue: 'cancel',
+  });
+  if (clack.isCancel(choice) || choice === 'cancel') return CANCEL;
+  if (choice === 'decline') return { action: 'decline' };
+  if (options.openUrl && !(await options.openUrl(url))) {
+    clack.log.warn(`Could not open a browser; open it yourself: ${sanitizeLine(url, 2000)}`, io);
+  }
+  return { action: 'accept' };
+}
