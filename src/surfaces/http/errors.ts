@@ -1,0 +1,44 @@
+/** One mapping from mcpx errors to HTTP: the status and the `{error: {code, message, data?}}` body. */
+import { isMcpxError, type McpxErrorCode } from '../../errors.js';
+
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 422 | 500 | 502 | 503;
+
+const STATUS: Partial<Record<McpxErrorCode, ErrorStatus>> = {
+  SERVER_NOT_FOUND: 404,
+  ELICITATION_NOT_FOUND: 404,
+  TASK_NOT_FOUND: 404,
+  ELICITATION_ALREADY_ANSWERED: 409,
+  ELICITATION_EXPIRED: 410,
+  ELICITATION_ABANDONED: 410,
+  ANSWER_INVALID: 422,
+  URL_NOT_SUPPORTED: 422,
+  ELICITATION_FORBIDDEN: 403,
+  ELICITATION_REFUSED: 403,
+  CONNECT_FAILED: 502,
+  ERA_NEGOTIATION_FAILED: 502,
+  CALL_FAILED: 502,
+  CONTINUATION_STALE: 410,
+  CONTINUATION_INVALID: 422,
+  STORE_UNAVAILABLE: 503,
+  DAEMON_UNAVAILABLE: 503,
+  BROKER_CLOSED: 503,
+};
+
+export interface ErrorBody {
+  error: { code: string; message: string; data?: Record<string, unknown> };
+}
+
+export function statusOfCode(code: string): ErrorStatus {
+  return STATUS[code as McpxErrorCode] ?? 500;
+}
+
+export function errorBody(code: string, message: string, data?: Record<string, unknown>): ErrorBody {
+  return { error: data === undefined ? { code, message } : { code, message, data } };
+}
+
+/** Any thrown value as a status and body; unknown errors are 500 with their message. */
+export function toHttpError(error: unknown): { status: ErrorStatus; body: ErrorBody } {
+  if (isMcpxError(error)) return { status: statusOfCode(error.code), body: errorBody(error.code, error.message, error.data) };
+  const message = error instanceof Error ? error.message : String(error);
+  return { status: 500, body: errorBody('INTERNAL', message) };
+}

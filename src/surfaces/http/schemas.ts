@@ -1,0 +1,182 @@
+/**
+ * The REST contract as zod schemas: requests are validated with them and `/openapi.json` is generated from
+ * them, so the document cannot drift from the routes.
+ */
+import { z } from '@hono/zod-openapi';
+
+const ELC = /^elc-[0-9a-f]{16}$/;
+const TSK = /^tsk-[0-9a-f]{16}$/;
+
+const JsonObject = z.record(z.string(), z.unknown());
+
+export const ErrorSchema = z
+  .object({
+    error: z.object({
+      code: z.string().openapi({ example: 'ELICITATION_NOT_FOUND' }),
+      message: z.string(),
+      data: JsonObject.optional().openapi({ description: 'ANSWER_INVALID carries `issues`: [{field, expected, message}]' }),
+    }),
+  })
+  .openapi('Error');
+
+export const ElicitationSchema = z
+  .object({
+    id: z.string().regex(ELC).openapi({ example: 'elc-9f2c1a84bb0e7d31' }),
+    trace: z.string().openapi({ description: 'The call that asked (cal-<16 hex>).', example: 'cal-d13e4c64102e9113' }),
+    parent: z.string().optional(),
+    session: z.string(),
+    sessionSource: z.enum(['env', 'fingerprint', 'explicit']),
+    server: z.string(),
+    tool: z.string(),
+    mode: z.enum(['form', 'url']),
+    message: z.string().openapi({ description: 'Server-supplied text: sanitise before showing it on a terminal.' }),
+    requestedSchema: JsonObject.optional(),
+    url: z.string().optional(),
+    era: z.enum(['legacy', 'modern']),
+    key: z.string().optional(),
+    task: z.string().optional().openapi({ description: 'The task (tsk-<16 hex>) holding the call, when the daemon holds it.' }),
+    audience: z.enum(['user', 'agent']).optional(),
+    createdAt: z.number().int(),
+    expiresAt: z.number().int().openapi({ description: 'ms since epoch; at this instant the broker answers cancel.' }),
+    state: z.enum(['pending', 'answered', 'expired', 'abandoned']),
+    abandonedReason: z.string().optional(),
+    meta: JsonObject.optional(),
+    timeLeftMs: z.number().int().openapi({ description: 'Time remaining before expiry; 0 once not pending.' }),
+    ambiguous: z
+      .boolean()
+      .optional()
+      .openapi({ description: 'true when the question arrived while other legacy calls shared the server connection, so it cannot be tied to one call for certain.' }),
+    respondWith: z.string().openapi({ description: 'The exact command that answers it.' }),
+  })
+  .openapi('Elicitation');
+
+export const AnswerSchema = z
+  .object({
+    id: z.string(),
+    action: z.enum(['accept', 'decline', 'cancel']),
+    content: JsonObject.optional(),
+    by: z.string(),
+    at: z.number().int(),
+    pid: z.number().int(),
+    session: z.string().optional(),
+  })
+  .openapi('Answer');
+
+export const TaskSchema = z
+  .object({
+    id: z.string().regex(TSK),
+    callId: z.string(),
+    parent: z.string().optional(),
+    server: z.string(),
+    tool: z.string(),
+    arguments: JsonObject,
+    session: z.string(),
+    state: z.enum(['running', 'input-required', 'complete', 'failed']),
+    era: z.enum(['legacy', 'modern']).optional(),
+    questions: z.array(z.string()),
+    waitingOn: z.array(z.string()),
+    result: JsonObject.optional(),
+    error: z.object({ code: z.string(), message: z.string(), data: JsonObject.optional() }).optional(),
+    pid: z.number().int(),
+    createdAt: z.number().int(),
+    updatedAt: z.number().int(),
+  })
+  .openapi('Task');
+
+export const CompleteSchema = z
+  .object({
+    status: z.literal('complete'),
+    callId: z.string(),
+    task: z.string(),
+    result: JsonObject.openapi({ description: 'The MCP CallToolResult; a tool error is complete with isError.' }),
+  })
+  .openapi('CallComplete');
+
+export const InputRequiredSchema = z
+  .object({
+    status: z.literal('input-required'),
+    inputRequired: z.object({
+      callId: z.string(),
+      task: z.string(),
+      server: z.string(),
+      tool: z.string(),
+      questions: z.array(ElicitationSchema),
+      text: z.string().openapi({ description: 'The same information as a message for a person (what mcpx call prints).' }),
+    }),
+  })
+  .openapi('InputRequired');
+
+export const HealthSchema = z
+  .object({ pid: z.number().int(), version: z.string(), startedAt: z.number().int(), activeCalls: z.number().int() })
+  .openapi('Health');
+
+export const ServerToolParams = z.object({
+  server: z.string().min(1).openapi({ param: { name: 'server', in: 'path' }, example: 'github' }),
+  tool: z.string().min(1).openapi({ param: { name: 'tool', in: 'path' }, example: 'create_issue' }),
+});
+
+export const ElicitIdParams = z.object({
+  id: z.string().regex(ELC, 'an elicitation id looks like elc-<16 hex>').openapi({ param: { name: 'id', in: 'path' }, example: 'elc-9f2c1a84bb0e7d31' }),
+});
+
+export const TaskIdParams = z.object({
+  id: z.string().regex(TSK, 'a task id looks like tsk-<16 hex>').openapi({ param: { name: 'id', in: 'path' }, example: 'tsk-06654ccc9f064a5c' }),
+});
+
+export const CallHeaders = z.object({
+  'x-mcpx-session': z.string().optional().openapi({ description: 'The caller session (MCPX_SESSION_ID or the config+cwd fingerprint); the daemon default otherwise.' }),
+  'x-mcpx-parent': z.string().optional().openapi({ description: 'The call this one continues (cal-<16 hex>), for the audit chain.' }),
+});
+
+export const AnswerHeaders = z.object({
+  'x-mcpx-session': z.string().optional().openapi({ description: 'The answering session; refused when it is not the question’s and the daemon does not allow any.' }),
+});
+
+export const ElicitListQuery = z.object({
+  session: z.string().optional(),
+  server: z.string().optional(),
+  tool: z.string().optional(),
+  trace: z.string().optional(),
+  state: z
+    .string()
+    .optional()
+    .openapi({ description: 'pending (default), answered, expired, abandoned, or a comma list; `all` for every state.' }),
+});
+
+export const TaskQuery = z.object({
+  wait: z.coerce.number().min(0).max(600).optional().openapi({ description: 'Seconds to wait for the task to finish before answering with it as it stands.' }),
+});
+
+export const EventsQuery = z.object({
+  session: z.string().optional(),
+  kinds: z.string().optional().openapi({ description: 'Comma list of event kinds to receive (default: all).' }),
+});
+
+export const AcceptBody = z.object({ content: JsonObject.optional().openapi({ description: 'Form mode: the field values; omitted in URL mode.' }) });
+
+export const ArgumentsBody = JsonObject.openapi('Arguments', { description: 'The tool arguments.' });
+
+export const EventSchema = z
+  .object({
+    kind: z.enum(['elicit.open', 'elicit.answered', 'elicit.expired', 'elicit.resumed', 'elicit.abandoned', 'policy.fired', 'elicit.passed']),
+    at: z.number().int(),
+    elicit: z.string().optional(),
+    trace: z.string().optional(),
+    parent: z.string().optional(),
+    session: z.string().optional(),
+    server: z.string().optional(),
+    tool: z.string().optional(),
+    pid: z.number().int(),
+    action: z.enum(['accept', 'decline', 'cancel']).optional(),
+    by: z.string().optional(),
+    answeredAfterMs: z.number().optional(),
+    data: JsonObject.optional(),
+  })
+  .openapi('BrokerEvent');
+
+export const ElicitationListSchema = z.object({ elicitations: z.array(ElicitationSchema) }).openapi('ElicitationList');
+export const ElicitationWithAnswerSchema = z.object({ elicitation: ElicitationSchema, answer: AnswerSchema.optional() }).openapi('ElicitationWithAnswer');
+export const AnsweredSchema = z.object({ answer: AnswerSchema }).openapi('Answered');
+export const TaskEnvelopeSchema = z.object({ task: TaskSchema }).openapi('TaskEnvelope');
+
+export type Elicitation = z.infer<typeof ElicitationSchema>;

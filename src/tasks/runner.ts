@@ -1,0 +1,323 @@
+/**
+ * The task runner: drives a call to completion while its questions wait in the broker.
+ * callTool (the pipeline is the host's onElicit) -> input-required: store the task and its questions, then await
+ * each answer in the broker. Legacy: the answer goes back on the open call (live.respond). Modern: once every
+ * question of the round is answered, the call is re-sent (host.resume), which may ask again.
+ * Expiry is the broker answering cancel, so cancel reaches the server in both eras.
+ */
+import type { Broker, ElicitRequest, StoredAnswer } from '../broker/types.js';
+import { isMcpxError } from '../errors.js';
+import { newCallId, newTaskId } from '../ids.js';
+import type { Answer, Question } from '../types.js';
+import type { TaskStore } from './task-store.js';
+import type { CallOutcome, Continuation, TaskHost, TaskRecord, TaskStep } from './types.js';
+
+export interface TaskRunnerOptions {
+  broker: Broker;
+  store: TaskStore;
+  /** The mcpx instance that serves a session's calls (the daemon pools one per session). */
+  host: (session: string) => Promise<TaskHost>;
+  /** Names the process holding the calls (the daemon's config fingerprint); recovery only touches its own tasks. */
+  holder?: string;
+  pid?: number;
+  clock?: () => number;
+}
+
+export interface StartInput {
+  server: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+  session: string;
+  parent?: string;
+}
+
+export interface TaskRunner {
+  /** Starts a call; resolves at its first stop: complete, input-required (the call keeps running) or failed. */
+  start(input: StartInput): Promise<TaskStep>;
+  get(id: string): Promise<TaskRecord | undefined>;
+  /** Resolves with the task once it is complete or failed, or as it stands when `timeoutMs` passes. */
+  wait(id: string, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<TaskRecord | undefined>;
+  /** The task that holds a call (by `cal-` id), while this runner drives it. */
+  taskOfCall(callId: string): string | undefined;
+  /** Whether a question cannot be tied to one call for certain (a legacy question while other calls share the server). */
+  isAmbiguous(questionId: string): boolean;
+  /** A broker that stamps each question with the task holding its call, and notes ambiguous ones. Give it to the pipeline. */
+  wrapBroker(broker: Broker): Broker;
+  /** After a restart: legacy questions of this holder's unfinished tasks are abandoned, modern rounds resumed. */
+  recover(): Promise<{ abandoned: string[]; resumed: string[] }>;
+  /** Calls this runner is driving right now. */
+  active(): number;
+  /** Stops driving: legacy questions still waiting are abandoned (their call dies with us), modern ones stay resumable. */
+  close(reason?: string): Promise<void>;
+}
+
+interface Driving {
+  task: TaskRecord;
+  done: Promise<void>;
+  abort: AbortController;
+  /** Legacy calls share the connection of their session's host: count them to spot ambiguous questions. */
+  key: string;
+}
+
+const toAnswer = (stored: StoredAnswer): Answer =>
+  stored.action === 'accept' ? (stored.content === undefined ? { action: 'accept' } : { action: 'accept', content: stored.content }) : { action: stored.action };
+
+export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
+  const { broker, store } = options;
+  const now = options.clock ?? Date.now;
+  const pid = options.pid ?? 0;
+  const driving = new Map<string, Driving>();
+  const callToTask = new Map<string, string>();
+  const ambiguous = new Set<string>();
+  const settled = new Map<string, Set<() => void>>();
+  let closed = false;
+
+  const save = async (task: TaskRecord): Promise<void> => {
+    task.updatedAt = now();
+    await store.put(structuredClone(task));
+  };
+
+  const notify = (id: string): void => {
+    for (const wake of settled.get(id) ?? []) wake();
+    settled.delete(id);
+  };
+
+  const errorOf = (error: unknown): NonNullable<TaskRecord['error']> =>
+    isMcpxError(error)
+      ? { code: error.code, message: error.message, ...(error.data ? { data: error.data } : {}) }
+      : { code: 'CALL_FAILED', message: error instanceof Error ? error.message : String(error) };
+
+  /** Answers one legacy round: each answer goes back on the open call as it arrives. */
+  async function legacyRound(task: TaskRecord, outcome: Extract<CallOutcome, { status: 'input-required' }>, signal: AbortSignal): Promise<CallOutcome> {
+    const live = outcome.live!;
+    const round = new AbortController();
+    const stop = (): void => round.abort();
+    signal.addEventListener('abort', stop, { once: true });
+    const answered = new Set<string>();
+    for (const question of outcome.questions) {
+      broker.awaitAnswer(question.id, { signal: round.signal }).then(
+        async (stored) => {
+          answered.add(question.id);
+          try {
+            live.respond(question.id, toAnswer(stored));
+          } catch (error) {
+            // The call already settled this question (its own expiry): nothing left to deliver.
+            if (!isMcpxError(error)) throw error;
+            return;
+          }
+          await broker.recordResumed({ elicit: question.id, trace: outcome.callId, ...(task.parent ? { parent: task.parent } : {}), session: task.session });
+        },
+        () => undefined,
+      );
+    }
+    try {
+      return await live.result;
+    } finally {
+      round.abort();
+      signal.removeEventListener('abort', stop);
+      // The call went on without these (the server gave up waiting): nobody should answer them now.
+      for (const question of outcome.questions) {
+        if (!answered.has(question.id)) await abandonQuietly(question.id, 'the call finished before this question was answered');
+      }
+    }
+  }
+
+  /** Answers one modern round: waits for every answer, then re-sends the call with them. */
+  async function modernRound(task: TaskRecord, continuation: Continuation, signal: AbortSignal): Promise<CallOutcome> {
+    const stored = await Promise.all(continuation.questions.map((q) => broker.awaitAnswer(q.id, { signal })));
+    const answers: Record<string, Answer> = {};
+    continuation.questions.forEach((q, i) => (answers[q.id] = toAnswer(stored[i]!)));
+    const host = await options.host(task.session);
+    const next = await host.resume(continuation, answers);
+    callToTask.set(next.callId, task.id);
+    for (const q of continuation.questions) {
+      await broker.recordResumed({ elicit: q.id, trace: next.callId, parent: continuation.callId, session: task.session });
+    }
+    return next;
+  }
+
+  async function abandonQuietly(id: string, reason: string): Promise<void> {
+    try {
+      const request = await broker.get(id);
+      if (request?.state === 'pending') await broker.abandon(id, reason);
+    } catch {
+      // Already answered or gone: nothing to abandon.
+    }
+  }
+
+  /** Runs rounds until the call completes or fails; `first` resolves at the first stop. */
+  async function drive(task: TaskRecord, outcome: Promise<CallOutcome>, first: (step: TaskStep) => void, signal: AbortSignal): Promise<void> {
+    try {
+      let current = await outcome;
+      for (;;) {
+        if (current.status === 'complete') {
+          Object.assign(task, { state: 'complete', result: current.result, waitingOn: [] });
+          delete task.continuation;
+          await save(task);
+          first({ status: 'complete', task: structuredClone(task), result: current.result });
+          return;
+        }
+        const questions: Question[] = current.questions;
+        task.state = 'input-required';
+        task.era = current.live ? 'legacy' : 'modern';
+        task.waitingOn = questions.map((q) => q.id);
+        for (const q of questions) if (!task.questions.includes(q.id)) task.questions.push(q.id);
+        if (current.continuation) task.continuation = current.continuation;
+        await save(task);
+        first({ status: 'input-required', task: structuredClone(task), questions });
+        if (current.live) {
+          current = await legacyRound(task, current, signal);
+        } else if (current.continuation) {
+          current = await modernRound(task, current.continuation, signal);
+        } else {
+          throw new Error(`the call ${current.callId} stopped at a question with neither an open call nor a continuation`);
+        }
+        if (closed) return;
+        Object.assign(task, { state: 'running', waitingOn: [] });
+        delete task.continuation;
+        await save(task);
+      }
+    } catch (error) {
+      if (closed && signal.aborted) return;
+      Object.assign(task, { state: 'failed', error: errorOf(error), waitingOn: [] });
+      delete task.continuation;
+      await save(task).catch(() => undefined);
+      first({ status: 'failed', task: structuredClone(task), error: task.error! });
+    }
+  }
+
+  function track(task: TaskRecord, run: (first: (step: TaskStep) => void, signal: AbortSignal) => Promise<void>): Promise<TaskStep> {
+    let resolveFirst!: (step: TaskStep) => void;
+    const firstStep = new Promise<TaskStep>((resolve) => (resolveFirst = resolve));
+    let once = false;
+    const first = (step: TaskStep): void => {
+      if (once) return;
+      once = true;
+      resolveFirst(step);
+    };
+    const abort = new AbortController();
+    const entry: Driving = { task, abort, key: `${task.session}\u0000${task.server}`, done: Promise.resolve() };
+    driving.set(task.id, entry);
+    entry.done = run(first, abort.signal).finally(() => {
+      driving.delete(task.id);
+      notify(task.id);
+      // A close mid-round leaves the first stop unresolved only if nothing happened yet: report the task as it stands.
+      first({ status: 'failed', task: structuredClone(task), error: task.error ?? { code: 'DAEMON_UNAVAILABLE', message: 'the daemon stopped before the call finished' } });
+    });
+    return firstStep;
+  }
+
+  const runner: TaskRunner = {
+    async start(input) {
+      if (closed) throw new Error('the task runner is closed');
+      const at = now();
+      const task: TaskRecord = {
+        id: newTaskId(),
+        callId: newCallId(),
+        ...(input.parent ? { parent: input.parent } : {}),
+        server: input.server,
+        tool: input.tool,
+        arguments: input.arguments,
+        session: input.session,
+        state: 'running',
+        questions: [],
+        waitingOn: [],
+        pid,
+        ...(options.holder ? { holder: options.holder } : {}),
+        createdAt: at,
+        updatedAt: at,
+      };
+      callToTask.set(task.callId, task.id);
+      await save(task);
+      return track(task, async (first, signal) => {
+        const host = await options.host(input.session).catch((error: unknown) => Promise.reject(error));
+        const outcome = host.callTool(input.server, input.tool, input.arguments, { callId: task.callId, ...(input.parent ? { parent: input.parent } : {}), signal });
+        await drive(task, outcome, first, signal);
+      });
+    },
+
+    get: (id) => store.get(id),
+
+    async wait(id, waitOptions = {}) {
+      const held = driving.get(id);
+      if (held && waitOptions.timeoutMs !== 0) {
+        await new Promise<void>((resolve) => {
+          const timer = waitOptions.timeoutMs === undefined ? undefined : setTimeout(finish, waitOptions.timeoutMs);
+          function finish(): void {
+            if (timer) clearTimeout(timer);
+            waitOptions.signal?.removeEventListener('abort', finish);
+            settled.get(id)?.delete(finish);
+            resolve();
+          }
+          waitOptions.signal?.addEventListener('abort', finish, { once: true });
+          let wakers = settled.get(id);
+          if (!wakers) settled.set(id, (wakers = new Set()));
+          wakers.add(finish);
+        });
+      }
+      return store.get(id);
+    },
+
+    taskOfCall: (callId) => callToTask.get(callId),
+
+    isAmbiguous: (questionId) => ambiguous.has(questionId),
+
+    wrapBroker(inner) {
+      return {
+        ...inner,
+        openRequest: async (input) => {
+          const taskId = input.task ?? callToTask.get(input.trace);
+          const held = taskId ? driving.get(taskId) : undefined;
+          const request: ElicitRequest = await inner.openRequest(taskId ? { ...input, task: taskId } : input);
+          if (held && request.era === 'legacy') {
+            const sharing = [...driving.values()].filter((d) => d.key === held.key && d.task.era !== 'modern').length;
+            if (sharing > 1) ambiguous.add(request.id);
+          }
+          return request;
+        },
+      };
+    },
+
+    async recover() {
+      const abandoned: string[] = [];
+      const resumed: string[] = [];
+      for (const task of await store.unfinished()) {
+        if (task.holder !== options.holder || driving.has(task.id)) continue;
+        if (task.state === 'input-required' && task.era === 'modern' && task.continuation) {
+          const continuation = task.continuation;
+          task.pid = pid;
+          await save(task);
+          resumed.push(task.id);
+          void track(task, (first, signal) => drive(task, modernRound(task, continuation, signal), first, signal));
+          continue;
+        }
+        const reason = 'the daemon holding the call stopped, and a legacy call cannot outlive its connection';
+        for (const id of task.waitingOn) {
+          await abandonQuietly(id, reason);
+          abandoned.push(id);
+        }
+        Object.assign(task, { state: 'failed', waitingOn: [], error: { code: 'ELICITATION_ABANDONED', message: `${reason}; run the call again` } });
+        await save(task);
+      }
+      return { abandoned, resumed };
+    },
+
+    active: () => driving.size,
+
+    async close(reason = 'the daemon holding the call stopped') {
+      closed = true;
+      const entries = [...driving.values()];
+      for (const entry of entries) {
+        if (entry.task.era === 'legacy' || entry.task.state === 'running') {
+          for (const id of entry.task.waitingOn) await abandonQuietly(id, reason);
+          Object.assign(entry.task, { state: 'failed', waitingOn: [], error: { code: 'ELICITATION_ABANDONED', message: `${reason}; run the call again` } });
+          await save(entry.task).catch(() => undefined);
+        }
+        entry.abort.abort();
+      }
+      // Modern rounds stop at once (their awaits abort); legacy calls end when the host closes their connections.
+      await Promise.allSettled(entries.filter((e) => e.task.era === 'modern').map((e) => e.done));
+    },
+  };
+  return runner;
+}

@@ -1,0 +1,82 @@
+/**
+ * Tasks: a call the daemon holds (`tsk-<16 hex>`), driven to completion while its questions wait in the broker.
+ * The host is the narrow part of `createMcpx` the runner needs, so the runner knows no connection details.
+ */
+import type { Answer, Era, Question } from '../types.js';
+
+/** A tool result as the server sent it (MCP `CallToolResult`); a tool error is a result with `isError`. */
+export type ToolResult = Record<string, unknown> & { content?: unknown[]; isError?: boolean };
+
+/** Modern era: everything needed to re-send the call with answers, from any process (CONTRACTS.md). */
+export interface Continuation {
+  version: 1;
+  server: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+  callId: string;
+  parent?: string;
+  era: 'modern';
+  round: number;
+  inputRequests: Record<string, unknown>;
+  requestState?: string;
+  questions: Question[];
+  askedAt: number;
+}
+
+/** Legacy era: the call is still open in this process; answers go back on the wire. */
+export interface LiveCall {
+  readonly expiresAt: number;
+  respond(questionId: string, answer: Answer): void;
+  readonly result: Promise<CallOutcome>;
+}
+
+export type CallOutcome =
+  | { status: 'complete'; callId: string; server: string; tool: string; result: ToolResult }
+  | { status: 'input-required'; callId: string; server: string; tool: string; questions: Question[]; continuation?: Continuation; live?: LiveCall };
+
+export interface CallOptions {
+  callId?: string;
+  parent?: string;
+  signal?: AbortSignal;
+}
+
+/** What the runner needs from an mcpx instance (`createMcpx` satisfies it). */
+export interface TaskHost {
+  callTool(server: string, tool: string, args: Record<string, unknown>, options?: CallOptions): Promise<CallOutcome>;
+  resume(continuation: Continuation, answers: Record<string, Answer>): Promise<CallOutcome>;
+}
+
+export type TaskState = 'running' | 'input-required' | 'complete' | 'failed';
+
+/** A task as stored: readable by any process that opens the same store. */
+export interface TaskRecord {
+  id: string;
+  callId: string;
+  parent?: string;
+  server: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+  session: string;
+  state: TaskState;
+  era?: Era;
+  /** Every question the call asked, in order (`elc-` ids). */
+  questions: string[];
+  /** The questions of the round now waiting (empty unless input-required). */
+  waitingOn: string[];
+  /** Modern: the round waiting for answers, so another daemon can resume it. */
+  continuation?: Continuation;
+  result?: ToolResult;
+  error?: { code: string; message: string; data?: Record<string, unknown> };
+  /** The daemon process that holds (or held) the call. */
+  pid: number;
+  /** Which daemon (by config fingerprint) holds the call: recovery after a restart only touches its own. */
+  holder?: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Where a call stands when its caller hears back: finished, or stopped at questions (a value, not an error). */
+export type TaskStep =
+  | { status: 'complete'; task: TaskRecord; result: ToolResult }
+  | { status: 'input-required'; task: TaskRecord; questions: Question[] }
+  | { status: 'failed'; task: TaskRecord; error: NonNullable<TaskRecord['error']> };
