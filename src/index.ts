@@ -6,3 +6,29 @@ export type { McpxErrorCode, Issue } from './errors.js';
 export type { Action, Answer, ElicitContext, ElicitHandler, ElicitMode, ElicitationSchema, Era, PrimitiveSchema, Question } from './types.js';
 export { checkContent } from './elicitation/validate.js';
 export type { ContentCheck } from './elicitation/validate.js';
+export { createMcpx, DEFAULT_ELICIT_TTL_MS, DEFAULT_REQUEST_TIMEOUT_MS } from './mcpx.js';
+export type { Mcpx, McpxOptions } from './mcpx.js';
+export type { CallOptions, CallOutcome, CompleteOutcome, Continuation, InputRequiredOutcome, LiveCall, EraCache, EraVerdict, ServerConnector } from './client/index.js';
+export { createFileEraCache, createMemoryEraCache } from './client/index.js';
+export { loadConfig, parseConfig } from './config/index.js';
+export type { EraSetting, HttpServerConfig, LoadedConfig, McpxConfig, ServerConfig, StdioServerConfig } from './config/index.js';
+export { createBroker, createManualClock, openMemoryStore, openSqliteStore, openRedisStore, toBrokerStore, resolveSession, defaultSqlitePath } from './broker/index.js';
+export type {
+  Broker,
+  BrokerEvent,
+  BrokerEventKind,
+  BrokerOptions,
+  BrokerStore,
+  Clock,
+  ElicitRequest,
+  OpenRequestInput,
+  PendingEntry,
+  PendingFilter,
+  RequestState,
+  RespondInput,
+  StoredAnswer,
+  StoreBroker,
+  AnsweredBy,
+  AuditQuery,
+  SessionBinding,
+} from './broker/index.js';

@@ -2,4 +2,12 @@
  * Client: upstream MCP connections in both eras, and the one elicitation seam.
  * Knows no broker and no surface: it calls the host's ElicitHandler and returns values.
  */
-export {};
+export { createClientPool } from './client-pool.js';
+export type { ClientPool, ClientPoolOptions } from './client-pool.js';
+export { openConnection, MODERN_VERSION } from './connection.js';
+export type { Connection, ConnectionOptions, ServerConnector } from './connection.js';
+export { createFileEraCache, createMemoryEraCache, serverFingerprint } from './era-cache.js';
+export type { EraCache, EraVerdict } from './era-cache.js';
+export { parseContinuation } from './modern-call.js';
+export { questionFromParams, questionsFromInputRequests, toWireResult } from './seam.js';
+export type { CallOptions, CallOutcome, CompleteOutcome, Continuation, InputRequiredOutcome, LiveCall } from './outcome.js';

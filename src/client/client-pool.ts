@@ -1,0 +1,214 @@
+/**
+ * The connections of one mcpx instance, opened lazily per server and reused, and the call API on top of them:
+ * listTools, callTool (complete or input-required, never an error for a question) and resume.
+ */
+import type { Tool } from '@modelcontextprotocol/client';
+import { ProtocolError } from '@modelcontextprotocol/client';
+import { McpxError } from '../errors.js';
+import { newCallId } from '../ids.js';
+import type { Answer, ElicitHandler, Era } from '../types.js';
+import type { McpxConfig } from '../config/schema.js';
+import { openConnection, type Connection, type ServerConnector } from './connection.js';
+import type { EraCache } from './era-cache.js';
+import { LegacyCall } from './legacy-call.js';
+import { callError, inputResponsesFor, parseContinuation, runModernCall } from './modern-call.js';
+import type { CallOptions, CallOutcome, Continuation } from './outcome.js';
+
+// setTimeout's ceiling: the SDK's own request timeout is effectively off; LegacyCall's watchdog does the job.
+const NO_SDK_TIMEOUT = 2_147_483_647;
+
+export interface ClientPoolOptions {
+  config: McpxConfig;
+  /** Servers the host wires itself (custom or in-memory transports), beside the configured ones. */
+  servers?: Record<string, ServerConnector>;
+  cwd: string;
+  env: Record<string, string | undefined>;
+  onElicit?: ElicitHandler;
+  openUrl?: (url: string) => Promise<boolean>;
+  answerLater?: boolean;
+  elicitTtlMs: number;
+  requestTimeoutMs: number;
+  eraCache: EraCache;
+  clientInfo: { name: string; version: string };
+  /** Said in SERVER_NOT_FOUND errors: where the config came from. */
+  configSource?: string;
+  now?: () => number;
+}
+
+export interface ClientPool {
+  serverNames(): string[];
+  /** The era the server's connection speaks (connects if needed). */
+  era(server: string): Promise<Era>;
+  listTools(server: string): Promise<Tool[]>;
+  callTool(server: string, tool: string, args?: Record<string, unknown>, options?: CallOptions): Promise<CallOutcome>;
+  resume(continuation: Continuation | unknown, answers: Record<string, Answer>, options?: { signal?: AbortSignal }): Promise<CallOutcome>;
+  close(): Promise<void>;
+}
+
+interface Pooled {
+  connection: Connection;
+  /** Legacy calls in flight: a server's `elicitation/create` belongs to one of them. */
+  active: LegacyCall[];
+}
+
+export function createClientPool(options: ClientPoolOptions): ClientPool {
+  const now = options.now ?? Date.now;
+  const pool = new Map<string, Promise<Pooled>>();
+  let closed = false;
+  const elicitation = { form: Boolean(options.onElicit || options.answerLater), url: Boolean(options.openUrl && (options.onElicit || options.answerLater)) };
+
+  const serverNames = (): string[] => [...new Set([...Object.keys(options.config.mcpServers), ...Object.keys(options.servers ?? {})])];
+
+  const get = (name: string): Promise<Pooled> => {
+    if (closed) return Promise.reject(new McpxError('CALL_FAILED', 'this mcpx instance is closed'));
+    const existing = pool.get(name);
+    if (existing) return existing;
+    const server = options.servers?.[name] ?? options.config.mcpServers[name];
+    if (!server) {
+      const known = serverNames();
+      return Promise.reject(
+        new McpxError('SERVER_NOT_FOUND', `no server named "${name}"${known.length ? `; configured: ${known.join(', ')}` : '; no servers are configured'}${options.configSource ? ` (config: ${options.configSource})` : ''}`, {
+          data: { server: name, known },
+        }),
+      );
+    }
+    const active: LegacyCall[] = [];
+    const opening = openConnection({
+      name,
+      server,
+      clientInfo: options.clientInfo,
+      elicitation,
+      eraCache: options.eraCache,
+      cwd: options.cwd,
+      env: options.env,
+      now,
+      // Legacy stdio carries no link from a server request to the call it serves: the oldest open call owns it.
+      onLegacyElicit: (params) => {
+        const call = active.find((c) => !c.settled);
+        if (!call) throw new McpxError('CALL_FAILED', `${name} asked a question while no call was in flight`);
+        return call.ask(params);
+      },
+    }).then((connection) => ({ connection, active }));
+    pool.set(name, opening);
+    opening.catch(() => pool.delete(name));
+    return opening;
+  };
+
+  // A cached modern verdict that went stale fails on the first request: forget it so the next connect probes.
+  const onFailure = async (name: string, pooled: Pooled, error: McpxError): Promise<never> => {
+    const code = error.data?.code;
+    if (pooled.connection.fromCache && (code === -32601 || code === -32600 || code === -32022)) {
+      await pooled.connection.forgetVerdict();
+      pool.delete(name);
+      await pooled.connection.close().catch(() => undefined);
+    }
+    throw error;
+  };
+
+  const callTool = async (server: string, tool: string, args: Record<string, unknown> = {}, callOptions: CallOptions = {}): Promise<CallOutcome> => {
+    const pooled = await get(server);
+    const { connection } = pooled;
+    const callId = callOptions.callId ?? newCallId();
+    if (connection.era === 'modern') {
+      return runModernCall({
+        client: connection.client,
+        server,
+        tool,
+        arguments: args,
+        callId,
+        ...(callOptions.parent !== undefined ? { parent: callOptions.parent } : {}),
+        ...(options.onElicit ? { onElicit: options.onElicit } : {}),
+        ...(options.openUrl ? { openUrl: options.openUrl } : {}),
+        ttlMs: options.elicitTtlMs,
+        requestTimeoutMs: options.requestTimeoutMs,
+        ...(callOptions.signal ? { signal: callOptions.signal } : {}),
+        now,
+      }).catch((error: unknown) => onFailure(server, pooled, callError(server, tool, error, false)));
+    }
+    const call = new LegacyCall({
+      server,
+      tool,
+      arguments: args,
+      callId,
+      ...(options.onElicit ? { onElicit: options.onElicit } : {}),
+      ...(options.openUrl ? { openUrl: options.openUrl } : {}),
+      ttlMs: options.elicitTtlMs,
+      requestTimeoutMs: options.requestTimeoutMs,
+      now,
+      mapError: (error) => callError(server, tool, error, false),
+    });
+    pooled.active.push(call);
+    const onAbort = (): void => call.cancel(new McpxError('CALL_FAILED', `${server}.${tool} was aborted by the caller`, { data: { server, tool } }));
+    callOptions.signal?.addEventListener('abort', onAbort, { once: true });
+    const outcome = call.run((signal, onprogress) =>
+      connection.client
+        .callTool({ name: tool, arguments: args }, { signal, timeout: NO_SDK_TIMEOUT, onprogress, resetTimeoutOnProgress: true })
+        .finally(() => {
+          pooled.active.splice(pooled.active.indexOf(call), 1);
+          callOptions.signal?.removeEventListener('abort', onAbort);
+        }) as never,
+    );
+    return outcome;
+  };
+
+  const resume = async (value: Continuation | unknown, answers: Record<string, Answer>, resumeOptions: { signal?: AbortSignal } = {}): Promise<CallOutcome> => {
+    const continuation = parseContinuation(value);
+    // Checked before connecting: a bad answer costs nothing and changes nothing.
+    const inputResponses = inputResponsesFor(continuation, answers);
+    const pooled = await get(continuation.server);
+    const { connection } = pooled;
+    if (connection.era !== 'modern') {
+      throw new McpxError('CONTINUATION_STALE', `server "${continuation.server}" now speaks the legacy era, which cannot resume a continuation: run the call again`, {
+        data: { server: continuation.server, tool: continuation.tool },
+      });
+    }
+    return runModernCall(
+      {
+        client: connection.client,
+        server: continuation.server,
+        tool: continuation.tool,
+        arguments: continuation.arguments,
+        callId: continuation.callId,
+        ...(continuation.parent !== undefined ? { parent: continuation.parent } : {}),
+        ...(options.onElicit ? { onElicit: options.onElicit } : {}),
+        ...(options.openUrl ? { openUrl: options.openUrl } : {}),
+        ttlMs: options.elicitTtlMs,
+        requestTimeoutMs: options.requestTimeoutMs,
+        ...(resumeOptions.signal ? { signal: resumeOptions.signal } : {}),
+        now,
+      },
+      { round: continuation.round, inputResponses, ...(continuation.requestState !== undefined ? { requestState: continuation.requestState } : {}) },
+    );
+  };
+
+  return {
+    serverNames,
+    era: async (server) => (await get(server)).connection.era,
+    listTools: async (server) => {
+      const pooled = await get(server);
+      try {
+        return (await pooled.connection.client.listTools(undefined, { timeout: options.requestTimeoutMs })).tools;
+      } catch (error) {
+        const mapped = new McpxError('CALL_FAILED', `listing the tools of "${server}" failed: ${error instanceof Error ? error.message : String(error)}`, {
+          cause: error,
+          data: { server, ...(error instanceof ProtocolError ? { code: error.code } : {}) },
+        });
+        return onFailure(server, pooled, mapped);
+      }
+    },
+    callTool,
+    resume,
+    close: async () => {
+      closed = true;
+      const all = await Promise.allSettled([...pool.values()]);
+      pool.clear();
+      await Promise.all(
+        all.map(async (entry) => {
+          if (entry.status !== 'fulfilled') return;
+          for (const call of [...entry.value.active]) call.cancel(new McpxError('CALL_FAILED', 'mcpx was closed while the call was open'));
+          await entry.value.connection.close().catch(() => undefined);
+        }),
+      );
+    },
+  };
+}

@@ -1,0 +1,176 @@
+/**
+ * One upstream connection: a v2 Client with honest capabilities, over stdio, Streamable HTTP or a host-supplied
+ * transport, in the era the server speaks. `auto` probes once (in place on stdio: one spawn) and caches the verdict;
+ * later connects adopt it with zero round trips.
+ */
+import { Client, SdkError, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { McpxError } from '../errors.js';
+import type { Era } from '../types.js';
+import { isHttpServer, type ServerConfig } from '../config/schema.js';
+import { serverFingerprint, type EraCache, type EraVerdict } from './era-cache.js';
+import type { WireElicitResult } from './seam.js';
+
+/** The modern revision mcpx speaks. */
+export const MODERN_VERSION = '2026-07-28';
+/** A cached legacy verdict is re-probed after a day: an upgraded server still answers `initialize`. */
+export const LEGACY_VERDICT_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+
+// A subclass probes `server/discover` in place instead of on a disposable sibling process: one spawn, not two.
+class InPlaceStdioTransport extends StdioClientTransport {}
+
+/** A server the host wires itself (in-memory pairs in tests, custom transports): always negotiated, never cached. */
+export interface ServerConnector {
+  connect(): Transport | Promise<Transport>;
+  era?: 'auto' | Era;
+}
+
+export interface ConnectionOptions {
+  name: string;
+  server: ServerConfig | ServerConnector;
+  clientInfo: { name: string; version: string };
+  /** What mcpx can deliver: form whenever anything can answer; url only when the host can open URLs. */
+  elicitation: { form: boolean; url: boolean };
+  eraCache: EraCache;
+  cwd: string;
+  env: Record<string, string | undefined>;
+  /** Answers a legacy `elicitation/create` (the modern era never sends one). */
+  onLegacyElicit(params: Record<string, unknown>): Promise<WireElicitResult>;
+  now?: () => number;
+}
+
+export interface Connection {
+  name: string;
+  client: Client;
+  era: Era;
+  /** Whether the era came from the cache (no probe on this connect). */
+  fromCache: boolean;
+  /** Drops this server's cached verdict (after a failure that suggests it is stale). */
+  forgetVerdict(): Promise<void>;
+  /** The last lines the server wrote to stderr (stdio only), for error messages. */
+  stderrTail(): string;
+  close(): Promise<void>;
+}
+
+function isConnector(server: ServerConfig | ServerConnector): server is ServerConnector {
+  return typeof (server as ServerConnector).connect === 'function';
+}
+
+export async function openConnection(options: ConnectionOptions): Promise<Connection> {
+  const now = options.now ?? Date.now;
+  const { server } = options;
+  let stderr = '';
+  const makeTransport = (): Transport | Promise<Transport> => {
+    if (isConnector(server)) return server.connect();
+    if (isHttpServer(server)) {
+      return new StreamableHTTPClientTransport(new URL(server.url), server.headers ? { requestInit: { headers: server.headers } } : undefined);
+    }
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(options.env)) if (typeof v === 'string') env[k] = v;
+    const transport = new InPlaceStdioTransport({
+      command: server.command,
+      args: server.args ?? [],
+      env: { ...env, ...(server.env ?? {}) },
+      cwd: server.cwd ?? options.cwd,
+      stderr: 'pipe',
+    });
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-4000);
+    });
+    return transport;
+  };
+
+  const setting = server.era ?? 'auto';
+  const key = isConnector(server) ? undefined : serverFingerprint(server);
+  const cached = key && setting === 'auto' ? usable(await options.eraCache.get(key), now()) : undefined;
+
+  const attempt = async (prior: EraVerdict | 'legacy' | undefined): Promise<Client> => {
+    const mode = setting === 'legacy' ? 'legacy' : setting === 'modern' ? { pin: MODERN_VERSION } : 'auto';
+    const client = createClient(options, mode);
+    const transport = await makeTransport();
+    try {
+      if (prior === 'legacy' || prior?.era === 'legacy') await client.connect(transport, { prior: { kind: 'legacy' } });
+      else if (prior?.era === 'modern') await client.connect(transport, { prior: { kind: 'modern', discover: prior.discover as never } });
+      else await client.connect(transport);
+      return client;
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      throw error;
+    }
+  };
+
+  let client: Client;
+  let fromCache = false;
+  try {
+    if (cached) {
+      try {
+        client = await attempt(cached);
+        fromCache = true;
+      } catch {
+        // A stale verdict: forget it and negotiate afresh.
+        await options.eraCache.delete(key!);
+        client = await attempt(undefined);
+      }
+    } else {
+      try {
+        client = await attempt(undefined);
+      } catch (error) {
+        // An in-place probe cannot survive a legacy server that exits on `server/discover`: start it again, legacy.
+        if (setting === 'auto' && !isConnector(server) && !isHttpServer(server) && isProbeClosed(error)) client = await attempt('legacy');
+        else throw error;
+      }
+    }
+  } catch (error) {
+    throw connectFailed(options.name, server, error, stderr);
+  }
+
+  const era: Era = client.getProtocolEra() === 'modern' ? 'modern' : 'legacy';
+  if (key && setting === 'auto' && !fromCache) {
+    const discover = client.getDiscoverResult();
+    await options.eraCache.set(key, era === 'modern' && discover ? { era, discover: discover as unknown as Record<string, unknown>, at: now() } : { era: 'legacy', at: now() });
+  }
+  return {
+    name: options.name,
+    client,
+    era,
+    fromCache,
+    forgetVerdict: async () => {
+      if (key) await options.eraCache.delete(key);
+    },
+    stderrTail: () => stderr.trim().split('\n').slice(-5).join('\n'),
+    close: () => client.close(),
+  };
+}
+
+function usable(verdict: EraVerdict | undefined, now: number): EraVerdict | undefined {
+  if (!verdict) return undefined;
+  if (verdict.era === 'modern') return verdict.discover ? verdict : undefined;
+  return now - verdict.at < LEGACY_VERDICT_MAX_AGE_MS ? verdict : undefined;
+}
+
+function createClient(options: ConnectionOptions, mode: 'legacy' | 'auto' | { pin: string }): Client {
+  const elicitation = options.elicitation.form || options.elicitation.url
+    ? { ...(options.elicitation.form ? { form: { applyDefaults: true } } : {}), ...(options.elicitation.url ? { url: {} } : {}) }
+    : undefined;
+  // No roots, no sampling: mcpx cannot answer them, so it does not claim them.
+  const client = new Client(options.clientInfo, {
+    capabilities: elicitation ? { elicitation } : {},
+    versionNegotiation: { mode },
+    // Modern questions come back to mcpx as values (a continuation), never fulfilled behind its back.
+    inputRequired: { autoFulfill: false },
+  });
+  if (elicitation) client.setRequestHandler('elicitation/create', async (request) => (await options.onLegacyElicit(request.params as Record<string, unknown>)) as never);
+  return client;
+}
+
+function isProbeClosed(error: unknown): boolean {
+  return error instanceof SdkError && error.code === 'ERA_NEGOTIATION_FAILED' && /closed during the server\/discover probe|probed in place/.test(error.message);
+}
+
+function connectFailed(name: string, server: ServerConfig | ServerConnector, error: unknown, stderr: string): McpxError {
+  const target = isConnector(server) ? 'a host-supplied transport' : isHttpServer(server) ? server.url : [server.command, ...(server.args ?? [])].join(' ');
+  const reason = error instanceof Error ? error.message : String(error);
+  const tail = stderr.trim() ? `\nserver stderr:\n${stderr.trim().split('\n').slice(-5).join('\n')}` : '';
+  const code = error instanceof SdkError && error.code === 'ERA_NEGOTIATION_FAILED' ? 'ERA_NEGOTIATION_FAILED' : 'CONNECT_FAILED';
+  return new McpxError(code, `cannot connect to server "${name}" (${target}): ${reason}${tail}`, { cause: error, data: { server: name } });
+}

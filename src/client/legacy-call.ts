@@ -1,0 +1,217 @@
+/**
+ * A legacy-era call held open while its questions wait. The server's `elicitation/create` requests are answered
+ * by the host's handler, or left waiting (the call comes back input-required with a LiveCall) until someone
+ * responds or the question's deadline answers cancel. The request never times out while a question waits: our own
+ * watchdog only runs while the server is working.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { McpxError } from '../errors.js';
+import type { Answer, ElicitHandler, Question } from '../types.js';
+import type { CallOutcome, InputRequiredOutcome, LiveCall } from './outcome.js';
+import { questionFromParams, toWireResult, type WireElicitResult } from './seam.js';
+
+export interface LegacyCallOptions {
+  server: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+  callId: string;
+  onElicit?: ElicitHandler;
+  openUrl?: (url: string) => Promise<boolean>;
+  /** A question's deadline. */
+  ttlMs: number;
+  /** How long the server may work without a word (progress resets it); paused while a question waits. */
+  requestTimeoutMs: number;
+  now: () => number;
+  /** Turns a failure of the request into the error callers see. */
+  mapError: (error: unknown) => unknown;
+}
+
+interface Waiting {
+  question: Question;
+  expiresAt: number;
+  /** Nobody in this process is answering it: it is part of the input-required outcome. */
+  external: boolean;
+  timer: NodeJS.Timeout;
+  handlerAbort: AbortController;
+  resolve(result: WireElicitResult): void;
+}
+
+// Questions a server asks together (v1 `Promise.all`) arrive a few ms apart: report them in one outcome.
+const SETTLE_MS = 15;
+
+export class LegacyCall {
+  readonly abort = new AbortController();
+  private readonly waiting = new Map<string, Waiting>();
+  private done: { result: CallToolResult } | { error: unknown } | undefined;
+  private failure: unknown;
+  private watchdog: NodeJS.Timeout | undefined;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(private readonly options: LegacyCallOptions) {}
+
+  get settled(): boolean {
+    return this.done !== undefined;
+  }
+
+  /** Runs the call; resolves complete, or input-required as soon as a question waits with nobody answering here. */
+  run(invoke: (signal: AbortSignal, onprogress: () => void) => Promise<CallToolResult>): Promise<CallOutcome> {
+    this.armWatchdog();
+    invoke(this.abort.signal, () => this.armWatchdog()).then(
+      (result) => this.settle({ result }),
+      (error: unknown) => this.settle({ error: this.options.mapError(this.failure ?? error) }),
+    );
+    return this.next(new Set());
+  }
+
+  /** Serves one `elicitation/create` of this call. */
+  ask(params: Record<string, unknown>): Promise<WireElicitResult> {
+    const { options } = this;
+    const question = questionFromParams(params, { server: options.server, tool: options.tool, era: 'legacy', callId: options.callId });
+    const expiresAt = options.now() + options.ttlMs;
+    return new Promise<WireElicitResult>((resolve) => {
+      const entry: Waiting = {
+        question,
+        expiresAt,
+        external: false,
+        handlerAbort: new AbortController(),
+        resolve,
+        // The deadline answers cancel on the requester's behalf; nothing else is ever invented.
+        timer: setTimeout(() => this.finish(question.id, { action: 'cancel' }), options.ttlMs),
+      };
+      this.waiting.set(question.id, entry);
+      this.pauseWatchdog();
+      if (!options.onElicit) {
+        this.markExternal(entry);
+        return;
+      }
+      options.onElicit(question, { signal: entry.handlerAbort.signal, arguments: options.arguments, expiresAt }).then(
+        async (answer) => {
+          if (!this.waiting.has(question.id)) return;
+          if (answer === undefined) return this.markExternal(entry);
+          try {
+            let wire = toWireResult(question, answer);
+            if (question.mode === 'url' && wire.action === 'accept') {
+              // Accept in url mode is consent to open: if the page cannot be opened, the person was never asked.
+              const opened = options.openUrl && question.url ? await options.openUrl(question.url) : false;
+              if (!opened) wire = { action: 'cancel' };
+            }
+            this.finish(question.id, wire);
+          } catch (error) {
+            this.fail(error);
+          }
+        },
+        (error: unknown) => this.fail(error),
+      );
+    });
+  }
+
+  /** Answers a waiting question. Throws ANSWER_INVALID (it stays waiting) or ELICITATION_NOT_FOUND. */
+  respond(questionId: string, answer: Answer): void {
+    const entry = this.waiting.get(questionId);
+    if (!entry) {
+      throw new McpxError('ELICITATION_NOT_FOUND', `no question ${questionId} is waiting on this call (answered, expired, or the call is over)`, { data: { id: questionId } });
+    }
+    this.finish(questionId, toWireResult(entry.question, answer));
+  }
+
+  /** Ends the call: waiting questions are answered cancel and the request is abandoned. */
+  cancel(reason: McpxError): void {
+    this.fail(reason);
+  }
+
+  private fail(error: unknown): void {
+    if (this.done) return;
+    this.failure ??= error;
+    // The handler refused or gave an unusable answer: the wire gets cancel, never the bad content.
+    for (const id of [...this.waiting.keys()]) this.finish(id, { action: 'cancel' });
+    this.abort.abort(this.failure);
+  }
+
+  private markExternal(entry: Waiting): void {
+    entry.external = true;
+    this.notify();
+  }
+
+  private finish(questionId: string, result: WireElicitResult): void {
+    const entry = this.waiting.get(questionId);
+    if (!entry) return;
+    this.waiting.delete(questionId);
+    clearTimeout(entry.timer);
+    entry.handlerAbort.abort();
+    entry.resolve(result);
+    if (this.waiting.size === 0) this.armWatchdog();
+    this.notify();
+  }
+
+  private settle(done: { result: CallToolResult } | { error: unknown }): void {
+    if (this.done) return;
+    this.done = done;
+    clearTimeout(this.watchdog);
+    for (const id of [...this.waiting.keys()]) this.finish(id, { action: 'cancel' });
+    this.notify();
+  }
+
+  private armWatchdog(): void {
+    clearTimeout(this.watchdog);
+    if (this.done || this.waiting.size > 0) return;
+    this.watchdog = setTimeout(() => {
+      const { server, tool, requestTimeoutMs } = this.options;
+      this.fail(new McpxError('CALL_FAILED', `${server}.${tool} did not answer within ${requestTimeoutMs} ms`, { data: { server, tool, timeoutMs: requestTimeoutMs } }));
+    }, this.options.requestTimeoutMs);
+  }
+
+  private pauseWatchdog(): void {
+    clearTimeout(this.watchdog);
+    this.watchdog = undefined;
+  }
+
+  private notify(): void {
+    for (const listener of [...this.listeners]) listener();
+  }
+
+  /** The next outcome after one that listed `known`: complete, or input-required when a new question waits. */
+  private next(known: Set<string>): Promise<CallOutcome> {
+    return new Promise<CallOutcome>((resolve, reject) => {
+      let settleTimer: NodeJS.Timeout | undefined;
+      const check = (): void => {
+        if (this.done) {
+          clearTimeout(settleTimer);
+          this.listeners.delete(check);
+          if ('result' in this.done) resolve({ status: 'complete', callId: this.options.callId, server: this.options.server, tool: this.options.tool, result: this.done.result });
+          else reject(this.done.error);
+          return;
+        }
+        if (settleTimer || !this.hasFresh(known)) return;
+        settleTimer = setTimeout(() => {
+          settleTimer = undefined;
+          if (this.done || !this.hasFresh(known)) return check();
+          this.listeners.delete(check);
+          resolve(this.snapshot());
+        }, SETTLE_MS);
+      };
+      this.listeners.add(check);
+      check();
+    });
+  }
+
+  private hasFresh(known: Set<string>): boolean {
+    for (const entry of this.waiting.values()) if (entry.external && !known.has(entry.question.id)) return true;
+    return false;
+  }
+
+  private snapshot(): InputRequiredOutcome {
+    const external = [...this.waiting.values()].filter((w) => w.external);
+    const known = new Set(external.map((w) => w.question.id));
+    let result: Promise<CallOutcome> | undefined;
+    const follow = (): Promise<CallOutcome> => this.next(known);
+    const live: LiveCall = {
+      expiresAt: Math.min(...external.map((w) => w.expiresAt)),
+      respond: (id, answer) => this.respond(id, answer),
+      // Created on first read, so an outcome nobody follows leaves no unhandled rejection behind.
+      get result() {
+        return (result ??= follow());
+      },
+    };
+    return { status: 'input-required', callId: this.options.callId, server: this.options.server, tool: this.options.tool, questions: external.map((w) => w.question), live };
+  }
+}

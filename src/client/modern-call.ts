@@ -1,0 +1,184 @@
+/**
+ * A modern-era (2026-07-28) call: `input_required` results are handled by mcpx, not auto-fulfilled by the SDK.
+ * Each round's questions go to the host's handler; when one is left unanswered the call comes back as a
+ * Continuation that any process can resume by re-sending the call with `inputResponses` and the exact
+ * `requestState` (SEP-2322: byte-exact echo, none invented, a new JSON-RPC id per retry).
+ */
+import { ProtocolError, isInputRequiredResult, type CallToolResult, type Client } from '@modelcontextprotocol/client';
+import * as z from 'zod';
+import { McpxError } from '../errors.js';
+import type { Answer, ElicitHandler, Question } from '../types.js';
+import type { CallOutcome, Continuation } from './outcome.js';
+import { questionsFromInputRequests, toWireResult, type WireElicitResult } from './seam.js';
+
+/** Rounds one call may take before mcpx gives up on a server that keeps asking. */
+export const MAX_ROUNDS = 16;
+
+export interface ModernCallOptions {
+  client: Client;
+  server: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+  callId: string;
+  parent?: string;
+  onElicit?: ElicitHandler;
+  openUrl?: (url: string) => Promise<boolean>;
+  ttlMs: number;
+  requestTimeoutMs: number;
+  signal?: AbortSignal;
+  now: () => number;
+}
+
+interface Retry {
+  round: number;
+  inputResponses?: Record<string, WireElicitResult>;
+  requestState?: string;
+}
+
+/** Drives the call from its first request, or from a retry (a resume), until complete or a question waits. */
+export async function runModernCall(options: ModernCallOptions, retry: Retry = { round: 0 }): Promise<CallOutcome> {
+  const { client, server, tool, callId } = options;
+  let { round, inputResponses, requestState } = retry;
+  for (;;) {
+    const params: Record<string, unknown> = { name: tool, arguments: options.arguments };
+    if (inputResponses) params.inputResponses = inputResponses;
+    // Echo exactly what the server sent; never add one it did not.
+    if (requestState !== undefined) params.requestState = requestState;
+    let response: unknown;
+    try {
+      response = await client.request({ method: 'tools/call', params }, { allowInputRequired: true, timeout: options.requestTimeoutMs, ...(options.signal ? { signal: options.signal } : {}) });
+    } catch (error) {
+      throw callError(server, tool, error, requestState !== undefined);
+    }
+    if (!isInputRequiredResult(response)) return { status: 'complete', callId, server, tool, result: response as CallToolResult };
+
+    round += 1;
+    if (round > MAX_ROUNDS) throw new McpxError('CALL_FAILED', `${server}.${tool} asked for input ${MAX_ROUNDS} rounds in a row; giving up`, { data: { server, tool, rounds: round - 1 } });
+    const askedAt = options.now();
+    const inputRequests = (response.inputRequests ?? {}) as Record<string, unknown>;
+    const nextState = typeof response.requestState === 'string' ? response.requestState : undefined;
+    const questions = questionsFromInputRequests(inputRequests, { server, tool, era: 'modern', callId });
+    const answers = options.onElicit ? await Promise.all(questions.map((q) => askHandler(options, q, askedAt + options.ttlMs))) : questions.map(() => undefined);
+
+    if (answers.some((a) => a === undefined)) {
+      const answered: Record<string, Answer> = {};
+      questions.forEach((q, i) => {
+        const a = answers[i];
+        if (a) answered[q.id] = a;
+      });
+      const continuation: Continuation = { version: 1, server, tool, arguments: options.arguments, callId, era: 'modern', round, inputRequests, questions, askedAt };
+      if (options.parent !== undefined) continuation.parent = options.parent;
+      if (nextState !== undefined) continuation.requestState = nextState;
+      if (Object.keys(answered).length) continuation.answered = answered;
+      return { status: 'input-required', callId, server, tool, questions: questions.filter((_, i) => answers[i] === undefined), continuation };
+    }
+    inputResponses = questions.length ? Object.fromEntries(questions.map((q, i) => [q.key!, toWireResult(q, answers[i]!)])) : undefined;
+    requestState = nextState;
+  }
+}
+
+/** Asks the handler one question; its deadline answers cancel. Invalid content throws (nothing is sent). */
+async function askHandler(options: ModernCallOptions, question: Question, expiresAt: number): Promise<Answer | undefined> {
+  const abort = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<Answer>((resolve) => {
+    timer = setTimeout(() => resolve({ action: 'cancel' }), Math.max(0, expiresAt - options.now()));
+  });
+  try {
+    const answer = await Promise.race([options.onElicit!(question, { signal: abort.signal, arguments: options.arguments, expiresAt }), deadline]);
+    if (answer === undefined) return undefined;
+    const wire = toWireResult(question, answer);
+    if (question.mode === 'url' && wire.action === 'accept') {
+      // Accept in url mode is consent to open: if the page cannot be opened, the person was never asked.
+      const opened = options.openUrl && question.url ? await options.openUrl(question.url) : false;
+      return opened ? { action: 'accept' } : { action: 'cancel' };
+    }
+    return answer;
+  } finally {
+    clearTimeout(timer);
+    abort.abort();
+  }
+}
+
+const answerSchema = z.union([
+  z.object({ action: z.literal('accept'), content: z.record(z.string(), z.unknown()).optional() }),
+  z.object({ action: z.literal('decline') }),
+  z.object({ action: z.literal('cancel') }),
+]);
+
+const questionSchema = z.looseObject({
+  id: z.string().regex(/^elc-[0-9a-f]{16}$/),
+  server: z.string(),
+  tool: z.string(),
+  mode: z.enum(['form', 'url']),
+  message: z.string(),
+  era: z.literal('modern'),
+  callId: z.string(),
+  key: z.string(),
+});
+
+const continuationSchema = z.object({
+  version: z.literal(1),
+  server: z.string().min(1),
+  tool: z.string().min(1),
+  arguments: z.record(z.string(), z.unknown()),
+  callId: z.string().min(1),
+  parent: z.string().optional(),
+  era: z.literal('modern'),
+  round: z.number().int().positive(),
+  inputRequests: z.record(z.string(), z.unknown()),
+  requestState: z.string().optional(),
+  questions: z.array(questionSchema),
+  askedAt: z.number(),
+  answered: z.record(z.string(), answerSchema).optional(),
+});
+
+/** Checks a continuation read back from JSON. Throws CONTINUATION_INVALID naming the field. */
+export function parseContinuation(value: unknown): Continuation {
+  const parsed = continuationSchema.safeParse(value);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => ({ field: i.path.map(String).join('.'), expected: i.message, message: `${i.path.map(String).join('.') || 'continuation'}: ${i.message}` }));
+    throw new McpxError('CONTINUATION_INVALID', `not a continuation mcpx can resume: ${issues.map((i) => i.message).join('; ')}`, { data: { issues } });
+  }
+  return parsed.data as unknown as Continuation;
+}
+
+/** Turns the answers for a continuation's questions into wire `inputResponses`, refusing gaps and invalid content. */
+export function inputResponsesFor(continuation: Continuation, answers: Record<string, Answer>): Record<string, WireElicitResult> {
+  const byId = new Map(continuation.questions.map((q) => [q.id, q]));
+  for (const id of Object.keys(answers)) {
+    if (!byId.has(id)) {
+      throw new McpxError('ANSWER_INVALID', `${id} is not a question of this continuation (it asks ${[...byId.keys()].join(', ')})`, { data: { id, issues: [{ field: id, expected: 'a question id of this continuation', message: `${id}: no such question` }] } });
+    }
+  }
+  const merged = { ...continuation.answered, ...answers };
+  const missing = continuation.questions.filter((q) => merged[q.id] === undefined);
+  if (missing.length) {
+    throw new McpxError('ANSWER_INVALID', `resume needs an answer for every question of the round; missing: ${missing.map((q) => `${q.id} (${q.key})`).join(', ')}`, {
+      data: { missing: missing.map((q) => q.id), issues: missing.map((q) => ({ field: q.id, expected: 'an answer (accept, decline or cancel)', message: `${q.id}: no answer` })) },
+    });
+  }
+  return Object.fromEntries(continuation.questions.map((q) => [q.key!, toWireResult(q, merged[q.id]!)]));
+}
+
+export function callError(server: string, tool: string, error: unknown, resuming: boolean): McpxError {
+  if (error instanceof McpxError) return error;
+  if (error instanceof ProtocolError) {
+    const data = (error.data ?? {}) as Record<string, unknown>;
+    if (resuming && error.code === -32602 && data.reason === 'invalid_request_state') {
+      return new McpxError('CONTINUATION_STALE', `${server}.${tool} no longer accepts this continuation (its requestState is invalid or expired): run the call again`, {
+        cause: error,
+        data: { server, tool, code: error.code, reason: data.reason },
+      });
+    }
+    if (error.code === -32021) {
+      return new McpxError('CALL_FAILED', `${server}.${tool} needs a client capability mcpx did not declare (${JSON.stringify(data.requiredCapabilities ?? {})}); url mode needs an openUrl handler`, {
+        cause: error,
+        data: { server, tool, code: error.code, requiredCapabilities: data.requiredCapabilities },
+      });
+    }
+    return new McpxError('CALL_FAILED', `${server}.${tool} failed: ${error.message}`, { cause: error, data: { server, tool, code: error.code } });
+  }
+  return new McpxError('CALL_FAILED', `${server}.${tool} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error, data: { server, tool } });
+}
+

@@ -1,0 +1,81 @@
+/**
+ * The one elicitation seam: wire questions (legacy `elicitation/create` params, modern `inputRequests` entries)
+ * become our Question; our Answer is checked (schema, defaults, url rules) before it becomes a wire ElicitResult.
+ */
+import { newElicitationId } from '../ids.js';
+import { McpxError } from '../errors.js';
+import { checkContent } from '../elicitation/validate.js';
+import type { Answer, ElicitationSchema, Era, Question } from '../types.js';
+
+/** The bare ElicitResult the wire carries. */
+export interface WireElicitResult {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export interface QuestionOrigin {
+  server: string;
+  tool: string;
+  era: Era;
+  callId: string;
+  key?: string;
+}
+
+/** Builds our Question from `elicitation/create` params. Form when `mode` is absent (v1 servers omit it). */
+export function questionFromParams(params: Record<string, unknown>, origin: QuestionOrigin): Question {
+  const meta = params._meta && typeof params._meta === 'object' ? (params._meta as Record<string, unknown>) : undefined;
+  const mode = params.mode === 'url' ? 'url' : 'form';
+  const question: Question = {
+    id: newElicitationId(),
+    server: origin.server,
+    tool: origin.tool,
+    mode,
+    message: typeof params.message === 'string' ? params.message : '',
+    era: origin.era,
+    callId: origin.callId,
+  };
+  if (origin.key !== undefined) question.key = origin.key;
+  if (mode === 'form' && params.requestedSchema && typeof params.requestedSchema === 'object') question.requestedSchema = params.requestedSchema as ElicitationSchema;
+  if (mode === 'url' && typeof params.url === 'string') question.url = params.url;
+  if (typeof params.elicitationId === 'string') question.elicitationId = params.elicitationId;
+  // Only a hint toward the person is honoured; a hint toward the agent is not (an agent must not claim a question).
+  if (meta?.['io.mcpx/audience'] === 'user') question.audience = 'user';
+  if (meta) question.meta = meta;
+  return question;
+}
+
+/** Builds the questions of a modern `inputRequests` map. Only elicitation is declared, so only elicitation is answerable. */
+export function questionsFromInputRequests(inputRequests: Record<string, unknown>, origin: Omit<QuestionOrigin, 'key'>): Question[] {
+  return Object.entries(inputRequests).map(([key, request]) => {
+    const entry = (request ?? {}) as { method?: unknown; params?: unknown };
+    if (entry.method !== 'elicitation/create') {
+      throw new McpxError('CALL_FAILED', `${origin.server}.${origin.tool} asked for "${String(entry.method)}" (input request "${key}"), which mcpx does not declare or answer`, {
+        data: { server: origin.server, tool: origin.tool, key, method: entry.method },
+      });
+    }
+    return questionFromParams((entry.params ?? {}) as Record<string, unknown>, { ...origin, key });
+  });
+}
+
+/**
+ * Checks an answer against its question and returns what goes on the wire. Throws ANSWER_INVALID (naming the
+ * field and what it expects) for content that does not match; nothing invalid is ever sent.
+ */
+export function toWireResult(question: Question, answer: Answer): WireElicitResult {
+  if (!answer || typeof answer !== 'object' || !['accept', 'decline', 'cancel'].includes((answer as { action?: string }).action ?? '')) {
+    throw new McpxError('ANSWER_INVALID', `the answer to ${question.id} must be {action: "accept" | "decline" | "cancel"}`, {
+      data: { id: question.id, issues: [{ field: 'action', expected: '"accept", "decline" or "cancel"', message: 'action: expected "accept", "decline" or "cancel"' }] },
+    });
+  }
+  if (answer.action !== 'accept') return { action: answer.action };
+  // URL mode: accept is consent to open the page; there is no content.
+  if (question.mode === 'url') return { action: 'accept' };
+  const check = checkContent(question.requestedSchema, answer.content ?? {}, { applyDefaults: true });
+  if (!check.ok) {
+    throw new McpxError('ANSWER_INVALID', `the answer to ${question.id} does not match the question: ${check.issues.map((i) => i.message).join('; ')}`, {
+      data: { id: question.id, issues: check.issues },
+    });
+  }
+  return { action: 'accept', content: check.content };
+}

@@ -1,0 +1,8 @@
+/**
+ * Config: the `mcpServers` file format, where it is found, and validation errors that name file, server and field.
+ * Knows no connection: the client layer reads the validated result.
+ */
+export { configCandidates, loadConfig, parseConfig, readConfigFile } from './load.js';
+export type { LoadConfigOptions, LoadedConfig } from './load.js';
+export { eraSettingSchema, isHttpServer, SERVER_NAME } from './schema.js';
+export type { EraSetting, HttpServerConfig, McpxConfig, ServerConfig, StdioServerConfig } from './schema.js';

@@ -1,0 +1,157 @@
+/**
+ * Finds, reads and validates the `mcpServers` config. Discovery order: an explicit path (`--config`), then
+ * MCPX_CONFIG, then ./mcpx.json, ./.mcp.json, <configDir>/mcpx.json. Every error names the file, the server and the
+ * field, and says what is expected.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import type * as z from 'zod';
+import { McpxError, type Issue } from '../errors.js';
+import { configDir } from '../paths.js';
+import { expandDeep } from './expand.js';
+import { EXPECTED, SERVER_NAME, httpServerSchema, stdioServerSchema, type McpxConfig, type ServerConfig } from './schema.js';
+
+type Env = Record<string, string | undefined>;
+
+export interface LoadConfigOptions {
+  /** A config object, or the path of a config file (relative to `cwd`). Otherwise the file is searched for. */
+  config?: McpxConfig | string;
+  cwd?: string;
+  env?: Env;
+}
+
+export interface LoadedConfig {
+  config: McpxConfig;
+  /** The file the config came from; undefined for an object or when none was found. */
+  path?: string;
+  /** The files looked for, in order, when searching. */
+  searched: string[];
+}
+
+/** Where a config file is looked for, in order. */
+export function configCandidates(cwd: string, env: Env): string[] {
+  const candidates = [join(cwd, 'mcpx.json'), join(cwd, '.mcp.json'), join(configDir(env), 'mcpx.json')];
+  return env.MCPX_CONFIG ? [resolve(cwd, env.MCPX_CONFIG), ...candidates] : candidates;
+}
+
+/** Loads the config. No file found is not an error: the config is empty and `searched` says where it looked. */
+export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
+  const cwd = options.cwd ?? process.cwd();
+  const env = options.env ?? process.env;
+  if (options.config !== undefined && typeof options.config !== 'string') {
+    return { config: parseConfig(options.config, 'the config object', env), searched: [] };
+  }
+  if (typeof options.config === 'string') {
+    const path = isAbsolute(options.config) ? options.config : resolve(cwd, options.config);
+    if (!existsSync(path)) throw new McpxError('CONFIG_NOT_FOUND', `config file ${path} does not exist`, { data: { file: path } });
+    return { config: readConfigFile(path, env), path, searched: [path] };
+  }
+  const searched = configCandidates(cwd, env);
+  const path = searched.find((p) => existsSync(p));
+  if (!path) return { config: { mcpServers: {} }, searched };
+  return { config: readConfigFile(path, env), path, searched };
+}
+
+export function readConfigFile(path: string, env: Env): McpxConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new McpxError('CONFIG_NOT_FOUND', `cannot read config file ${path}: ${(error as Error).message}`, { cause: error, data: { file: path } });
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new McpxError('CONFIG_INVALID', `config file ${path} is not valid JSON: ${(error as Error).message}`, {
+      cause: error,
+      data: { file: path, issues: [{ field: '', expected: 'a JSON object like {"mcpServers": {...}}', message: (error as Error).message }] },
+    });
+  }
+  return parseConfig(raw, path, env);
+}
+
+/** Validates a raw config value and expands `${VAR}` references. Throws CONFIG_INVALID listing every problem. */
+export function parseConfig(raw: unknown, source: string, env: Env): McpxConfig {
+  const issues: Issue[] = [];
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
+    fail(source, [{ field: '', expected: 'a JSON object like {"mcpServers": {"name": {"command": "..."}}}', message: `the config is ${kindOf(raw)}, not an object` }]);
+  }
+  const record = raw as Record<string, unknown>;
+  // VS Code's .vscode/mcp.json calls the same map "servers".
+  const servers = record.mcpServers ?? record.servers;
+  if (servers === undefined) {
+    fail(source, [{ field: 'mcpServers', expected: 'an object mapping server names to {"command": ...} or {"url": ...}', message: 'the "mcpServers" key is missing' }]);
+  }
+  if (!servers || typeof servers !== 'object' || Array.isArray(servers)) {
+    fail(source, [{ field: 'mcpServers', expected: 'an object mapping server names to server entries', message: `"mcpServers" is ${kindOf(servers)}` }]);
+  }
+  const out: Record<string, ServerConfig> = {};
+  for (const [name, entry] of Object.entries(servers as Record<string, unknown>)) {
+    const parsed = parseServer(name, entry, env, issues);
+    if (parsed) out[name] = parsed;
+  }
+  if (issues.length) fail(source, issues);
+  return { mcpServers: out };
+}
+
+function parseServer(name: string, entry: unknown, env: Env, issues: Issue[]): ServerConfig | undefined {
+  const base = `mcpServers.${name}`;
+  const before = issues.length;
+  if (!SERVER_NAME.test(name)) {
+    issues.push({ field: base, expected: 'a server name of letters, digits, "_" and "-"', message: `server "${name}": the name may only use letters, digits, "_" and "-"` });
+  }
+  if (!entry || typeof entry !== 'object' || Array.isArray(entry)) {
+    issues.push({ field: base, expected: 'an object with "command" (stdio) or "url" (Streamable HTTP)', message: `server "${name}": expected an object with "command" or "url", got ${kindOf(entry)}` });
+    return undefined;
+  }
+  const record = entry as Record<string, unknown>;
+  const hasCommand = record.command !== undefined;
+  const hasUrl = record.url !== undefined;
+  if (record.type === 'sse') {
+    issues.push({ field: `${base}.type`, expected: EXPECTED.type!, message: `server "${name}": field "type": "sse" is not supported; expected ${EXPECTED.type}` });
+    return undefined;
+  }
+  if (hasCommand === hasUrl) {
+    issues.push({
+      field: base,
+      expected: 'exactly one of "command" (a stdio server) or "url" (a Streamable HTTP server)',
+      message: `server "${name}": ${hasCommand ? 'has both "command" and "url"' : 'has neither "command" nor "url"'}; expected exactly one`,
+    });
+    return undefined;
+  }
+  const schema: z.ZodType = hasUrl ? httpServerSchema : stdioServerSchema;
+  const result = schema.safeParse(record);
+  if (!result.success) {
+    for (const issue of result.error.issues) {
+      const key = String(issue.path[0] ?? '');
+      const field = [base, ...issue.path.map(String)].join('.');
+      const expected = EXPECTED[key] ?? issue.message;
+      const got = issue.path.length ? kindOf(valueAt(record, issue.path)) : kindOf(record);
+      issues.push({ field, expected, message: `server "${name}": field "${issue.path.map(String).join('.')}": expected ${expected}, got ${got}` });
+    }
+    return undefined;
+  }
+  const expanded = expandDeep(result.data as ServerConfig, env, base, issues);
+  return issues.length === before ? expanded : undefined;
+}
+
+function valueAt(record: Record<string, unknown>, path: PropertyKey[]): unknown {
+  let value: unknown = record;
+  for (const key of path) value = value && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
+  return value;
+}
+
+function kindOf(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  if (typeof value === 'object') return 'an object';
+  return `${typeof value} ${String(value)}`;
+}
+
+function fail(source: string, issues: Issue[]): never {
+  const lines = issues.map((i) => `  ${i.message}`).join('\n');
+  throw new McpxError('CONFIG_INVALID', `invalid config in ${source}:\n${lines}`, { data: { file: source, issues } });
+}

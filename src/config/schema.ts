@@ -1,0 +1,62 @@
+/**
+ * The `mcpServers` config format (Claude Desktop, Cursor, VS Code, Claude Code's .mcp.json), validated with zod.
+ * Unknown keys other tools keep in the same file (`disabled`, `autoApprove`...) are tolerated and ignored.
+ */
+import * as z from 'zod';
+
+/** How a server's protocol era is chosen: probe once and cache (`auto`, the default), or pin one era. */
+export const eraSettingSchema = z.enum(['auto', 'legacy', 'modern']);
+export type EraSetting = z.infer<typeof eraSettingSchema>;
+
+const stringMap = z.record(z.string(), z.string());
+
+const commonFields = {
+  era: eraSettingSchema.optional(),
+  /** Per request, while the server works (never while a question waits). */
+  timeoutMs: z.number().int().positive().optional(),
+};
+
+export const stdioServerSchema = z.looseObject({
+  type: z.literal('stdio').optional(),
+  command: z.string().min(1),
+  args: z.array(z.string()).optional(),
+  env: stringMap.optional(),
+  cwd: z.string().min(1).optional(),
+  ...commonFields,
+});
+
+export const httpServerSchema = z.looseObject({
+  type: z.enum(['http', 'streamable-http', 'streamableHttp']).optional(),
+  url: z.url({ protocol: /^https?$/ }),
+  headers: stringMap.optional(),
+  ...commonFields,
+});
+
+export type StdioServerConfig = z.infer<typeof stdioServerSchema>;
+export type HttpServerConfig = z.infer<typeof httpServerSchema>;
+export type ServerConfig = StdioServerConfig | HttpServerConfig;
+
+/** The whole file. */
+export interface McpxConfig {
+  mcpServers: Record<string, ServerConfig>;
+}
+
+export function isHttpServer(server: ServerConfig): server is HttpServerConfig {
+  return typeof (server as HttpServerConfig).url === 'string';
+}
+
+/** Server names become parts of commands (`mcpx call github.create_issue`): no dots or spaces. */
+export const SERVER_NAME = /^[A-Za-z0-9_-]+$/;
+
+/** What each field expects, in words, for error messages. */
+export const EXPECTED: Record<string, string> = {
+  command: 'a non-empty string: the program to run (e.g. "npx")',
+  args: 'an array of strings: the program arguments',
+  env: 'an object of string values: environment variables for the server process',
+  cwd: 'a non-empty string: the directory to start the server in',
+  url: 'an http(s) URL: the Streamable HTTP endpoint (e.g. "https://example.com/mcp")',
+  headers: 'an object of string values: HTTP headers sent with every request',
+  era: '"auto" (probe once, cache the verdict), "legacy" or "modern"',
+  timeoutMs: 'a positive integer: milliseconds per request while the server works',
+  type: '"stdio" with a command, or "http" with a url (SSE-only servers are not supported)',
+};

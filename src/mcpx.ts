@@ -1,0 +1,64 @@
+/**
+ * createMcpx: the Node API. Reads the `mcpServers` config, opens connections lazily in the era each server speaks,
+ * and hands every server question to one handler; a question nobody answers here comes back as input-required.
+ */
+import { join } from 'node:path';
+import { loadConfig } from './config/load.js';
+import type { McpxConfig } from './config/schema.js';
+import { createClientPool, type ClientPool } from './client/client-pool.js';
+import type { ServerConnector } from './client/connection.js';
+import { createFileEraCache, type EraCache } from './client/era-cache.js';
+import { stateDir } from './paths.js';
+import type { ElicitHandler } from './types.js';
+
+export interface McpxOptions {
+  /** A config object, or a config file path; otherwise found: MCPX_CONFIG, ./mcpx.json, ./.mcp.json, <configDir>/mcpx.json. */
+  config?: McpxConfig | string;
+  cwd?: string;
+  env?: Record<string, string | undefined>;
+  /** Answers questions (both eras). Return undefined to leave one unanswered: the call comes back input-required. */
+  onElicit?: ElicitHandler;
+  /** Opens a URL for a url-mode question. Present: url mode is declared; absent: it never is. */
+  openUrl?: (url: string) => Promise<boolean>;
+  /** Declare form elicitation even with no handler: questions come back as input-required. */
+  answerLater?: boolean;
+  /** A question's deadline (default 120 s). Legacy calls are held open at least this long. */
+  elicitTtlMs?: number;
+  /** How long a server may work on one request without a word (default 60 s); never counts while a question waits. */
+  requestTimeoutMs?: number;
+  /** Where era verdicts are kept; default `<stateDir>/era-cache.json`. */
+  eraCache?: EraCache;
+  clientInfo?: { name: string; version: string };
+  /** Servers wired by the host (custom or in-memory transports), beside the configured ones. */
+  servers?: Record<string, ServerConnector>;
+}
+
+export interface Mcpx extends ClientPool {
+  /** The config file in use, when one was read. */
+  readonly configPath: string | undefined;
+}
+
+export const DEFAULT_ELICIT_TTL_MS = 120_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+const VERSION = '0.1.0';
+
+export async function createMcpx(options: McpxOptions = {}): Promise<Mcpx> {
+  const cwd = options.cwd ?? process.cwd();
+  const env = options.env ?? process.env;
+  const loaded = loadConfig({ ...(options.config !== undefined ? { config: options.config } : {}), cwd, env });
+  const pool = createClientPool({
+    config: loaded.config,
+    ...(options.servers ? { servers: options.servers } : {}),
+    cwd,
+    env,
+    ...(options.onElicit ? { onElicit: options.onElicit } : {}),
+    ...(options.openUrl ? { openUrl: options.openUrl } : {}),
+    answerLater: options.answerLater ?? false,
+    elicitTtlMs: options.elicitTtlMs ?? DEFAULT_ELICIT_TTL_MS,
+    requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    eraCache: options.eraCache ?? createFileEraCache(join(stateDir(env), 'era-cache.json')),
+    clientInfo: options.clientInfo ?? { name: 'mcpx', version: VERSION },
+    configSource: loaded.path ?? (loaded.searched.length ? `none found; looked in ${loaded.searched.join(', ')}` : 'the config object'),
+  });
+  return { ...pool, configPath: loaded.path };
+}
