@@ -1,5 +1,19 @@
 /**
  * Broker: a question is state with an id, a session and a deadline, answered once, stored through keyv.
- * Knows no wire and no surface.
+ * Knows no wire and no surface; imports only the shared vocabulary, errors, ids and answer validation.
+ * SQLite and Redis adapters load lazily, so this entry never pulls in a native module.
  */
 export type * from './types.js';
+export { createBroker } from './broker.js';
+export type { StoreBroker } from './broker.js';
+export { systemClock, createManualClock } from './clock.js';
+export type { ManualClock } from './clock.js';
+export { toBrokerStore, isBrokerStore } from './store.js';
+export { openMemoryStore } from './stores/memory.js';
+export { openSqliteStore, wrapSqliteKeyv } from './stores/sqlite.js';
+export type { SqliteStoreOptions } from './stores/sqlite.js';
+export { openRedisStore, wrapRedisKeyv } from './stores/redis.js';
+export type { RedisStoreOptions } from './stores/redis.js';
+export { resolveSession } from './session.js';
+export type { SessionBinding } from './session.js';
+export { defaultSqlitePath } from './default-store.js';

@@ -79,7 +79,15 @@ export interface PendingEntry extends ElicitRequest {
   timeLeftMs: number;
 }
 
-export type BrokerEventKind = 'elicit.open' | 'elicit.answered' | 'elicit.expired' | 'elicit.resumed' | 'elicit.abandoned' | 'policy.fired';
+export type BrokerEventKind =
+  | 'elicit.open'
+  | 'elicit.answered'
+  | 'elicit.expired'
+  | 'elicit.resumed'
+  | 'elicit.abandoned'
+  | 'policy.fired'
+  /** The pipeline passed a question on from one answerer to the next (data.answerer, data.reason). */
+  | 'elicit.passed';
 
 /** One line of the append-only audit log, also delivered to in-process subscribers. */
 export interface BrokerEvent {
@@ -124,6 +132,57 @@ export interface Broker {
   subscribe(listener: (event: BrokerEvent) => void): () => void;
   audit(query?: AuditQuery): Promise<BrokerEvent[]>;
   close(): Promise<void>;
+}
+
+/** Time as the broker sees it: injected so tests drive deadlines with a manual clock. */
+export interface Clock {
+  now(): number;
+  setTimer(callback: () => void, delayMs: number): unknown;
+  clearTimer(handle: unknown): void;
+}
+
+/**
+ * Where questions, answers, the pending index and the audit log live: a keyv store plus the one atomic step
+ * keyv lacks (put-if-absent of the answer row, written in keyv's own row format) and a wake channel.
+ * Built by `openMemoryStore`, `openSqliteStore`, `openRedisStore`, or `toBrokerStore(keyv)`. Row TTLs are
+ * retention (how long a record is kept), never the question's deadline, which rides on the request.
+ */
+export interface BrokerStore {
+  readonly kind: 'memory' | 'sqlite' | 'redis';
+  /** The keyv instance (constructed with throwOnErrors), for hosts that keep their own records beside the broker's. */
+  readonly keyv: import('keyv').Keyv;
+  /** Writes the question and its pending-index entry unless the id exists; false when it already did. */
+  putQuestion(request: ElicitRequest, ttlMs: number): Promise<boolean>;
+  /** Rewrites a question (and its index entry while it is unanswered), e.g. when it is abandoned. */
+  updateQuestion(request: ElicitRequest, ttlMs: number): Promise<void>;
+  getQuestion(id: string): Promise<ElicitRequest | undefined>;
+  /** The atomic step: writes the answer row only if none exists; true when this call won. Removes the index entry and wakes waiters. */
+  claimAnswer(answer: StoredAnswer, ttlMs: number): Promise<boolean>;
+  getAnswer(id: string): Promise<StoredAnswer | undefined>;
+  getAnswers(ids: string[]): Promise<Array<StoredAnswer | undefined>>;
+  /** Indexed questions that have no answer row (pending or abandoned, possibly past their deadline). */
+  listUnanswered(): Promise<ElicitRequest[]>;
+  /** Every stored question (the slow path, for listing answered and expired ones). */
+  listQuestions(): Promise<ElicitRequest[]>;
+  appendEvent(event: BrokerEvent, ttlMs: number): Promise<void>;
+  readEvents(since?: number): Promise<BrokerEvent[]>;
+  /** Calls back when the id may have been answered (with the answer when the store knows it). Returns an unsubscribe. */
+  watch(id: string, onAnswer: (answer?: StoredAnswer) => void): () => void;
+  close(): Promise<void>;
+}
+
+export interface BrokerOptions {
+  /** A BrokerStore, or a keyv instance over a Map, @keyv/sqlite or @keyv/redis. Default: a fresh memory store. */
+  store?: BrokerStore | import('keyv').Keyv;
+  /** Default time to live of a question (ms): 120 000. */
+  ttlMs?: number;
+  clock?: Clock;
+  /** The session questions opened here belong to, and the one that answers here. */
+  session?: string | { session: string; sessionSource: ElicitRequest['sessionSource'] };
+  /** Lets this broker see and answer every session's questions (a daemon serving many). */
+  allowAnySession?: boolean;
+  /** How long questions, answers and events are kept after the deadline (ms): 7 days. */
+  retainMs?: number;
 }
 
 export type { Answer, Issue };

@@ -1,0 +1,394 @@
+/**
+ * The broker: a question is state with an id, a session and a deadline, answered once by anyone.
+ * The answer row is the claim: respond, expiry and every process race on one atomic put-if-absent, and the
+ * loser reads the winner. The question's own `expiresAt` is authoritative; store TTLs are only retention.
+ */
+import type { Keyv } from 'keyv';
+import { McpxError, isMcpxError } from '../errors.js';
+import { checkContent } from '../elicitation/validate.js';
+import { newElicitationId } from '../ids.js';
+import { systemClock } from './clock.js';
+import { toBrokerStore } from './store.js';
+import type {
+  AuditQuery,
+  Broker,
+  BrokerEvent,
+  BrokerOptions,
+  BrokerStore,
+  ElicitRequest,
+  OpenRequestInput,
+  PendingEntry,
+  PendingFilter,
+  RequestState,
+  RespondInput,
+  StoredAnswer,
+} from './types.js';
+
+const DEFAULT_TTL_MS = 120_000;
+const DEFAULT_RETAIN_MS = 7 * 24 * 60 * 60 * 1000;
+const ACTIONS = new Set(['accept', 'decline', 'cancel']);
+
+/** A broker and the store it keeps its questions in (hosts keep their own records beside them). */
+export interface StoreBroker extends Broker {
+  readonly store: BrokerStore;
+}
+
+/** Creates a broker over a keyv store (a fresh memory store by default). */
+export function createBroker(options: BrokerOptions = {}): StoreBroker {
+  const clock = options.clock ?? systemClock;
+  const ownsStore = options.store === undefined;
+  const store = toBrokerStore(options.store as BrokerStore | Keyv | undefined);
+  const ttlMs = checkTtl(options.ttlMs ?? DEFAULT_TTL_MS);
+  const retainMs = options.retainMs ?? DEFAULT_RETAIN_MS;
+  const own = typeof options.session === 'string' ? { session: options.session, sessionSource: 'explicit' as const } : options.session;
+  const listeners = new Set<(event: BrokerEvent) => void>();
+  const expiryTimers = new Map<string, unknown>();
+  const onClose = new Set<() => void>();
+  let closed = false;
+
+  const ensureOpen = (): void => {
+    if (closed) throw new McpxError('BROKER_CLOSED', 'the broker is closed; create a new one');
+  };
+
+  /** Every store call goes through here: a store that fails is STORE_UNAVAILABLE, never "not found". */
+  async function guard<T>(operation: Promise<T>): Promise<T> {
+    try {
+      return await operation;
+    } catch (error) {
+      if (isMcpxError(error)) throw error;
+      throw new McpxError('STORE_UNAVAILABLE', `the ${store.kind} store failed: ${(error as Error)?.message ?? String(error)}. Check that it is reachable; nothing was changed by this operation unless it says so.`, {
+        cause: error,
+        data: { store: store.kind },
+      });
+    }
+  }
+
+  const rowTtl = (request: ElicitRequest): number => Math.max(1, request.expiresAt - clock.now()) + retainMs;
+
+  const visible = (request: ElicitRequest, asking?: string): boolean => {
+    if (options.allowAnySession) return true;
+    const session = asking ?? own?.session;
+    return session === undefined || session === request.session;
+  };
+
+  async function emit(event: Omit<BrokerEvent, 'at' | 'pid'> & { at?: number }): Promise<void> {
+    const full: BrokerEvent = { ...event, at: event.at ?? clock.now(), pid: process.pid };
+    await guard(store.appendEvent(full, retainMs));
+    for (const listener of listeners) {
+      try {
+        listener(full);
+      } catch {
+        // A subscriber's failure is its own; the event is already in the log.
+      }
+    }
+  }
+
+  function stateOf(request: ElicitRequest, answer: StoredAnswer | undefined, now: number): RequestState {
+    if (request.state === 'abandoned' && (!answer || answer.by === 'expiry')) return 'abandoned';
+    if (answer) return answer.by === 'expiry' ? 'expired' : 'answered';
+    return now >= request.expiresAt ? 'expired' : 'pending';
+  }
+
+  function withState(request: ElicitRequest, answer: StoredAnswer | undefined): ElicitRequest {
+    return { ...request, state: stateOf(request, answer, clock.now()) };
+  }
+
+  /** Answers cancel by 'expiry' on the requester's behalf; exactly one process wins and logs elicit.expired. */
+  async function expire(request: ElicitRequest): Promise<StoredAnswer> {
+    const now = clock.now();
+    const answer: StoredAnswer = { id: request.id, action: 'cancel', by: 'expiry', at: Math.max(now, request.expiresAt), pid: process.pid };
+    if (await guard(store.claimAnswer(answer, rowTtl(request)))) {
+      clearExpiry(request.id);
+      await emit({ kind: 'elicit.expired', elicit: request.id, trace: request.trace, parent: request.parent, session: request.session, server: request.server, tool: request.tool, action: 'cancel', by: 'expiry', answeredAfterMs: answer.at - request.createdAt });
+      return answer;
+    }
+    const winner = await guard(store.getAnswer(request.id));
+    if (!winner) throw new McpxError('STORE_UNAVAILABLE', `the ${store.kind} store lost the answer to ${request.id} it just refused to overwrite`, { data: { id: request.id } });
+    return winner;
+  }
+
+  /** The answer, writing the expiry cancel first when the deadline has passed unanswered. */
+  async function settle(request: ElicitRequest): Promise<StoredAnswer | undefined> {
+    const answer = await guard(store.getAnswer(request.id));
+    if (answer || clock.now() < request.expiresAt) return answer;
+    return expire(request);
+  }
+
+  function scheduleExpiry(request: ElicitRequest): void {
+    const handle = clock.setTimer(
+      () => {
+        expiryTimers.delete(request.id);
+        if (!closed) void settle(request).catch(() => undefined);
+      },
+      request.expiresAt - clock.now(),
+    );
+    expiryTimers.set(request.id, handle);
+  }
+
+  function clearExpiry(id: string): void {
+    const handle = expiryTimers.get(id);
+    if (handle !== undefined) clock.clearTimer(handle);
+    expiryTimers.delete(id);
+  }
+
+  async function load(id: string, asking?: string): Promise<ElicitRequest> {
+    const request = await guard(store.getQuestion(id));
+    if (!request) throw notFound(id);
+    if (!visible(request, asking)) {
+      throw new McpxError('ELICITATION_FORBIDDEN', `question ${id} belongs to another session; answer it from that session (MCPX_SESSION_ID) or from a host that allows any session`, { data: { id } });
+    }
+    return request;
+  }
+
+  function refuseAnswered(request: ElicitRequest, winner: StoredAnswer): never {
+    if (winner.by === 'expiry') {
+      throw new McpxError('ELICITATION_EXPIRED', `question ${request.id} expired at ${new Date(request.expiresAt).toISOString()} and was answered cancel on the caller's behalf`, {
+        data: { id: request.id, expiresAt: request.expiresAt, answer: winner },
+      });
+    }
+    throw new McpxError('ELICITATION_ALREADY_ANSWERED', `question ${request.id} was already answered (${winner.action} by ${winner.by}); the first answer wins`, {
+      data: { id: request.id, answer: winner },
+    });
+  }
+
+  const broker: StoreBroker = {
+    store,
+
+    async openRequest(input: OpenRequestInput): Promise<ElicitRequest> {
+      ensureOpen();
+      const now = clock.now();
+      const requestTtl = checkTtl(input.ttlMs ?? ttlMs);
+      const { ttlMs: _ttl, id, session, sessionSource, ...rest } = input;
+      const request = dropUndefined<ElicitRequest>({
+        ...rest,
+        id: id ?? newElicitationId(),
+        session: session ?? own?.session ?? 'default',
+        sessionSource: sessionSource ?? (session ? 'explicit' : (own?.sessionSource ?? 'explicit')),
+        createdAt: now,
+        expiresAt: now + requestTtl,
+        state: 'pending',
+      });
+      if (!(await guard(store.putQuestion(request, rowTtl(request))))) {
+        // Opening the same id twice is idempotent: the first question stands.
+        const existing = await guard(store.getQuestion(request.id));
+        if (existing) return withState(existing, await guard(store.getAnswer(request.id)));
+      }
+      scheduleExpiry(request);
+      await emit({ kind: 'elicit.open', at: now, elicit: request.id, trace: request.trace, parent: request.parent, session: request.session, server: request.server, tool: request.tool, data: { sessionSource: request.sessionSource, expiresAt: request.expiresAt, mode: request.mode } });
+      return request;
+    },
+
+    async awaitAnswer(id: string, awaitOptions: { signal?: AbortSignal } = {}): Promise<StoredAnswer> {
+      ensureOpen();
+      const request = await load(id);
+      const signal = awaitOptions.signal;
+      signal?.throwIfAborted();
+      ensureOpen();
+      return new Promise<StoredAnswer>((resolve, reject) => {
+        let done = false;
+        const finish = (settleWith: () => void): void => {
+          if (done) return;
+          done = true;
+          unwatch();
+          clock.clearTimer(timer);
+          signal?.removeEventListener('abort', aborted);
+          onClose.delete(closing);
+          settleWith();
+        };
+        const reread = (): void => {
+          guard(store.getAnswer(id)).then(
+            (answer) => answer && finish(() => resolve(answer)),
+            (error: unknown) => finish(() => reject(error)),
+          );
+        };
+        // Subscribe first, then read: an answer landing in between is seen by one or the other.
+        const unwatch = store.watch(id, (answer) => (answer ? finish(() => resolve(answer)) : reread()));
+        const timer = clock.setTimer(() => {
+          if (done) return;
+          guard(store.getQuestion(id))
+            .then((current) => (current?.state === 'abandoned' ? finish(() => reject(abandoned(current))) : expire(current ?? request).then((answer) => finish(() => resolve(answer)))))
+            .catch((error: unknown) => finish(() => reject(error)));
+        }, request.expiresAt - clock.now());
+        const aborted = (): void => finish(() => reject(signal?.reason ?? new DOMException('The wait was aborted', 'AbortError')));
+        const closing = (): void => finish(() => reject(new McpxError('BROKER_CLOSED', `the broker closed while waiting for ${id}`, { data: { id } })));
+        signal?.addEventListener('abort', aborted, { once: true });
+        onClose.add(closing);
+        guard(store.getAnswer(id)).then(
+          (answer) => {
+            if (answer) finish(() => resolve(answer));
+            else if (request.state === 'abandoned') finish(() => reject(abandoned(request)));
+          },
+          (error: unknown) => finish(() => reject(error)),
+        );
+      });
+    },
+
+    async respond(input: RespondInput): Promise<StoredAnswer> {
+      ensureOpen();
+      if (!ACTIONS.has(input.action)) {
+        throw new McpxError('ANSWER_INVALID', `action must be accept, decline or cancel, got ${JSON.stringify(input.action)}`, {
+          data: { id: input.id, issues: [{ field: 'action', expected: 'accept | decline | cancel', message: 'unknown action' }] },
+        });
+      }
+      if (input.by === 'expiry') throw new McpxError('ANSWER_INVALID', "by: 'expiry' is reserved for the broker's own cancel at the deadline", { data: { id: input.id, issues: [] } });
+      const request = await load(input.id, input.session);
+      const existing = await guard(store.getAnswer(request.id));
+      if (existing) refuseAnswered(request, existing);
+      if (request.state === 'abandoned') throw abandoned(request);
+      const now = clock.now();
+      if (now >= request.expiresAt) refuseAnswered(request, await expire(request));
+      const content = checkAnswerContent(request, input);
+      const answer = dropUndefined<StoredAnswer>({ id: request.id, action: input.action, content, by: input.by, at: now, pid: process.pid, session: input.session ?? own?.session });
+      if (!(await guard(store.claimAnswer(answer, rowTtl(request))))) {
+        const winner = await guard(store.getAnswer(request.id));
+        if (winner) refuseAnswered(request, winner);
+        throw new McpxError('STORE_UNAVAILABLE', `the ${store.kind} store refused the answer to ${request.id} but holds none`, { data: { id: request.id } });
+      }
+      clearExpiry(request.id);
+      await emit({
+        kind: 'elicit.answered',
+        at: now,
+        elicit: request.id,
+        trace: request.trace,
+        parent: request.parent,
+        session: request.session,
+        server: request.server,
+        tool: request.tool,
+        action: answer.action,
+        by: answer.by,
+        answeredAfterMs: now - request.createdAt,
+        ...(answer.session && answer.session !== request.session ? { data: { answeringSession: answer.session } } : {}),
+      });
+      return answer;
+    },
+
+    async get(id: string): Promise<ElicitRequest | undefined> {
+      ensureOpen();
+      const request = await guard(store.getQuestion(id));
+      if (!request || !visible(request)) return undefined;
+      return withState(request, await settle(request));
+    },
+
+    async lookup(id: string): Promise<StoredAnswer | undefined> {
+      ensureOpen();
+      const request = await guard(store.getQuestion(id));
+      if (!request || !visible(request)) return undefined;
+      return settle(request);
+    },
+
+    async pending(filter: PendingFilter = {}): Promise<PendingEntry[]> {
+      ensureOpen();
+      const states = new Set<RequestState>(filter.state === undefined ? ['pending'] : Array.isArray(filter.state) ? filter.state : [filter.state]);
+      const session = options.allowAnySession ? filter.session : (own?.session ?? filter.session);
+      if (!options.allowAnySession && own && filter.session !== undefined && filter.session !== own.session) return [];
+      const matches = (r: ElicitRequest): boolean =>
+        (session === undefined || r.session === session) &&
+        (filter.server === undefined || r.server === filter.server) &&
+        (filter.tool === undefined || r.tool === filter.tool) &&
+        (filter.trace === undefined || r.trace === filter.trace);
+      const now = clock.now();
+      let found: Array<{ request: ElicitRequest; answer?: StoredAnswer }>;
+      if ([...states].every((s) => s === 'pending' || s === 'abandoned')) {
+        // The fast path: the pending index holds only unanswered questions.
+        const unanswered = (await guard(store.listUnanswered())).filter(matches);
+        // Questions whose deadline passed while nobody watched get their expiry cancel now.
+        found = await Promise.all(unanswered.map(async (request) => (now >= request.expiresAt ? { request, answer: await settle(request) } : { request })));
+      } else {
+        const questions = (await guard(store.listQuestions())).filter(matches);
+        const answers = await guard(store.getAnswers(questions.map((q) => q.id)));
+        found = questions.map((request, i) => ({ request, answer: answers[i] }));
+        const lapsed = found.filter((f) => !f.answer && now >= f.request.expiresAt);
+        for (const entry of lapsed) entry.answer = await settle(entry.request);
+      }
+      return found
+        .map(({ request, answer }) => ({ ...request, state: stateOf(request, answer, now), timeLeftMs: Math.max(0, request.expiresAt - now) }))
+        .filter((entry) => states.has(entry.state))
+        .sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
+    },
+
+    async abandon(id: string, reason: string): Promise<ElicitRequest> {
+      ensureOpen();
+      const request = await load(id);
+      const answer = await settle(request);
+      if (answer) refuseAnswered(request, answer);
+      if (request.state === 'abandoned') return request;
+      const updated: ElicitRequest = { ...request, state: 'abandoned', abandonedReason: reason };
+      await guard(store.updateQuestion(updated, rowTtl(updated)));
+      await emit({ kind: 'elicit.abandoned', elicit: id, trace: request.trace, parent: request.parent, session: request.session, server: request.server, tool: request.tool, data: { reason } });
+      return updated;
+    },
+
+    async recordResumed(input: { elicit: string; trace: string; parent?: string; session?: string }): Promise<void> {
+      ensureOpen();
+      const request = await guard(store.getQuestion(input.elicit));
+      await emit(dropUndefined({ kind: 'elicit.resumed' as const, elicit: input.elicit, trace: input.trace, parent: input.parent ?? request?.trace, session: input.session ?? request?.session, server: request?.server, tool: request?.tool }));
+    },
+
+    subscribe(listener: (event: BrokerEvent) => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+
+    async audit(query: AuditQuery = {}): Promise<BrokerEvent[]> {
+      ensureOpen();
+      const events = (await guard(store.readEvents(query.since))).filter(
+        (e) =>
+          (query.session === undefined || e.session === query.session) &&
+          (query.trace === undefined || e.trace === query.trace || e.parent === query.trace) &&
+          (query.elicit === undefined || e.elicit === query.elicit),
+      );
+      events.sort((a, b) => a.at - b.at);
+      return query.limit === undefined ? events : events.slice(Math.max(0, events.length - query.limit));
+    },
+
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      for (const handle of expiryTimers.values()) clock.clearTimer(handle);
+      expiryTimers.clear();
+      for (const closing of [...onClose]) closing();
+      listeners.clear();
+      if (ownsStore) await store.close();
+    },
+  };
+  return broker;
+}
+
+function checkAnswerContent(request: ElicitRequest, input: RespondInput): Record<string, unknown> | undefined {
+  const invalid = (message: string, field = 'content'): McpxError =>
+    new McpxError('ANSWER_INVALID', `${message}; question ${request.id} is still pending`, { data: { id: request.id, issues: [{ field, expected: message, message }] } });
+  if (input.action !== 'accept') {
+    if (input.content !== undefined) throw invalid(`content goes only with accept, not ${input.action}`);
+    return undefined;
+  }
+  if (request.mode === 'url') {
+    if (input.content !== undefined) throw invalid('a URL question is accepted without content');
+    return undefined;
+  }
+  const check = checkContent(request.requestedSchema, input.content ?? {});
+  if (!check.ok) {
+    const detail = check.issues.map((i) => i.message).join('; ');
+    throw new McpxError('ANSWER_INVALID', `the answer does not match the question: ${detail}. Question ${request.id} is still pending; answer again.`, { data: { id: request.id, issues: check.issues } });
+  }
+  return check.content;
+}
+
+function checkTtl(ttl: number): number {
+  if (!Number.isFinite(ttl) || ttl <= 0) throw new McpxError('CONFIG_INVALID', `a question's time to live must be a positive number of milliseconds, got ${ttl}`, { data: { ttlMs: ttl } });
+  return ttl;
+}
+
+function notFound(id: string): McpxError {
+  return new McpxError('ELICITATION_NOT_FOUND', `no question ${id}; list the waiting ones with \`mcpx elicit list\``, { data: { id } });
+}
+
+function abandoned(request: ElicitRequest): McpxError {
+  return new McpxError('ELICITATION_ABANDONED', `question ${request.id} was abandoned (${request.abandonedReason ?? 'the call that asked is gone'}); the call can no longer use an answer`, {
+    data: { id: request.id, reason: request.abandonedReason },
+  });
+}
+
+function dropUndefined<T>(value: Record<string, unknown>): T {
+  for (const key of Object.keys(value)) if (value[key] === undefined) delete value[key];
+  return value as T;
+}

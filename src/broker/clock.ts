@@ -1,0 +1,55 @@
+import type { Clock } from './types.js';
+
+/** Wall time; timers are unref'd so a waiting question never keeps a process alive on its own. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimer(callback, delayMs) {
+    const handle = setTimeout(callback, Math.max(0, delayMs));
+    handle.unref?.();
+    return handle;
+  },
+  clearTimer(handle) {
+    clearTimeout(handle as ReturnType<typeof setTimeout>);
+  },
+};
+
+/** A clock that moves only when told: `advance(ms)` fires due timers in deadline order. For tests. */
+export interface ManualClock extends Clock {
+  advance(ms: number): void;
+  set(now: number): void;
+}
+
+export function createManualClock(start = 1_800_000_000_000): ManualClock {
+  let now = start;
+  let seq = 0;
+  const timers = new Map<number, { at: number; callback: () => void }>();
+  const fireDue = (): void => {
+    for (;;) {
+      let next: [number, { at: number; callback: () => void }] | undefined;
+      for (const entry of timers) if (entry[1].at <= now && (!next || entry[1].at < next[1].at)) next = entry;
+      if (!next) return;
+      timers.delete(next[0]);
+      next[1].callback();
+    }
+  };
+  return {
+    now: () => now,
+    setTimer(callback, delayMs) {
+      const handle = ++seq;
+      timers.set(handle, { at: now + Math.max(0, delayMs), callback });
+      if (delayMs <= 0) queueMicrotask(fireDue);
+      return handle;
+    },
+    clearTimer(handle) {
+      timers.delete(handle as number);
+    },
+    advance(ms) {
+      now += ms;
+      fireDue();
+    },
+    set(value) {
+      now = value;
+      fireDue();
+    },
+  };
+}

@@ -1,0 +1,111 @@
+/** The embedding default: keyv over a Map in this process. Its atomic step is check-and-set in one synchronous tick. */
+import { Keyv } from 'keyv';
+import type { BrokerEvent, BrokerStore, ElicitRequest, StoredAnswer } from '../types.js';
+import { decodeRow, encodeRow, keys, rawKey } from './rows.js';
+
+type Watcher = (answer?: StoredAnswer) => void;
+
+class MemoryStore implements BrokerStore {
+  readonly kind = 'memory' as const;
+  private readonly map: Map<string, unknown>;
+  // The pending index and the log are in-process structures: a Map store lives and dies with this process anyway.
+  private readonly unanswered = new Map<string, ElicitRequest>();
+  private readonly events: BrokerEvent[] = [];
+  private readonly watchers = new Map<string, Set<Watcher>>();
+
+  constructor(readonly keyv: Keyv) {
+    this.map = keyv.store as Map<string, unknown>;
+  }
+
+  async putQuestion(request: ElicitRequest, ttlMs: number): Promise<boolean> {
+    const row = await encodeRow(this.keyv, request, ttlMs);
+    const key = rawKey(this.keyv, keys.question(request.id));
+    if (isLive(this.map.get(key))) return false;
+    this.map.set(key, row);
+    this.unanswered.set(request.id, request);
+    return true;
+  }
+
+  async updateQuestion(request: ElicitRequest, ttlMs: number): Promise<void> {
+    await this.keyv.set(keys.question(request.id), request, ttlMs);
+    if (this.unanswered.has(request.id)) this.unanswered.set(request.id, request);
+  }
+
+  getQuestion(id: string): Promise<ElicitRequest | undefined> {
+    return this.keyv.get<ElicitRequest>(keys.question(id));
+  }
+
+  async claimAnswer(answer: StoredAnswer, ttlMs: number): Promise<boolean> {
+    const row = await encodeRow(this.keyv, answer, ttlMs);
+    const key = rawKey(this.keyv, keys.answer(answer.id));
+    // From here to the set there is no await: nothing else in this process can interleave.
+    if (isLive(this.map.get(key))) return false;
+    this.map.set(key, row);
+    this.unanswered.delete(answer.id);
+    const watchers = this.watchers.get(answer.id);
+    if (watchers) queueMicrotask(() => watchers.forEach((watch) => watch(answer)));
+    return true;
+  }
+
+  getAnswer(id: string): Promise<StoredAnswer | undefined> {
+    return this.keyv.get<StoredAnswer>(keys.answer(id));
+  }
+
+  async getAnswers(ids: string[]): Promise<Array<StoredAnswer | undefined>> {
+    return ids.length ? ((await this.keyv.getMany<StoredAnswer>(ids.map(keys.answer))) as Array<StoredAnswer | undefined>) : [];
+  }
+
+  async listUnanswered(): Promise<ElicitRequest[]> {
+    return [...this.unanswered.values()];
+  }
+
+  async listQuestions(): Promise<ElicitRequest[]> {
+    const prefix = rawKey(this.keyv, 'q:');
+    const found: ElicitRequest[] = [];
+    for (const [key, raw] of this.map) {
+      if (!key.startsWith(prefix)) continue;
+      const request = await decodeRow<ElicitRequest>(this.keyv, raw);
+      if (request) found.push(request);
+    }
+    return found;
+  }
+
+  async appendEvent(event: BrokerEvent): Promise<void> {
+    this.events.push(event);
+  }
+
+  async readEvents(since = 0): Promise<BrokerEvent[]> {
+    return this.events.filter((event) => event.at >= since);
+  }
+
+  watch(id: string, onAnswer: Watcher): () => void {
+    let set = this.watchers.get(id);
+    if (!set) this.watchers.set(id, (set = new Set()));
+    set.add(onAnswer);
+    return () => {
+      set.delete(onAnswer);
+      if (set.size === 0) this.watchers.delete(id);
+    };
+  }
+
+  async close(): Promise<void> {
+    this.watchers.clear();
+  }
+}
+
+// Synchronous on purpose (the atomic step must not await): keyv's default rows are JSON with an `expires` field.
+function isLive(raw: unknown): boolean {
+  if (typeof raw !== 'string') return false;
+  const { expires } = JSON.parse(raw) as { expires?: number | null };
+  return typeof expires !== 'number' || expires >= Date.now();
+}
+
+const wrapped = new WeakMap<Keyv, MemoryStore>();
+
+/** A memory store over a fresh keyv Map, or over a host's keyv whose store is a Map (one wrapper per keyv). */
+export function openMemoryStore(keyv?: Keyv): BrokerStore {
+  const instance = keyv ?? new Keyv({ store: new Map(), namespace: 'mcpx', throwOnErrors: true });
+  let store = wrapped.get(instance);
+  if (!store) wrapped.set(instance, (store = new MemoryStore(instance)));
+  return store;
+}

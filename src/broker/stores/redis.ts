@@ -1,0 +1,234 @@
+/**
+ * Several hosts sharing questions: keyv over @keyv/redis. The atomic steps are Lua scripts around `SET NX PX`
+ * (the answer row is the claim; the same script drops the pending-index entry and publishes the answer), and
+ * waiters in other processes wake through pub/sub, with a slow poll as the fallback for a missed message.
+ */
+import { Keyv } from 'keyv';
+import { McpxError } from '../../errors.js';
+import type { BrokerEvent, BrokerStore, ElicitRequest, StoredAnswer } from '../types.js';
+import { decodeRowsSync, encodeRow, keys, rawKey } from './rows.js';
+
+type Watcher = (answer?: StoredAnswer) => void;
+
+/** The slice of the node-redis client we use. */
+interface RedisClient {
+  isOpen: boolean;
+  sendCommand(args: string[]): Promise<unknown>;
+  duplicate(): RedisClient;
+  connect(): Promise<unknown>;
+  subscribe(channel: string, listener: (message: string) => void): Promise<unknown>;
+  on(event: string, listener: (...args: unknown[]) => void): unknown;
+  close?(): Promise<unknown>;
+  destroy?(): unknown;
+}
+
+export interface RedisStoreOptions {
+  /** Fallback poll for a waiter whose pub/sub message was lost (ms): 250. */
+  fallbackPollMs?: number;
+  /** Give up connecting after this long (ms): 3 000. */
+  connectTimeoutMs?: number;
+  namespace?: string;
+}
+
+export function isRedisAdapter(store: unknown): boolean {
+  const s = store as { getClient?: unknown; createKeyPrefix?: unknown } | undefined;
+  return typeof s?.getClient === 'function' && typeof s.createKeyPrefix === 'function';
+}
+
+const PUT_QUESTION = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  redis.call('HSET', KEYS[2], ARGV[3], ARGV[4]) return 1 end return 0`;
+const UPDATE_QUESTION = `redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  if redis.call('HEXISTS', KEYS[2], ARGV[3]) == 1 then redis.call('HSET', KEYS[2], ARGV[3], ARGV[4]) end return 1`;
+const CLAIM_ANSWER = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  redis.call('HDEL', KEYS[2], ARGV[3]) redis.call('PUBLISH', ARGV[4], ARGV[5]) return 1 end return 0`;
+
+class RedisStore implements BrokerStore {
+  readonly kind = 'redis' as const;
+  private readonly watchers = new Map<string, Set<Watcher>>();
+  private subscriber: RedisClient | undefined;
+  private subscribing: Promise<void> | undefined;
+  private pollTimer: ReturnType<typeof setTimeout> | undefined;
+  private closed = false;
+  private readonly pendingKey: string;
+  private readonly logKey: string;
+  private readonly channel: string;
+
+  constructor(
+    readonly keyv: Keyv,
+    private readonly fallbackPollMs: number,
+  ) {
+    this.pendingKey = rawKey(keyv, 'pending');
+    this.logKey = rawKey(keyv, 'log');
+    this.channel = rawKey(keyv, 'answered');
+  }
+
+  private client(): Promise<RedisClient> {
+    return (this.keyv.store as { getClient(): Promise<RedisClient> }).getClient();
+  }
+
+  private async eval(script: string, keyList: string[], args: Array<string | number>): Promise<unknown> {
+    const client = await this.client();
+    return client.sendCommand(['EVAL', script, String(keyList.length), ...keyList, ...args.map(String)]);
+  }
+
+  async putQuestion(request: ElicitRequest, ttlMs: number): Promise<boolean> {
+    const row = await encodeRow(this.keyv, request, ttlMs);
+    const won = await this.eval(PUT_QUESTION, [rawKey(this.keyv, keys.question(request.id)), this.pendingKey], [row, ttlMs, request.id, JSON.stringify(request)]);
+    return Number(won) === 1;
+  }
+
+  async updateQuestion(request: ElicitRequest, ttlMs: number): Promise<void> {
+    const row = await encodeRow(this.keyv, request, ttlMs);
+    await this.eval(UPDATE_QUESTION, [rawKey(this.keyv, keys.question(request.id)), this.pendingKey], [row, ttlMs, request.id, JSON.stringify(request)]);
+  }
+
+  getQuestion(id: string): Promise<ElicitRequest | undefined> {
+    return this.keyv.get<ElicitRequest>(keys.question(id));
+  }
+
+  async claimAnswer(answer: StoredAnswer, ttlMs: number): Promise<boolean> {
+    const row = await encodeRow(this.keyv, answer, ttlMs);
+    const won = await this.eval(CLAIM_ANSWER, [rawKey(this.keyv, keys.answer(answer.id)), this.pendingKey], [row, ttlMs, answer.id, this.channel, JSON.stringify(answer)]);
+    if (Number(won) !== 1) return false;
+    this.wake(answer.id, answer);
+    return true;
+  }
+
+  getAnswer(id: string): Promise<StoredAnswer | undefined> {
+    return this.keyv.get<StoredAnswer>(keys.answer(id));
+  }
+
+  async getAnswers(ids: string[]): Promise<Array<StoredAnswer | undefined>> {
+    if (ids.length === 0) return [];
+    const client = await this.client();
+    const raws = (await client.sendCommand(['MGET', ...ids.map((id) => rawKey(this.keyv, keys.answer(id)))])) as Array<string | null>;
+    return raws.map((raw) => decodeRowsSync<StoredAnswer>(this.keyv, [raw])[0]);
+  }
+
+  async listUnanswered(): Promise<ElicitRequest[]> {
+    const client = await this.client();
+    const values = (await client.sendCommand(['HVALS', this.pendingKey])) as string[];
+    return values.map((value) => JSON.parse(value) as ElicitRequest);
+  }
+
+  async listQuestions(): Promise<ElicitRequest[]> {
+    const client = await this.client();
+    const pattern = `${rawKey(this.keyv, 'q:')}*`;
+    const found: ElicitRequest[] = [];
+    let cursor = '0';
+    do {
+      const [next, batch] = (await client.sendCommand(['SCAN', cursor, 'MATCH', pattern, 'COUNT', '1000'])) as [string, string[]];
+      cursor = next;
+      if (batch.length) found.push(...decodeRowsSync<ElicitRequest>(this.keyv, (await client.sendCommand(['MGET', ...batch])) as unknown[]));
+    } while (cursor !== '0');
+    return found;
+  }
+
+  async appendEvent(event: BrokerEvent): Promise<void> {
+    const client = await this.client();
+    await client.sendCommand(['RPUSH', this.logKey, JSON.stringify(event)]);
+  }
+
+  async readEvents(since = 0): Promise<BrokerEvent[]> {
+    const client = await this.client();
+    const lines = (await client.sendCommand(['LRANGE', this.logKey, '0', '-1'])) as string[];
+    return lines.map((line) => JSON.parse(line) as BrokerEvent).filter((event) => event.at >= since);
+  }
+
+  watch(id: string, onAnswer: Watcher): () => void {
+    let set = this.watchers.get(id);
+    if (!set) this.watchers.set(id, (set = new Set()));
+    set.add(onAnswer);
+    void this.subscribe();
+    this.schedulePoll();
+    return () => {
+      set.delete(onAnswer);
+      if (set.size === 0) this.watchers.delete(id);
+    };
+  }
+
+  private wake(id: string, answer?: StoredAnswer): void {
+    const set = this.watchers.get(id);
+    if (set) for (const watcher of [...set]) watcher(answer);
+  }
+
+  private subscribe(): Promise<void> {
+    this.subscribing ??= (async () => {
+      const subscriber = (await this.client()).duplicate();
+      subscriber.on('error', () => {
+        // Reconnects on its own; the fallback poll covers the gap.
+      });
+      this.subscriber = subscriber;
+      await subscriber.connect();
+      await subscriber.subscribe(this.channel, (message) => {
+        const answer = JSON.parse(message) as StoredAnswer;
+        this.wake(answer.id, answer);
+      });
+      // Anything answered while we were subscribing: let every waiter re-read once.
+      for (const id of [...this.watchers.keys()]) this.wake(id);
+    })().catch(() => {
+      this.subscribing = undefined;
+    });
+    return this.subscribing;
+  }
+
+  private schedulePoll(): void {
+    if (this.pollTimer || this.closed) return;
+    this.pollTimer = setTimeout(() => {
+      this.pollTimer = undefined;
+      if (this.watchers.size === 0 || this.closed) return;
+      const ids = [...this.watchers.keys()];
+      this.getAnswers(ids)
+        .then((answers) => answers.forEach((answer, i) => answer && this.wake(ids[i]!, answer)))
+        .catch(() => undefined)
+        .finally(() => this.schedulePoll());
+    }, this.fallbackPollMs);
+    this.pollTimer.unref?.();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.pollTimer) clearTimeout(this.pollTimer);
+    this.watchers.clear();
+    await this.subscribing;
+    const subscriber = this.subscriber;
+    this.subscriber = undefined;
+    if (subscriber?.isOpen) await (subscriber.close?.() ?? subscriber.destroy?.());
+    const store = this.keyv.store as { client: RedisClient };
+    if (store.client.isOpen) await this.keyv.disconnect();
+  }
+}
+
+const wrapped = new WeakMap<Keyv, RedisStore>();
+
+/** Wraps a host's keyv over @keyv/redis (one wrapper per keyv instance). */
+export function wrapRedisKeyv(keyv: Keyv, options: RedisStoreOptions = {}): BrokerStore {
+  let store = wrapped.get(keyv);
+  if (!store) wrapped.set(keyv, (store = new RedisStore(keyv, options.fallbackPollMs ?? 250)));
+  return store;
+}
+
+/** Connects to Redis at `url` (redis://host:port); fails with STORE_UNAVAILABLE when it cannot. */
+export async function openRedisStore(url: string, options: RedisStoreOptions = {}): Promise<BrokerStore> {
+  const { createKeyv } = await import('@keyv/redis');
+  const keyv = createKeyv(
+    { url, disableOfflineQueue: true, socket: { connectTimeout: options.connectTimeoutMs ?? 3_000, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2_000) } },
+    { namespace: options.namespace ?? 'mcpx', throwOnErrors: true, connectionTimeout: options.connectTimeoutMs ?? 3_000 },
+  );
+  keyv.on('error', () => {
+    // Reported by the failing operation itself (throwOnErrors); this only keeps the emitter quiet.
+  });
+  try {
+    await (keyv.store as { getClient(): Promise<unknown> }).getClient();
+  } catch (error) {
+    throw new McpxError('STORE_UNAVAILABLE', `cannot reach the Redis store at ${redact(url)}: ${(error as Error).message}. Check that it is running and the URL is right.`, {
+      cause: error,
+      data: { store: 'redis', url: redact(url) },
+    });
+  }
+  return wrapRedisKeyv(keyv, options);
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@');
+}

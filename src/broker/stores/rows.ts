@@ -1,0 +1,51 @@
+/** keyv's own row format, so rows written by our atomic steps read back through ordinary `keyv.get`. */
+import type { Keyv } from 'keyv';
+
+/** The key as the adapter stores it: keyv's `namespace:` prefix, then the adapter's own (Redis adds `ns::`). */
+export function rawKey(keyv: Keyv, key: string): string {
+  const prefixed = keyv.useKeyPrefix && keyv.namespace ? `${keyv.namespace}:${key}` : key;
+  const store = keyv.store as { createKeyPrefix?: (key: string, namespace?: string) => string; namespace?: string };
+  return typeof store.createKeyPrefix === 'function' ? store.createKeyPrefix(prefixed, store.namespace) : prefixed;
+}
+
+export async function encodeRow(keyv: Keyv, value: unknown, ttlMs: number): Promise<string> {
+  return (await keyv.serializeData({ value, expires: Date.now() + ttlMs })) as string;
+}
+
+/** Parses a stored row with keyv's own deserializer; undefined when it is missing or past its keyv expiry. */
+export async function decodeRow<T>(keyv: Keyv, raw: unknown): Promise<T | undefined> {
+  if (typeof raw !== 'string') return undefined;
+  const row = (await keyv.deserializeData(raw)) as { value?: T; expires?: number | null } | undefined;
+  if (!row || (typeof row.expires === 'number' && row.expires < Date.now())) return undefined;
+  return row.value;
+}
+
+export const keys = {
+  question: (id: string) => `q:${id}`,
+  answer: (id: string) => `a:${id}`,
+  pending: (id: string) => `p:${id}`,
+};
+
+/**
+ * Parses many rows fast: plain JSON.parse unless a row holds a string keyv escaped (a leading ':' or a Buffer),
+ * which goes through keyv's own deserializer. Drops rows past their keyv expiry.
+ */
+export function decodeRowsSync<T>(keyv: Keyv, raws: unknown[]): T[] {
+  const now = Date.now();
+  const deserialize = keyv.deserialize as unknown as (raw: string) => { value?: T; expires?: number | null };
+  const out: T[] = [];
+  for (const raw of raws) {
+    if (typeof raw !== 'string') continue;
+    const row = raw.includes('"::') || raw.includes('":base64:') ? deserialize(raw) : (JSON.parse(raw) as { value?: T; expires?: number | null });
+    if (!row || (typeof row.expires === 'number' && row.expires < now) || row.value === undefined) continue;
+    out.push(row.value);
+  }
+  return out;
+}
+
+/** The exclusive upper bound of a key range holding every key that starts with `prefix`. */
+export function prefixEnd(prefix: string): string {
+  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+}
+
+export const padTime = (ms: number): string => String(Math.max(0, Math.floor(ms))).padStart(15, '0');

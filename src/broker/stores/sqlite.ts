@@ -1,0 +1,217 @@
+/**
+ * The CLI and daemon default: keyv over @keyv/sqlite on one file, shared by every process on the machine.
+ * The atomic step is an upsert that only replaces an expired row; file locking makes it cross-process.
+ * SQLite has no change feed, so cross-process waiters poll `PRAGMA data_version` (cheap, changes only when
+ * another connection commits) and read the watched answers only when it moved.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Keyv } from 'keyv';
+import { McpxError } from '../../errors.js';
+import type { BrokerEvent, BrokerStore, ElicitRequest, StoredAnswer } from '../types.js';
+import { decodeRowsSync, encodeRow, keys, padTime, prefixEnd, rawKey } from './rows.js';
+
+type Query = (sql: string, ...params: unknown[]) => Promise<Array<Record<string, unknown>>>;
+type Watcher = (answer?: StoredAnswer) => void;
+
+export interface SqliteStoreOptions {
+  /** How often a waiter checks for answers written by other processes (ms): 4. */
+  pollIntervalMs?: number;
+  /** How long a write waits for another process's lock (ms): 10 000. */
+  busyTimeoutMs?: number;
+}
+
+/** Is this keyv's store the @keyv/sqlite adapter? Duck-typed so the root entry never loads sqlite3. */
+export function isSqliteAdapter(store: unknown): boolean {
+  const s = store as { query?: unknown; opts?: { dialect?: string } } | undefined;
+  return typeof s?.query === 'function' && s.opts?.dialect === 'sqlite';
+}
+
+class SqliteStore implements BrokerStore {
+  readonly kind = 'sqlite' as const;
+  private readonly query: Query;
+  private readonly table: string;
+  private readonly watchers = new Map<string, Set<Watcher>>();
+  private pollTimer: ReturnType<typeof setTimeout> | undefined;
+  private dataVersion = -1;
+  private seq = 0;
+  private closed = false;
+
+  constructor(
+    readonly keyv: Keyv,
+    private readonly pollIntervalMs: number,
+  ) {
+    const adapter = keyv.store as { query: Query; opts: { table: string } };
+    this.query = adapter.query;
+    this.table = adapter.opts.table;
+  }
+
+  /** Writes the row when the key is absent or its row has expired; true when this call wrote it. */
+  private async putIfAbsent(key: string, value: unknown, ttlMs: number): Promise<boolean> {
+    const row = await encodeRow(this.keyv, value, ttlMs);
+    const t = this.table;
+    const rows = await this.query(
+      `INSERT INTO ${t} (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value
+       WHERE json_extract(${t}.value, '$.expires') < ? RETURNING key`,
+      rawKey(this.keyv, key),
+      row,
+      Date.now(),
+    );
+    return rows.length === 1;
+  }
+
+  private async upsert(key: string, value: unknown, ttlMs: number): Promise<void> {
+    const row = await encodeRow(this.keyv, value, ttlMs);
+    await this.query(`INSERT INTO ${this.table} (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, rawKey(this.keyv, key), row);
+  }
+
+  private async range(prefix: string, from = prefix): Promise<unknown[]> {
+    const raw = rawKey(this.keyv, prefix);
+    const start = rawKey(this.keyv, from);
+    const rows = await this.query(`SELECT value FROM ${this.table} WHERE key >= ? AND key < ? ORDER BY key`, start, prefixEnd(raw));
+    return rows.map((r) => r.value);
+  }
+
+  async putQuestion(request: ElicitRequest, ttlMs: number): Promise<boolean> {
+    if (!(await this.putIfAbsent(keys.question(request.id), request, ttlMs))) return false;
+    await this.upsert(keys.pending(request.id), request, ttlMs);
+    return true;
+  }
+
+  async updateQuestion(request: ElicitRequest, ttlMs: number): Promise<void> {
+    await this.upsert(keys.question(request.id), request, ttlMs);
+    const row = await encodeRow(this.keyv, request, ttlMs);
+    await this.query(`UPDATE ${this.table} SET value = ? WHERE key = ?`, row, rawKey(this.keyv, keys.pending(request.id)));
+  }
+
+  getQuestion(id: string): Promise<ElicitRequest | undefined> {
+    return this.keyv.get<ElicitRequest>(keys.question(id));
+  }
+
+  async claimAnswer(answer: StoredAnswer, ttlMs: number): Promise<boolean> {
+    if (!(await this.putIfAbsent(keys.answer(answer.id), answer, ttlMs))) return false;
+    // A crash before this delete leaves an index row that listUnanswered skips: the answer row is the truth.
+    await this.query(`DELETE FROM ${this.table} WHERE key = ?`, rawKey(this.keyv, keys.pending(answer.id)));
+    this.wake(answer.id, answer);
+    return true;
+  }
+
+  getAnswer(id: string): Promise<StoredAnswer | undefined> {
+    return this.keyv.get<StoredAnswer>(keys.answer(id));
+  }
+
+  async getAnswers(ids: string[]): Promise<Array<StoredAnswer | undefined>> {
+    return ids.length ? ((await this.keyv.getMany<StoredAnswer>(ids.map(keys.answer))) as Array<StoredAnswer | undefined>) : [];
+  }
+
+  async listUnanswered(): Promise<ElicitRequest[]> {
+    const pending = rawKey(this.keyv, 'p:');
+    const answer = rawKey(this.keyv, 'a:');
+    const t = this.table;
+    const rows = await this.query(
+      `SELECT p.value AS value FROM ${t} p WHERE p.key >= ? AND p.key < ?
+       AND NOT EXISTS (SELECT 1 FROM ${t} a WHERE a.key = ? || substr(p.key, ?))`,
+      pending,
+      prefixEnd(pending),
+      answer,
+      pending.length + 1,
+    );
+    return decodeRowsSync<ElicitRequest>(
+      this.keyv,
+      rows.map((r) => r.value),
+    );
+  }
+
+  async listQuestions(): Promise<ElicitRequest[]> {
+    return decodeRowsSync<ElicitRequest>(this.keyv, await this.range('q:'));
+  }
+
+  async appendEvent(event: BrokerEvent, ttlMs: number): Promise<void> {
+    const row = await encodeRow(this.keyv, event, ttlMs);
+    const key = `log:${padTime(event.at)}:${event.pid}:${++this.seq}`;
+    await this.query(`INSERT INTO ${this.table} (key, value) VALUES (?, ?)`, rawKey(this.keyv, key), row);
+  }
+
+  async readEvents(since = 0): Promise<BrokerEvent[]> {
+    return decodeRowsSync<BrokerEvent>(this.keyv, await this.range('log:', `log:${padTime(since)}`));
+  }
+
+  watch(id: string, onAnswer: Watcher): () => void {
+    let set = this.watchers.get(id);
+    if (!set) this.watchers.set(id, (set = new Set()));
+    set.add(onAnswer);
+    this.poll();
+    return () => {
+      set.delete(onAnswer);
+      if (set.size === 0) this.watchers.delete(id);
+    };
+  }
+
+  private wake(id: string, answer?: StoredAnswer): void {
+    const set = this.watchers.get(id);
+    if (set) for (const watcher of [...set]) watcher(answer);
+  }
+
+  private poll(): void {
+    if (this.pollTimer || this.closed) return;
+    this.pollTimer = setTimeout(() => void this.tick(), this.pollIntervalMs);
+    this.pollTimer.unref?.();
+  }
+
+  private async tick(): Promise<void> {
+    this.pollTimer = undefined;
+    if (this.watchers.size === 0 || this.closed) {
+      this.dataVersion = -1;
+      return;
+    }
+    try {
+      const [row] = await this.query('PRAGMA data_version');
+      const version = Number(row?.data_version);
+      if (version !== this.dataVersion) {
+        this.dataVersion = version;
+        const ids = [...this.watchers.keys()];
+        const answers = await this.getAnswers(ids);
+        answers.forEach((answer, i) => answer && this.wake(ids[i]!, answer));
+      }
+    } catch {
+      // A failed poll is retried on the next tick; the waiter's own reads report a store that is down.
+    }
+    this.poll();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.pollTimer) clearTimeout(this.pollTimer);
+    this.watchers.clear();
+    await this.keyv.disconnect();
+  }
+}
+
+const wrapped = new WeakMap<Keyv, SqliteStore>();
+
+/** Wraps a host's keyv over @keyv/sqlite (one wrapper per keyv instance). */
+export function wrapSqliteKeyv(keyv: Keyv, options: SqliteStoreOptions = {}): BrokerStore {
+  let store = wrapped.get(keyv);
+  if (!store) wrapped.set(keyv, (store = new SqliteStore(keyv, options.pollIntervalMs ?? 4)));
+  return store;
+}
+
+/** Opens (creating if needed) the SQLite file at `path` in WAL mode, shared safely by many processes. */
+export async function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<BrokerStore> {
+  const { KeyvSqlite } = await import('@keyv/sqlite');
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    const adapter = new KeyvSqlite({ uri: `sqlite://${path}`, busyTimeout: options.busyTimeoutMs ?? 10_000 });
+    const keyv = new Keyv({ store: adapter, namespace: 'mcpx', throwOnErrors: true });
+    const query = adapter.query as unknown as Query;
+    // WAL lets readers and the one writer proceed together; NORMAL sync is durable across process crashes.
+    await query('PRAGMA journal_mode = WAL');
+    await query('PRAGMA synchronous = NORMAL');
+    return wrapSqliteKeyv(keyv, options);
+  } catch (error) {
+    throw new McpxError('STORE_UNAVAILABLE', `cannot open the SQLite store at ${path}: ${(error as Error).message}. Check that the directory is writable (MCPX_STATE_DIR moves it).`, {
+      cause: error,
+      data: { store: 'sqlite', path },
+    });
+  }
+}
