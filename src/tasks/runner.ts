@@ -16,7 +16,7 @@ export interface TaskRunnerOptions {
   broker: Broker;
   store: TaskStore;
   /** The mcpx instance that serves a session's calls (the daemon pools one per session). */
-  host: (session: string) => Promise<TaskHost>;
+  host: (session: string, sessionSource?: SessionSource) => Promise<TaskHost>;
   /** Names the process holding the calls (the daemon's config fingerprint); recovery only touches its own tasks. */
   holder?: string;
   pid?: number;
@@ -28,8 +28,12 @@ export interface StartInput {
   tool: string;
   arguments: Record<string, unknown>;
   session: string;
+  /** How the caller found its session; recorded on the questions its call asks. */
+  sessionSource?: SessionSource;
   parent?: string;
 }
+
+export type SessionSource = ElicitRequest['sessionSource'];
 
 export interface TaskRunner {
   /** Starts a call; resolves at its first stop: complete, input-required (the call keeps running) or failed. */
@@ -229,10 +233,11 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       };
       callToTask.set(task.callId, task.id);
       await save(task);
-      return track(task, async (first, signal) => {
-        const host = await options.host(input.session).catch((error: unknown) => Promise.reject(error));
-        const outcome = host.callTool(input.server, input.tool, input.arguments, { callId: task.callId, ...(input.parent ? { parent: input.parent } : {}), signal });
-        await drive(task, outcome, first, signal);
+      return track(task, (first, signal) => {
+        const outcome = options
+          .host(input.session, input.sessionSource)
+          .then((host) => host.callTool(input.server, input.tool, input.arguments, { callId: task.callId, ...(input.parent ? { parent: input.parent } : {}), signal }));
+        return drive(task, outcome, first, signal);
       });
     },
 

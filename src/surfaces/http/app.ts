@@ -198,6 +198,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
       tool,
       arguments: args,
       session: headers['x-mcpx-session'] || deps.defaultSession,
+      ...(headers['x-mcpx-session'] && headers['x-mcpx-session-source'] ? { sessionSource: headers['x-mcpx-session-source'] } : {}),
       ...(headers['x-mcpx-parent'] ? { parent: headers['x-mcpx-parent'] } : {}),
     });
     if (step.status === 'complete') {

@@ -125,6 +125,10 @@ export const TaskIdParams = z.object({
 
 export const CallHeaders = z.object({
   'x-mcpx-session': z.string().optional().openapi({ description: 'The caller session (MCPX_SESSION_ID or the config+cwd fingerprint); the daemon default otherwise.' }),
+  'x-mcpx-session-source': z
+    .enum(['env', 'fingerprint', 'explicit'])
+    .optional()
+    .openapi({ description: 'How the caller found its session (MCPX_SESSION_ID = env, config+cwd = fingerprint); recorded on its questions.' }),
   'x-mcpx-parent': z.string().optional().openapi({ description: 'The call this one continues (cal-<16 hex>), for the audit chain.' }),
 });
 

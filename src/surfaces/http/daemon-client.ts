@@ -1,0 +1,180 @@
+/**
+ * How the CLI reaches its daemon: over the unix socket, with a fetch-like client. `ensureDaemon` starts one on
+ * first need (detached, so calls outlive the command) and waits for it to say it is ready.
+ */
+import { spawn } from 'node:child_process';
+import { openSync, closeSync, mkdirSync } from 'node:fs';
+import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { dirname } from 'node:path';
+import { Readable } from 'node:stream';
+import { McpxError } from '../../errors.js';
+import { daemonPaths, isAlive, readDaemonState, type DaemonPaths, type DaemonState } from './daemon-paths.js';
+
+type Env = Record<string, string | undefined>;
+
+export interface DaemonClient {
+  /** true when the daemon runs inside this command (daemon.inline): calls end with it. */
+  readonly inline: boolean;
+  readonly state?: DaemonState;
+  /** `fetch` with a path (`/v1/call/fx/ask_form`) against the daemon. */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** A fetch over a unix socket (Node 20's fetch cannot dial one). Keeps the connection alive between calls. */
+export function socketFetch(socket: string): { fetch: DaemonClient['fetch']; close(): void } {
+  const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+  const fetchOverSocket = (path: string, init: RequestInit = {}): Promise<Response> =>
+    new Promise((resolve, reject) => {
+      const headers: Record<string, string> = {};
+      new Headers(init.headers).forEach((value, key) => (headers[key] = value));
+      const body = init.body === undefined || init.body === null ? undefined : typeof init.body === 'string' ? init.body : String(init.body);
+      if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+      const req = httpRequest({ socketPath: socket, path, method: init.method ?? 'GET', headers, agent }, (res) => {
+        const responseHeaders = new Headers();
+        for (const [key, value] of Object.entries(res.headers as IncomingHttpHeaders)) {
+          if (Array.isArray(value)) value.forEach((v) => responseHeaders.append(key, v));
+          else if (value !== undefined) responseHeaders.set(key, value);
+        }
+        const status = res.statusCode ?? 500;
+        const nullBody = status === 204 || status === 304 || init.method === 'HEAD';
+        if (nullBody) res.resume();
+        resolve(new Response(nullBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, headers: responseHeaders }));
+      });
+      req.on('error', reject);
+      init.signal?.addEventListener('abort', () => req.destroy(init.signal?.reason instanceof Error ? init.signal.reason : new Error('aborted')), { once: true });
+      req.end(body);
+    });
+  return { fetch: fetchOverSocket, close: () => agent.destroy() };
+}
+
+async function healthy(socket: string): Promise<boolean> {
+  const { fetch, close } = socketFetch(socket);
+  try {
+    const response = await fetch('/v1/health', { signal: AbortSignal.timeout(2_000) });
+    await response.body?.cancel();
+    return response.ok;
+  } catch {
+    return false;
+  } finally {
+    close();
+  }
+}
+
+/** A client for the daemon of this config if one is up; undefined otherwise (never starts one). */
+export async function connectDaemon(env: Env, configPath: string | undefined): Promise<DaemonClient | undefined> {
+  const paths = daemonPaths(env, configPath);
+  const state = readDaemonState(paths);
+  if (!state || !isAlive(state.pid) || !(await healthy(state.socket))) return undefined;
+  const { fetch, close } = socketFetch(state.socket);
+  return { inline: false, state, fetch, close: async () => close() };
+}
+
+export interface EnsureDaemonOptions {
+  /** The argv that runs `mcpx daemon run` (default: this same program). The config and idle flags are appended. */
+  command?: string[];
+  cwd?: string;
+  /** How long to wait for a new daemon to be ready. Default 15 s. */
+  timeoutMs?: number;
+  /** Passed to the daemon: stop after this long idle. */
+  idleMs?: number;
+}
+
+/** The argv that re-runs this program as `mcpx daemon run` (works for dist/cli.js and for a tsx-run source entry). */
+export function defaultDaemonCommand(): string[] {
+  const entry = process.argv[1];
+  if (!entry) throw new McpxError('DAEMON_UNAVAILABLE', 'Cannot tell which program to start as the daemon; run `mcpx daemon start` first.');
+  return [process.execPath, ...process.execArgv, entry, 'daemon', 'run'];
+}
+
+/** Connects to the daemon of this config, starting it when none runs. */
+export async function ensureDaemon(env: Env, configPath: string | undefined, options: EnsureDaemonOptions = {}): Promise<DaemonClient> {
+  const existing = await connectDaemon(env, configPath);
+  if (existing) return existing;
+  const paths = daemonPaths(env, configPath);
+  await startDaemonProcess(paths, env, configPath, options);
+  const client = await connectDaemon(env, configPath);
+  if (!client) throw new McpxError('DAEMON_UNAVAILABLE', `The daemon started but does not answer on ${paths.socket}; see ${paths.log}.`);
+  return client;
+}
+
+/** Spawns `mcpx daemon run` detached and waits for its first stdout line (`ready <pid>` or `running <pid>`). */
+async function startDaemonProcess(paths: DaemonPaths, env: Env, configPath: string | undefined, options: EnsureDaemonOptions): Promise<void> {
+  const [program, ...args] = options.command ?? defaultDaemonCommand();
+  if (!program) throw new McpxError('DAEMON_UNAVAILABLE', 'The daemon command is empty.');
+  if (configPath) args.push('--config', configPath);
+  if (options.idleMs !== undefined) args.push('--idle', String(Math.round(options.idleMs / 1000)));
+  mkdirSync(dirname(paths.log), { recursive: true, mode: 0o700 });
+  const logFd = openSync(paths.log, 'a', 0o600);
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  try {
+    const child = spawn(program, args, { cwd: options.cwd, env: { ...env } as NodeJS.ProcessEnv, detached: true, stdio: ['ignore', 'pipe', logFd] });
+    const line = await new Promise<string>((resolve, reject) => {
+      let buffered = '';
+      const timer = setTimeout(() => reject(new McpxError('DAEMON_UNAVAILABLE', `The daemon did not get ready within ${timeoutMs} ms; see ${paths.log}.`)), timeoutMs);
+      child.stdout!.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString('utf8');
+        const newline = buffered.indexOf('\n');
+        if (newline >= 0) {
+          clearTimeout(timer);
+          resolve(buffered.slice(0, newline));
+        }
+      });
+      child.once('error', (error) => {
+        clearTimeout(timer);
+        reject(new McpxError('DAEMON_UNAVAILABLE', `Cannot start the daemon (${program}): ${error.message}`, { cause: error }));
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new McpxError('DAEMON_UNAVAILABLE', `The daemon exited (code ${code}) before it was ready; see ${paths.log}.`));
+      });
+    });
+    child.removeAllListeners('exit');
+    child.stdout!.destroy();
+    child.unref();
+    if (line.startsWith('running ')) {
+      // Another starter won the race: wait for its daemon to answer.
+      const deadline = Date.now() + timeoutMs;
+      while (Date.now() < deadline) {
+        const state = readDaemonState(paths);
+        if (state && (await healthy(state.socket))) return;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new McpxError('DAEMON_UNAVAILABLE', `Another daemon (${line.slice(8)}) holds the lock but does not answer; see ${paths.log}.`);
+    }
+    if (!line.startsWith('ready ')) throw new McpxError('DAEMON_UNAVAILABLE', `The daemon said "${line}" instead of ready; see ${paths.log}.`);
+  } finally {
+    closeSync(logFd);
+  }
+}
+
+/** Stops the daemon of this config (SIGTERM; it abandons legacy questions and leaves modern ones resumable). */
+export async function stopDaemon(env: Env, configPath: string | undefined, options: { timeoutMs?: number } = {}): Promise<{ stopped: boolean; pid?: number }> {
+  const paths = daemonPaths(env, configPath);
+  const state = readDaemonState(paths);
+  if (!state || !isAlive(state.pid)) return { stopped: false };
+  process.kill(state.pid, 'SIGTERM');
+  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+  while (isAlive(state.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  if (isAlive(state.pid)) throw new McpxError('DAEMON_UNAVAILABLE', `The daemon (pid ${state.pid}) did not stop within ${options.timeoutMs ?? 10_000} ms.`);
+  return { stopped: true, pid: state.pid };
+}
+
+export interface DaemonStatus {
+  running: boolean;
+  paths: DaemonPaths;
+  state?: DaemonState;
+  health?: { pid: number; version: string; startedAt: number; activeCalls: number };
+}
+
+export async function daemonStatus(env: Env, configPath: string | undefined): Promise<DaemonStatus> {
+  const paths = daemonPaths(env, configPath);
+  const client = await connectDaemon(env, configPath);
+  if (!client) return { running: false, paths };
+  try {
+    const response = await client.fetch('/v1/health');
+    return { running: true, paths, ...(client.state ? { state: client.state } : {}), health: (await response.json()) as DaemonStatus['health'] };
+  } finally {
+    await client.close();
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * What a daemon holds, without any socket: the broker, the task runner over a pool of mcpx instances (one per
+ * session, each connection pooled by server inside it), and the REST app. `runDaemon` serves it on a socket;
+ * the inline mode serves it inside the command.
+ */
+import type Keyv from 'keyv';
+import type { Broker } from '../../broker/types.js';
+import { createTaskRunner, type SessionSource, type TaskRunner } from '../../tasks/runner.js';
+import { createTaskStore } from '../../tasks/task-store.js';
+import type { TaskHost } from '../../tasks/types.js';
+import { createApp } from './app.js';
+
+/** An mcpx instance the daemon can close when it stops. */
+export type PooledHost = TaskHost & { close(): Promise<void> };
+
+export interface DaemonParts {
+  broker: Broker;
+  /** The keyv holding task records: the broker store's own, so any process reading that store sees tasks. */
+  taskKeyv: Keyv;
+  /** A new mcpx instance for a session; the runner's broker (it stamps questions with their task) must feed its pipeline. */
+  openHost(session: string, sessionSource: SessionSource, broker: Broker): Promise<PooledHost>;
+  /** The session of a call whose request names none. */
+  defaultSession: string;
+  /** Releases the store and anything else the parts opened (after the hosts are closed). */
+  close(): Promise<void>;
+}
+
+export interface DaemonCoreOptions {
+  parts: DaemonParts;
+  version: string;
+  pid: number;
+  /** The daemon's config fingerprint: recovery after a restart only touches this daemon's tasks. */
+  holder: string;
+  inline?: boolean;
+  clock?: () => number;
+}
+
+export interface DaemonCore {
+  runner: TaskRunner;
+  /** The REST app; with a token, every request must carry it (the loopback TCP port). */
+  app(token?: string): ReturnType<typeof createApp>;
+  /** Sessions with an open mcpx instance. */
+  sessions(): string[];
+  startedAt: number;
+  close(reason?: string): Promise<void>;
+}
+
+export async function createDaemonCore(options: DaemonCoreOptions): Promise<DaemonCore> {
+  const { parts } = options;
+  const now = options.clock ?? Date.now;
+  const startedAt = now();
+  const hosts = new Map<string, Promise<PooledHost>>();
+  const hostFor = (session: string, sessionSource: SessionSource = 'explicit'): Promise<PooledHost> => {
+    let host = hosts.get(session);
+    if (!host) {
+      host = parts.openHost(session, sessionSource, runner.wrapBroker(parts.broker));
+      hosts.set(session, host);
+      // A session whose instance failed to open may try again on its next call.
+      host.catch(() => hosts.delete(session));
+    }
+    return host;
+  };
+  const runner: TaskRunner = createTaskRunner({ broker: parts.broker, store: createTaskStore(parts.taskKeyv), host: hostFor, holder: options.holder, pid: options.pid, clock: now });
+  await runner.recover();
+  const info = { pid: options.pid, version: options.version, startedAt };
+  return {
+    runner,
+    startedAt,
+    sessions: () => [...hosts.keys()],
+    app: (token) =>
+      createApp({ broker: parts.broker, tasks: runner, info, defaultSession: parts.defaultSession, ...(token ? { token } : {}), ...(options.inline ? { inline: true } : {}), clock: now }),
+    async close(reason) {
+      await runner.close(reason);
+      const opened = await Promise.allSettled(hosts.values());
+      await Promise.allSettled(opened.map((h) => (h.status === 'fulfilled' ? h.value.close() : undefined)));
+      hosts.clear();
+      await parts.close();
+    },
+  };
+}

@@ -1,0 +1,184 @@
+/**
+ * The daemon process: serves the REST app on a unix socket (0600, no auth) and optionally on a loopback TCP port
+ * (bearer token), holds connections and in-flight calls, and stops when idle. One per user and config: a lock
+ * file (`wx`, holding the pid) keeps a second daemon from starting beside a live one.
+ */
+import { randomBytes } from 'node:crypto';
+import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname } from 'node:path';
+import { getRequestListener } from '@hono/node-server';
+import { McpxError } from '../../errors.js';
+import { createDaemonCore, type DaemonCore, type DaemonParts } from './daemon-core.js';
+import { isAlive, type DaemonPaths, type DaemonState } from './daemon-paths.js';
+
+export interface RunDaemonOptions {
+  paths: DaemonPaths;
+  openParts: () => Promise<DaemonParts>;
+  version: string;
+  /** Stop after this long with no call in flight, no open connection and no request. Default 10 minutes; 0 = never. */
+  idleMs?: number;
+  /** Also listen on 127.0.0.1:<port> (0 = a free port) with a bearer token. */
+  port?: number;
+  /** Told once the daemon listens (or that another one already runs). */
+  onReady?: (state: DaemonState) => void;
+  log?: (line: string) => void;
+}
+
+export interface RunningDaemon {
+  state: DaemonState;
+  core: DaemonCore;
+  /** Resolves once the daemon has stopped (idle, stop(), or a signal handled by the caller). */
+  stopped: Promise<void>;
+  stop(reason?: string): Promise<void>;
+}
+
+export const DEFAULT_IDLE_MS = 10 * 60_000;
+
+/** Takes the lock, or says who holds it. A lock whose pid is gone is stale and replaced. */
+export function acquireLock(lockPath: string, pid = process.pid): { ok: true } | { ok: false; holder: number } {
+  mkdirSync(dirname(lockPath), { recursive: true, mode: 0o700 });
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(lockPath, 'wx', 0o600);
+      writeSync(fd, String(pid));
+      closeSync(fd);
+      return { ok: true };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number(readFileSync(lockPath, 'utf8').trim());
+      if (Number.isInteger(holder) && holder > 0 && holder !== pid && isAlive(holder)) return { ok: false, holder };
+      rmSync(lockPath, { force: true });
+    }
+  }
+  return { ok: false, holder: 0 };
+}
+
+function releaseLock(lockPath: string, pid = process.pid): void {
+  try {
+    if (Number(readFileSync(lockPath, 'utf8').trim()) === pid) rmSync(lockPath, { force: true });
+  } catch {
+    // Already gone.
+  }
+}
+
+function listen(server: Server, target: string | number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    const done = (): void => {
+      server.off('error', reject);
+      resolve();
+    };
+    if (typeof target === 'string') server.listen(target, done);
+    else server.listen(target, '127.0.0.1', done);
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+/** Starts a daemon in this process. Throws DAEMON_UNAVAILABLE when another live daemon holds the lock. */
+export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemon> {
+  const { paths } = options;
+  const log = options.log ?? (() => undefined);
+  const lock = acquireLock(paths.lock);
+  if (!lock.ok) {
+    throw new McpxError('DAEMON_UNAVAILABLE', `A daemon for this config already runs (pid ${lock.holder}); use it, or stop it with: mcpx daemon stop`, { data: { pid: lock.holder } });
+  }
+  const servers: Server[] = [];
+  let core: DaemonCore | undefined;
+  try {
+    core = await createDaemonCore({ parts: await options.openParts(), version: options.version, pid: process.pid, holder: paths.fingerprint });
+    let lastActivity = Date.now();
+    const touch = <T extends (...args: any[]) => unknown>(listener: T): T =>
+      ((...args: unknown[]) => {
+        lastActivity = Date.now();
+        return listener(...args);
+      }) as T;
+
+    // Nobody else may connect to the socket: create it 0600 (umask), then make sure.
+    rmSync(paths.socket, { force: true });
+    const socketServer = createServer(touch(getRequestListener(core.app().fetch)));
+    servers.push(socketServer);
+    const umask = process.umask(0o177);
+    try {
+      await listen(socketServer, paths.socket);
+    } finally {
+      process.umask(umask);
+    }
+    chmodSync(paths.socket, 0o600);
+
+    const state: DaemonState = {
+      pid: process.pid,
+      version: options.version,
+      startedAt: core.startedAt,
+      socket: paths.socket,
+      ...(paths.configPath ? { configPath: paths.configPath } : {}),
+    };
+    if (options.port !== undefined) {
+      const token = randomBytes(32).toString('hex');
+      const tcpServer = createServer(touch(getRequestListener(core.app(token).fetch)));
+      servers.push(tcpServer);
+      await listen(tcpServer, options.port);
+      state.port = (tcpServer.address() as AddressInfo).port;
+      state.token = token;
+    }
+    const tmp = `${paths.state}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(state, null, 2) + '\n', { mode: 0o600 });
+    renameSync(tmp, paths.state);
+    log(`listening on ${paths.socket}${state.port ? ` and 127.0.0.1:${state.port}` : ''}`);
+
+    let resolveStopped!: () => void;
+    const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
+    let stopping: Promise<void> | undefined;
+    const idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
+    const openConnections = async (): Promise<number> => {
+      const counts = await Promise.all(servers.map((s) => new Promise<number>((resolve) => s.getConnections((_e, n) => resolve(n ?? 0)))));
+      return counts.reduce((a, b) => a + b, 0);
+    };
+    const idleTimer =
+      idleMs > 0
+        ? setInterval(
+            () => {
+              void (async () => {
+                if (stopping || core!.runner.active() > 0 || Date.now() - lastActivity < idleMs) return;
+                if ((await openConnections()) > 0) return;
+                await stop(`idle for ${Math.round(idleMs / 1000)}s`);
+              })();
+            },
+            Math.min(idleMs, 5_000),
+          )
+        : undefined;
+    idleTimer?.unref();
+
+    const stop = (reason = 'stopped'): Promise<void> => {
+      stopping ??= (async () => {
+        log(`stopping: ${reason}`);
+        if (idleTimer) clearInterval(idleTimer);
+        await Promise.all(servers.map(closeServer));
+        await core!.close(`the daemon holding the call stopped (${reason})`);
+        rmSync(paths.socket, { force: true });
+        try {
+          if ((JSON.parse(readFileSync(paths.state, 'utf8')) as DaemonState).pid === process.pid) rmSync(paths.state, { force: true });
+        } catch {
+          // No state file left.
+        }
+        releaseLock(paths.lock);
+        resolveStopped();
+      })();
+      return stopping;
+    };
+    options.onReady?.(state);
+    return { state, core, stopped, stop };
+  } catch (error) {
+    await Promise.all(servers.map(closeServer));
+    await core?.close().catch(() => undefined);
+    releaseLock(paths.lock);
+    throw error;
+  }
+}
