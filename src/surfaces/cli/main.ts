@@ -3,32 +3,71 @@
  * Commands load lazily so a warm call pays only for what it uses.
  */
 import type { CliIO } from './io.js';
+import { EXIT } from './io.js';
 import { commands } from './commands/index.js';
+import { reportError } from './report.js';
 
 function usage(): string {
   const lines = Object.entries(commands)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`);
-  return `usage: mcpx <command> [options]\n\ncommands:\n${lines.join('\n')}\n`;
+  return [
+    'usage: mcpx <command> [options]',
+    '',
+    'commands:',
+    ...lines,
+    '',
+    'mcpx <command> --help shows a command\'s options. Exit codes: 0 ok, 1 failure, 2 usage, 75 a question waits for an answer.',
+    '',
+  ].join('\n');
 }
 
 export async function main(argv: string[], io: CliIO): Promise<number> {
   const [name, ...rest] = argv;
-  if (!name || name === '--help' || name === '-h' || name === 'help') {
-    io.stdout.write(usage());
-    return name ? 0 : 2;
+  if (!name || name === '--help' || name === '-h') {
+    (name ? io.stdout : io.stderr).write(usage());
+    return name ? EXIT.OK : EXIT.USAGE;
   }
-  if (name === '--version' || name === '-v') {
-    io.stdout.write(`${process.env.MCPX_VERSION ?? '0.1.0'}\n`);
-    return 0;
+  if (name === 'help') {
+    const topic = rest[0];
+    if (topic && commands[topic]) return main([topic, '--help'], io);
+    io.stdout.write(usage());
+    return topic ? EXIT.USAGE : EXIT.OK;
+  }
+  if (name === '--version' || name === '-v' || name === 'version') {
+    io.stdout.write(`${await version()}\n`);
+    return EXIT.OK;
   }
   const entry = commands[name];
   if (!entry) {
     io.stderr.write(`mcpx: unknown command "${name}".\n\n${usage()}`);
-    return 2;
+    return EXIT.USAGE;
   }
-  const command = await entry.load();
-  return command(rest, io);
+  try {
+    const command = await entry.load();
+    return await command(rest, io);
+  } catch (error) {
+    return reportError(error, io, name);
+  }
+}
+
+/** The version in mcpx's own package.json, found from wherever this file runs (src/ or dist/). */
+async function version(): Promise<string> {
+  const { readFileSync } = await import('node:fs');
+  const { dirname, join } = await import('node:path');
+  const { fileURLToPath } = await import('node:url');
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'mcpx' && pkg.version) return pkg.version;
+    } catch {
+      // not here: look one level up
+    }
+    const parent = dirname(dir);
+    if (parent === dir) return 'unknown';
+    dir = parent;
+  }
 }
 
 const isEntry = typeof process !== 'undefined' && process.argv[1] !== undefined && /(?:^|[\\/])(cli|main)\.(js|ts|mjs)$/.test(process.argv[1]);
@@ -46,8 +85,7 @@ if (isEntry) {
       process.exitCode = code;
     },
     (error: unknown) => {
-      process.stderr.write(`mcpx: ${error instanceof Error ? error.message : String(error)}\n`);
-      process.exitCode = 1;
+      process.exitCode = reportError(error, io);
     },
   );
 }

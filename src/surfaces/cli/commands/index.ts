@@ -7,5 +7,8 @@ export interface CommandEntry {
 }
 
 export const commands: Record<string, CommandEntry> = {
-  // call: { summary: 'call a tool: mcpx call server.tool \'{json}\'', load: async () => (await import('./call.js')).command },
+  call: { summary: "call a tool: mcpx call server.tool '{json}' | key=value...", load: async () => (await import('./call.js')).command },
+  elicit: { summary: 'answer, decline, cancel, list or watch waiting questions', load: async () => (await import('./elicit.js')).command },
+  task: { summary: 'collect the result of a call the daemon holds: mcpx task result tsk-...', load: async () => (await import('./task.js')).command },
+  log: { summary: 'the audit trail of questions and answers (--chain follows one call)', load: async () => (await import('./log.js')).command },
 };

@@ -1,0 +1,63 @@
+/**
+ * What the CLI commands need from wherever questions and calls live: the daemon's REST API when a daemon runs,
+ * else the state store directly (questions, answers and the audit log in `<stateDir>/mcpx.sqlite`).
+ * The commands see only this interface, so they read the same whichever answers.
+ */
+import type { BrokerEvent, StoredAnswer } from '../../broker/types.js';
+import type { Answer } from '../../types.js';
+import type { WaitingQuestion } from './render.js';
+
+/** A question as the daemon lists it (REST `Elicitation`). */
+export interface Elicitation extends WaitingQuestion {
+  trace: string;
+  session: string;
+  state: 'pending' | 'answered' | 'expired' | 'abandoned';
+  era: 'legacy' | 'modern';
+  task?: string;
+  timeLeftMs: number;
+  createdAt: number;
+  abandonedReason?: string;
+  respondWith?: string;
+  [field: string]: unknown;
+}
+
+/** A call the daemon holds (REST `Task`). */
+export interface TaskView {
+  id: string;
+  callId: string;
+  parent?: string;
+  server: string;
+  tool: string;
+  state: 'running' | 'input-required' | 'complete' | 'failed';
+  questions: string[];
+  waitingOn: string[];
+  result?: Record<string, unknown>;
+  error?: { code: string; message: string; data?: Record<string, unknown> };
+  [field: string]: unknown;
+}
+
+export type CallResponse =
+  | { status: 'complete'; callId: string; task?: string; result: Record<string, unknown> }
+  | { status: 'input-required'; inputRequired: { callId: string; task?: string; server: string; tool: string; questions: Elicitation[]; text: string }; inline?: boolean };
+
+export interface ListFilter {
+  server?: string;
+  tool?: string;
+  session?: string;
+  /** pending (default), answered, expired, abandoned, comma list, or all. */
+  state?: string;
+}
+
+export interface Backend {
+  /** `daemon`: REST over the daemon's socket; `store`: the state store, no daemon running. */
+  readonly kind: 'daemon' | 'store';
+  call(server: string, tool: string, args: Record<string, unknown>, options: { session?: string; parent?: string }): Promise<CallResponse>;
+  list(filter: ListFilter): Promise<Elicitation[]>;
+  get(id: string): Promise<{ elicitation: Elicitation; answer?: StoredAnswer }>;
+  answer(id: string, answer: Answer, options: { session?: string }): Promise<StoredAnswer>;
+  /** The task; with `waitSeconds`, once it is complete or failed, or as it stands when the wait ends. */
+  task(id: string, options?: { waitSeconds?: number; signal?: AbortSignal }): Promise<TaskView>;
+  /** Broker events as they happen, until the signal aborts. */
+  events(options: { signal: AbortSignal; kinds?: string[] }): AsyncIterable<BrokerEvent>;
+  close(): Promise<void>;
+}

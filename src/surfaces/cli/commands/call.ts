@@ -1,0 +1,192 @@
+/**
+ * `mcpx call server.tool '<json>' | key=value...`: calls a tool through the daemon. A question the call asks is
+ * put to the person at the terminal (prompt), returned as the §5.1 message with exit 75 while the call keeps
+ * running in the daemon (return), or answered by the policy modes (auto, decline, error).
+ */
+import { McpxError } from '../../../errors.js';
+import type { Answer } from '../../../types.js';
+import { elicitModeOf, parseArgs, parseJsonObject, parseTarget, parseToolArguments, UsageError, type ElicitMode } from '../args.js';
+import type { Backend, CallResponse, Elicitation } from '../backend.js';
+import { openBackend } from '../connect.js';
+import { EXIT, type CliIO, type Command } from '../io.js';
+import { printResult } from '../print-result.js';
+import { renderInputRequired } from '../render.js';
+import { readStdin, toQuestion } from '../util.js';
+
+const USAGE = `usage: mcpx call <server>.<tool> ['<json>' | key=value | key:=json ...] [options]
+
+Calls a tool. Arguments are one JSON object, or key=value words (numbers, true/false, null and JSON
+objects/arrays are typed; anything else is a string), key:=<json> for exact JSON, a.b=1 to nest; - reads
+the JSON object from stdin.
+
+options:
+  --elicit <mode>   what to do when the server asks a question:
+                      prompt   ask here, in a terminal form (the default on a terminal)
+                      return   print the question and the commands that answer it, exit 75; the call
+                               keeps running in the daemon (the default otherwise)
+                      auto     policy rules only; a question no rule answers is cancelled
+                      decline  decline every question
+                      error    fail the call (exit 1) when a question is asked
+  --json            print JSON: the CallToolResult, or {"inputRequired": {...}} with exit 75
+  --config <file>   the mcpServers config (default: ./mcpx.json, ./.mcp.json, then the user config)
+
+exit: 0 done, 1 the call or the tool failed, 2 usage, 75 a question waits for an answer
+`;
+
+export const command: Command = async (argv, io) => {
+  const { flags, positional } = parseArgs(argv, { booleans: ['json'], strings: ['elicit', 'config'] });
+  if (flags.help) {
+    io.stdout.write(USAGE);
+    return EXIT.OK;
+  }
+  const [target, ...words] = positional;
+  const { server, tool } = parseTarget(target);
+  const args = words.length === 1 && words[0] === '-' ? parseJsonObject(await readStdin(io.stdin)) : parseToolArguments(words);
+  const mode = elicitModeOf(flags.elicit, io.env, io.isTTY);
+  if (mode === 'prompt' && !io.isTTY) throw new UsageError('--elicit=prompt needs a terminal; use --elicit=return to get the question back instead');
+  const json = flags.json === true;
+  const session = io.env.MCPX_SESSION_ID || undefined;
+
+  const backend = await openBackend(io, { config: typeof flags.config === 'string' ? flags.config : undefined, forCall: true });
+  try {
+    const response = await backend.call(server, tool, args, session ? { session } : {});
+    if (response.status === 'complete') return printResult(response.result, io, json);
+    if (mode === 'return') return returnQuestions(response, io, json);
+    return await answerUntilDone(backend, response, mode, io, json, session);
+  } finally {
+    await backend.close();
+  }
+};
+
+function returnQuestions(response: Extract<CallResponse, { status: 'input-required' }>, io: CliIO, json: boolean): number {
+  const { inputRequired } = response;
+  const text = renderInputRequired({
+    server: inputRequired.server,
+    tool: inputRequired.tool,
+    questions: inputRequired.questions,
+    ...(inputRequired.task && !response.inline ? { task: inputRequired.task } : {}),
+    now: Date.now(),
+  });
+  if (json) io.stdout.write(`${JSON.stringify({ inputRequired: { ...inputRequired, text } }, null, 2)}\n`);
+  else io.stdout.write(text);
+  return EXIT.INPUT_REQUIRED;
+}
+
+/**
+ * Answers each round of questions the way the mode says, until the call completes. A new round (a modern server
+ * asking again after the answer) is noticed from the daemon's event stream, not by polling.
+ */
+async function answerUntilDone(backend: Backend, response: Extract<CallResponse, { status: 'input-required' }>, mode: Exclude<ElicitMode, 'return'>, io: CliIO, json: boolean, session: string | undefined): Promise<number> {
+  const { inputRequired } = response;
+  const taskId = inputRequired.task;
+  const stop = new AbortController();
+  const opened = openQuestionsOf(backend, taskId, stop.signal);
+  try {
+    let questions = inputRequired.questions;
+    const handled = new Set<string>();
+    for (;;) {
+      for (const question of questions) {
+        if (handled.has(question.id)) continue;
+        handled.add(question.id);
+        if (mode === 'error') {
+          await backend.answer(question.id, { action: 'cancel' }, session ? { session } : {}).catch(() => undefined);
+          throw new McpxError('ELICITATION_REFUSED', `${inputRequired.server}.${inputRequired.tool} asked a question ("${question.message}") and --elicit=error refuses questions; it was cancelled. Answer it with --elicit=prompt or --elicit=return.`, {
+            data: { elicit: question.id },
+          });
+        }
+        const answer = mode === 'prompt' ? await promptUnlessAnsweredElsewhere(backend, question, io) : policyAnswer(mode, question, io);
+        if (!answer) continue; // answered elsewhere meanwhile
+        await submit(backend, question, answer, io, session);
+      }
+      if (!taskId) throw new McpxError('DAEMON_UNAVAILABLE', 'The call has no task to follow, so its result cannot be collected here.');
+      const next = await Promise.race([backend.task(taskId, { waitSeconds: 600, signal: stop.signal }).then((task) => ({ task })), opened.next()]);
+      if ('task' in next) {
+        const { task } = next;
+        if (task.state === 'complete' && task.result) return printResult(task.result, io, json);
+        if (task.state === 'failed') throw new McpxError((task.error?.code as never) ?? 'CALL_FAILED', task.error?.message ?? 'the call failed', task.error?.data ? { data: task.error.data } : {});
+        continue; // the wait ended with the call still running: wait again
+      }
+      questions = next.questions;
+    }
+  } finally {
+    stop.abort();
+  }
+}
+
+/** Pending questions of one task as the daemon opens them (elicit.open events), each round as one batch. */
+function openQuestionsOf(backend: Backend, taskId: string | undefined, signal: AbortSignal): { next(): Promise<{ questions: Elicitation[] }> } {
+  const queue: Elicitation[] = [];
+  let wake: (() => void) | undefined;
+  void (async () => {
+    try {
+      for await (const event of backend.events({ signal, kinds: ['elicit.open'] })) {
+        if (!event.elicit) continue;
+        const { elicitation } = await backend.get(event.elicit).catch(() => ({ elicitation: undefined }));
+        if (elicitation && elicitation.task === taskId && elicitation.state === 'pending') {
+          queue.push(elicitation);
+          wake?.();
+        }
+      }
+    } catch {
+      // the stream ended (aborted, or the daemon went away): the task wait reports what happened
+    }
+  })();
+  return {
+    async next() {
+      while (!queue.length) await new Promise<void>((resolve) => (wake = resolve));
+      // Questions of one round open together: take what has arrived.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return { questions: queue.splice(0) };
+    },
+  };
+}
+
+async function promptUnlessAnsweredElsewhere(backend: Backend, question: Elicitation, io: CliIO): Promise<Answer | undefined> {
+  const { promptForAnswer } = await import('../form/index.js');
+  const { openUrl } = await import('../open-url.js');
+  const elsewhere = new AbortController();
+  let answeredElsewhere = false;
+  // Anyone may answer (another terminal, REST, an agent): when they do, the form gives way.
+  void (async () => {
+    try {
+      for await (const event of backend.events({ signal: elsewhere.signal, kinds: ['elicit.answered', 'elicit.expired', 'elicit.abandoned'] })) {
+        if (event.elicit === question.id) {
+          answeredElsewhere = true;
+          elsewhere.abort();
+        }
+      }
+    } catch {
+      // stream closed
+    }
+  })();
+  try {
+    const answer = await promptForAnswer(toQuestion(question), { input: io.stdin, output: io.stderr, signal: elsewhere.signal, openUrl: (url) => openUrl(url, io.env) });
+    if (answeredElsewhere) {
+      io.stderr.write(`mcpx: ${question.id} was answered elsewhere (or expired); waiting for the call.\n`);
+      return undefined;
+    }
+    return answer;
+  } finally {
+    elsewhere.abort();
+  }
+}
+
+function policyAnswer(mode: 'auto' | 'decline', question: Elicitation, io: CliIO): Answer {
+  // The daemon's pipeline has applied the configured policy rules before the question was opened, so a question
+  // that reaches here matched no rule: auto cancels it (nothing invents an answer), decline declines it.
+  io.stderr.write(`mcpx: ${question.server}.${question.tool} asked ${question.id}; --elicit=${mode} answers ${mode === 'auto' ? 'cancel (no policy rule answered it)' : 'decline'}.\n`);
+  return mode === 'auto' ? { action: 'cancel' } : { action: 'decline' };
+}
+
+async function submit(backend: Backend, question: Elicitation, answer: Answer, io: CliIO, session: string | undefined): Promise<void> {
+  try {
+    await backend.answer(question.id, answer, session ? { session } : {});
+  } catch (error) {
+    // Someone else answered first, or the deadline passed: the call goes on with that answer; say so and follow it.
+    if (error instanceof McpxError && (error.code === 'ELICITATION_ALREADY_ANSWERED' || error.code === 'ELICITATION_EXPIRED')) {
+      io.stderr.write(`mcpx: ${error.message}\n`);
+      return;
+    }
+    throw error;
+  }
+}

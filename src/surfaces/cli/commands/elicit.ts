@@ -1,0 +1,152 @@
+/**
+ * `mcpx elicit answer|decline|cancel|list|watch`: answer a waiting question from any process, see what is
+ * outstanding with its time left, and follow questions as they are asked and answered.
+ */
+import type { BrokerEvent } from '../../../broker/types.js';
+import { ELICITATION_ID } from '../../../ids.js';
+import type { Answer } from '../../../types.js';
+import { parseArgs, parseJsonObject, parseToolArguments, UsageError } from '../args.js';
+import type { Backend, Elicitation } from '../backend.js';
+import { openBackend } from '../connect.js';
+import { EXIT, type CliIO, type Command } from '../io.js';
+import { duration, renderInputRequired } from '../render.js';
+import { sanitizeLine } from '../sanitize.js';
+import { readStdin } from '../util.js';
+
+const USAGE = `usage: mcpx elicit <verb> [options]
+
+  answer <elc-id> ['<json>' | key=value ...]   accept, with content matching the question's schema
+                                              (no content for a url question); - reads JSON from stdin
+  decline <elc-id>                            explicitly no
+  cancel <elc-id>                             dismiss without choosing
+  list [--all | --state s] [--server s] [--tool t] [--json]
+                                              what is waiting, with time left
+  watch [--json] [--count n]                  follow questions as they are asked and answered
+                                              (--count: stop after n events)
+
+options:
+  --config <file>   the config whose daemon to talk to
+  --json            print JSON
+
+exit: 0 done, 1 refused (unknown id, already answered, expired, invalid content: the question stays open), 2 usage
+`;
+
+export const command: Command = async (argv, io) => {
+  const { flags, positional } = parseArgs(argv, { booleans: ['json', 'all'], strings: ['config', 'server', 'tool', 'state', 'count'] });
+  const [verb, ...rest] = positional;
+  if (flags.help || !verb) {
+    (flags.help ? io.stdout : io.stderr).write(USAGE);
+    return flags.help ? EXIT.OK : EXIT.USAGE;
+  }
+  const config = typeof flags.config === 'string' ? flags.config : undefined;
+  const json = flags.json === true;
+  switch (verb) {
+    case 'answer':
+    case 'accept':
+    case 'decline':
+    case 'cancel': {
+      const [id, ...words] = rest;
+      if (!id || !ELICITATION_ID.test(id)) throw new UsageError(`expected a question id like elc-9f2c1a84bb0e7d31, got ${id === undefined ? 'nothing' : JSON.stringify(id)}`);
+      let answer: Answer;
+      if (verb === 'decline' || verb === 'cancel') {
+        if (words.length) throw new UsageError(`${verb} takes no content`);
+        answer = { action: verb };
+      } else if (words.length === 0) {
+        answer = { action: 'accept' };
+      } else {
+        const content = words.length === 1 && words[0] === '-' ? parseJsonObject(await readStdin(io.stdin)) : parseToolArguments(words);
+        answer = { action: 'accept', content };
+      }
+      return withBackend(io, config, async (backend) => {
+        const session = io.env.MCPX_SESSION_ID || undefined;
+        const stored = await backend.answer(id, answer, session ? { session } : {});
+        if (json) io.stdout.write(`${JSON.stringify({ answer: stored }, null, 2)}\n`);
+        return EXIT.OK;
+      });
+    }
+    case 'list':
+      return withBackend(io, config, async (backend) => {
+        const state = flags.all ? 'all' : typeof flags.state === 'string' ? flags.state : undefined;
+        const list = await backend.list({
+          ...(typeof flags.server === 'string' ? { server: flags.server } : {}),
+          ...(typeof flags.tool === 'string' ? { tool: flags.tool } : {}),
+          ...(state ? { state } : {}),
+        });
+        if (json) io.stdout.write(`${JSON.stringify({ elicitations: list }, null, 2)}\n`);
+        else io.stdout.write(renderList(list, Date.now()));
+        return EXIT.OK;
+      });
+    case 'watch': {
+      const count = typeof flags.count === 'string' ? Number(flags.count) : Infinity;
+      if (!(count > 0) || (count !== Infinity && !Number.isInteger(count))) throw new UsageError('--count takes a positive whole number');
+      return withBackend(io, config, (backend) => watch(backend, io, json, count));
+    }
+    default:
+      throw new UsageError(`unknown verb "${verb}": use answer, decline, cancel, list or watch`);
+  }
+};
+
+async function withBackend(io: CliIO, config: string | undefined, run: (backend: Backend) => Promise<number>): Promise<number> {
+  const backend = await openBackend(io, { config, forCall: false });
+  try {
+    return await run(backend);
+  } finally {
+    await backend.close();
+  }
+}
+
+/** One line per question: id, where from, mode, time left, what it asks. */
+export function renderList(list: Elicitation[], now: number): string {
+  if (!list.length) return 'No questions are waiting.\n';
+  const rows = list.map((q) => [
+    q.id,
+    `${sanitizeLine(q.server)}.${sanitizeLine(q.tool)}`,
+    q.mode,
+    q.state === 'pending' ? (q.expiresAt > now ? duration(q.expiresAt - now) : 'expiring') : q.state,
+    sanitizeLine(q.message, 60) + (q.ambiguous ? ' (ambiguous)' : ''),
+  ]);
+  const header = ['ID', 'CALL', 'MODE', 'LEFT', 'ASKS'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] as number))).join('  ');
+  return `${[line(header), ...rows.map(line)].join('\n')}\n`;
+}
+
+/** Follows the event stream until interrupted: each new question in full, each answer and expiry in one line. */
+async function watch(backend: Backend, io: CliIO, json: boolean, count: number): Promise<number> {
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let seen = 0;
+  try {
+    if (!json) io.stderr.write(`mcpx: watching for questions (${backend.kind === 'daemon' ? 'daemon events' : 'no daemon: reading the store'}); Ctrl-C stops.\n`);
+    for await (const event of backend.events({ signal: stop.signal })) {
+      io.stdout.write(json ? `${JSON.stringify(event)}\n` : await describeEvent(backend, event));
+      if (++seen >= count) break;
+    }
+  } catch (error) {
+    if (!stop.signal.aborted) throw error;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  return EXIT.OK;
+}
+
+async function describeEvent(backend: Backend, event: BrokerEvent): Promise<string> {
+  const time = new Date(event.at).toISOString().slice(11, 19);
+  const who = event.server ? ` ${sanitizeLine(event.server)}.${sanitizeLine(event.tool ?? '')}` : '';
+  switch (event.kind) {
+    case 'elicit.open': {
+      const found = event.elicit ? await backend.get(event.elicit).catch(() => undefined) : undefined;
+      if (!found) return `${time} elicit.open     ${event.elicit ?? ''}${who}\n`;
+      const q = found.elicitation;
+      const text = renderInputRequired({ server: q.server, tool: q.tool, questions: [q], ...(q.task ? { task: q.task } : {}), now: Date.now() });
+      return `${time} elicit.open     ${q.id}${who}\n${text.split('\n').slice(2).join('\n')}\n`;
+    }
+    case 'elicit.answered':
+      return `${time} elicit.answered ${event.elicit ?? ''}${who} ${event.action ?? ''} by ${event.by ?? '?'}${event.answeredAfterMs !== undefined ? ` after ${duration(event.answeredAfterMs)}` : ''}\n`;
+    default:
+      return `${time} ${event.kind.padEnd(15)} ${event.elicit ?? event.trace ?? ''}${who}\n`;
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * `mcpx task result <tsk-id>`: waits for a call the daemon holds and prints its real result (exit 0, or 1 when
+ * the tool or the call failed). `mcpx task show <tsk-id>`: where the call stands, without waiting.
+ */
+import { McpxError } from '../../../errors.js';
+import { TASK_ID } from '../../../ids.js';
+import { parseArgs, UsageError } from '../args.js';
+import { openBackend } from '../connect.js';
+import { EXIT, type Command } from '../io.js';
+import { printResult } from '../print-result.js';
+
+const USAGE = `usage: mcpx task <verb> <tsk-id> [options]
+
+  result <tsk-id>   wait for the call to finish and print its result
+  show <tsk-id>     where the call stands (running, input-required, complete, failed), without waiting
+
+options:
+  --timeout <s>     give up waiting after this many seconds (default: wait as long as the call runs)
+  --json            print JSON
+  --config <file>   the config whose daemon holds the call
+
+exit: 0 done, 1 the call failed or the tool reported an error, 2 usage, 75 still waiting when --timeout ran out
+`;
+
+export const command: Command = async (argv, io) => {
+  const { flags, positional } = parseArgs(argv, { booleans: ['json'], strings: ['config', 'timeout'] });
+  const [verb, id] = positional;
+  if (flags.help || !verb) {
+    (flags.help ? io.stdout : io.stderr).write(USAGE);
+    return flags.help ? EXIT.OK : EXIT.USAGE;
+  }
+  if (verb !== 'result' && verb !== 'show') throw new UsageError(`unknown verb "${verb}": use result or show`);
+  if (!id || !TASK_ID.test(id)) throw new UsageError(`expected a task id like tsk-06654ccc9f064a5c, got ${id === undefined ? 'nothing' : JSON.stringify(id)}`);
+  const timeoutMs = typeof flags.timeout === 'string' ? Number(flags.timeout) * 1000 : Infinity;
+  if (Number.isNaN(timeoutMs) || timeoutMs < 0) throw new UsageError('--timeout takes a number of seconds');
+  const json = flags.json === true;
+
+  const backend = await openBackend(io, { config: typeof flags.config === 'string' ? flags.config : undefined, forCall: false });
+  try {
+    if (verb === 'show') {
+      const task = await backend.task(id);
+      io.stdout.write(`${JSON.stringify({ task }, null, 2)}\n`);
+      return EXIT.OK;
+    }
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const left = deadline - Date.now();
+      const task = await backend.task(id, { waitSeconds: Math.max(0, Math.min(600, Math.ceil(left / 1000))) });
+      if (task.state === 'complete' && task.result) return printResult(task.result, io, json);
+      if (task.state === 'failed') {
+        throw new McpxError((task.error?.code as never) ?? 'CALL_FAILED', task.error?.message ?? `the call ${task.callId} failed`, task.error?.data ? { data: task.error.data } : {});
+      }
+      if (Date.now() >= deadline) {
+        io.stderr.write(`mcpx: ${id} is still ${task.state}${task.waitingOn.length ? `, waiting on ${task.waitingOn.join(', ')}` : ''}.\n`);
+        return EXIT.INPUT_REQUIRED;
+      }
+    }
+  } finally {
+    await backend.close();
+  }
+};

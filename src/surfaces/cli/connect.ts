@@ -1,0 +1,67 @@
+/**
+ * Where a command's questions and calls live: the daemon of this config (started on first need for a call),
+ * else the state store directly. Only what a path needs is loaded, so a warm `mcpx call` stays a thin client.
+ */
+import { existsSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import type { BrokerEvent, AuditQuery } from '../../broker/types.js';
+import { McpxError } from '../../errors.js';
+import { configDir } from '../../paths.js';
+import type { Backend } from './backend.js';
+import type { CliIO } from './io.js';
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * The config file a command serves, found as the config loader finds it (--config, MCPX_CONFIG, ./mcpx.json,
+ * ./.mcp.json, <configDir>/mcpx.json) without loading the loader: the daemon is chosen by this path.
+ */
+export function findConfigPath(flag: string | undefined, cwd: string, env: Env): string | undefined {
+  if (flag !== undefined) {
+    const path = isAbsolute(flag) ? flag : resolve(cwd, flag);
+    if (!existsSync(path)) throw new McpxError('CONFIG_NOT_FOUND', `config file ${path} does not exist`, { data: { file: path } });
+    return path;
+  }
+  const candidates = [join(cwd, 'mcpx.json'), join(cwd, '.mcp.json'), join(configDir(env), 'mcpx.json')];
+  if (env.MCPX_CONFIG) candidates.unshift(resolve(cwd, env.MCPX_CONFIG));
+  return candidates.find((p) => existsSync(p));
+}
+
+export interface OpenBackendOptions {
+  config: string | undefined;
+  /** A call needs a daemon to hold it: start one when none runs. Otherwise the store serves when no daemon runs. */
+  forCall: boolean;
+}
+
+export async function openBackend(io: CliIO, options: OpenBackendOptions): Promise<Backend> {
+  const configPath = findConfigPath(options.config, io.cwd, io.env);
+  const { connectDaemon, ensureDaemon } = await import('../http/daemon-client.js');
+  const { createRestBackend } = await import('./rest-backend.js');
+  if (options.forCall) {
+    const client = await ensureDaemon(io.env, configPath, { cwd: io.cwd, ...daemonCommand(io.env) });
+    return createRestBackend({ fetch: client.fetch, inline: client.inline, close: () => client.close() });
+  }
+  const client = await connectDaemon(io.env, configPath);
+  if (client) return createRestBackend({ fetch: client.fetch, inline: client.inline, close: () => client.close() });
+  const { createStoreBackend } = await import('./store-backend.js');
+  return createStoreBackend(io.env);
+}
+
+/** MCPX_DAEMON_COMMAND (JSON argv) overrides the program started as the daemon, e.g. for a source checkout. */
+function daemonCommand(env: Env): { command?: string[] } {
+  if (!env.MCPX_DAEMON_COMMAND) return {};
+  try {
+    const argv = JSON.parse(env.MCPX_DAEMON_COMMAND) as unknown;
+    if (Array.isArray(argv) && argv.length && argv.every((a) => typeof a === 'string')) return { command: argv as string[] };
+  } catch {
+    // fall through to the error below
+  }
+  throw new McpxError('CONFIG_INVALID', 'MCPX_DAEMON_COMMAND must be a JSON array of strings, e.g. ["node","dist/cli.js","daemon","run"]');
+}
+
+/** The audit log, read from the state store (every process appends to the same one). */
+export async function openAudit(io: CliIO): Promise<{ events(query: AuditQuery): Promise<BrokerEvent[]>; close(): Promise<void> }> {
+  const { openStoreBroker } = await import('./store-backend.js');
+  const broker = await openStoreBroker(io.env);
+  return { events: (query) => broker.audit(query), close: () => broker.close() };
+}

@@ -1,0 +1,117 @@
+/**
+ * The CLI's Backend over the daemon's REST routes (CONTRACTS.md). It takes a fetch-shaped function, so the same
+ * code talks to a daemon over its unix socket, to an in-process app (daemon.inline), or to `app.request` in a test.
+ */
+import type { BrokerEvent, StoredAnswer } from '../../broker/types.js';
+import { McpxError, type McpxErrorCode } from '../../errors.js';
+import type { Answer } from '../../types.js';
+import type { Backend, CallResponse, Elicitation, ListFilter, TaskView } from './backend.js';
+
+/** Sends one request to the daemon: a path (`/v1/...`) and fetch's init; answers a standard Response. */
+export type DaemonFetch = (path: string, init?: RequestInit) => Promise<Response>;
+
+export interface RestBackendOptions {
+  fetch: DaemonFetch;
+  /** The daemon runs inside this command (daemon.inline): a call cannot outlive it. */
+  inline?: boolean;
+  close?: () => Promise<void>;
+}
+
+export function createRestBackend(options: RestBackendOptions): Backend {
+  const { fetch } = options;
+
+  async function send<T>(path: string, init: RequestInit = {}): Promise<{ status: number; body: T }> {
+    const response = await fetch(path, init);
+    const text = await response.text();
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      throw new McpxError('DAEMON_UNAVAILABLE', `The daemon answered ${response.status} with something that is not JSON: ${text.slice(0, 200)}`);
+    }
+    if (response.status >= 400) {
+      const error = (body as { error?: { code?: string; message?: string; data?: Record<string, unknown> } } | undefined)?.error;
+      throw new McpxError((error?.code ?? 'CALL_FAILED') as McpxErrorCode, error?.message ?? `the daemon answered ${response.status}`, error?.data ? { data: error.data } : {});
+    }
+    return { status: response.status, body: body as T };
+  }
+
+  const sessionHeader = (session: string | undefined): Record<string, string> => (session ? { 'x-mcpx-session': session } : {});
+
+  return {
+    kind: 'daemon',
+
+    async call(server, tool, args, { session, parent }) {
+      const { body } = await send<CallResponse>(`/v1/call/${encodeURIComponent(server)}/${encodeURIComponent(tool)}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...sessionHeader(session), ...(parent ? { 'x-mcpx-parent': parent } : {}) },
+        body: JSON.stringify(args),
+      });
+      return body.status === 'input-required' && options.inline ? { ...body, inline: true } : body;
+    },
+
+    async list(filter: ListFilter) {
+      const query = new URLSearchParams(Object.entries(filter).filter((e): e is [string, string] => typeof e[1] === 'string'));
+      const { body } = await send<{ elicitations: Elicitation[] }>(`/v1/elicit${query.size ? `?${query}` : ''}`);
+      return body.elicitations;
+    },
+
+    async get(id) {
+      const { body } = await send<{ elicitation: Elicitation; answer?: StoredAnswer }>(`/v1/elicit/${encodeURIComponent(id)}`);
+      return body;
+    },
+
+    async answer(id, answer: Answer, { session }) {
+      const init: RequestInit = { method: 'POST', headers: { 'content-type': 'application/json', ...sessionHeader(session) } };
+      if (answer.action === 'accept') init.body = JSON.stringify(answer.content === undefined ? {} : { content: answer.content });
+      const { body } = await send<{ answer: StoredAnswer }>(`/v1/elicit/${encodeURIComponent(id)}/${answer.action}`, init);
+      return body.answer;
+    },
+
+    async task(id, { waitSeconds, signal } = {}) {
+      const { body } = await send<{ task: TaskView }>(`/v1/tasks/${encodeURIComponent(id)}${waitSeconds ? `?wait=${waitSeconds}` : ''}`, signal ? { signal } : {});
+      return body.task;
+    },
+
+    events({ signal, kinds }) {
+      const query = kinds?.length ? `?kinds=${encodeURIComponent(kinds.join(','))}` : '';
+      return readEvents(fetch(`/v1/events${query}`, { signal, headers: { accept: 'text/event-stream' } }), signal);
+    },
+
+    close: options.close ?? (async () => undefined),
+  };
+}
+
+/** Parses a text/event-stream body into broker events (the `ready` greeting and keepalive comments are skipped). */
+async function* readEvents(responding: Promise<Response>, signal: AbortSignal): AsyncIterable<BrokerEvent> {
+  const response = await responding;
+  if (!response.ok || !response.body) throw new McpxError('DAEMON_UNAVAILABLE', `the daemon's event stream answered ${response.status}`);
+  const decoder = new TextDecoder();
+  let buffer = '';
+  const reader = response.body.getReader();
+  const stop = () => void reader.cancel().catch(() => undefined);
+  signal.addEventListener('abort', stop, { once: true });
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += decoder.decode(value, { stream: true }).replace(/\r\n?/g, '\n');
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) !== -1) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        let event = 'message';
+        const data: string[] = [];
+        for (const line of block.split('\n')) {
+          if (line.startsWith('event:')) event = line.slice(6).trim();
+          else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+        }
+        if (event === 'ready' || !data.length) continue;
+        yield JSON.parse(data.join('\n')) as BrokerEvent;
+      }
+    }
+  } finally {
+    signal.removeEventListener('abort', stop);
+    stop();
+  }
+}

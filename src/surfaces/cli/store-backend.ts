@@ -1,0 +1,100 @@
+/**
+ * The CLI's Backend when no daemon runs: the state store itself (`<stateDir>/mcpx.sqlite`, shared by every
+ * process). Questions can be listed and answered, tasks read, the audit log followed; a call cannot be made here
+ * and a task cannot be driven (that needs a daemon), and the commands say so.
+ */
+import { join } from 'node:path';
+import { createBroker, type StoreBroker } from '../../broker/broker.js';
+import { openSqliteStore } from '../../broker/stores/sqlite.js';
+import type { BrokerEvent, ElicitRequest, PendingEntry, RequestState } from '../../broker/types.js';
+import { McpxError } from '../../errors.js';
+import { stateDir } from '../../paths.js';
+import { createTaskStore } from '../../tasks/task-store.js';
+import type { Backend, Elicitation, TaskView } from './backend.js';
+
+const STATES: RequestState[] = ['pending', 'answered', 'expired', 'abandoned'];
+
+/** Opens the broker over the state store; `events` polls its audit log, the one way to follow another process's store. */
+export async function openStoreBroker(env: Record<string, string | undefined>): Promise<StoreBroker> {
+  const store = await openSqliteStore(join(stateDir(env), 'mcpx.sqlite'));
+  return createBroker({ store, allowAnySession: true });
+}
+
+export async function createStoreBackend(env: Record<string, string | undefined>, options: { pollMs?: number } = {}): Promise<Backend> {
+  const broker = await openStoreBroker(env);
+  const tasks = createTaskStore(broker.store.keyv);
+  const pollMs = options.pollMs ?? 250;
+
+  const toElicitation = (request: ElicitRequest | PendingEntry): Elicitation => ({
+    ...request,
+    timeLeftMs: request.state === 'pending' ? Math.max(0, request.expiresAt - Date.now()) : 0,
+  });
+
+  return {
+    kind: 'store',
+
+    async call() {
+      throw new McpxError('DAEMON_UNAVAILABLE', 'no daemon is running to hold the call');
+    },
+
+    async list(filter) {
+      const wanted = filter.state === undefined ? ['pending'] : filter.state === 'all' ? STATES : filter.state.split(',').map((s) => s.trim());
+      const bad = wanted.filter((s) => !STATES.includes(s as RequestState));
+      if (bad.length) throw new McpxError('CONFIG_INVALID', `unknown state "${bad.join(', ')}": use ${STATES.join(', ')}, a comma list, or all`);
+      const entries = await broker.pending({
+        ...(filter.server ? { server: filter.server } : {}),
+        ...(filter.tool ? { tool: filter.tool } : {}),
+        ...(filter.session ? { session: filter.session } : {}),
+        state: wanted as RequestState[],
+      });
+      return entries.map(toElicitation);
+    },
+
+    async get(id) {
+      const request = await broker.get(id);
+      if (!request) throw new McpxError('ELICITATION_NOT_FOUND', `No question ${id}: it never existed here or its record has expired. See what is waiting with: mcpx elicit list`);
+      const answer = await broker.lookup(id);
+      return { elicitation: toElicitation(request), ...(answer ? { answer } : {}) };
+    },
+
+    answer(id, answer, { session }) {
+      return broker.respond({ id, action: answer.action, by: 'cli', ...('content' in answer && answer.content !== undefined ? { content: answer.content } : {}), ...(session ? { session } : {}) });
+    },
+
+    async task(id, { waitSeconds } = {}) {
+      const task = await tasks.get(id);
+      if (!task) throw new McpxError('TASK_NOT_FOUND', `No task ${id}: it never existed in this store or its record has expired.`);
+      const { continuation: _continuation, holder: _holder, ...visible } = task;
+      const finished = task.state === 'complete' || task.state === 'failed';
+      if (waitSeconds && !finished) {
+        throw new McpxError('DAEMON_UNAVAILABLE', `${id} is ${task.state} and no daemon is running to finish it; start one with: mcpx daemon start (it resumes calls it can)`, { data: { task: visible } });
+      }
+      return visible as TaskView;
+    },
+
+    events({ signal, kinds }) {
+      return pollEvents(broker, signal, pollMs, kinds);
+    },
+
+    close: () => broker.close(),
+  };
+}
+
+async function* pollEvents(broker: StoreBroker, signal: AbortSignal, pollMs: number, kinds: string[] | undefined): AsyncIterable<BrokerEvent> {
+  let since = Date.now();
+  const seen = new Set<string>();
+  while (!signal.aborted) {
+    const events = await broker.audit({ since });
+    for (const event of events) {
+      const key = `${event.at}|${event.kind}|${event.elicit ?? event.trace ?? ''}|${event.pid}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      since = Math.max(since, event.at);
+      if (!kinds || kinds.includes(event.kind)) yield event;
+    }
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, pollMs);
+      signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    });
+  }
+}

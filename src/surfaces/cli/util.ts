@@ -1,0 +1,25 @@
+/** Small helpers the commands share. */
+import type { Readable } from 'node:stream';
+import type { Question } from '../../types.js';
+import type { Elicitation } from './backend.js';
+
+export async function readStdin(stdin: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A listed question in the shared Question shape, for the terminal form. */
+export function toQuestion(e: Elicitation): Question {
+  return {
+    id: e.id,
+    server: e.server,
+    tool: e.tool,
+    mode: e.mode,
+    message: e.message,
+    era: e.era,
+    callId: e.trace,
+    ...(e.requestedSchema ? { requestedSchema: e.requestedSchema } : {}),
+    ...(e.url ? { url: e.url } : {}),
+  };
+}
