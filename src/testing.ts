@@ -1,2 +1,199 @@
-/** `mcpx/testing`: the store compliance suite and helpers for hosts that bring their own keyv store. */
-export {};
+/**
+ * `mcpx/testing`: the store compliance suite, for hosts that bring their own keyv store.
+ * Framework-free: each case is a name and an async function that throws on failure, so it runs under vitest,
+ * node:test or a plain script. `open()` must return a NEW handle (connection) to the SAME backing store on
+ * every call, so cross-handle (cross-process) behaviour is exercised; a Map store returns the same keyv.
+ */
+import { deepStrictEqual, ok, strictEqual } from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import type { Keyv } from 'keyv';
+import { createBroker, type StoreBroker } from './broker/broker.js';
+import { createManualClock } from './broker/clock.js';
+import { toBrokerStore } from './broker/store.js';
+import type { BrokerStore, OpenRequestInput } from './broker/types.js';
+import { isMcpxError } from './errors.js';
+
+export { createManualClock } from './broker/clock.js';
+export type { ManualClock } from './broker/clock.js';
+
+export interface StoreFactory {
+  /** A new handle to the shared backing store. The suite closes the handles it opens. */
+  open(): Promise<BrokerStore | Keyv>;
+}
+
+export interface ComplianceCase {
+  name: string;
+  run(): Promise<void>;
+}
+
+export interface ComplianceResult {
+  name: string;
+  ok: boolean;
+  error?: unknown;
+}
+
+const question = (session: string, over: Partial<OpenRequestInput> = {}): OpenRequestInput => ({
+  trace: `cal-${randomBytes(8).toString('hex')}`,
+  server: 'compliance',
+  tool: 'ask',
+  mode: 'form',
+  message: 'Pick a number',
+  era: 'legacy',
+  session,
+  requestedSchema: { type: 'object', properties: { n: { type: 'integer', minimum: 0 } }, required: ['n'] },
+  ...over,
+});
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+    return 'OK';
+  } catch (error) {
+    if (isMcpxError(error)) return error.code;
+    throw error;
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout>;
+  return Promise.race([
+    promise.finally(() => clearTimeout(timer)),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: nothing after ${ms} ms`)), ms);
+    }),
+  ]);
+}
+
+/** The cases every broker store must pass. */
+export function storeComplianceCases(factory: StoreFactory): ComplianceCase[] {
+  /** Two brokers over two handles of the store, for one case; always closed afterwards. */
+  const pair = async <T>(body: (a: StoreBroker, b: StoreBroker, session: string, clock: ReturnType<typeof createManualClock> | undefined) => Promise<T>, manual = false): Promise<T> => {
+    const session = `compliance-${randomBytes(6).toString('hex')}`;
+    const clock = manual ? createManualClock(Date.now()) : undefined;
+    const storeA = toBrokerStore(await factory.open());
+    const storeB = toBrokerStore(await factory.open());
+    const a = createBroker({ store: storeA, session, ...(clock ? { clock } : {}) });
+    const b = createBroker({ store: storeB, session, ...(clock ? { clock } : {}) });
+    try {
+      return await body(a, b, session, clock);
+    } finally {
+      await a.close();
+      await b.close();
+      await storeA.close();
+      if (storeB !== storeA) await storeB.close();
+    }
+  };
+
+  return [
+    {
+      name: 'lets exactly one of 50 concurrent responders on two handles win',
+      run: () =>
+        pair(async (a, b, session) => {
+          const { id } = await a.openRequest(question(session));
+          const codes = await Promise.all(Array.from({ length: 50 }, (_, i) => codeOf((i % 2 ? a : b).respond({ id, action: 'accept', content: { n: i }, by: 'api' }))));
+          strictEqual(codes.filter((c) => c === 'OK').length, 1, `winners: ${codes.join(',')}`);
+          strictEqual(codes.filter((c) => c === 'ELICITATION_ALREADY_ANSWERED').length, 49);
+          deepStrictEqual(await a.lookup(id), await b.lookup(id));
+        }),
+    },
+    {
+      name: 'wakes a waiter on another handle when the question is answered',
+      run: () =>
+        pair(async (a, b, session) => {
+          const { id } = await a.openRequest(question(session));
+          const waiting = b.awaitAnswer(id);
+          await a.respond({ id, action: 'decline', by: 'cli' });
+          const answer = await withTimeout(waiting, 5_000, 'awaitAnswer on the other handle');
+          strictEqual(answer.action, 'decline');
+        }),
+    },
+    {
+      name: 'answers cancel by expiry exactly once when two handles reach the deadline together',
+      run: () =>
+        pair(async (a, b, session, clock) => {
+          const { id, trace } = await a.openRequest({ ...question(session), ttlMs: 1_000 });
+          const waits = [a.awaitAnswer(id), b.awaitAnswer(id)];
+          clock!.advance(1_000);
+          const [one, two] = await withTimeout(Promise.all(waits), 5_000, 'expiry');
+          deepStrictEqual(one, two);
+          strictEqual(one.action, 'cancel');
+          strictEqual(one.by, 'expiry');
+          const expired = (await a.audit({ trace })).filter((e) => e.kind === 'elicit.expired');
+          strictEqual(expired.length, 1, 'one elicit.expired in the log');
+          strictEqual(await codeOf(b.respond({ id, action: 'accept', content: { n: 1 }, by: 'cli' })), 'ELICITATION_EXPIRED');
+        }, true),
+    },
+    {
+      name: 'lists a question opened on one handle as pending on the other, and drops it once answered',
+      run: () =>
+        pair(async (a, b, session) => {
+          const one = await a.openRequest(question(session));
+          const two = await a.openRequest(question(session, { tool: 'other' }));
+          deepStrictEqual((await b.pending()).map((p) => p.id).sort(), [one.id, two.id].sort());
+          ok((await b.pending()).every((p) => p.timeLeftMs > 0 && p.state === 'pending'));
+          await b.respond({ id: one.id, action: 'accept', content: { n: 3 }, by: 'cli' });
+          deepStrictEqual((await a.pending()).map((p) => p.id), [two.id]);
+          deepStrictEqual((await a.pending({ state: 'answered' })).map((p) => p.id), [one.id]);
+        }),
+    },
+    {
+      name: 'refuses an invalid answer with its issues and keeps the question pending for every handle',
+      run: () =>
+        pair(async (a, b, session) => {
+          const { id } = await a.openRequest(question(session));
+          strictEqual(await codeOf(b.respond({ id, action: 'accept', content: { n: -1 }, by: 'cli' })), 'ANSWER_INVALID');
+          strictEqual((await a.get(id))?.state, 'pending');
+          strictEqual((await b.respond({ id, action: 'accept', content: { n: 2 }, by: 'cli' })).action, 'accept');
+        }),
+    },
+    {
+      name: "keeps questions and answers in keyv's own row format",
+      run: () =>
+        pair(async (a, _b, session) => {
+          const { id } = await a.openRequest(question(session));
+          await a.respond({ id, action: 'accept', content: { n: 7 }, by: 'script' });
+          const keyv = a.store.keyv;
+          strictEqual(((await keyv.get(`q:${id}`)) as { id?: string } | undefined)?.id, id);
+          deepStrictEqual(((await keyv.get(`a:${id}`)) as { content?: unknown } | undefined)?.content, { n: 7 });
+        }),
+    },
+    {
+      name: 'keeps the audit log in the store, readable from another handle by session and by call',
+      run: () =>
+        pair(async (a, b, session) => {
+          const { id, trace } = await a.openRequest(question(session));
+          await b.respond({ id, action: 'cancel', by: 'http' });
+          await b.recordResumed({ elicit: id, trace: `cal-${randomBytes(8).toString('hex')}`, parent: trace });
+          deepStrictEqual(
+            (await a.audit({ trace })).map((e) => e.kind),
+            ['elicit.open', 'elicit.answered', 'elicit.resumed'],
+          );
+          strictEqual((await b.audit({ session })).length, 3);
+        }),
+    },
+    {
+      name: 'keeps the first question when the same id is opened on two handles',
+      run: () =>
+        pair(async (a, b, session) => {
+          const id = `elc-${randomBytes(8).toString('hex')}`;
+          const [first, second] = await Promise.all([a.openRequest(question(session, { id, message: 'one' })), b.openRequest(question(session, { id, message: 'two' }))]);
+          strictEqual(first.message, second.message);
+          strictEqual((await a.audit({ elicit: id })).filter((e) => e.kind === 'elicit.open').length, 1);
+        }),
+    },
+  ];
+}
+
+/** Runs every case and returns the results (a host can print them or fail its own test on them). */
+export async function runStoreCompliance(factory: StoreFactory): Promise<ComplianceResult[]> {
+  const results: ComplianceResult[] = [];
+  for (const testCase of storeComplianceCases(factory)) {
+    try {
+      await testCase.run();
+      results.push({ name: testCase.name, ok: true });
+    } catch (error) {
+      results.push({ name: testCase.name, ok: false, error });
+    }
+  }
+  return results;
+}

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { openMemoryStore, type BrokerStore } from '../../src/broker/index.js';
+import { runStoreCompliance } from '../../src/testing.js';
+
+/** A store that claims with get-then-set, the way plain keyv would: two responders can both read "absent". */
+function naiveStore(): BrokerStore {
+  const inner = openMemoryStore();
+  return new Proxy(inner, {
+    get(target, property, receiver) {
+      if (property === 'claimAnswer') {
+        return async (answer: Parameters<BrokerStore['claimAnswer']>[0], ttlMs: number) => {
+          if (await target.getAnswer(answer.id)) return false;
+          await new Promise((resolve) => setImmediate(resolve));
+          await target.keyv.set(`a:${answer.id}`, answer, ttlMs);
+          return true;
+        };
+      }
+      const value = Reflect.get(target, property, receiver) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+describe('store compliance suite', () => {
+  it('fails a store whose answer claim is not atomic', async () => {
+    const store = naiveStore();
+    const results = await runStoreCompliance({ open: async () => store });
+    const failed = results.filter((r) => !r.ok).map((r) => r.name);
+    expect(failed).toContain('lets exactly one of 50 concurrent responders on two handles win');
+  });
+
+  it('passes the memory store in full', async () => {
+    const store = openMemoryStore();
+    const results = await runStoreCompliance({ open: async () => store });
+    expect(results.filter((r) => !r.ok)).toEqual([]);
+    expect(results.length).toBeGreaterThanOrEqual(8);
+  });
+});
