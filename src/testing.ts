@@ -112,9 +112,9 @@ export function storeComplianceCases(factory: StoreFactory): ComplianceCase[] {
       run: () =>
         pair(async (a, b, session, clock) => {
           const { id, trace } = await a.openRequest({ ...question(session), ttlMs: 1_000 });
-          const waits = [a.awaitAnswer(id), b.awaitAnswer(id)];
+          const waits = Promise.all([a.awaitAnswer(id), b.awaitAnswer(id)] as const);
           clock!.advance(1_000);
-          const [one, two] = await withTimeout(Promise.all(waits), 5_000, 'expiry');
+          const [one, two] = await withTimeout(waits, 5_000, 'expiry');
           deepStrictEqual(one, two);
           strictEqual(one.action, 'cancel');
           strictEqual(one.by, 'expiry');
