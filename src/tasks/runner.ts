@@ -10,6 +10,7 @@ import { isMcpxError } from '../errors.js';
 import { newCallId, newTaskId } from '../ids.js';
 import type { Answer, Question } from '../types.js';
 import type { TaskStore } from './task-store.js';
+import type { InputRequiredOutcome, LiveCall } from '../client/outcome.js';
 import type { CallOutcome, Continuation, TaskHost, TaskRecord, TaskStep } from './types.js';
 
 export interface TaskRunnerOptions {
@@ -91,48 +92,61 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       ? { code: error.code, message: error.message, ...(error.data ? { data: error.data } : {}) }
       : { code: 'CALL_FAILED', message: error instanceof Error ? error.message : String(error) };
 
-  /** Answers one legacy round: each answer goes back on the open call as it arrives. */
-  async function legacyRound(task: TaskRecord, outcome: Extract<CallOutcome, { status: 'input-required' }>, signal: AbortSignal): Promise<CallOutcome> {
-    const live = outcome.live!;
-    const round = new AbortController();
-    const stop = (): void => round.abort();
+  /**
+   * Legacy: each answer goes back on the open call as it arrives. A call may have several questions waiting at
+   * once (a new one makes `live.result` resolve while older ones still wait), so the watch spans rounds: an answer
+   * goes to the newest LiveCall, which serves every question still waiting on the call.
+   */
+  function legacyWatch(task: TaskRecord, signal: AbortSignal) {
+    const watching = new AbortController();
+    const stop = (): void => watching.abort();
     signal.addEventListener('abort', stop, { once: true });
-    const answered = new Set<string>();
-    for (const question of outcome.questions) {
-      broker.awaitAnswer(question.id, { signal: round.signal }).then(
-        async (stored) => {
-          answered.add(question.id);
-          try {
-            live.respond(question.id, toAnswer(stored));
-          } catch (error) {
-            // The call already settled this question (its own expiry): nothing left to deliver.
-            if (!isMcpxError(error)) throw error;
-            return;
-          }
-          await broker.recordResumed({ elicit: question.id, trace: outcome.callId, ...(task.parent ? { parent: task.parent } : {}), session: task.session });
-        },
-        () => undefined,
-      );
-    }
-    try {
-      return await live.result;
-    } finally {
-      round.abort();
-      signal.removeEventListener('abort', stop);
-      // The call went on without these (the server gave up waiting): nobody should answer them now.
-      for (const question of outcome.questions) {
-        if (!answered.has(question.id)) await abandonQuietly(question.id, 'the call finished before this question was answered');
-      }
-    }
+    const unanswered = new Set<string>();
+    let live: LiveCall | undefined;
+    let trace = task.callId;
+    return {
+      unanswered,
+      watch(outcome: InputRequiredOutcome): Promise<CallOutcome> {
+        live = outcome.live!;
+        trace = outcome.callId;
+        for (const question of outcome.questions) {
+          if (unanswered.has(question.id) || !task.questions.includes(question.id)) continue;
+          unanswered.add(question.id);
+          broker.awaitAnswer(question.id, { signal: watching.signal }).then(
+            async (stored) => {
+              unanswered.delete(question.id);
+              try {
+                live!.respond(question.id, toAnswer(stored));
+              } catch (error) {
+                // The call already settled this question (its own expiry, or it ended): nothing left to deliver.
+                if (!isMcpxError(error)) throw error;
+                return;
+              }
+              await broker.recordResumed({ elicit: question.id, trace, ...(task.parent ? { parent: task.parent } : {}), session: task.session });
+            },
+            () => undefined,
+          );
+        }
+        return live.result;
+      },
+      /** The call is over: stop waiting, and retire the questions it went on without. */
+      async end(): Promise<void> {
+        watching.abort();
+        signal.removeEventListener('abort', stop);
+        for (const id of unanswered) await abandonQuietly(id, 'the call finished before this question was answered');
+      },
+    };
   }
 
   /** Answers one modern round: waits for every answer, then re-sends the call with them. */
   async function modernRound(task: TaskRecord, continuation: Continuation, signal: AbortSignal): Promise<CallOutcome> {
-    const stored = await Promise.all(continuation.questions.map((q) => broker.awaitAnswer(q.id, { signal })));
+    // Questions a handler already answered in this round ride in the continuation; wait only for the rest.
+    const waiting = continuation.questions.filter((q) => continuation.answered?.[q.id] === undefined);
+    const stored = await Promise.all(waiting.map((q) => broker.awaitAnswer(q.id, { signal })));
     const answers: Record<string, Answer> = {};
-    continuation.questions.forEach((q, i) => (answers[q.id] = toAnswer(stored[i]!)));
+    waiting.forEach((q, i) => (answers[q.id] = toAnswer(stored[i]!)));
     const host = await options.host(task.session);
-    const next = await host.resume(continuation, answers);
+    const next = await host.resume(continuation, answers, { signal });
     callToTask.set(next.callId, task.id);
     for (const q of continuation.questions) {
       await broker.recordResumed({ elicit: q.id, trace: next.callId, parent: continuation.callId, session: task.session });
@@ -151,6 +165,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
 
   /** Runs rounds until the call completes or fails; `first` resolves at the first stop. */
   async function drive(task: TaskRecord, outcome: Promise<CallOutcome>, first: (step: TaskStep) => void, signal: AbortSignal): Promise<void> {
+    let legacy: ReturnType<typeof legacyWatch> | undefined;
     try {
       let current = await outcome;
       for (;;) {
@@ -164,24 +179,27 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         const questions: Question[] = current.questions;
         task.state = 'input-required';
         task.era = current.live ? 'legacy' : 'modern';
-        task.waitingOn = questions.map((q) => q.id);
         for (const q of questions) if (!task.questions.includes(q.id)) task.questions.push(q.id);
+        task.waitingOn = current.live ? [...new Set([...(legacy?.unanswered ?? []), ...questions.map((q) => q.id)])] : questions.map((q) => q.id);
         if (current.continuation) task.continuation = current.continuation;
         await save(task);
         first({ status: 'input-required', task: structuredClone(task), questions });
         if (current.live) {
-          current = await legacyRound(task, current, signal);
+          legacy ??= legacyWatch(task, signal);
+          current = await legacy.watch(current);
         } else if (current.continuation) {
           current = await modernRound(task, current.continuation, signal);
         } else {
           throw new Error(`the call ${current.callId} stopped at a question with neither an open call nor a continuation`);
         }
         if (closed) return;
+        if (current.status === 'complete' && legacy) await legacy.end();
         Object.assign(task, { state: 'running', waitingOn: [] });
         delete task.continuation;
         await save(task);
       }
     } catch (error) {
+      await legacy?.end();
       if (closed && signal.aborted) return;
       Object.assign(task, { state: 'failed', error: errorOf(error), waitingOn: [] });
       delete task.continuation;
@@ -204,6 +222,8 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     driving.set(task.id, entry);
     entry.done = run(first, abort.signal).finally(() => {
       driving.delete(task.id);
+      for (const [callId, taskId] of callToTask) if (taskId === task.id) callToTask.delete(callId);
+      for (const id of task.questions) ambiguous.delete(id);
       notify(task.id);
       // A close mid-round leaves the first stop unresolved only if nothing happened yet: report the task as it stands.
       first({ status: 'failed', task: structuredClone(task), error: task.error ?? { code: 'DAEMON_UNAVAILABLE', message: 'the daemon stopped before the call finished' } });
@@ -273,12 +293,12 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         openRequest: async (input) => {
           const taskId = input.task ?? callToTask.get(input.trace);
           const held = taskId ? driving.get(taskId) : undefined;
-          const request: ElicitRequest = await inner.openRequest(taskId ? { ...input, task: taskId } : input);
-          if (held && request.era === 'legacy') {
+          // Known before the question is announced, so every listener of elicit.open can see it.
+          if (held && input.era === 'legacy' && input.id) {
             const sharing = [...driving.values()].filter((d) => d.key === held.key && d.task.era !== 'modern').length;
-            if (sharing > 1) ambiguous.add(request.id);
+            if (sharing > 1) ambiguous.add(input.id);
           }
-          return request;
+          return inner.openRequest(taskId ? { ...input, task: taskId } : input);
         },
       };
     },

@@ -2,48 +2,19 @@
  * Tasks: a call the daemon holds (`tsk-<16 hex>`), driven to completion while its questions wait in the broker.
  * The host is the narrow part of `createMcpx` the runner needs, so the runner knows no connection details.
  */
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import type { CallOptions, CallOutcome, Continuation } from '../client/outcome.js';
 import type { Answer, Era, Question } from '../types.js';
 
+export type { CallOptions, CallOutcome, Continuation };
+
 /** A tool result as the server sent it (MCP `CallToolResult`); a tool error is a result with `isError`. */
-export type ToolResult = Record<string, unknown> & { content?: unknown[]; isError?: boolean };
-
-/** Modern era: everything needed to re-send the call with answers, from any process (CONTRACTS.md). */
-export interface Continuation {
-  version: 1;
-  server: string;
-  tool: string;
-  arguments: Record<string, unknown>;
-  callId: string;
-  parent?: string;
-  era: 'modern';
-  round: number;
-  inputRequests: Record<string, unknown>;
-  requestState?: string;
-  questions: Question[];
-  askedAt: number;
-}
-
-/** Legacy era: the call is still open in this process; answers go back on the wire. */
-export interface LiveCall {
-  readonly expiresAt: number;
-  respond(questionId: string, answer: Answer): void;
-  readonly result: Promise<CallOutcome>;
-}
-
-export type CallOutcome =
-  | { status: 'complete'; callId: string; server: string; tool: string; result: ToolResult }
-  | { status: 'input-required'; callId: string; server: string; tool: string; questions: Question[]; continuation?: Continuation; live?: LiveCall };
-
-export interface CallOptions {
-  callId?: string;
-  parent?: string;
-  signal?: AbortSignal;
-}
+export type ToolResult = CallToolResult;
 
 /** What the runner needs from an mcpx instance (`createMcpx` satisfies it). */
 export interface TaskHost {
   callTool(server: string, tool: string, args: Record<string, unknown>, options?: CallOptions): Promise<CallOutcome>;
-  resume(continuation: Continuation, answers: Record<string, Answer>): Promise<CallOutcome>;
+  resume(continuation: Continuation, answers: Record<string, Answer>, options?: { signal?: AbortSignal }): Promise<CallOutcome>;
 }
 
 export type TaskState = 'running' | 'input-required' | 'complete' | 'failed';
