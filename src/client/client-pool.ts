@@ -49,6 +49,8 @@ interface Pooled {
   connection: Connection;
   /** Legacy calls in flight: a server's `elicitation/create` belongs to one of them. */
   active: LegacyCall[];
+  /** A request has succeeded on it: its era is proven. */
+  proven: boolean;
 }
 
 export function createClientPool(options: ClientPoolOptions): ClientPool {
@@ -88,16 +90,16 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
         if (!call) throw new McpxError('CALL_FAILED', `${name} asked a question while no call was in flight`);
         return call.ask(params);
       },
-    }).then((connection) => ({ connection, active }));
+    }).then((connection) => ({ connection, active, proven: false }));
     pool.set(name, opening);
     opening.catch(() => pool.delete(name));
     return opening;
   };
 
-  // A cached modern verdict that went stale fails on the first request: forget it so the next connect probes.
+  // A cached modern verdict that went stale fails on the first request (how depends on the server): forget it, so
+  // the next connect probes again.
   const onFailure = async (name: string, pooled: Pooled, error: McpxError): Promise<never> => {
-    const code = error.data?.code;
-    if (pooled.connection.fromCache && (code === -32601 || code === -32600 || code === -32022)) {
+    if (pooled.connection.fromCache && !pooled.proven && pooled.connection.era === 'modern') {
       await pooled.connection.forgetVerdict();
       pool.delete(name);
       await pooled.connection.close().catch(() => undefined);
@@ -123,7 +125,13 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
         requestTimeoutMs: options.requestTimeoutMs,
         ...(callOptions.signal ? { signal: callOptions.signal } : {}),
         now,
-      }).catch((error: unknown) => onFailure(server, pooled, callError(server, tool, error, false)));
+      }).then(
+        (outcome) => {
+          pooled.proven = true;
+          return outcome;
+        },
+        (error: unknown) => onFailure(server, pooled, callError(server, tool, error, false)),
+      );
     }
     const call = new LegacyCall({
       server,
@@ -187,7 +195,9 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
     listTools: async (server) => {
       const pooled = await get(server);
       try {
-        return (await pooled.connection.client.listTools(undefined, { timeout: options.requestTimeoutMs })).tools;
+        const { tools } = await pooled.connection.client.listTools(undefined, { timeout: options.requestTimeoutMs });
+        pooled.proven = true;
+        return tools;
       } catch (error) {
         const mapped = new McpxError('CALL_FAILED', `listing the tools of "${server}" failed: ${error instanceof Error ? error.message : String(error)}`, {
           cause: error,

@@ -102,3 +102,33 @@ export function fixtureEcho(result: { structuredContent?: unknown }): FixtureEch
   if (!result.structuredContent) throw new Error(`fixture result has no structuredContent: ${JSON.stringify(result)}`);
   return result.structuredContent as FixtureEcho;
 }
+
+/** Records every JSON-RPC message a client sends through `transport` (a wire tap for asserting what went out). */
+export function tapTransport(transport: Transport, sent: Array<Record<string, any>> = []): { transport: Transport; sent: Array<Record<string, any>> } {
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    sent.push(JSON.parse(JSON.stringify(message)) as Record<string, any>);
+    return send(message, options);
+  };
+  return { transport, sent };
+}
+
+/** A host-wired server entry for `createMcpx({ servers })`: an in-memory fixture, tapped. */
+export function inMemoryServer(kind: FixtureKind, era: 'auto' | 'legacy' | 'modern' = 'auto'): { connector: { connect(): Transport; era: 'auto' | 'legacy' | 'modern' }; sent: Array<Record<string, any>>; close(): Promise<void> } {
+  const sent: Array<Record<string, any>> = [];
+  const closers: Array<() => Promise<void>> = [];
+  return {
+    sent,
+    connector: {
+      era,
+      connect: () => {
+        const fixture = inMemoryFixture(kind);
+        closers.push(fixture.close);
+        return tapTransport(fixture.transport, sent).transport;
+      },
+    },
+    close: async () => {
+      await Promise.all(closers.map((c) => c().catch(() => undefined)));
+    },
+  };
+}

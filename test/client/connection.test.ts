@@ -1,0 +1,94 @@
+/**
+ * Connections: one spawn per connect on stdio (in-place probe, then the cached verdict), pins, stale verdicts,
+ * and connect failures that say which server and why.
+ */
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createMcpx } from '../../src/mcpx.js';
+import { serverFingerprint, type EraVerdict } from '../../src/client/era-cache.js';
+import { spawnLog, stdioFixture, type FixtureKind } from '../helpers/fixture-servers.js';
+
+function stateEnv(): { env: Record<string, string | undefined>; cacheFile: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpx-state-'));
+  return { env: { ...process.env, MCPX_STATE_DIR: dir }, cacheFile: join(dir, 'era-cache.json') };
+}
+
+describe('era verdict cache', () => {
+  it.each<[FixtureKind, 'legacy' | 'modern']>([
+    ['dual-era', 'modern'],
+    ['legacy-v1', 'legacy'],
+  ])('spawns %s once per connect, probing only the first time (%s)', async (kind, era) => {
+    const spawns = spawnLog();
+    const { env, cacheFile } = stateEnv();
+    const server = stdioFixture(kind, spawns.env);
+    const first = await createMcpx({ config: { mcpServers: { fx: server } }, env });
+    expect(await first.era('fx')).toBe(era);
+    await first.close();
+    expect(spawns.count()).toBe(1);
+    const cache = JSON.parse(readFileSync(cacheFile, 'utf8')) as Record<string, EraVerdict>;
+    const verdict = cache[serverFingerprint(server)];
+    expect(verdict?.era).toBe(era);
+    if (era === 'modern') expect(verdict?.discover).toMatchObject({ supportedVersions: ['2026-07-28'] });
+
+    const second = await createMcpx({ config: { mcpServers: { fx: server } }, env });
+    expect(await second.era('fx')).toBe(era);
+    expect((await second.listTools('fx')).map((t) => t.name)).toContain('ask_form');
+    await second.close();
+    expect(spawns.count()).toBe(2);
+    // The verdict was reused, not reached again.
+    expect((JSON.parse(readFileSync(cacheFile, 'utf8')) as Record<string, EraVerdict>)[serverFingerprint(server)]?.at).toBe(verdict?.at);
+  });
+
+  it('forgets a stale modern verdict when the server turns out to be legacy', async () => {
+    const { env, cacheFile } = stateEnv();
+    const server = stdioFixture('legacy-v1');
+    mkdirSync(join(cacheFile, '..'), { recursive: true });
+    const fake: EraVerdict = { era: 'modern', at: Date.now(), discover: { supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'x', version: '1' } } } };
+    writeFileSync(cacheFile, JSON.stringify({ [serverFingerprint(server)]: fake }));
+    const stale = await createMcpx({ config: { mcpServers: { fx: server } }, env });
+    await expect(stale.listTools('fx')).rejects.toMatchObject({ code: 'CALL_FAILED' });
+    await stale.close();
+    expect(JSON.parse(readFileSync(cacheFile, 'utf8'))).toEqual({});
+    const fresh = await createMcpx({ config: { mcpServers: { fx: server } }, env });
+    expect(await fresh.era('fx')).toBe('legacy');
+    await fresh.close();
+  });
+});
+
+describe('era pins', () => {
+  it('pins legacy on a dual-era server without caching anything', async () => {
+    const { env, cacheFile } = stateEnv();
+    const mcpx = await createMcpx({ config: { mcpServers: { fx: { ...stdioFixture('dual-era'), era: 'legacy' } } }, env });
+    expect(await mcpx.era('fx')).toBe('legacy');
+    await mcpx.close();
+    expect(() => readFileSync(cacheFile)).toThrow();
+  });
+
+  it('refuses a modern pin on a legacy-only server with ERA_NEGOTIATION_FAILED', async () => {
+    const { env } = stateEnv();
+    const mcpx = await createMcpx({ config: { mcpServers: { old: { ...stdioFixture('legacy-v1'), era: 'modern' } } }, env });
+    await expect(mcpx.listTools('old')).rejects.toMatchObject({ code: 'ERA_NEGOTIATION_FAILED', message: expect.stringContaining('"old"') });
+    await mcpx.close();
+  });
+});
+
+describe('connect failures', () => {
+  it('name the server and show what it wrote to stderr', async () => {
+    const { env } = stateEnv();
+    const mcpx = await createMcpx({
+      config: { mcpServers: { broken: { command: process.execPath, args: ['-e', 'process.stderr.write("missing API key\\n"); process.exit(3)'], era: 'legacy' } } },
+      env,
+    });
+    await expect(mcpx.listTools('broken')).rejects.toMatchObject({ code: 'CONNECT_FAILED', message: expect.stringMatching(/"broken"[\s\S]*missing API key/) });
+    await mcpx.close();
+  });
+
+  it('name the URL of an HTTP server that is not there', async () => {
+    const { env } = stateEnv();
+    const mcpx = await createMcpx({ config: { mcpServers: { remote: { url: 'http://127.0.0.1:9/mcp' } } }, env });
+    await expect(mcpx.listTools('remote')).rejects.toMatchObject({ message: expect.stringContaining('http://127.0.0.1:9/mcp') });
+    await mcpx.close();
+  });
+});
