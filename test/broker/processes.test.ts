@@ -31,7 +31,7 @@ async function nextLine(w: ReturnType<typeof spawnWorker>): Promise<string> {
   return value;
 }
 
-const ask = (n: number) => ({ trace: `cal-${n.toString(16).padStart(16, '0')}`, server: 'race', tool: 'ask', mode: 'form' as const, message: `question ${n}`, era: 'legacy' as const, requestedSchema: { type: 'object' as const, properties: { worker: { type: 'integer' } }, required: ['worker'] } });
+const ask = (n: number) => ({ trace: `cal-${n.toString(16).padStart(16, '0')}`, server: 'race', tool: 'ask', mode: 'form' as const, message: `question ${n}`, era: 'legacy' as const, requestedSchema: { type: 'object' as const, properties: { worker: { type: 'integer' as const } }, required: ['worker'] } });
 
 describe('broker across processes', () => {
   let dir: string;
