@@ -22,7 +22,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 
 // Each suite is a module in bench/ exporting `run: BenchSuite`.
 const suites: Record<string, () => Promise<{ run: BenchSuite }>> = {
-  // connect: () => import('./connect.js'),
+  connect: () => import('./connect.js'),
 };
 
 async function main(): Promise<void> {
