@@ -71,7 +71,7 @@ export async function connectDaemon(env: Env, configPath: string | undefined): P
 }
 
 export interface EnsureDaemonOptions {
-  /** The argv that runs `mcpx daemon run` (default: this same program). The config and idle flags are appended. */
+  /** The argv that runs `mcpx daemon run` (default: MCPX_DAEMON_COMMAND, else this same program). The config and idle flags are appended. */
   command?: string[];
   cwd?: string;
   /** How long to wait for a new daemon to be ready. Default 15 s. */
@@ -80,8 +80,17 @@ export interface EnsureDaemonOptions {
   idleMs?: number;
 }
 
-/** The argv that re-runs this program as `mcpx daemon run` (works for dist/cli.js and for a tsx-run source entry). */
-export function defaultDaemonCommand(): string[] {
+/** The argv that runs `mcpx daemon run`: MCPX_DAEMON_COMMAND (JSON argv), else this same program (dist/cli.js, or a tsx-run source entry). */
+export function defaultDaemonCommand(env: Env = process.env): string[] {
+  if (env.MCPX_DAEMON_COMMAND) {
+    try {
+      const argv = JSON.parse(env.MCPX_DAEMON_COMMAND) as unknown;
+      if (Array.isArray(argv) && argv.length && argv.every((a) => typeof a === 'string')) return argv as string[];
+    } catch {
+      // reported below
+    }
+    throw new McpxError('CONFIG_INVALID', 'MCPX_DAEMON_COMMAND must be a JSON array of strings, e.g. ["node","dist/cli.js","daemon","run"]');
+  }
   const entry = process.argv[1];
   if (!entry) throw new McpxError('DAEMON_UNAVAILABLE', 'Cannot tell which program to start as the daemon; run `mcpx daemon start` first.');
   return [process.execPath, ...process.execArgv, entry, 'daemon', 'run'];
@@ -100,7 +109,7 @@ export async function ensureDaemon(env: Env, configPath: string | undefined, opt
 
 /** Spawns `mcpx daemon run` detached and waits for its first stdout line (`ready <pid>` or `running <pid>`). */
 async function startDaemonProcess(paths: DaemonPaths, env: Env, configPath: string | undefined, options: EnsureDaemonOptions): Promise<void> {
-  const [program, ...args] = options.command ?? defaultDaemonCommand();
+  const [program, ...args] = options.command ?? defaultDaemonCommand(env);
   if (!program) throw new McpxError('DAEMON_UNAVAILABLE', 'The daemon command is empty.');
   if (configPath) args.push('--config', configPath);
   if (options.idleMs !== undefined) args.push('--idle', String(Math.round(options.idleMs / 1000)));

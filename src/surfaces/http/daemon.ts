@@ -48,7 +48,7 @@ export function acquireLock(lockPath: string, pid = process.pid): { ok: true } |
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = Number(readFileSync(lockPath, 'utf8').trim());
-      if (Number.isInteger(holder) && holder > 0 && holder !== pid && isAlive(holder)) return { ok: false, holder };
+      if (Number.isInteger(holder) && holder > 0 && isAlive(holder)) return { ok: false, holder };
       rmSync(lockPath, { force: true });
     }
   }

@@ -1,0 +1,102 @@
+/**
+ * `mcpx daemon start|stop|status|run`: the process that holds connections and in-flight calls, so a call that
+ * stops at a question outlives the command that made it. `run` is the daemon itself (foreground); `start`
+ * spawns it detached, as every command that needs one does on first need.
+ */
+import { isMcpxError } from '../../../errors.js';
+import { daemonStatus, ensureDaemon, stopDaemon } from '../../http/daemon-client.js';
+import { daemonPaths } from '../../http/daemon-paths.js';
+import { parseArgs, UsageError } from '../args.js';
+import { findConfigPath } from '../connect.js';
+import { EXIT, type Command } from '../io.js';
+
+const USAGE = `usage: mcpx daemon start|stop|status|run [--config file] [--port n] [--idle seconds] [--json]
+
+  start    start the daemon for this config unless one runs (detached)
+  stop     stop it (legacy questions still waiting are abandoned; modern ones stay resumable)
+  status   whether it runs, its pid, socket and calls in flight
+  run      be the daemon, in the foreground (what start spawns)
+
+  --port n        also listen on 127.0.0.1:n (0 = a free port) with a bearer token (in the state file)
+  --idle seconds  stop after this long with nothing in flight (default 600; 0 = never)
+`;
+
+function seconds(value: string | boolean | undefined, name: string): number | undefined {
+  if (value === undefined || typeof value === 'boolean') return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} takes a whole number >= 0, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+export const command: Command = async (argv, io) => {
+  let parsed;
+  try {
+    parsed = parseArgs(argv, { booleans: ['json'], strings: ['config', 'port', 'idle'] });
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr.write(`mcpx daemon: ${error.message}\n\n${USAGE}`);
+    return EXIT.USAGE;
+  }
+  const [verb, ...extra] = parsed.positional;
+  if (parsed.flags.help) {
+    io.stdout.write(USAGE);
+    return EXIT.OK;
+  }
+  if (!verb || extra.length || !['start', 'stop', 'status', 'run'].includes(verb)) {
+    io.stderr.write(`mcpx daemon: expected start, stop, status or run${verb ? `, got ${JSON.stringify([verb, ...extra].join(' '))}` : ''}\n\n${USAGE}`);
+    return EXIT.USAGE;
+  }
+  let port: number | undefined;
+  let idle: number | undefined;
+  try {
+    port = seconds(parsed.flags.port, 'port');
+    idle = seconds(parsed.flags.idle, 'idle');
+  } catch (error) {
+    io.stderr.write(`mcpx daemon: ${(error as Error).message}\n`);
+    return EXIT.USAGE;
+  }
+  const json = parsed.flags.json === true;
+  try {
+    const configPath = findConfigPath(parsed.flags.config as string | undefined, io.cwd, io.env);
+    if (verb === 'run') {
+      const { runDaemonCommand } = await import('../../http/daemon-main.js');
+      return await runDaemonCommand({ env: io.env, cwd: io.cwd, configPath, ...(port !== undefined ? { port } : {}), ...(idle !== undefined ? { idleMs: idle * 1000 } : {}), stdout: io.stdout, stderr: io.stderr });
+    }
+    if (verb === 'start') {
+      if (port !== undefined) {
+        io.stderr.write('mcpx daemon: --port is given to `mcpx daemon run`; start runs it without one\n');
+        return EXIT.USAGE;
+      }
+      const client = await ensureDaemon(io.env, configPath, { cwd: io.cwd, ...(idle !== undefined ? { idleMs: idle * 1000 } : {}) });
+      await client.close();
+      const state = client.state!;
+      io.stdout.write(json ? JSON.stringify({ running: true, ...state, token: undefined }) + '\n' : `mcpx daemon: running (pid ${state.pid}) on ${state.socket}\n`);
+      return EXIT.OK;
+    }
+    if (verb === 'stop') {
+      const result = await stopDaemon(io.env, configPath);
+      if (json) io.stdout.write(JSON.stringify(result) + '\n');
+      else io.stdout.write(result.stopped ? `mcpx daemon: stopped (pid ${result.pid})\n` : 'mcpx daemon: not running\n');
+      return EXIT.OK;
+    }
+    const status = await daemonStatus(io.env, configPath);
+    if (json) {
+      io.stdout.write(JSON.stringify({ running: status.running, socket: status.paths.socket, configPath: status.paths.configPath, ...status.health, ...(status.state?.port ? { port: status.state.port } : {}) }) + '\n');
+    } else if (status.running && status.health) {
+      const h = status.health;
+      io.stdout.write(
+        `mcpx daemon: running (pid ${h.pid}, version ${h.version}) since ${new Date(h.startedAt).toISOString()}\n` +
+          `  socket   ${status.paths.socket}\n` +
+          (status.state?.port ? `  port     127.0.0.1:${status.state.port} (bearer token in ${status.paths.state})\n` : '') +
+          `  config   ${status.paths.configPath ?? '(none)'}\n` +
+          `  calls    ${h.activeCalls} in flight\n`,
+      );
+    } else {
+      io.stdout.write(`mcpx daemon: not running (config ${daemonPaths(io.env, configPath).configPath ?? '(none)'})\n`);
+    }
+    return status.running ? EXIT.OK : EXIT.FAILURE;
+  } catch (error) {
+    io.stderr.write(`mcpx daemon: ${isMcpxError(error) ? error.message : (error as Error).message}\n`);
+    return EXIT.FAILURE;
+  }
+};

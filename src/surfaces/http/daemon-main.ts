@@ -1,0 +1,53 @@
+/**
+ * `mcpx daemon run`: be the daemon in this process until stopped (SIGTERM/SIGINT) or idle. The first stdout line
+ * tells the starter how it went: `ready <pid>`, or `running <pid>` when another daemon already holds the lock.
+ */
+import type { Writable } from 'node:stream';
+import { isMcpxError } from '../../errors.js';
+import { runDaemon } from './daemon.js';
+import { daemonPaths } from './daemon-paths.js';
+import { openDaemonParts } from './daemon-wiring.js';
+
+export const DAEMON_VERSION = '0.1.0';
+
+export interface RunDaemonCommandOptions {
+  env: Record<string, string | undefined>;
+  cwd: string;
+  configPath?: string;
+  port?: number;
+  idleMs?: number;
+  stdout: Writable;
+  stderr: Writable;
+}
+
+export async function runDaemonCommand(options: RunDaemonCommandOptions): Promise<number> {
+  const paths = daemonPaths(options.env, options.configPath);
+  const stamp = (line: string): void => void options.stderr.write(`${new Date().toISOString()} mcpx daemon[${process.pid}]: ${line}\n`);
+  let daemon;
+  try {
+    daemon = await runDaemon({
+      paths,
+      version: DAEMON_VERSION,
+      openParts: () => openDaemonParts({ env: options.env, cwd: options.cwd, ...(options.configPath ? { configPath: options.configPath } : {}), version: DAEMON_VERSION }),
+      ...(options.idleMs !== undefined ? { idleMs: options.idleMs } : {}),
+      ...(options.port !== undefined ? { port: options.port } : {}),
+      log: stamp,
+    });
+  } catch (error) {
+    if (isMcpxError(error, 'DAEMON_UNAVAILABLE') && typeof error.data?.pid === 'number') {
+      options.stdout.write(`running ${error.data.pid}\n`);
+      return 0;
+    }
+    stamp(`failed to start: ${(error as Error).message}`);
+    options.stdout.write(`failed ${(error as Error).message.replace(/\n/g, ' ')}\n`);
+    return 1;
+  }
+  const onSignal = (signal: NodeJS.Signals): void => void daemon.stop(`got ${signal}`);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  options.stdout.write(`ready ${process.pid}\n`);
+  await daemon.stopped;
+  process.off('SIGTERM', onSignal);
+  process.off('SIGINT', onSignal);
+  return 0;
+}
