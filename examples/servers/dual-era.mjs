@@ -62,6 +62,11 @@ export function createDualEraServer({ era = 'legacy', stateKey = process.env.MCP
     echo('no_ask', era, {}, { text: text ?? '' }),
   );
 
+  server.registerTool('sleep', { description: 'Never asks: answers after ms milliseconds.', inputSchema: z.object({ ms: z.number().int().min(0) }) }, async ({ ms }) => {
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    return echo('sleep', era, {}, { text: `slept ${ms} ms` });
+  });
+
   server.registerTool('ask_form', { description: 'Asks one form question (repo, private, priority).', inputSchema: titleArgs }, async ({ title }, ctx) => {
     const view = inputResponse(ctx.mcpReq.inputResponses, 'details');
     if (view.kind === 'elicit') return echo('ask_form', era, { details: received(view) }, { state: ctx.mcpReq.requestState() ?? null });

@@ -51,6 +51,10 @@ export function createLegacyServer({ elicitTimeoutMs = Number(process.env.MCPX_F
   server.registerTool('no_ask', { description: 'Never asks: echoes its text.', inputSchema: { text: z.string().optional() } }, async ({ text }) =>
     echo('no_ask', {}, { text: text ?? '' }),
   );
+  server.registerTool('sleep', { description: 'Never asks: answers after ms milliseconds.', inputSchema: { ms: z.number().int().min(0) } }, async ({ ms }) => {
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    return echo('sleep', {}, { text: `slept ${ms} ms` });
+  });
   server.registerTool('ask_form', { description: 'Asks one form question (repo, private, priority).', inputSchema: { title: z.string().optional() } }, async ({ title }) =>
     echo('ask_form', { details: received(await form(`Where should "${title ?? 'the issue'}" go?`)) }),
   );

@@ -59,6 +59,9 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
   let closed = false;
   const elicitation = { form: Boolean(options.onElicit || options.answerLater), url: Boolean(options.openUrl && (options.onElicit || options.answerLater)) };
 
+  // A server's own `timeoutMs` (config) wins over the instance default.
+  const timeoutFor = (name: string): number => (options.servers?.[name] ?? options.config.mcpServers[name])?.timeoutMs ?? options.requestTimeoutMs;
+
   const serverNames = (): string[] => [...new Set([...Object.keys(options.config.mcpServers), ...Object.keys(options.servers ?? {})])];
 
   const get = (name: string): Promise<Pooled> => {
@@ -122,7 +125,7 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
         ...(options.onElicit ? { onElicit: options.onElicit } : {}),
         ...(options.openUrl ? { openUrl: options.openUrl } : {}),
         ttlMs: options.elicitTtlMs,
-        requestTimeoutMs: options.requestTimeoutMs,
+        requestTimeoutMs: timeoutFor(server),
         ...(callOptions.signal ? { signal: callOptions.signal } : {}),
         now,
       }).then(
@@ -141,7 +144,7 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
       ...(options.onElicit ? { onElicit: options.onElicit } : {}),
       ...(options.openUrl ? { openUrl: options.openUrl } : {}),
       ttlMs: options.elicitTtlMs,
-      requestTimeoutMs: options.requestTimeoutMs,
+      requestTimeoutMs: timeoutFor(server),
       now,
       mapError: (error) => callError(server, tool, error, false),
     });
@@ -181,7 +184,7 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
         ...(options.onElicit ? { onElicit: options.onElicit } : {}),
         ...(options.openUrl ? { openUrl: options.openUrl } : {}),
         ttlMs: options.elicitTtlMs,
-        requestTimeoutMs: options.requestTimeoutMs,
+        requestTimeoutMs: timeoutFor(continuation.server),
         ...(resumeOptions.signal ? { signal: resumeOptions.signal } : {}),
         now,
       },
@@ -195,7 +198,7 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
     listTools: async (server) => {
       const pooled = await get(server);
       try {
-        const { tools } = await pooled.connection.client.listTools(undefined, { timeout: options.requestTimeoutMs });
+        const { tools } = await pooled.connection.client.listTools(undefined, { timeout: timeoutFor(server) });
         pooled.proven = true;
         return tools;
       } catch (error) {

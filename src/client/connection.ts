@@ -23,6 +23,7 @@ class InPlaceStdioTransport extends StdioClientTransport {}
 export interface ServerConnector {
   connect(): Transport | Promise<Transport>;
   era?: 'auto' | Era;
+  timeoutMs?: number;
 }
 
 export interface ConnectionOptions {

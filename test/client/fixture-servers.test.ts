@@ -47,7 +47,7 @@ describe('fixture servers', () => {
     const fixture = inMemoryFixture(kind);
     const client = plainClient('auto');
     await client.connect(fixture.transport);
-    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['ask_confirm', 'ask_form', 'ask_rounds', 'ask_two', 'ask_url', 'no_ask']);
+    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['ask_confirm', 'ask_form', 'ask_rounds', 'ask_two', 'ask_url', 'no_ask', 'sleep']);
     await client.close();
     await fixture.close();
   });

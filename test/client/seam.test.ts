@@ -236,6 +236,23 @@ describe('modern retries (SEP-2322)', () => {
   });
 });
 
+describe('request timeouts', () => {
+  it.each<[FixtureKind, 'legacy' | 'auto']>([
+    ['legacy-v1', 'auto'],
+    ['dual-era', 'auto'],
+  ])("use the server's timeoutMs while it works (%s, %s)", async (kind, setting) => {
+    const server = inMemoryServer(kind, setting);
+    const mcpx = await createMcpx({ config: { mcpServers: {} }, eraCache: createMemoryEraCache(), servers: { fx: { ...server.connector, timeoutMs: 100 } } });
+    closers.push(async () => {
+      await mcpx.close();
+      await server.close();
+    });
+    await expect(mcpx.callTool('fx', 'sleep', { ms: 3000 })).rejects.toMatchObject({ code: 'CALL_FAILED' });
+    const quick = await mcpx.callTool('fx', 'sleep', { ms: 0 });
+    expect(quick.status === 'complete' && fixtureEcho(quick.result).text).toBe('slept 0 ms');
+  });
+});
+
 describe('createMcpx', () => {
   it('names the known servers when one is missing', async () => {
     const { mcpx } = await setup('dual-era', 'auto');

@@ -7,7 +7,7 @@ import { openSync, closeSync, mkdirSync } from 'node:fs';
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
-import { McpxError } from '../../errors.js';
+import { isMcpxError, McpxError } from '../../errors.js';
 import { daemonPaths, isAlive, readDaemonState, type DaemonPaths, type DaemonState } from './daemon-paths.js';
 
 type Env = Record<string, string | undefined>;
@@ -78,6 +78,8 @@ export interface EnsureDaemonOptions {
   timeoutMs?: number;
   /** Passed to the daemon: stop after this long idle. */
   idleMs?: number;
+  /** When no daemon can start, run it inside this command (default true). */
+  inlineFallback?: boolean;
 }
 
 /** The argv that runs `mcpx daemon run`: MCPX_DAEMON_COMMAND (JSON argv), else this same program (dist/cli.js, or a tsx-run source entry). */
@@ -96,15 +98,41 @@ export function defaultDaemonCommand(env: Env = process.env): string[] {
   return [process.execPath, ...process.execArgv, entry, 'daemon', 'run'];
 }
 
-/** Connects to the daemon of this config, starting it when none runs. */
+/**
+ * Connects to the daemon of this config, starting it when none runs. When none can run (MCPX_DAEMON=inline, or
+ * starting one fails and `inlineFallback` is not false), the daemon runs inside this command instead
+ * (daemon.inline): calls then end with the command, and `inline` says so.
+ */
 export async function ensureDaemon(env: Env, configPath: string | undefined, options: EnsureDaemonOptions = {}): Promise<DaemonClient> {
+  if (env.MCPX_DAEMON === 'inline') return inlineDaemon(env, configPath, options.cwd ?? process.cwd(), 'MCPX_DAEMON=inline');
   const existing = await connectDaemon(env, configPath);
   if (existing) return existing;
   const paths = daemonPaths(env, configPath);
-  await startDaemonProcess(paths, env, configPath, options);
-  const client = await connectDaemon(env, configPath);
-  if (!client) throw new McpxError('DAEMON_UNAVAILABLE', `The daemon started but does not answer on ${paths.socket}; see ${paths.log}.`);
-  return client;
+  try {
+    await startDaemonProcess(paths, env, configPath, options);
+    const client = await connectDaemon(env, configPath);
+    if (!client) throw new McpxError('DAEMON_UNAVAILABLE', `The daemon started but does not answer on ${paths.socket}; see ${paths.log}.`);
+    return client;
+  } catch (error) {
+    if (options.inlineFallback === false || !isMcpxError(error, 'DAEMON_UNAVAILABLE')) throw error;
+    return inlineDaemon(env, configPath, options.cwd ?? process.cwd(), error.message);
+  }
+}
+
+/** The daemon's app inside this process (daemon.inline): no socket, and calls end when `close()` runs. */
+export async function inlineDaemon(env: Env, configPath: string | undefined, cwd: string, reason: string): Promise<DaemonClient & { reason: string }> {
+  const [{ createDaemonCore }, { openDaemonParts }] = await Promise.all([import('./daemon-core.js'), import('./daemon-wiring.js')]);
+  const version = '0.1.0';
+  const parts = await openDaemonParts({ env, cwd, ...(configPath ? { configPath } : {}), version });
+  // Its own holder: an inline run never recovers (or abandons) the calls of the config's real daemon.
+  const core = await createDaemonCore({ parts, version, pid: process.pid, holder: `inline-${process.pid}`, inline: true });
+  const app = core.app();
+  return {
+    inline: true,
+    reason,
+    fetch: async (path, init) => app.request(path, init),
+    close: () => core.close('the command that held the call inline exited'),
+  };
 }
 
 /** Spawns `mcpx daemon run` detached and waits for its first stdout line (`ready <pid>` or `running <pid>`). */

@@ -1,0 +1,112 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { main } from '../../src/surfaces/cli/main.js';
+import type { CliIO } from '../../src/surfaces/cli/io.js';
+import { ensureDaemon, stopDaemon } from '../../src/surfaces/http/daemon-client.js';
+import { daemonPaths, isAlive, readDaemonState } from '../../src/surfaces/http/daemon-paths.js';
+import { fixtureEcho, stdioFixture } from '../helpers/fixture-servers.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The daemon as a source checkout runs it: node with the tsx loader on the CLI entry. */
+const DAEMON_COMMAND = [process.execPath, '--import', pathToFileURL(join(root, 'node_modules/tsx/dist/loader.mjs')).href, join(root, 'src/surfaces/cli/main.ts'), 'daemon', 'run'];
+
+function setup(): { env: Record<string, string>; cwd: string; configPath: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpx-daemon-proc-'));
+  const configPath = join(dir, 'mcpx.json');
+  writeFileSync(configPath, JSON.stringify({ mcpServers: { fx: stdioFixture('dual-era') } }));
+  return { env: { MCPX_STATE_DIR: join(dir, 'state'), PATH: process.env.PATH ?? '', HOME: dir, MCPX_DAEMON_COMMAND: JSON.stringify(DAEMON_COMMAND) }, cwd: dir, configPath };
+}
+
+async function run(argv: string[], s: ReturnType<typeof setup>): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (d: Buffer) => (out += d.toString()));
+  stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const io: CliIO = { stdout, stderr, stdin: new PassThrough(), env: s.env, cwd: s.cwd, isTTY: false };
+  const code = await main(argv, io);
+  return { code, stdout: out, stderr: err };
+}
+
+async function gone(pid: number, timeoutMs = 20_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  // A detached process gives no exit event to a non-parent: watch its pid.
+  while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  return !isAlive(pid);
+}
+
+describe('mcpx daemon (a real detached process)', () => {
+  const started: Array<ReturnType<typeof setup>> = [];
+  afterEach(async () => {
+    for (const s of started.splice(0)) await stopDaemon(s.env, s.configPath).catch(() => undefined);
+  });
+
+  it('starts on first need (once, however many ask at the same time), reports status, serves calls and stops', async () => {
+    const s = setup();
+    started.push(s);
+    const before = await run(['daemon', 'status', '--config', s.configPath], s);
+    expect(before.code).toBe(1);
+    expect(before.stdout).toContain('not running');
+
+    const [a, b] = await Promise.all([ensureDaemon(s.env, s.configPath, { cwd: s.cwd }), ensureDaemon(s.env, s.configPath, { cwd: s.cwd })]);
+    expect(a.inline).toBe(false);
+    expect(a.state?.pid).toBe(b.state?.pid);
+    const pid = a.state!.pid;
+    expect(pid).not.toBe(process.pid);
+
+    const call = await a.fetch('/v1/call/fx/ask_confirm', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(call.status).toBe(202);
+    const body = (await call.json()) as { inputRequired: { task: string; questions: Array<{ id: string }> } };
+    // Answered through the other client: any process can answer.
+    expect((await b.fetch(`/v1/elicit/${body.inputRequired.questions[0]!.id}/accept`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: { confirm: true } }) })).status).toBe(200);
+    const task = (await (await a.fetch(`/v1/tasks/${body.inputRequired.task}?wait=30`)).json()) as { task: { state: string; result: { structuredContent?: unknown } } };
+    expect(fixtureEcho(task.task.result).received.confirm).toEqual({ action: 'accept', content: { confirm: true } });
+    await a.close();
+    await b.close();
+
+    const status = await run(['daemon', 'status', '--json', '--config', s.configPath], s);
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ running: true, pid, activeCalls: 0 });
+
+    const again = await run(['daemon', 'start', '--config', s.configPath], s);
+    expect(again.stdout).toContain(`running (pid ${pid})`);
+
+    const stop = await run(['daemon', 'stop', '--config', s.configPath], s);
+    expect(stop.stdout).toContain(`stopped (pid ${pid})`);
+    expect(isAlive(pid)).toBe(false);
+    expect(readDaemonState(daemonPaths(s.env, s.configPath))).toBeUndefined();
+  });
+
+  it('stops by itself after the idle timeout', async () => {
+    const s = setup();
+    started.push(s);
+    const start = await run(['daemon', 'start', '--idle', '1', '--config', s.configPath], s);
+    expect(start.code).toBe(0);
+    const pid = readDaemonState(daemonPaths(s.env, s.configPath))!.pid;
+    expect(await gone(pid)).toBe(true);
+  });
+
+  it('runs inline when no daemon can start, and says the call cannot outlive the command', async () => {
+    const s = setup();
+    const env = { ...s.env, MCPX_DAEMON_COMMAND: JSON.stringify([join(s.cwd, 'no-such-program')]) };
+    const client = await ensureDaemon(env, s.configPath, { cwd: s.cwd });
+    expect(client.inline).toBe(true);
+    const call = await client.fetch('/v1/call/fx/ask_confirm', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(call.status).toBe(202);
+    const body = (await call.json()) as { inputRequired: { text: string } };
+    expect(body.inputRequired.text).toContain('cannot outlive this command');
+    await client.close();
+  });
+
+  it('rejects usage mistakes with exit 2', async () => {
+    const s = setup();
+    expect((await run(['daemon'], s)).code).toBe(2);
+    expect((await run(['daemon', 'restart'], s)).code).toBe(2);
+    expect((await run(['daemon', 'start', '--idle', 'soon'], s)).code).toBe(2);
+  });
+});
