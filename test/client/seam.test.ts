@@ -177,6 +177,26 @@ describe('legacy calls held open', () => {
   });
 });
 
+describe('a handler that never answers', () => {
+  it.each<[FixtureKind, 'legacy' | 'auto']>([
+    ['legacy-v1', 'auto'],
+    ['dual-era', 'legacy'],
+    ['dual-era', 'auto'],
+  ])('is cut off at the deadline: the server receives cancel and the handler is aborted (%s, %s)', async (kind, setting) => {
+    const signals: AbortSignal[] = [];
+    const { mcpx } = await setup(kind, setting, {
+      elicitTtlMs: 300,
+      onElicit: (_q, ctx) => {
+        signals.push(ctx.signal);
+        return new Promise(() => undefined);
+      },
+    });
+    const outcome = await mcpx.callTool('fx', 'ask_form', {});
+    expect(outcome.status === 'complete' && fixtureEcho(outcome.result).received.details).toEqual({ action: 'cancel' });
+    expect(signals.map((s) => s.aborted)).toEqual([true]);
+  });
+});
+
 describe('a handler that refuses', () => {
   it.each<[FixtureKind, 'legacy' | 'auto']>([
     ['legacy-v1', 'auto'],
