@@ -32,3 +32,7 @@ export type {
   AuditQuery,
   SessionBinding,
 } from './broker/index.js';
+export { createElicitationPipeline } from './broker/index.js';
+export type { Answerer, PipelineOptions } from './broker/index.js';
+export { parsePolicy, evaluatePolicy, withMode } from './policy/index.js';
+export type { Policy, PolicyMode, PolicyRule, PolicyDecision } from './policy/index.js';

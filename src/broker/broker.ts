@@ -324,6 +324,14 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       await emit(dropUndefined({ kind: 'elicit.resumed' as const, elicit: input.elicit, trace: input.trace, parent: input.parent ?? request?.trace, session: input.session ?? request?.session, server: request?.server, tool: request?.tool }));
     },
 
+    async recordEvent(event): Promise<void> {
+      ensureOpen();
+      if (event.kind !== 'policy.fired' && event.kind !== 'elicit.passed') {
+        throw new McpxError('CONFIG_INVALID', `recordEvent writes only policy.fired and elicit.passed; ${String(event.kind)} is the broker's own`, { data: { kind: event.kind } });
+      }
+      await emit(dropUndefined({ ...event }));
+    },
+
     subscribe(listener: (event: BrokerEvent) => void): () => void {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -17,3 +17,5 @@ export type { RedisStoreOptions } from './stores/redis.js';
 export { resolveSession } from './session.js';
 export type { SessionBinding } from './session.js';
 export { defaultSqlitePath } from './default-store.js';
+export { createElicitationPipeline } from './pipeline.js';
+export type { Answerer, PipelineOptions } from './pipeline.js';

@@ -129,6 +129,8 @@ export interface Broker {
   abandon(id: string, reason: string): Promise<ElicitRequest>;
   /** Records that a call resumed with an answer (modern re-send, or a legacy call that proceeded). */
   recordResumed(input: { elicit: string; trace: string; parent?: string; session?: string }): Promise<void>;
+  /** Records a policy decision or a pipeline hand-off in the audit log (the kinds nothing else writes). */
+  recordEvent(event: Omit<BrokerEvent, 'at' | 'pid' | 'kind'> & { kind: 'policy.fired' | 'elicit.passed' }): Promise<void>;
   subscribe(listener: (event: BrokerEvent) => void): () => void;
   audit(query?: AuditQuery): Promise<BrokerEvent[]>;
   close(): Promise<void>;

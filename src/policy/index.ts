@@ -1,0 +1,8 @@
+/**
+ * Policy: answering without a human. Modes ask | auto | decline | error, rules matched before anyone is asked,
+ * and routing to the person or anyone. Pure functions over the shared vocabulary; imports no broker and no surface.
+ */
+export { parsePolicy, withMode, ruleName, POLICY_MODES } from './schema.js';
+export type { Policy, PolicyMode, PolicyRule } from './schema.js';
+export { evaluatePolicy, audienceOf } from './evaluate.js';
+export type { Audience, FiredRule, PolicyDecision } from './evaluate.js';
