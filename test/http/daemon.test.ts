@@ -149,6 +149,32 @@ describe('daemon', () => {
   });
 });
 
+describe('daemon policy', () => {
+  it('answers from the config policy before anyone is asked, and the call completes at once', async () => {
+    const s = setup();
+    writeFileSync(
+      s.configPath,
+      JSON.stringify({
+        mcpServers: { fx: stdioFixture('dual-era') },
+        elicit: { rules: [{ match: { server: 'fx', tool: 'ask_confirm' }, action: 'decline', because: 'never confirm in tests' }] },
+      }),
+    );
+    const daemon = await start(s);
+    const client = socketFetch(daemon.state.socket);
+    try {
+      const response = await client.fetch('/v1/call/fx/ask_confirm', post({}));
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { result: { structuredContent?: unknown } };
+      expect(fixtureEcho(body.result).received.confirm?.action).toBe('decline');
+      // Another tool still stops at its question.
+      expect((await client.fetch('/v1/call/fx/ask_form', post({}))).status).toBe(202);
+    } finally {
+      client.close();
+      await daemon.stop();
+    }
+  });
+});
+
 describe('daemon idle stop', () => {
   it('stops by itself when nothing is in flight, and removes its socket and state', async () => {
     const s = setup();

@@ -1,33 +1,11 @@
-/** Wiring for task tests: a real mcpx over in-memory fixture servers, feeding a real broker. */
+/** Wiring for task tests: a real mcpx over in-memory fixture servers. */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Broker } from '../../src/broker/types.js';
 import { createMemoryEraCache } from '../../src/client/era-cache.js';
 import { createMcpx, type Mcpx } from '../../src/mcpx.js';
 import type { ElicitHandler } from '../../src/types.js';
 import { inMemoryFixture } from '../helpers/fixture-servers.js';
-
-/** The pipeline's "nobody here answers" path: the question is opened in the broker (same id) and left pending. */
-export function leavePending(broker: Broker, session: string, now: () => number = Date.now): ElicitHandler {
-  return async (q, ctx) => {
-    await broker.openRequest({
-      id: q.id,
-      trace: q.callId,
-      server: q.server,
-      tool: q.tool,
-      mode: q.mode,
-      message: q.message,
-      era: q.era,
-      session,
-      ttlMs: Math.max(1, ctx.expiresAt - now()),
-      ...(q.requestedSchema ? { requestedSchema: q.requestedSchema } : {}),
-      ...(q.url ? { url: q.url } : {}),
-      ...(q.key ? { key: q.key } : {}),
-    });
-    return undefined;
-  };
-}
 
 /** An mcpx with `modern` (dual-era server, pinned modern) and `legacy` (v1 server) served in this process. */
 export async function fixtureMcpx(onElicit: ElicitHandler, options: { elicitTtlMs?: number } = {}): Promise<Mcpx & { closeFixtures(): Promise<void> }> {

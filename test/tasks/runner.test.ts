@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createBroker, createManualClock, type ManualClock, type StoreBroker } from '../../src/broker/index.js';
+import { createBroker, createElicitationPipeline, createManualClock, type ManualClock, type StoreBroker } from '../../src/broker/index.js';
 import { createTaskRunner, type TaskRunner } from '../../src/tasks/runner.js';
 import { createTaskStore, type TaskStore } from '../../src/tasks/task-store.js';
 import type { TaskStep } from '../../src/tasks/types.js';
 import { fixtureEcho } from '../helpers/fixture-servers.js';
-import { fixtureMcpx, leavePending } from './helpers.js';
+import { fixtureMcpx } from './helpers.js';
 
 type Fixture = Awaited<ReturnType<typeof fixtureMcpx>>;
 
@@ -25,7 +25,8 @@ describe('task runner', () => {
     broker = createBroker({ clock, allowAnySession: true });
     store = createTaskStore(broker.store.keyv);
     runner = createTaskRunner({ broker, store, host: async () => mcpx, holder: 'test', pid: 4242, clock: clock.now });
-    mcpx = await fixtureMcpx(leavePending(runner.wrapBroker(broker), 's1', clock.now));
+    // The daemon's pipeline: no policy rules, no answerers, so every question waits in the broker.
+    mcpx = await fixtureMcpx(createElicitationPipeline({ broker: runner.wrapBroker(broker), session: 's1', clock }));
   });
   afterEach(async () => {
     await runner.close();

@@ -3,13 +3,14 @@
  * a broker that sees every session, and one mcpx instance per session whose questions go to the broker.
  */
 import { join } from 'node:path';
-import { createBroker, defaultSqlitePath, openRedisStore, openSqliteStore, resolveSession } from '../../broker/index.js';
-import type { Broker, BrokerStore, ElicitRequest } from '../../broker/types.js';
+import { readFileSync } from 'node:fs';
+import { createBroker, createElicitationPipeline, defaultSqlitePath, openRedisStore, openSqliteStore, resolveSession } from '../../broker/index.js';
+import type { BrokerStore } from '../../broker/types.js';
 import { createFileEraCache } from '../../client/era-cache.js';
 import { McpxError } from '../../errors.js';
 import { createMcpx } from '../../mcpx.js';
 import { stateDir } from '../../paths.js';
-import type { ElicitHandler } from '../../types.js';
+import { parsePolicy, type Policy } from '../../policy/index.js';
 import type { DaemonParts } from './daemon-core.js';
 
 type Env = Record<string, string | undefined>;
@@ -18,7 +19,7 @@ export interface DaemonWiringOptions {
   env: Env;
   cwd: string;
   configPath?: string;
-  /** A question's deadline (default 120 s, MCPX_ELICIT_TTL_MS). */
+  /** A question's deadline: this, else the policy's `ttl`, else MCPX_ELICIT_TTL_MS, else 120 s. */
   ttlMs?: number;
   version: string;
 }
@@ -39,36 +40,22 @@ function ttlFrom(options: DaemonWiringOptions): number {
   return ttl;
 }
 
-/**
- * The daemon has no person and no script to answer: each question is opened in the broker under its own id and
- * left pending there, for `mcpx elicit`, REST or any other surface to answer.
- */
-function leaveInBroker(broker: Broker, binding: { session: string; sessionSource: ElicitRequest['sessionSource'] }, now: () => number): ElicitHandler {
-  return async (question, context) => {
-    await broker.openRequest({
-      id: question.id,
-      trace: question.callId,
-      server: question.server,
-      tool: question.tool,
-      mode: question.mode,
-      message: question.message,
-      era: question.era,
-      session: binding.session,
-      sessionSource: binding.sessionSource,
-      ttlMs: Math.max(1, context.expiresAt - now()),
-      ...(question.requestedSchema ? { requestedSchema: question.requestedSchema } : {}),
-      ...(question.url ? { url: question.url } : {}),
-      ...(question.key ? { key: question.key } : {}),
-      ...(question.audience ? { audience: question.audience } : {}),
-      ...(question.meta ? { meta: question.meta } : {}),
-    });
-    return undefined;
-  };
+/** The policy block (`elicit`) of the config file, read once when the daemon starts. */
+function readPolicy(configPath: string | undefined): Policy {
+  if (!configPath) return parsePolicy({});
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(configPath, 'utf8'));
+  } catch (error) {
+    throw new McpxError('CONFIG_INVALID', `cannot read the policy in ${configPath}: ${(error as Error).message}`, { cause: error, data: { file: configPath } });
+  }
+  return parsePolicy((raw as { elicit?: unknown } | null)?.elicit ?? {});
 }
 
 export async function openDaemonParts(options: DaemonWiringOptions): Promise<DaemonParts> {
   const { env, cwd, configPath } = options;
-  const ttlMs = ttlFrom(options);
+  const policy = readPolicy(configPath);
+  const ttlMs = options.ttlMs ?? policy.ttlMs ?? ttlFrom(options);
   const store = await openStore(env);
   const broker = createBroker({ store, allowAnySession: true, ttlMs });
   const own = resolveSession(env, { ...(configPath ? { configPath } : {}), cwd });
@@ -82,7 +69,9 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
         config: configPath ?? { mcpServers: {} },
         cwd,
         env,
-        onElicit: leaveInBroker(stampingBroker, session === own.session ? own : { session, sessionSource }, Date.now),
+        // No person and no script answers here: the policy, then the broker, where the question waits for
+        // `mcpx elicit`, REST or any other surface.
+        onElicit: createElicitationPipeline({ broker: stampingBroker, policy, session: session === own.session ? own : { session, sessionSource }, env }),
         answerLater: true,
         elicitTtlMs: ttlMs,
         eraCache,
