@@ -91,6 +91,17 @@ describe('url mode without openUrl', () => {
   });
 });
 
+describe('url mode with openUrl', () => {
+  it.each<[FixtureKind, 'legacy' | 'auto']>([
+    ['legacy-v1', 'auto'],
+    ['dual-era', 'auto'],
+  ])('sends cancel, not accept, when the page could not be opened (%s, %s)', async (kind, setting) => {
+    const { mcpx } = await setup(kind, setting, { onElicit: async () => ({ action: 'accept' }), openUrl: async () => false });
+    const outcome = await mcpx.callTool('fx', 'ask_url', {});
+    expect(outcome.status === 'complete' && fixtureEcho(outcome.result).received.authorize).toEqual({ action: 'cancel' });
+  });
+});
+
 describe('invalid accept content', () => {
   it.each<[FixtureKind, 'legacy' | 'auto']>([
     ['legacy-v1', 'auto'],
