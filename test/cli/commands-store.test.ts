@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StoreBroker } from '../../src/broker/broker.js';
 import { newCallId, newTaskId } from '../../src/ids.js';
-import { openStoreBroker } from '../../src/surfaces/cli/store-backend.js';
+import { closeStoreBroker, openStoreBroker } from '../../src/surfaces/cli/store-backend.js';
 import { createTaskStore } from '../../src/tasks/task-store.js';
 import type { TaskRecord } from '../../src/tasks/types.js';
-import { runCli } from './helpers/run-cli.js';
+import { runCli, startCli } from './helpers/run-cli.js';
 
 let env: Record<string, string>;
 let cwd: string;
@@ -23,7 +23,7 @@ beforeEach(async () => {
   cwd = dir;
   broker = await openStoreBroker(env);
 });
-afterEach(async () => broker.close());
+afterEach(async () => closeStoreBroker(broker));
 
 const cli = (argv: string[], stdin?: string) => runCli(argv, { env, cwd, ...(stdin === undefined ? {} : { stdin }) });
 
@@ -98,11 +98,11 @@ describe('mcpx elicit (no daemon)', () => {
   });
 
   it('watches the store and prints questions as they are asked', async () => {
-    const watching = cli(['elicit', 'watch', '--json', '--count', '2']);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const watching = startCli(['elicit', 'watch', '--json', '--count', '2'], { env, cwd });
+    await watching.stderrShows('watching for questions (no daemon: reading the store)');
     const q = await ask();
     await broker.respond({ id: q.id, action: 'decline', by: 'http' });
-    const run = await watching;
+    const run = await watching.done;
     expect(run.code).toBe(0);
     const events = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as { kind: string; elicit: string; action?: string });
     expect(events.map((e) => [e.kind, e.elicit])).toEqual([

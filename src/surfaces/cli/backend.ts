@@ -57,7 +57,7 @@ export interface Backend {
   answer(id: string, answer: Answer, options: { session?: string }): Promise<StoredAnswer>;
   /** The task; with `waitSeconds`, once it is complete or failed, or as it stands when the wait ends. */
   task(id: string, options?: { waitSeconds?: number; signal?: AbortSignal }): Promise<TaskView>;
-  /** Broker events as they happen, until the signal aborts. */
-  events(options: { signal: AbortSignal; kinds?: string[] }): AsyncIterable<BrokerEvent>;
+  /** Broker events as they happen, until the signal aborts. `onReady` is called once the subscription is live. */
+  events(options: { signal: AbortSignal; kinds?: string[]; onReady?: () => void }): AsyncIterable<BrokerEvent>;
   close(): Promise<void>;
 }

@@ -61,7 +61,7 @@ function daemonCommand(env: Env): { command?: string[] } {
 
 /** The audit log, read from the state store (every process appends to the same one). */
 export async function openAudit(io: CliIO): Promise<{ events(query: AuditQuery): Promise<BrokerEvent[]>; close(): Promise<void> }> {
-  const { openStoreBroker } = await import('./store-backend.js');
+  const { openStoreBroker, closeStoreBroker } = await import('./store-backend.js');
   const broker = await openStoreBroker(io.env);
-  return { events: (query) => broker.audit(query), close: () => broker.close() };
+  return { events: (query) => broker.audit(query), close: () => closeStoreBroker(broker) };
 }

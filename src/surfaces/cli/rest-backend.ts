@@ -73,17 +73,17 @@ export function createRestBackend(options: RestBackendOptions): Backend {
       return body.task;
     },
 
-    events({ signal, kinds }) {
+    events({ signal, kinds, onReady }) {
       const query = kinds?.length ? `?kinds=${encodeURIComponent(kinds.join(','))}` : '';
-      return readEvents(fetch(`/v1/events${query}`, { signal, headers: { accept: 'text/event-stream' } }), signal);
+      return readEvents(fetch(`/v1/events${query}`, { signal, headers: { accept: 'text/event-stream' } }), signal, onReady);
     },
 
     close: options.close ?? (async () => undefined),
   };
 }
 
-/** Parses a text/event-stream body into broker events (the `ready` greeting and keepalive comments are skipped). */
-async function* readEvents(responding: Promise<Response>, signal: AbortSignal): AsyncIterable<BrokerEvent> {
+/** Parses a text/event-stream body into broker events; the daemon's `ready` greeting calls `onReady`, keepalives are skipped. */
+async function* readEvents(responding: Promise<Response>, signal: AbortSignal, onReady?: () => void): AsyncIterable<BrokerEvent> {
   const response = await responding;
   if (!response.ok || !response.body) throw new McpxError('DAEMON_UNAVAILABLE', `the daemon's event stream answered ${response.status}`);
   const decoder = new TextDecoder();
@@ -106,6 +106,7 @@ async function* readEvents(responding: Promise<Response>, signal: AbortSignal): 
           if (line.startsWith('event:')) event = line.slice(6).trim();
           else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
         }
+        if (event === 'ready') onReady?.();
         if (event === 'ready' || !data.length) continue;
         yield JSON.parse(data.join('\n')) as BrokerEvent;
       }

@@ -3,21 +3,29 @@
  * process). Questions can be listed and answered, tasks read, the audit log followed; a call cannot be made here
  * and a task cannot be driven (that needs a daemon), and the commands say so.
  */
-import { join } from 'node:path';
 import { createBroker, type StoreBroker } from '../../broker/broker.js';
+import { defaultSqlitePath } from '../../broker/default-store.js';
+import { openRedisStore } from '../../broker/stores/redis.js';
 import { openSqliteStore } from '../../broker/stores/sqlite.js';
 import type { BrokerEvent, ElicitRequest, PendingEntry, RequestState } from '../../broker/types.js';
 import { McpxError } from '../../errors.js';
-import { stateDir } from '../../paths.js';
 import { createTaskStore } from '../../tasks/task-store.js';
 import type { Backend, Elicitation, TaskView } from './backend.js';
 
 const STATES: RequestState[] = ['pending', 'answered', 'expired', 'abandoned'];
 
-/** Opens the broker over the state store; `events` polls its audit log, the one way to follow another process's store. */
+/** Opens the broker over the state store the daemon uses: Redis when MCPX_STORE_URL names one, else the SQLite file. */
 export async function openStoreBroker(env: Record<string, string | undefined>): Promise<StoreBroker> {
-  const store = await openSqliteStore(join(stateDir(env), 'mcpx.sqlite'));
+  const url = env.MCPX_STORE_URL;
+  if (url && !/^rediss?:\/\//.test(url)) throw new McpxError('CONFIG_INVALID', `MCPX_STORE_URL must be a redis:// or rediss:// URL (or unset for the SQLite file), got ${JSON.stringify(url)}`);
+  const store = url ? await openRedisStore(url) : await openSqliteStore(defaultSqlitePath(env));
   return createBroker({ store, allowAnySession: true });
+}
+
+/** The broker does not close a store it was given: close both. */
+export async function closeStoreBroker(broker: StoreBroker): Promise<void> {
+  await broker.close();
+  await broker.store.close();
 }
 
 export async function createStoreBackend(env: Record<string, string | undefined>, options: { pollMs?: number } = {}): Promise<Backend> {
@@ -72,16 +80,17 @@ export async function createStoreBackend(env: Record<string, string | undefined>
       return visible as TaskView;
     },
 
-    events({ signal, kinds }) {
-      return pollEvents(broker, signal, pollMs, kinds);
+    events({ signal, kinds, onReady }) {
+      return pollEvents(broker, signal, pollMs, kinds, onReady);
     },
 
-    close: () => broker.close(),
+    close: () => closeStoreBroker(broker),
   };
 }
 
-async function* pollEvents(broker: StoreBroker, signal: AbortSignal, pollMs: number, kinds: string[] | undefined): AsyncIterable<BrokerEvent> {
+async function* pollEvents(broker: StoreBroker, signal: AbortSignal, pollMs: number, kinds: string[] | undefined, onReady?: () => void): AsyncIterable<BrokerEvent> {
   let since = Date.now();
+  onReady?.();
   const seen = new Set<string>();
   while (!signal.aborted) {
     const events = await broker.audit({ since });

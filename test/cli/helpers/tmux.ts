@@ -23,7 +23,7 @@ export function openTerminal(command: string[], options: { cwd: string; env?: Re
   const shellLine = `${command.map(quote).join(' ')}; sleep 60`;
   tmux('-f', '/dev/null', 'new-session', '-d', '-x', '100', '-y', '50', '-c', options.cwd, ...env, shellLine);
   tmux('set-option', '-g', 'allow-rename', 'on');
-  const screen = (): string => tmux('capture-pane', '-p', '-S', '-200');
+  const screen = (): string => tmux('capture-pane', '-p', '-J', '-S', '-200');
   return {
     type: (text) => void tmux('send-keys', '-l', text),
     keys: (...names) => void tmux('send-keys', ...names),

@@ -82,6 +82,8 @@ async function answerUntilDone(backend: Backend, response: Extract<CallResponse,
   const stop = new AbortController();
   const opened = openQuestionsOf(backend, taskId, stop.signal);
   try {
+    // A later round is noticed from the stream, so it must be live before this round is answered.
+    await opened.ready;
     let questions = inputRequired.questions;
     const handled = new Set<string>();
     for (;;) {
@@ -90,7 +92,7 @@ async function answerUntilDone(backend: Backend, response: Extract<CallResponse,
         handled.add(question.id);
         if (mode === 'error') {
           await backend.answer(question.id, { action: 'cancel' }, session ? { session } : {}).catch(() => undefined);
-          throw new McpxError('ELICITATION_REFUSED', `${inputRequired.server}.${inputRequired.tool} asked a question ("${question.message}") and --elicit=error refuses questions; it was cancelled. Answer it with --elicit=prompt or --elicit=return.`, {
+          throw new McpxError('ELICITATION_REFUSED', `${inputRequired.server}.${inputRequired.tool} asked a question (${question.id}: "${question.message}") and --elicit=error refuses questions, so it was cancelled. To answer questions, call with --elicit=prompt or --elicit=return.`, {
             data: { elicit: question.id },
           });
         }
@@ -114,12 +116,14 @@ async function answerUntilDone(backend: Backend, response: Extract<CallResponse,
 }
 
 /** Pending questions of one task as the daemon opens them (elicit.open events), each round as one batch. */
-function openQuestionsOf(backend: Backend, taskId: string | undefined, signal: AbortSignal): { next(): Promise<{ questions: Elicitation[] }> } {
+function openQuestionsOf(backend: Backend, taskId: string | undefined, signal: AbortSignal): { ready: Promise<void>; next(): Promise<{ questions: Elicitation[] }> } {
   const queue: Elicitation[] = [];
   let wake: (() => void) | undefined;
+  let live!: () => void;
+  const ready = new Promise<void>((resolve) => (live = resolve));
   void (async () => {
     try {
-      for await (const event of backend.events({ signal, kinds: ['elicit.open'] })) {
+      for await (const event of backend.events({ signal, kinds: ['elicit.open'], onReady: live })) {
         if (!event.elicit) continue;
         const { elicitation } = await backend.get(event.elicit).catch(() => ({ elicitation: undefined }));
         if (elicitation && elicitation.task === taskId && elicitation.state === 'pending') {
@@ -129,9 +133,12 @@ function openQuestionsOf(backend: Backend, taskId: string | undefined, signal: A
       }
     } catch {
       // the stream ended (aborted, or the daemon went away): the task wait reports what happened
+    } finally {
+      live();
     }
   })();
   return {
+    ready,
     async next() {
       while (!queue.length) await new Promise<void>((resolve) => (wake = resolve));
       // Questions of one round open together: take what has arrived.

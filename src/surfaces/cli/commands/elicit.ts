@@ -119,8 +119,8 @@ async function watch(backend: Backend, io: CliIO, json: boolean, count: number):
   process.once('SIGTERM', onSignal);
   let seen = 0;
   try {
-    if (!json) io.stderr.write(`mcpx: watching for questions (${backend.kind === 'daemon' ? 'daemon events' : 'no daemon: reading the store'}); Ctrl-C stops.\n`);
-    for await (const event of backend.events({ signal: stop.signal })) {
+    const onReady = () => io.stderr.write(`mcpx: watching for questions (${backend.kind === 'daemon' ? 'daemon events' : 'no daemon: reading the store'}); Ctrl-C stops.\n`);
+    for await (const event of backend.events({ signal: stop.signal, onReady })) {
       io.stdout.write(json ? `${JSON.stringify(event)}\n` : await describeEvent(backend, event));
       if (++seen >= count) break;
     }
