@@ -23,6 +23,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 // Each suite is a module in bench/ exporting `run: BenchSuite`.
 const suites: Record<string, () => Promise<{ run: BenchSuite }>> = {
   connect: () => import('./connect.js'),
+  daemon: () => import('./daemon.js'),
 };
 
 async function main(): Promise<void> {
