@@ -100,7 +100,10 @@ export class LegacyCall {
             this.fail(error);
           }
         },
-        (error: unknown) => this.fail(error),
+        // A handler failing after its question was settled (expired, answered elsewhere) changes nothing.
+        (error: unknown) => {
+          if (this.waiting.has(question.id)) this.fail(error);
+        },
       );
     });
   }

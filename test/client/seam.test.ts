@@ -206,6 +206,15 @@ describe('a handler that never answers', () => {
     expect(outcome.status === 'complete' && fixtureEcho(outcome.result).received.details).toEqual({ action: 'cancel' });
     expect(signals.map((s) => s.aborted)).toEqual([true]);
   });
+
+  it('may fail after its deadline without failing the held call', async () => {
+    const { mcpx } = await setup('legacy-v1', 'auto', {
+      elicitTtlMs: 200,
+      onElicit: (_q, ctx) => new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('aborted')))),
+    });
+    const outcome = await mcpx.callTool('fx', 'ask_rounds', {});
+    expect(outcome.status === 'complete' && fixtureEcho(outcome.result).received).toEqual({ details: { action: 'cancel' } });
+  });
 });
 
 describe('a handler that refuses', () => {
