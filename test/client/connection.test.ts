@@ -57,6 +57,29 @@ describe('era verdict cache', () => {
   });
 });
 
+describe('era verdict age', () => {
+  it('re-probes a legacy verdict older than a day (the server may have been upgraded)', async () => {
+    const { env, cacheFile } = stateEnv();
+    const server = stdioFixture('dual-era');
+    mkdirSync(join(cacheFile, '..'), { recursive: true });
+    writeFileSync(cacheFile, JSON.stringify({ [serverFingerprint(server)]: { era: 'legacy', at: Date.now() - 2 * 24 * 3600_000 } }));
+    const mcpx = await createMcpx({ config: { mcpServers: { fx: server } }, env });
+    expect(await mcpx.era('fx')).toBe('modern');
+    await mcpx.close();
+    expect((JSON.parse(readFileSync(cacheFile, 'utf8')) as Record<string, EraVerdict>)[serverFingerprint(server)]?.era).toBe('modern');
+  });
+
+  it('trusts a fresh legacy verdict without probing', async () => {
+    const { env, cacheFile } = stateEnv();
+    const server = stdioFixture('dual-era');
+    mkdirSync(join(cacheFile, '..'), { recursive: true });
+    writeFileSync(cacheFile, JSON.stringify({ [serverFingerprint(server)]: { era: 'legacy', at: Date.now() } }));
+    const mcpx = await createMcpx({ config: { mcpServers: { fx: server } }, env });
+    expect(await mcpx.era('fx')).toBe('legacy');
+    await mcpx.close();
+  });
+});
+
 describe('era pins', () => {
   it('pins legacy on a dual-era server without caching anything', async () => {
     const { env, cacheFile } = stateEnv();
