@@ -36,3 +36,8 @@ export { createElicitationPipeline } from './broker/index.js';
 export type { Answerer, PipelineOptions } from './broker/index.js';
 export { parsePolicy, evaluatePolicy, withMode } from './policy/index.js';
 export type { Policy, PolicyMode, PolicyRule, PolicyDecision } from './policy/index.js';
+// Codegen: the generated client's runtime, and the generator (ts-morph loads only when a generator runs).
+export { ToolError, bindServerTools, unwrapOutcome } from './codegen/client-runtime.js';
+export type { ContentBlock, ToolCallOptions, ToolCallOutcome, ToolCaller, ToolResult, ToolSpec } from './codegen/client-runtime.js';
+export { checkTypeScript, generateClient, generateScriptDeclarations, readSchemaHash, schemaToTypeScript } from './codegen/index.js';
+export type { CodegenWarning, GenerateOptions, GenerateResult, GeneratedFile, ToolDefinition, ToolsByServer } from './codegen/index.js';

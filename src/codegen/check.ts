@@ -15,6 +15,8 @@ export interface CheckOptions {
   paths?: Record<string, string>;
   /** Also check under `exactOptionalPropertyTypes` (stricter than `strict`). */
   exactOptionalPropertyTypes?: boolean;
+  /** Treat every file as a module, as `mcpx run` does with a script (top-level await without `export {}`). */
+  scripts?: boolean;
 }
 
 /** Compiles `files` (absolute in-memory paths → text) with strict settings and returns every diagnostic. */
@@ -30,8 +32,7 @@ export async function checkTypeScript(files: Record<string, string>, options: Ch
       target: ts.ScriptTarget.ES2022,
       module: ts.ModuleKind.ESNext,
       moduleResolution: ts.ModuleResolutionKind.Bundler,
-      moduleDetection: ts.ModuleDetectionKind.Auto,
-      lib: ['lib.es2023.d.ts'],
+            lib: ['lib.es2023.d.ts'],
       types: [],
       noEmit: true,
       skipDefaultLibCheck: true,
@@ -40,7 +41,11 @@ export async function checkTypeScript(files: Record<string, string>, options: Ch
       paths: Object.fromEntries(Object.entries(options.paths ?? {}).map(([k, v]) => [k, [v]])),
     },
   });
-  for (const [path, text] of Object.entries(files)) project.createSourceFile(path, text, { overwrite: true });
+  for (const [path, text] of Object.entries(files)) {
+    // ts-morph parses without the moduleDetection hook, so a script is made a module the plain way (same lines).
+    const asModule = options.scripts && !path.endsWith('.d.ts') ? `${text}\nexport {};\n` : text;
+    project.createSourceFile(path, asModule, { overwrite: true });
+  }
   return project.getPreEmitDiagnostics().map((d) => ({
     file: d.getSourceFile()?.getFilePath() ?? '',
     line: d.getLineNumber() ?? 0,

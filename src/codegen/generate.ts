@@ -441,3 +441,20 @@ export async function generateScriptDeclarations(toolsByServer: ToolsByServer, o
   const file: GeneratedFile = { path: 'mcpx-env.d.ts', text: await emit('mcpx-env.d.ts', statements), hash };
   return { files: [file], file, warnings };
 }
+
+/**
+ * One schema to TypeScript declarations (`name` for the root, then each `$ref` target), e.g. to preview a type.
+ * The same converter and printer the generated files use.
+ */
+export async function schemaToTypeScript(schema: unknown, options: { name?: string; limits?: Partial<ConvertLimits> } = {}): Promise<{ text: string; warnings: CodegenWarning[] }> {
+  const { CodeBlockWriter } = await import('ts-morph');
+  const warnings: CodegenWarning[] = [];
+  const name = options.name ?? 'Input';
+  const named = new SchemaConverter(schema as never, name, '', new Set([name]), (path, message) => warnings.push({ tool: '', path, message }), { ...DEFAULT_LIMITS, ...options.limits }).run();
+  const writer = new CodeBlockWriter({ indentNumberOfSpaces: 2 });
+  named.forEach((n, i) => {
+    if (i > 0) writer.blankLine();
+    namedStatementText(n, true)(writer);
+  });
+  return { text: writer.toString(), warnings };
+}
