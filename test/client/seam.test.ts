@@ -163,6 +163,18 @@ describe('legacy calls held open', () => {
     expect(responses(sent).map((m) => m.result)).toContainEqual({ action: 'cancel' });
   });
 
+  it('end when the caller aborts: the waiting question is answered cancel and the result rejects', async () => {
+    const { mcpx, sent } = await setup('legacy-v1', 'auto', { answerLater: true });
+    const abort = new AbortController();
+    const outcome = await mcpx.callTool('fx', 'ask_form', {}, { signal: abort.signal });
+    if (outcome.status !== 'input-required' || !outcome.live) throw new Error('expected a live input-required outcome');
+    const result = outcome.live.result;
+    abort.abort();
+    await expect(result).rejects.toMatchObject({ code: 'CALL_FAILED', message: expect.stringContaining('aborted') });
+    expect(responses(sent).map((m) => m.result)).toContainEqual({ action: 'cancel' });
+    expect(sent.some((m) => m.method === 'notifications/cancelled')).toBe(true);
+  });
+
   it('report the next round as a new input-required outcome', async () => {
     const { mcpx } = await setup('dual-era', 'legacy', { answerLater: true });
     const first = await mcpx.callTool('fx', 'ask_rounds', {});
