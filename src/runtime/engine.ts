@@ -1,0 +1,86 @@
+/**
+ * QuickJS instances, one per run: the WebAssembly module is compiled once per process, and each run gets a
+ * fresh instance on its own capped `WebAssembly.Memory` (QuickJS's own memory limit is not a total cap in
+ * quickjs-emscripten 0.32; a capped Memory is). A small pool of pre-instantiated instances hides the ~10 ms
+ * instantiation from the run that needs one.
+ */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import RELEASE_SYNC from '@jitl/quickjs-wasmfile-release-sync';
+import { newQuickJSWASMModuleFromVariant, newVariant, type CustomizeVariantOptions, type QuickJSWASMModule } from 'quickjs-emscripten-core';
+
+const PAGE_BYTES = 65_536;
+/** The emscripten glue refuses a Memory smaller than its initial 16 MiB (LinkError). */
+export const MIN_MEMORY_BYTES = 256 * PAGE_BYTES;
+
+type WasmMemory = Exclude<NonNullable<CustomizeVariantOptions['wasmMemory']>, () => unknown>;
+// The project's lib has no DOM, so the WebAssembly globals are typed here (the types themselves come with Node's).
+interface WasmGlobals {
+  compile(bytes: Uint8Array): Promise<WebAssembly.Module>;
+  Memory: new (descriptor: { initial: number; maximum: number }) => WasmMemory;
+}
+const wasm = (globalThis as unknown as { WebAssembly: WasmGlobals }).WebAssembly;
+
+let compiled: Promise<WebAssembly.Module> | undefined;
+
+function wasmPath(): string {
+  // CJS builds have `require`; ESM builds resolve from this file.
+  const resolver = typeof require === 'function' ? require : createRequire(import.meta.url);
+  return resolver.resolve('@jitl/quickjs-wasmfile-release-sync/wasm');
+}
+
+function compiledModule(): Promise<WebAssembly.Module> {
+  compiled ??= readFile(wasmPath()).then((bytes) => wasm.compile(bytes));
+  return compiled;
+}
+
+async function instantiate(maximumPages: number): Promise<QuickJSWASMModule> {
+  const wasmMemory = new wasm.Memory({ initial: 256, maximum: maximumPages });
+  return newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmModule: await compiledModule(), wasmMemory }));
+}
+
+const pools = new Map<number, QuickJSWASMModule[]>();
+const refilling = new Set<number>();
+let poolSize = 2;
+
+function pagesFor(memoryBytes: number): number {
+  return Math.max(256, Math.ceil(memoryBytes / PAGE_BYTES));
+}
+
+function refill(pages: number): void {
+  if (poolSize === 0 || refilling.has(pages)) return;
+  refilling.add(pages);
+  const pool = pools.get(pages) ?? [];
+  pools.set(pages, pool);
+  const next = async (): Promise<void> => {
+    while (pool.length < poolSize) pool.push(await instantiate(pages));
+  };
+  next()
+    .catch(() => undefined) // a failed refill only costs the next run its instantiation
+    .finally(() => refilling.delete(pages));
+}
+
+/** A fresh QuickJS instance whose heap can never grow past `memoryBytes` (rounded up to 64 KiB pages). */
+export async function acquireInstance(memoryBytes: number): Promise<QuickJSWASMModule> {
+  const pages = pagesFor(memoryBytes);
+  const ready = pools.get(pages)?.pop();
+  refill(pages);
+  return ready ?? instantiate(pages);
+}
+
+/**
+ * Pre-instantiates `count` instances for runs with this memory limit (the pool keeps that many ready).
+ * Resolves when they are ready; `count: 0` turns pooling off and drops what is pooled.
+ */
+export async function warmSandboxes(options: { memoryBytes?: number; count?: number } = {}): Promise<void> {
+  const pages = pagesFor(options.memoryBytes ?? 64 * 1024 * 1024);
+  poolSize = options.count ?? poolSize;
+  if (poolSize === 0) {
+    pools.clear();
+    return;
+  }
+  await compiledModule();
+  const pool = pools.get(pages) ?? [];
+  pools.set(pages, pool);
+  while (pool.length < poolSize) pool.push(await instantiate(pages));
+}

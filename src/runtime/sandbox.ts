@@ -1,0 +1,546 @@
+/**
+ * One run of one script in its own QuickJS instance. The VM only runs in "slices" (evaluating the module,
+ * settling a host call, firing a timer, calling the onElicit handler, each followed by the pending jobs);
+ * the CPU budget is the sum of the slices, so time spent awaiting the host or a person does not count.
+ */
+import type { SourceMapPayload } from 'node:module';
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule, VmCallResult } from 'quickjs-emscripten-core';
+import { McpxError, isMcpxError } from '../errors.js';
+import type { Answer, ElicitContext, ElicitHandler, ElicitationSchema, Question } from '../types.js';
+import { judgeAnswer } from './answer.js';
+import { acquireInstance } from './engine.js';
+import type { ConsoleLevel, HostBindings, ToolCallReply } from './host-bindings.js';
+import { resolveLimits, type ResolvedLimits, type ScriptLimits } from './limits.js';
+import { PRELUDE, PRELUDE_FILENAME } from './prelude.js';
+import { createStackMapper, type StackMapper } from './stack-map.js';
+
+/** JavaScript ready to evaluate as an ES module, with the map back to the script's own lines. */
+export interface ScriptSource {
+  code: string;
+  /** Shown in stack traces: the script's path as the person gave it. */
+  filename: string;
+  sourceMap?: SourceMapPayload;
+}
+
+export interface StartScriptOptions {
+  script: ScriptSource;
+  bindings: HostBindings;
+  limits?: ScriptLimits;
+}
+
+export interface RunStats {
+  /** CPU time spent running the script (the sum of its slices). */
+  cpuMs: number;
+  wallMs: number;
+  toolCalls: number;
+  elicitations: number;
+  /** The QuickJS runtime was freed cleanly at the end (false: it held leaked objects, and the instance was dropped). */
+  disposedCleanly: boolean;
+}
+
+/** Where the run stopped because nothing could answer a question. */
+export interface InputRequiredStop {
+  via: 'tool' | 'ask';
+  server?: string;
+  tool?: string;
+  /** The message to show, as the host gave it (for a tool call: the same text as `mcpx call`). */
+  message: string;
+  data?: Record<string, unknown>;
+}
+
+export type RunOutcome =
+  /** `value` is the module's default export, as plain data. */
+  | { status: 'ok'; value: unknown; stats: RunStats }
+  /** SCRIPT_ERROR (uncaught, stack mapped to the script's lines), SCRIPT_TIMEOUT or SCRIPT_MEMORY_LIMIT. */
+  | { status: 'failed'; error: McpxError; stats: RunStats }
+  | { status: 'input-required'; stop: InputRequiredStop; stats: RunStats };
+
+export interface ScriptRun {
+  readonly outcome: Promise<RunOutcome>;
+  /** The script's `onElicit` as an answerer: `undefined` when it does not answer (the reason is logged). */
+  readonly answer: ElicitHandler;
+  /** Ends the run now (its outcome: SCRIPT_ERROR with the reason). */
+  stop(reason: string): void;
+}
+
+/** Starts a script; resolves once it is running. */
+export async function startScript(options: StartScriptOptions): Promise<ScriptRun> {
+  const limits = resolveLimits(options.limits);
+  const startedAt = performance.now();
+  const instance = await acquireInstance(limits.memoryBytes);
+  const run = new SandboxRun(instance, options, limits, startedAt);
+  run.start();
+  return run;
+}
+
+/** Runs a script to its end. */
+export async function runScript(options: StartScriptOptions): Promise<RunOutcome> {
+  return (await startScript(options)).outcome;
+}
+
+interface GuestFunctions {
+  settle: QuickJSHandle;
+  answerQuestion: QuickJSHandle;
+  fireTimer: QuickJSHandle;
+}
+
+type Ending = { status: 'ok'; value: unknown } | { status: 'failed'; error: McpxError } | { status: 'input-required'; stop: InputRequiredStop };
+
+interface ElicitReply {
+  ok: boolean;
+  text: string;
+}
+
+const MAX_TIMER_MS = 2_147_483_647;
+
+class SandboxRun implements ScriptRun {
+  readonly outcome: Promise<RunOutcome>;
+  private resolveOutcome!: (outcome: RunOutcome) => void;
+  private readonly runtime: QuickJSRuntime;
+  private readonly ctx: QuickJSContext;
+  private readonly bindings: HostBindings;
+  private readonly mapStack: StackMapper;
+  private guest: GuestFunctions | undefined;
+  private modulePromise: QuickJSHandle | undefined;
+  private moduleDone = false;
+  private moduleValue: unknown;
+
+  private cpuUsed = 0;
+  private sliceStart = 0;
+  private depth = 0;
+  private readonly wallDeadline: number | undefined;
+  private wallTimer: NodeJS.Timeout | undefined;
+  private interruptedBy: 'cpu' | 'wall' | undefined;
+
+  private ending: Ending | undefined;
+  private finished = false;
+  private readonly pendingCalls = new Set<number>();
+  private readonly timers = new Map<number, NodeJS.Timeout>();
+  private readonly elicitWaiters = new Map<number, (reply: ElicitReply) => void>();
+  private nextElicitToken = 1;
+  private handlerRegistered = false;
+  private toolCalls = 0;
+  private elicitations = 0;
+
+  constructor(
+    instance: QuickJSWASMModule,
+    private readonly options: StartScriptOptions,
+    private readonly limits: ResolvedLimits,
+    private readonly startedAt: number,
+  ) {
+    this.outcome = new Promise((resolve) => (this.resolveOutcome = resolve));
+    this.bindings = options.bindings;
+    this.mapStack = createStackMapper(options.script.filename, options.script.sourceMap);
+    this.wallDeadline = limits.wallMs === undefined ? undefined : startedAt + limits.wallMs;
+    this.runtime = instance.newRuntime();
+    this.runtime.setMemoryLimit(limits.memoryBytes);
+    this.runtime.setMaxStackSize(limits.stackBytes);
+    this.runtime.setInterruptHandler(() => this.shouldInterrupt());
+    this.runtime.setModuleLoader((name) => ({
+      error: new Error(`import "${name}" is not available in a script: tools, onElicit, ask, console and setTimeout are globals`),
+    }));
+    this.ctx = this.runtime.newContext();
+  }
+
+  readonly answer: ElicitHandler = (question, context) => this.answerQuestion(question, context);
+
+  stop(reason: string): void {
+    this.end({ status: 'failed', error: new McpxError('SCRIPT_ERROR', `the script was stopped: ${reason}`) });
+  }
+
+  start(): void {
+    if (this.limits.wallMs !== undefined) {
+      this.wallTimer = setTimeout(() => this.end(this.timeoutEnding('wall')), this.limits.wallMs);
+    }
+    // The prelude is ours: it is neither interrupted nor billed to the script.
+    this.installPrelude();
+    this.drive(() => {
+      const result = this.ctx.evalCode(this.options.script.code, this.options.script.filename, { type: 'module' });
+      if (result.error) this.uncaught(result.error);
+      else this.modulePromise = result.value;
+    });
+  }
+
+  // --- slices and CPU time -------------------------------------------------------------------------
+
+  private shouldInterrupt(): boolean {
+    if (this.depth === 0) return false;
+    const now = performance.now();
+    if (this.cpuUsed + (now - this.sliceStart) > this.limits.cpuMs) {
+      this.interruptedBy ??= 'cpu';
+      return true;
+    }
+    if (this.wallDeadline !== undefined && now > this.wallDeadline) {
+      this.interruptedBy ??= 'wall';
+      return true;
+    }
+    return false;
+  }
+
+  /** Runs `enter` and then the pending jobs as one slice, then looks at where the script stands. */
+  private drive(enter?: () => void): void {
+    if (this.finished) return;
+    if (this.depth > 0) {
+      enter?.();
+      return;
+    }
+    this.depth = 1;
+    this.sliceStart = performance.now();
+    try {
+      enter?.();
+      this.runJobs();
+    } finally {
+      this.cpuUsed += performance.now() - this.sliceStart;
+      this.depth = 0;
+    }
+    this.afterSlice();
+  }
+
+  private runJobs(): void {
+    while (!this.ending) {
+      const result = this.runtime.executePendingJobs();
+      if (result.error) {
+        this.uncaught(result.error);
+        return;
+      }
+      if (result.value === 0) return;
+    }
+  }
+
+  private afterSlice(): void {
+    if (!this.ending && !this.moduleDone && this.modulePromise) this.readModuleState();
+    if (!this.ending) {
+      const busy = this.pendingCalls.size > 0 || this.timers.size > 0 || this.elicitWaiters.size > 0;
+      if (this.moduleDone && !busy) this.ending = { status: 'ok', value: this.moduleValue };
+      else if (!this.moduleDone && !busy) {
+        this.ending = {
+          status: 'failed',
+          error: new McpxError(
+            'SCRIPT_ERROR',
+            'the script awaits a promise that can never settle: no tool call, timer or question is pending',
+            { data: { filename: this.options.script.filename } },
+          ),
+        };
+      }
+    }
+    if (this.ending) this.finish();
+  }
+
+  private readModuleState(): void {
+    const promise = this.modulePromise!;
+    const state = this.ctx.getPromiseState(promise);
+    if (state.type === 'pending') return;
+    if (state.type === 'rejected') {
+      this.uncaught(state.error);
+      return;
+    }
+    this.moduleDone = true;
+    const namespace = state.value;
+    this.depth = 1;
+    this.sliceStart = performance.now();
+    try {
+      // Reading the default export may run a getter: it is script time like any other.
+      const exported = this.ctx.getProp(namespace, 'default');
+      try {
+        this.moduleValue = this.ctx.typeof(exported) === 'undefined' ? undefined : this.ctx.dump(exported);
+      } finally {
+        exported.dispose();
+      }
+    } catch {
+      this.moduleValue = undefined;
+    } finally {
+      this.cpuUsed += performance.now() - this.sliceStart;
+      this.depth = 0;
+      if (!state.notAPromise) namespace.dispose();
+    }
+  }
+
+  // --- the prelude and the host functions ---------------------------------------------------------
+
+  private installPrelude(): void {
+    const ctx = this.ctx;
+    const factory = ctx.unwrapResult(ctx.evalCode(PRELUDE, PRELUDE_FILENAME, { type: 'global' }));
+    const host = ctx.newObject();
+    const functions: Record<string, (...args: QuickJSHandle[]) => QuickJSHandle | void> = {
+      call: (token, server, tool, args) => this.hostCall(ctx.getNumber(token), ctx.getString(server), ctx.getString(tool), ctx.getString(args)),
+      ask: (token, request) => this.hostAsk(ctx.getNumber(token), ctx.getString(request)),
+      console: (level, text) => this.bindings.console(ctx.getString(level) as ConsoleLevel, this.mapStack(ctx.getString(text))),
+      setTimer: (id, ms) => this.setTimer(ctx.getNumber(id), ctx.getNumber(ms)),
+      clearTimer: (id) => this.clearTimer(ctx.getNumber(id)),
+      elicitRegistered: (flag) => {
+        this.handlerRegistered = ctx.getNumber(flag) === 1;
+      },
+      elicitDone: (token, ok, text) => this.elicitDone(ctx.getNumber(token), ctx.getNumber(ok) === 1, ctx.getString(text)),
+    };
+    for (const [name, fn] of Object.entries(functions)) {
+      const handle = ctx.newFunction(name, fn);
+      ctx.setProp(host, name, handle);
+      handle.dispose();
+    }
+    const exported = ctx.callFunction(factory, ctx.undefined, host);
+    factory.dispose();
+    host.dispose();
+    const guest = ctx.unwrapResult(exported);
+    this.guest = {
+      settle: ctx.getProp(guest, 'settle'),
+      answerQuestion: ctx.getProp(guest, 'answerQuestion'),
+      fireTimer: ctx.getProp(guest, 'fireTimer'),
+    };
+    guest.dispose();
+  }
+
+  private hostCall(token: number, server: string, tool: string, argsText: string): void {
+    this.toolCalls += 1;
+    this.pendingCalls.add(token);
+    const args = JSON.parse(argsText) as Record<string, unknown>;
+    Promise.resolve()
+      .then(() => this.bindings.callTool(server, tool, args))
+      .then(
+        (reply) => this.onToolReply(token, server, tool, reply),
+        (error: unknown) => this.onToolReply(token, server, tool, { status: 'tool-error', message: messageOf(error), code: isMcpxError(error) ? error.code : undefined }),
+      );
+  }
+
+  private onToolReply(token: number, server: string, tool: string, reply: ToolCallReply): void {
+    if (this.finished) return;
+    this.pendingCalls.delete(token);
+    if (reply.status === 'input-required') {
+      this.end({ status: 'input-required', stop: { via: 'tool', server, tool, message: reply.message, data: reply.data } });
+      return;
+    }
+    const payload =
+      reply.status === 'ok'
+        ? { ok: true, value: reply.value }
+        : { ok: false, message: reply.message, code: reply.code, server, tool, result: reply.result };
+    this.settle(token, payload);
+  }
+
+  private hostAsk(token: number, requestText: string): void {
+    const request = JSON.parse(requestText) as { message: string; requestedSchema?: unknown };
+    const requestedSchema = request.requestedSchema === undefined ? textAnswerSchema() : request.requestedSchema;
+    if (!isFormSchema(requestedSchema)) {
+      throw new TypeError('ask(q): requestedSchema must be { type: "object", properties: { ... } } with primitive fields');
+    }
+    this.pendingCalls.add(token);
+    const ask = this.bindings.ask;
+    Promise.resolve()
+      .then(() => (ask ? ask.call(this.bindings, { message: request.message, requestedSchema }) : undefined))
+      .then(
+        (answer) => {
+          if (this.finished) return;
+          this.pendingCalls.delete(token);
+          if (answer === undefined) {
+            this.end({
+              status: 'input-required',
+              stop: { via: 'ask', message: `the script asked "${request.message}" and nobody here can answer it`, data: { requestedSchema } },
+            });
+            return;
+          }
+          const judged = judgeAnswer({ mode: 'form', requestedSchema }, JSON.stringify(answer));
+          if ('reason' in judged) this.settle(token, { ok: false, message: `ask(): the answer ${judged.reason}`, code: 'ANSWER_INVALID' });
+          else this.settle(token, { ok: true, value: judged.answer });
+        },
+        (error: unknown) => {
+          if (this.finished) return;
+          this.pendingCalls.delete(token);
+          this.settle(token, { ok: false, message: messageOf(error), code: isMcpxError(error) ? error.code : undefined });
+        },
+      );
+  }
+
+  private settle(token: number, payload: Record<string, unknown>): void {
+    this.drive(() => {
+      const id = this.ctx.newNumber(token);
+      const text = this.ctx.newString(JSON.stringify(payload));
+      this.consume(this.ctx.callFunction(this.guest!.settle, this.ctx.undefined, id, text));
+      id.dispose();
+      text.dispose();
+    });
+  }
+
+  private setTimer(id: number, ms: number): void {
+    if (this.timers.size >= this.limits.maxTimers) {
+      throw new RangeError(`setTimeout: ${this.limits.maxTimers} timers are already pending (the limit of a script)`);
+    }
+    const timer = setTimeout(() => {
+      this.timers.delete(id);
+      this.drive(() => {
+        const handle = this.ctx.newNumber(id);
+        this.consume(this.ctx.callFunction(this.guest!.fireTimer, this.ctx.undefined, handle));
+        handle.dispose();
+      });
+    }, Math.min(ms, MAX_TIMER_MS));
+    this.timers.set(id, timer);
+  }
+
+  private clearTimer(id: number): void {
+    clearTimeout(this.timers.get(id));
+    this.timers.delete(id);
+  }
+
+  // --- onElicit --------------------------------------------------------------------------------------
+
+  private async answerQuestion(question: Question, context: ElicitContext): Promise<Answer | undefined> {
+    if (this.finished || !this.handlerRegistered) return undefined;
+    const token = this.nextElicitToken++;
+    this.elicitations += 1;
+    const reply = new Promise<ElicitReply>((resolve) => this.elicitWaiters.set(token, resolve));
+    const onAbort = (): void => this.elicitDone(token, false, 'was still running when the call that asked ended');
+    context.signal?.addEventListener('abort', onAbort, { once: true });
+    this.drive(() => {
+      const id = this.ctx.newNumber(token);
+      const text = this.ctx.newString(JSON.stringify(questionForScript(question)));
+      this.consume(this.ctx.callFunction(this.guest!.answerQuestion, this.ctx.undefined, id, text));
+      id.dispose();
+      text.dispose();
+    });
+    const { ok, text } = await reply;
+    context.signal?.removeEventListener('abort', onAbort);
+    if (!ok) {
+      this.log(`onElicit handler ${text}; question ${question.id} (${question.server}.${question.tool}) is passed on`);
+      return undefined;
+    }
+    const judged = judgeAnswer(question, text);
+    if ('reason' in judged) {
+      this.log(`onElicit handler ${judged.reason}; question ${question.id} (${question.server}.${question.tool}) is passed on`);
+      return undefined;
+    }
+    return judged.answer;
+  }
+
+  private elicitDone(token: number, ok: boolean, text: string): void {
+    const waiter = this.elicitWaiters.get(token);
+    if (!waiter) return;
+    this.elicitWaiters.delete(token);
+    waiter({ ok, text: ok ? text : this.mapStack(text) });
+  }
+
+  private log(message: string): void {
+    this.bindings.log?.(message);
+  }
+
+  // --- errors and the end ----------------------------------------------------------------------------
+
+  private consume(result: VmCallResult<QuickJSHandle>): void {
+    if (result.error) this.uncaught(result.error);
+    else result.value.dispose();
+  }
+
+  /** An error nobody in the script caught: it ends the run. Disposes `errorHandle`. */
+  private uncaught(errorHandle: QuickJSHandle): void {
+    let described: { name?: string; message?: string; stack?: string; code?: unknown } = {};
+    try {
+      const dumped = this.ctx.dump(errorHandle) as unknown;
+      described = dumped !== null && typeof dumped === 'object' ? (dumped as typeof described) : { message: String(dumped) };
+      if (described.name === 'ToolError') {
+        const code = this.ctx.getProp(errorHandle, 'code');
+        described.code = this.ctx.dump(code);
+        code.dispose();
+      }
+    } catch {
+      described = { name: 'InternalError', message: 'out of memory' };
+    } finally {
+      errorHandle.dispose();
+    }
+    if (this.ending) return;
+    if (this.interruptedBy) {
+      this.ending = this.timeoutEnding(this.interruptedBy);
+      return;
+    }
+    if (described.name === 'InternalError' && described.message === 'out of memory') {
+      this.ending = {
+        status: 'failed',
+        error: new McpxError('SCRIPT_MEMORY_LIMIT', `the script ran out of memory: it is limited to ${mib(this.limits.memoryBytes)} (raise it with --memory-limit)`, {
+          data: { memoryBytes: this.limits.memoryBytes },
+        }),
+      };
+      return;
+    }
+    const stack = this.mapStack(described.stack ?? '').replace(/\n$/, '');
+    const headline = `${described.name ?? 'Error'}: ${described.message ?? ''}`;
+    this.ending = {
+      status: 'failed',
+      error: new McpxError('SCRIPT_ERROR', stack ? `${headline}\n${stack}` : headline, {
+        data: { name: described.name, message: described.message, stack, ...(described.code === undefined ? {} : { code: described.code }) },
+      }),
+    };
+  }
+
+  private timeoutEnding(by: 'cpu' | 'wall'): Ending {
+    const message =
+      by === 'cpu'
+        ? `the script used more than ${this.limits.cpuMs} ms of CPU time (raise it with --cpu-limit)`
+        : `the script ran past its ${this.limits.wallMs} ms deadline (raise it with --timeout)`;
+    return { status: 'failed', error: new McpxError('SCRIPT_TIMEOUT', message, { data: { limit: by, cpuMs: this.limits.cpuMs, wallMs: this.limits.wallMs } }) };
+  }
+
+  private end(ending: Ending): void {
+    if (this.finished) return;
+    this.ending ??= ending;
+    if (this.depth === 0) this.finish();
+  }
+
+  private finish(): void {
+    if (this.finished || !this.ending) return;
+    this.finished = true;
+    clearTimeout(this.wallTimer);
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    this.pendingCalls.clear();
+    for (const waiter of this.elicitWaiters.values()) waiter({ ok: false, text: 'was still running when the script ended' });
+    this.elicitWaiters.clear();
+    let disposedCleanly = true;
+    try {
+      this.modulePromise?.dispose();
+      if (this.guest) for (const handle of Object.values(this.guest)) handle.dispose();
+      this.ctx.dispose();
+      this.runtime.dispose();
+    } catch {
+      // QuickJS asserts on objects still alive at free; the instance is single-use, so dropping it is enough.
+      disposedCleanly = false;
+    }
+    const stats: RunStats = {
+      cpuMs: this.cpuUsed,
+      wallMs: performance.now() - this.startedAt,
+      toolCalls: this.toolCalls,
+      elicitations: this.elicitations,
+      disposedCleanly,
+    };
+    this.resolveOutcome({ ...this.ending, stats });
+  }
+}
+
+function questionForScript(question: Question): Record<string, unknown> {
+  return {
+    id: question.id,
+    server: question.server,
+    tool: question.tool,
+    mode: question.mode,
+    message: question.message,
+    // `schema` is the short name the design record's examples use.
+    schema: question.requestedSchema,
+    requestedSchema: question.requestedSchema,
+    url: question.url,
+    callId: question.callId,
+    era: question.era,
+    audience: question.audience,
+  };
+}
+
+function textAnswerSchema(): ElicitationSchema {
+  return { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
+}
+
+function isFormSchema(value: unknown): value is ElicitationSchema {
+  if (value === null || typeof value !== 'object') return false;
+  const schema = value as { type?: unknown; properties?: unknown };
+  return schema.type === 'object' && schema.properties !== null && typeof schema.properties === 'object' && !Array.isArray(schema.properties);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function mib(bytes: number): string {
+  return `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
+}
