@@ -24,6 +24,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const suites: Record<string, () => Promise<{ run: BenchSuite }>> = {
   connect: () => import('./connect.js'),
   daemon: () => import('./daemon.js'),
+  cli: () => import('./cli.js'),
 };
 
 async function main(): Promise<void> {

