@@ -104,6 +104,15 @@ describe('terminal form', () => {
     expect(await answer()).toEqual({ action: 'accept', content: { count: 3 } });
   });
 
+  it("puts a script's own question (ask(q), no server) under the script's name", async () => {
+    const { t, answer } = runForm({ mode: 'form', message: 'Deploy to which region?', requestedSchema: { type: 'object', properties: { region: { type: 'string', enum: ['eu', 'us'] } }, required: ['region'] } });
+    await t.waitFor('the script asks');
+    t.keys('Enter');
+    await t.waitFor('region');
+    t.keys('Down', 'Enter');
+    expect(await answer()).toEqual({ action: 'accept', content: { region: 'us' } });
+  });
+
   it('declines as an explicit choice', async () => {
     const { t, answer } = runForm(formQuestion);
     await t.waitFor('Answer this question?');

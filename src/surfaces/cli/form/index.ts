@@ -22,16 +22,20 @@ export interface FormOptions {
 
 const CANCEL: Answer = { action: 'cancel' };
 
+/** What the form needs of a question: a server's (with server and tool) or a script's own `ask(q)` (without). */
+export type PromptQuestion = Pick<Question, 'message' | 'mode'> & Partial<Pick<Question, 'server' | 'tool' | 'requestedSchema' | 'url'>>;
+
 /** Asks the question on the terminal; resolves with accept (content checked against the schema), decline or cancel. */
-export async function promptForAnswer(question: Question, options: FormOptions): Promise<Answer> {
+export async function promptForAnswer(question: PromptQuestion, options: FormOptions): Promise<Answer> {
   const io = { input: options.input, output: options.output, ...(options.signal ? { signal: options.signal } : {}) };
-  clack.note(sanitize(question.message), `${sanitizeLine(question.server)}.${sanitizeLine(question.tool)} asks`, io);
+  const asker = question.server ? `${sanitizeLine(question.server)}${question.tool ? `.${sanitizeLine(question.tool)}` : ''}` : 'the script';
+  clack.note(sanitize(question.message), `${asker} asks`, io);
   return question.mode === 'url' ? askUrl(question, options, io) : askForm(question, io);
 }
 
 type ClackIO = { input: Readable; output: Writable; signal?: AbortSignal };
 
-async function askForm(question: Question, io: ClackIO): Promise<Answer> {
+async function askForm(question: PromptQuestion, io: ClackIO): Promise<Answer> {
   const fields = fieldsOf(question.requestedSchema);
   const choice = await clack.select({
     ...io,
@@ -108,7 +112,7 @@ async function askField(field: Field, io: ClackIO): Promise<unknown> {
   }
 }
 
-async function askUrl(question: Question, options: FormOptions, io: ClackIO): Promise<Answer> {
+async function askUrl(question: PromptQuestion, options: FormOptions, io: ClackIO): Promise<Answer> {
   const url = question.url ?? '';
   let domain: string;
   try {
