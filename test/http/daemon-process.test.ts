@@ -82,6 +82,20 @@ describe('mcpx daemon (a real detached process)', () => {
     expect(readDaemonState(daemonPaths(s.env, s.configPath))).toBeUndefined();
   });
 
+  it('starts with a loopback port that needs the bearer token from the state file', async () => {
+    const s = setup();
+    started.push(s);
+    const start = await run(['daemon', 'start', '--port', '0', '--json', '--config', s.configPath], s);
+    expect(start.code).toBe(0);
+    const shown = JSON.parse(start.stdout) as { port: number; token?: string };
+    expect(shown.token).toBeUndefined();
+    const state = readDaemonState(daemonPaths(s.env, s.configPath))!;
+    expect(state.port).toBe(shown.port);
+    expect((await fetch(`http://127.0.0.1:${state.port}/v1/health`)).status).toBe(401);
+    const ok = await fetch(`http://127.0.0.1:${state.port}/v1/health`, { headers: { authorization: `Bearer ${state.token}` } });
+    expect(await ok.json()).toMatchObject({ pid: state.pid });
+  });
+
   it('stops by itself after the idle timeout', async () => {
     const s = setup();
     started.push(s);

@@ -24,7 +24,7 @@ export interface DaemonClient {
 /** A fetch over a unix socket (Node 20's fetch cannot dial one). Keeps the connection alive between calls. */
 export function socketFetch(socket: string): { fetch: DaemonClient['fetch']; close(): void } {
   const agent = new Agent({ keepAlive: true, maxSockets: 16 });
-  const fetchOverSocket = (path: string, init: RequestInit = {}): Promise<Response> =>
+  const fetchOverSocket = (path: string, init: RequestInit = {}, retried = false): Promise<Response> =>
     new Promise((resolve, reject) => {
       const headers: Record<string, string> = {};
       new Headers(init.headers).forEach((value, key) => (headers[key] = value));
@@ -41,7 +41,12 @@ export function socketFetch(socket: string): { fetch: DaemonClient['fetch']; clo
         if (nullBody) res.resume();
         resolve(new Response(nullBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, headers: responseHeaders }));
       });
-      req.on('error', reject);
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        // The daemon closed an idle kept-alive socket just as this request went out on it: it never saw the
+        // request, so sending it once more on a fresh socket is safe (Node's documented reusedSocket pattern).
+        if (!retried && req.reusedSocket && error.code === 'ECONNRESET') resolve(fetchOverSocket(path, init, true));
+        else reject(error);
+      });
       init.signal?.addEventListener('abort', () => req.destroy(init.signal?.reason instanceof Error ? init.signal.reason : new Error('aborted')), { once: true });
       req.end(body);
     });
@@ -78,6 +83,8 @@ export interface EnsureDaemonOptions {
   timeoutMs?: number;
   /** Passed to the daemon: stop after this long idle. */
   idleMs?: number;
+  /** Passed to the daemon: also listen on 127.0.0.1:<port> (0 = a free one) with a bearer token. */
+  port?: number;
   /** When no daemon can start, run it inside this command (default true). */
   inlineFallback?: boolean;
 }
@@ -141,6 +148,7 @@ async function startDaemonProcess(paths: DaemonPaths, env: Env, configPath: stri
   if (!program) throw new McpxError('DAEMON_UNAVAILABLE', 'The daemon command is empty.');
   if (configPath) args.push('--config', configPath);
   if (options.idleMs !== undefined) args.push('--idle', String(Math.round(options.idleMs / 1000)));
+  if (options.port !== undefined) args.push('--port', String(options.port));
   mkdirSync(dirname(paths.log), { recursive: true, mode: 0o700 });
   const logFd = openSync(paths.log, 'a', 0o600);
   const timeoutMs = options.timeoutMs ?? 15_000;

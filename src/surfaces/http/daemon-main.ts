@@ -42,6 +42,9 @@ export async function runDaemonCommand(options: RunDaemonCommandOptions): Promis
     options.stdout.write(`failed ${(error as Error).message.replace(/\n/g, ' ')}\n`);
     return 1;
   }
+  // One stray rejection must not take down every call the daemon holds: log it and keep serving.
+  const onStray = (reason: unknown): void => stamp(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
+  process.on('unhandledRejection', onStray);
   const onSignal = (signal: NodeJS.Signals): void => void daemon.stop(`got ${signal}`);
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
@@ -49,5 +52,6 @@ export async function runDaemonCommand(options: RunDaemonCommandOptions): Promis
   await daemon.stopped;
   process.off('SIGTERM', onSignal);
   process.off('SIGINT', onSignal);
+  process.off('unhandledRejection', onStray);
   return 0;
 }

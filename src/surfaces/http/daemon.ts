@@ -63,6 +63,14 @@ function releaseLock(lockPath: string, pid = process.pid): void {
   }
 }
 
+/** Keeps idle client sockets longer than a CLI command lives, so a reused socket is rarely closed under it. */
+function serve(listener: ReturnType<typeof getRequestListener>): Server {
+  const server = createServer(listener);
+  server.keepAliveTimeout = 30_000;
+  server.headersTimeout = 35_000;
+  return server;
+}
+
 function listen(server: Server, target: string | number): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -103,7 +111,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
 
     // Nobody else may connect to the socket: create it 0600 (umask), then make sure.
     rmSync(paths.socket, { force: true });
-    const socketServer = createServer(touch(getRequestListener(core.app().fetch)));
+    const socketServer = serve(touch(getRequestListener(core.app().fetch)));
     servers.push(socketServer);
     const umask = process.umask(0o177);
     try {
@@ -122,7 +130,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
     };
     if (options.port !== undefined) {
       const token = randomBytes(32).toString('hex');
-      const tcpServer = createServer(touch(getRequestListener(core.app(token).fetch)));
+      const tcpServer = serve(touch(getRequestListener(core.app(token).fetch)));
       servers.push(tcpServer);
       await listen(tcpServer, options.port);
       state.port = (tcpServer.address() as AddressInfo).port;

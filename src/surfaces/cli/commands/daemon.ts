@@ -63,14 +63,17 @@ export const command: Command = async (argv, io) => {
       return await runDaemonCommand({ env: io.env, cwd: io.cwd, configPath, ...(port !== undefined ? { port } : {}), ...(idle !== undefined ? { idleMs: idle * 1000 } : {}), stdout: io.stdout, stderr: io.stderr });
     }
     if (verb === 'start') {
-      if (port !== undefined) {
-        io.stderr.write('mcpx daemon: --port is given to `mcpx daemon run`; start runs it without one\n');
-        return EXIT.USAGE;
-      }
-      const client = await ensureDaemon(io.env, configPath, { cwd: io.cwd, ...(idle !== undefined ? { idleMs: idle * 1000 } : {}) });
+      const client = await ensureDaemon(io.env, configPath, {
+        cwd: io.cwd,
+        inlineFallback: false,
+        ...(idle !== undefined ? { idleMs: idle * 1000 } : {}),
+        ...(port !== undefined ? { port } : {}),
+      });
       await client.close();
       const state = client.state!;
-      io.stdout.write(json ? JSON.stringify({ running: true, ...state, token: undefined }) + '\n' : `mcpx daemon: running (pid ${state.pid}) on ${state.socket}\n`);
+      if (port !== undefined && state.port === undefined) io.stderr.write('mcpx daemon: a daemon already runs without a port; stop it first to add one\n');
+      const { token: _token, ...shown } = state;
+      io.stdout.write(json ? JSON.stringify({ running: true, ...shown }) + '\n' : `mcpx daemon: running (pid ${state.pid}) on ${state.socket}${state.port ? ` and 127.0.0.1:${state.port} (bearer token in the state file)` : ''}\n`);
       return EXIT.OK;
     }
     if (verb === 'stop') {
