@@ -3,10 +3,10 @@
  * The answer row is the claim: respond, expiry and every process race on one atomic put-if-absent, and the
  * loser reads the winner. The question's own `expiresAt` is authoritative; store TTLs are only retention.
  */
+import { randomBytes } from 'node:crypto';
 import type { Keyv } from 'keyv';
 import { McpxError, isMcpxError } from '../errors.js';
 import { checkContent } from '../elicitation/validate.js';
-import { newElicitationId } from '../ids.js';
 import { systemClock } from './clock.js';
 import { toBrokerStore } from './store.js';
 import type {
@@ -71,9 +71,16 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
     return session === undefined || session === request.session;
   };
 
+  const eventOf = (event: Omit<BrokerEvent, 'at' | 'pid'> & { at?: number }): BrokerEvent => compact({ ...event, at: event.at ?? clock.now(), pid: process.pid });
+
   async function emit(event: Omit<BrokerEvent, 'at' | 'pid'> & { at?: number }): Promise<void> {
-    const full: BrokerEvent = { ...event, at: event.at ?? clock.now(), pid: process.pid };
+    const full = eventOf(event);
     await guard(store.appendEvent(full, retainMs));
+    notify(full);
+  }
+
+  /** Tells in-process subscribers about an event already in the log. */
+  function notify(full: BrokerEvent): void {
     for (const listener of listeners) {
       try {
         listener(full);
@@ -97,9 +104,10 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
   async function expire(request: ElicitRequest): Promise<StoredAnswer> {
     const now = clock.now();
     const answer: StoredAnswer = { id: request.id, action: 'cancel', by: 'expiry', at: Math.max(now, request.expiresAt), pid: process.pid };
-    if (await guard(store.claimAnswer(answer, rowTtl(request)))) {
+    const event = eventOf({ kind: 'elicit.expired', at: answer.at, elicit: request.id, trace: request.trace, parent: request.parent, session: request.session, server: request.server, tool: request.tool, action: 'cancel', by: 'expiry', answeredAfterMs: answer.at - request.createdAt });
+    if (await guard(store.claimAnswer(answer, rowTtl(request), event))) {
       clearExpiry(request.id);
-      await emit({ kind: 'elicit.expired', elicit: request.id, trace: request.trace, parent: request.parent, session: request.session, server: request.server, tool: request.tool, action: 'cancel', by: 'expiry', answeredAfterMs: answer.at - request.createdAt });
+      notify(event);
       return answer;
     }
     const winner = await guard(store.getAnswer(request.id));
@@ -131,13 +139,14 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
     expiryTimers.delete(id);
   }
 
-  async function load(id: string, asking?: string): Promise<ElicitRequest> {
-    const request = await guard(store.getQuestion(id));
+  /** The question (visible to this session) and its answer, in one read. */
+  async function load(id: string, asking?: string): Promise<{ request: ElicitRequest; answer?: StoredAnswer }> {
+    const { request, answer } = await guard(store.getEntry(id));
     if (!request) throw notFound(id);
     if (!visible(request, asking)) {
       throw new McpxError('ELICITATION_FORBIDDEN', `question ${id} belongs to another session; answer it from that session (MCPX_SESSION_ID) or from a host that allows any session`, { data: { id } });
     }
-    return request;
+    return answer ? { request, answer } : { request };
   }
 
   function refuseAnswered(request: ElicitRequest, winner: StoredAnswer): never {
@@ -159,68 +168,78 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       const now = clock.now();
       const requestTtl = checkTtl(input.ttlMs ?? ttlMs);
       const { ttlMs: _ttl, id, session, sessionSource, ...rest } = input;
-      const request = dropUndefined<ElicitRequest>({
+      const request = compact<ElicitRequest>({
         ...rest,
-        id: id ?? newElicitationId(),
+        id: id ?? nextElicitationId(),
         session: session ?? own?.session ?? 'default',
         sessionSource: sessionSource ?? (session ? 'explicit' : (own?.sessionSource ?? 'explicit')),
         createdAt: now,
         expiresAt: now + requestTtl,
         state: 'pending',
       });
-      if (!(await guard(store.putQuestion(request, rowTtl(request))))) {
+      const event = eventOf({ kind: 'elicit.open', at: now, elicit: request.id, trace: request.trace, parent: request.parent, session: request.session, server: request.server, tool: request.tool, data: { sessionSource: request.sessionSource, expiresAt: request.expiresAt, mode: request.mode } });
+      if (!(await guard(store.putQuestion(request, rowTtl(request), event)))) {
         // Opening the same id twice is idempotent: the first question stands.
-        const existing = await guard(store.getQuestion(request.id));
-        if (existing) return withState(existing, await guard(store.getAnswer(request.id)));
+        const existing = await guard(store.getEntry(request.id));
+        if (existing.request) return withState(existing.request, existing.answer);
       }
       scheduleExpiry(request);
-      await emit({ kind: 'elicit.open', at: now, elicit: request.id, trace: request.trace, parent: request.parent, session: request.session, server: request.server, tool: request.tool, data: { sessionSource: request.sessionSource, expiresAt: request.expiresAt, mode: request.mode } });
-      return request;
+      notify(event);
+      return { ...request };
     },
 
     async awaitAnswer(id: string, awaitOptions: { signal?: AbortSignal } = {}): Promise<StoredAnswer> {
       ensureOpen();
-      const request = await load(id);
       const signal = awaitOptions.signal;
       signal?.throwIfAborted();
-      ensureOpen();
-      return new Promise<StoredAnswer>((resolve, reject) => {
-        let done = false;
-        const finish = (settleWith: () => void): void => {
-          if (done) return;
-          done = true;
-          unwatch();
-          clock.clearTimer(timer);
-          signal?.removeEventListener('abort', aborted);
-          onClose.delete(closing);
-          settleWith();
-        };
-        const reread = (): void => {
-          guard(store.getAnswer(id)).then(
-            (answer) => answer && finish(() => resolve(answer)),
-            (error: unknown) => finish(() => reject(error)),
-          );
-        };
-        // Subscribe first, then read: an answer landing in between is seen by one or the other.
-        const unwatch = store.watch(id, (answer) => (answer ? finish(() => resolve(answer)) : reread()));
-        const timer = clock.setTimer(() => {
-          if (done) return;
-          guard(store.getQuestion(id))
-            .then((current) => (current?.state === 'abandoned' ? finish(() => reject(abandoned(current))) : expire(current ?? request).then((answer) => finish(() => resolve(answer)))))
-            .catch((error: unknown) => finish(() => reject(error)));
-        }, request.expiresAt - clock.now());
-        const aborted = (): void => finish(() => reject(signal?.reason ?? new DOMException('The wait was aborted', 'AbortError')));
-        const closing = (): void => finish(() => reject(new McpxError('BROKER_CLOSED', `the broker closed while waiting for ${id}`, { data: { id } })));
-        signal?.addEventListener('abort', aborted, { once: true });
-        onClose.add(closing);
+      let resolve!: (answer: StoredAnswer) => void;
+      let reject!: (error: unknown) => void;
+      const result = new Promise<StoredAnswer>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      let done = false;
+      const deadline: { timer?: unknown } = {};
+      const finish = (settleWith: () => void): void => {
+        if (done) return;
+        done = true;
+        unwatch();
+        if (deadline.timer !== undefined) clock.clearTimer(deadline.timer);
+        signal?.removeEventListener('abort', aborted);
+        onClose.delete(closing);
+        settleWith();
+      };
+      const reread = (): void => {
         guard(store.getAnswer(id)).then(
-          (answer) => {
-            if (answer) finish(() => resolve(answer));
-            else if (request.state === 'abandoned') finish(() => reject(abandoned(request)));
-          },
+          (answer) => answer && finish(() => resolve(answer)),
           (error: unknown) => finish(() => reject(error)),
         );
-      });
+      };
+      const aborted = (): void => finish(() => reject(signal?.reason ?? new DOMException('The wait was aborted', 'AbortError')));
+      const closing = (): void => finish(() => reject(new McpxError('BROKER_CLOSED', `the broker closed while waiting for ${id}`, { data: { id } })));
+      // Subscribe first, then read: an answer landing in between is seen by one or the other.
+      const unwatch = store.watch(id, (answer) => (answer ? finish(() => resolve(answer)) : reread()));
+      signal?.addEventListener('abort', aborted, { once: true });
+      onClose.add(closing);
+      let loaded: { request: ElicitRequest; answer?: StoredAnswer };
+      try {
+        loaded = await load(id);
+        ensureOpen();
+      } catch (error) {
+        finish(() => reject(error));
+        return result;
+      }
+      const { request, answer } = loaded;
+      if (answer) finish(() => resolve(answer));
+      else if (request.state === 'abandoned') finish(() => reject(abandoned(request)));
+      if (done) return result;
+      deadline.timer = clock.setTimer(() => {
+        if (done) return;
+        guard(store.getQuestion(id))
+          .then((current) => (current?.state === 'abandoned' ? finish(() => reject(abandoned(current))) : expire(current ?? request).then((answer) => finish(() => resolve(answer)))))
+          .catch((error: unknown) => finish(() => reject(error)));
+      }, request.expiresAt - clock.now());
+      return result;
     },
 
     async respond(input: RespondInput): Promise<StoredAnswer> {
@@ -231,21 +250,14 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
         });
       }
       if (input.by === 'expiry') throw new McpxError('ANSWER_INVALID', "by: 'expiry' is reserved for the broker's own cancel at the deadline", { data: { id: input.id, issues: [] } });
-      const request = await load(input.id, input.session);
-      const existing = await guard(store.getAnswer(request.id));
+      const { request, answer: existing } = await load(input.id, input.session);
       if (existing) refuseAnswered(request, existing);
       if (request.state === 'abandoned') throw abandoned(request);
       const now = clock.now();
       if (now >= request.expiresAt) refuseAnswered(request, await expire(request));
       const content = checkAnswerContent(request, input);
-      const answer = dropUndefined<StoredAnswer>({ id: request.id, action: input.action, content, by: input.by, at: now, pid: process.pid, session: input.session ?? own?.session });
-      if (!(await guard(store.claimAnswer(answer, rowTtl(request))))) {
-        const winner = await guard(store.getAnswer(request.id));
-        if (winner) refuseAnswered(request, winner);
-        throw new McpxError('STORE_UNAVAILABLE', `the ${store.kind} store refused the answer to ${request.id} but holds none`, { data: { id: request.id } });
-      }
-      clearExpiry(request.id);
-      await emit({
+      const answer = compact<StoredAnswer>({ id: request.id, action: input.action, content, by: input.by, at: now, pid: process.pid, session: input.session ?? own?.session });
+      const event = eventOf({
         kind: 'elicit.answered',
         at: now,
         elicit: request.id,
@@ -259,21 +271,28 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
         answeredAfterMs: now - request.createdAt,
         ...(answer.session && answer.session !== request.session ? { data: { answeringSession: answer.session } } : {}),
       });
-      return answer;
+      if (!(await guard(store.claimAnswer(answer, rowTtl(request), event)))) {
+        const winner = await guard(store.getAnswer(request.id));
+        if (winner) refuseAnswered(request, winner);
+        throw new McpxError('STORE_UNAVAILABLE', `the ${store.kind} store refused the answer to ${request.id} but holds none`, { data: { id: request.id } });
+      }
+      clearExpiry(request.id);
+      notify(event);
+      return { ...answer };
     },
 
     async get(id: string): Promise<ElicitRequest | undefined> {
       ensureOpen();
-      const request = await guard(store.getQuestion(id));
+      const { request, answer } = await guard(store.getEntry(id));
       if (!request || !visible(request)) return undefined;
-      return withState(request, await settle(request));
+      return withState(request, answer ?? (await settle(request)));
     },
 
     async lookup(id: string): Promise<StoredAnswer | undefined> {
       ensureOpen();
-      const request = await guard(store.getQuestion(id));
+      const { request, answer } = await guard(store.getEntry(id));
       if (!request || !visible(request)) return undefined;
-      return settle(request);
+      return answer ?? settle(request);
     },
 
     async pending(filter: PendingFilter = {}): Promise<PendingEntry[]> {
@@ -308,8 +327,9 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
 
     async abandon(id: string, reason: string): Promise<ElicitRequest> {
       ensureOpen();
-      const request = await load(id);
-      const answer = await settle(request);
+      const loaded = await load(id);
+      const request = loaded.request;
+      const answer = loaded.answer ?? (await settle(request));
       if (answer) refuseAnswered(request, answer);
       if (request.state === 'abandoned') return request;
       const updated: ElicitRequest = { ...request, state: 'abandoned', abandonedReason: reason };
@@ -321,7 +341,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
     async recordResumed(input: { elicit: string; trace: string; parent?: string; session?: string }): Promise<void> {
       ensureOpen();
       const request = await guard(store.getQuestion(input.elicit));
-      await emit(dropUndefined({ kind: 'elicit.resumed' as const, elicit: input.elicit, trace: input.trace, parent: input.parent ?? request?.trace, session: input.session ?? request?.session, server: request?.server, tool: request?.tool }));
+      await emit({ kind: 'elicit.resumed' as const, elicit: input.elicit, trace: input.trace, parent: input.parent ?? request?.trace, session: input.session ?? request?.session, server: request?.server, tool: request?.tool });
     },
 
     async recordEvent(event): Promise<void> {
@@ -329,7 +349,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       if (event.kind !== 'policy.fired' && event.kind !== 'elicit.passed') {
         throw new McpxError('CONFIG_INVALID', `recordEvent writes only policy.fired and elicit.passed; ${String(event.kind)} is the broker's own`, { data: { kind: event.kind } });
       }
-      await emit(dropUndefined({ ...event }));
+      await emit({ ...event });
     },
 
     subscribe(listener: (event: BrokerEvent) => void): () => void {
@@ -396,7 +416,22 @@ function abandoned(request: ElicitRequest): McpxError {
   });
 }
 
-function dropUndefined<T>(value: Record<string, unknown>): T {
-  for (const key of Object.keys(value)) if (value[key] === undefined) delete value[key];
-  return value as T;
+/** A copy without undefined fields (stored records stay as JSON would write them). */
+function compact<T>(value: object): T {
+  const out: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) if (field !== undefined) out[key] = field;
+  return out as T;
+}
+
+// Ids from a pooled random buffer: one getrandom call per 256 ids instead of one each.
+let idPool = Buffer.alloc(0);
+let idOffset = 0;
+function nextElicitationId(): string {
+  if (idOffset + 8 > idPool.length) {
+    idPool = randomBytes(2048);
+    idOffset = 0;
+  }
+  const hex = idPool.toString('hex', idOffset, idOffset + 8);
+  idOffset += 8;
+  return `elc-${hex}`;
 }

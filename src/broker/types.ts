@@ -35,6 +35,9 @@ export interface ElicitRequest {
   /** Set for abandoned questions: why the asking call is gone. */
   abandonedReason?: string;
   meta?: Record<string, unknown>;
+  /** The asking call could not be told apart from others open on the connection (legacy); `trace` is a pick among `candidateCalls`. */
+  ambiguous?: boolean;
+  candidateCalls?: string[];
 }
 
 /** What openRequest needs; the broker fills id (unless given), createdAt, expiresAt, state. */
@@ -153,13 +156,18 @@ export interface BrokerStore {
   readonly kind: 'memory' | 'sqlite' | 'redis';
   /** The keyv instance (constructed with throwOnErrors), for hosts that keep their own records beside the broker's. */
   readonly keyv: import('keyv').Keyv;
-  /** Writes the question and its pending-index entry unless the id exists; false when it already did. */
-  putQuestion(request: ElicitRequest, ttlMs: number): Promise<boolean>;
+  /** Writes the question, its pending-index entry and its open event unless the id exists; false when it already did. */
+  putQuestion(request: ElicitRequest, ttlMs: number, event: BrokerEvent): Promise<boolean>;
   /** Rewrites a question (and its index entry while it is unanswered), e.g. when it is abandoned. */
   updateQuestion(request: ElicitRequest, ttlMs: number): Promise<void>;
   getQuestion(id: string): Promise<ElicitRequest | undefined>;
-  /** The atomic step: writes the answer row only if none exists; true when this call won. Removes the index entry and wakes waiters. */
-  claimAnswer(answer: StoredAnswer, ttlMs: number): Promise<boolean>;
+  /** The question and its answer in one read. */
+  getEntry(id: string): Promise<{ request?: ElicitRequest; answer?: StoredAnswer }>;
+  /**
+   * The atomic step: writes the answer row only if none exists; true when this call won. The winner's write
+   * also drops the index entry, appends `event` to the log and wakes waiters.
+   */
+  claimAnswer(answer: StoredAnswer, ttlMs: number, event: BrokerEvent): Promise<boolean>;
   getAnswer(id: string): Promise<StoredAnswer | undefined>;
   getAnswers(ids: string[]): Promise<Array<StoredAnswer | undefined>>;
   /** Indexed questions that have no answer row (pending or abandoned, possibly past their deadline). */

@@ -1,4 +1,8 @@
-/** The embedding default: keyv over a Map in this process. Its atomic step is check-and-set in one synchronous tick. */
+/**
+ * The embedding default: keyv over a Map in this process. Its atomic step is check-and-set in one synchronous
+ * tick. The default keyv keeps rows as objects (no serializer: nothing leaves the process), and reads hand out
+ * copies so no caller can change a stored question or answer; a host's keyv with a serializer works too.
+ */
 import { Keyv } from 'keyv';
 import type { BrokerEvent, BrokerStore, ElicitRequest, StoredAnswer } from '../types.js';
 import { decodeRow, encodeRow, keys, rawKey } from './rows.js';
@@ -17,42 +21,52 @@ class MemoryStore implements BrokerStore {
     this.map = keyv.store as Map<string, unknown>;
   }
 
-  async putQuestion(request: ElicitRequest, ttlMs: number): Promise<boolean> {
+  private async read<T>(key: string): Promise<T | undefined> {
+    return decodeRow<T>(this.keyv, this.map.get(rawKey(this.keyv, key)));
+  }
+
+  async putQuestion(request: ElicitRequest, ttlMs: number, event: BrokerEvent): Promise<boolean> {
     const row = await encodeRow(this.keyv, request, ttlMs);
     const key = rawKey(this.keyv, keys.question(request.id));
     if (isLive(this.map.get(key))) return false;
     this.map.set(key, row);
     this.unanswered.set(request.id, request);
+    this.events.push(event);
     return true;
   }
 
   async updateQuestion(request: ElicitRequest, ttlMs: number): Promise<void> {
-    await this.keyv.set(keys.question(request.id), request, ttlMs);
+    this.map.set(rawKey(this.keyv, keys.question(request.id)), await encodeRow(this.keyv, request, ttlMs));
     if (this.unanswered.has(request.id)) this.unanswered.set(request.id, request);
   }
 
-  getQuestion(id: string): Promise<ElicitRequest | undefined> {
-    return this.keyv.get<ElicitRequest>(keys.question(id));
+  async getQuestion(id: string): Promise<ElicitRequest | undefined> {
+    return copyRequest(await this.read<ElicitRequest>(keys.question(id)));
   }
 
-  async claimAnswer(answer: StoredAnswer, ttlMs: number): Promise<boolean> {
+  async getEntry(id: string): Promise<{ request?: ElicitRequest; answer?: StoredAnswer }> {
+    return { request: copyRequest(await this.read<ElicitRequest>(keys.question(id))), answer: copyAnswer(await this.read<StoredAnswer>(keys.answer(id))) };
+  }
+
+  async claimAnswer(answer: StoredAnswer, ttlMs: number, event: BrokerEvent): Promise<boolean> {
     const row = await encodeRow(this.keyv, answer, ttlMs);
     const key = rawKey(this.keyv, keys.answer(answer.id));
     // From here to the set there is no await: nothing else in this process can interleave.
     if (isLive(this.map.get(key))) return false;
     this.map.set(key, row);
     this.unanswered.delete(answer.id);
+    this.events.push(event);
     const watchers = this.watchers.get(answer.id);
-    if (watchers) queueMicrotask(() => watchers.forEach((watch) => watch(answer)));
+    if (watchers) queueMicrotask(() => watchers.forEach((watch) => watch(copyAnswer(answer))));
     return true;
   }
 
-  getAnswer(id: string): Promise<StoredAnswer | undefined> {
-    return this.keyv.get<StoredAnswer>(keys.answer(id));
+  async getAnswer(id: string): Promise<StoredAnswer | undefined> {
+    return copyAnswer(await this.read<StoredAnswer>(keys.answer(id)));
   }
 
   async getAnswers(ids: string[]): Promise<Array<StoredAnswer | undefined>> {
-    return ids.length ? ((await this.keyv.getMany<StoredAnswer>(ids.map(keys.answer))) as Array<StoredAnswer | undefined>) : [];
+    return Promise.all(ids.map((id) => this.getAnswer(id)));
   }
 
   async listUnanswered(): Promise<ElicitRequest[]> {
@@ -93,10 +107,18 @@ class MemoryStore implements BrokerStore {
   }
 }
 
-// Synchronous on purpose (the atomic step must not await): keyv's default rows are JSON with an `expires` field.
+function copyRequest(request: ElicitRequest | undefined): ElicitRequest | undefined {
+  return request && { ...request };
+}
+
+function copyAnswer(answer: StoredAnswer | undefined): StoredAnswer | undefined {
+  return answer && (answer.content ? { ...answer, content: { ...answer.content } } : { ...answer });
+}
+
+// Synchronous on purpose (the atomic step must not await). A row is an object, or keyv's JSON string.
 function isLive(raw: unknown): boolean {
-  if (typeof raw !== 'string') return false;
-  const { expires } = JSON.parse(raw) as { expires?: number | null };
+  if (raw === undefined || raw === null) return false;
+  const { expires } = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { expires?: number | null };
   return typeof expires !== 'number' || expires >= Date.now();
 }
 
@@ -104,7 +126,7 @@ const wrapped = new WeakMap<Keyv, MemoryStore>();
 
 /** A memory store over a fresh keyv Map, or over a host's keyv whose store is a Map (one wrapper per keyv). */
 export function openMemoryStore(keyv?: Keyv): BrokerStore {
-  const instance = keyv ?? new Keyv({ store: new Map(), namespace: 'mcpx', throwOnErrors: true });
+  const instance = keyv ?? new Keyv({ store: new Map(), namespace: 'mcpx', throwOnErrors: true, serialize: undefined, deserialize: undefined });
   let store = wrapped.get(instance);
   if (!store) wrapped.set(instance, (store = new MemoryStore(instance)));
   return store;

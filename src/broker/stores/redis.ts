@@ -35,12 +35,13 @@ export function isRedisAdapter(store: unknown): boolean {
   return typeof s?.getClient === 'function' && typeof s.createKeyPrefix === 'function';
 }
 
+// KEYS: the row, the pending hash, the log. One round trip each, and the row, index and event move together.
 const PUT_QUESTION = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-  redis.call('HSET', KEYS[2], ARGV[3], ARGV[4]) return 1 end return 0`;
+  redis.call('HSET', KEYS[2], ARGV[3], ARGV[4]) redis.call('RPUSH', KEYS[3], ARGV[5]) return 1 end return 0`;
 const UPDATE_QUESTION = `redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
   if redis.call('HEXISTS', KEYS[2], ARGV[3]) == 1 then redis.call('HSET', KEYS[2], ARGV[3], ARGV[4]) end return 1`;
 const CLAIM_ANSWER = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-  redis.call('HDEL', KEYS[2], ARGV[3]) redis.call('PUBLISH', ARGV[4], ARGV[5]) return 1 end return 0`;
+  redis.call('HDEL', KEYS[2], ARGV[3]) redis.call('RPUSH', KEYS[3], ARGV[6]) redis.call('PUBLISH', ARGV[4], ARGV[5]) return 1 end return 0`;
 
 class RedisStore implements BrokerStore {
   readonly kind = 'redis' as const;
@@ -71,9 +72,9 @@ class RedisStore implements BrokerStore {
     return client.sendCommand(['EVAL', script, String(keyList.length), ...keyList, ...args.map(String)]);
   }
 
-  async putQuestion(request: ElicitRequest, ttlMs: number): Promise<boolean> {
+  async putQuestion(request: ElicitRequest, ttlMs: number, event: BrokerEvent): Promise<boolean> {
     const row = await encodeRow(this.keyv, request, ttlMs);
-    const won = await this.eval(PUT_QUESTION, [rawKey(this.keyv, keys.question(request.id)), this.pendingKey], [row, ttlMs, request.id, JSON.stringify(request)]);
+    const won = await this.eval(PUT_QUESTION, [rawKey(this.keyv, keys.question(request.id)), this.pendingKey, this.logKey], [row, ttlMs, request.id, JSON.stringify(request), JSON.stringify(event)]);
     return Number(won) === 1;
   }
 
@@ -86,9 +87,15 @@ class RedisStore implements BrokerStore {
     return this.keyv.get<ElicitRequest>(keys.question(id));
   }
 
-  async claimAnswer(answer: StoredAnswer, ttlMs: number): Promise<boolean> {
+  async getEntry(id: string): Promise<{ request?: ElicitRequest; answer?: StoredAnswer }> {
+    const client = await this.client();
+    const [question, answer] = (await client.sendCommand(['MGET', rawKey(this.keyv, keys.question(id)), rawKey(this.keyv, keys.answer(id))])) as Array<string | null>;
+    return { request: decodeRowsSync<ElicitRequest>(this.keyv, [question])[0], answer: decodeRowsSync<StoredAnswer>(this.keyv, [answer])[0] };
+  }
+
+  async claimAnswer(answer: StoredAnswer, ttlMs: number, event: BrokerEvent): Promise<boolean> {
     const row = await encodeRow(this.keyv, answer, ttlMs);
-    const won = await this.eval(CLAIM_ANSWER, [rawKey(this.keyv, keys.answer(answer.id)), this.pendingKey], [row, ttlMs, answer.id, this.channel, JSON.stringify(answer)]);
+    const won = await this.eval(CLAIM_ANSWER, [rawKey(this.keyv, keys.answer(answer.id)), this.pendingKey, this.logKey], [row, ttlMs, answer.id, this.channel, JSON.stringify(answer), JSON.stringify(event)]);
     if (Number(won) !== 1) return false;
     this.wake(answer.id, answer);
     return true;

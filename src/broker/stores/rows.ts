@@ -8,14 +8,15 @@ export function rawKey(keyv: Keyv, key: string): string {
   return typeof store.createKeyPrefix === 'function' ? store.createKeyPrefix(prefixed, store.namespace) : prefixed;
 }
 
+/** A row as keyv writes it: its serializer's string, or the `{ value, expires }` object when it has none. */
 export async function encodeRow(keyv: Keyv, value: unknown, ttlMs: number): Promise<string> {
   return (await keyv.serializeData({ value, expires: Date.now() + ttlMs })) as string;
 }
 
 /** Parses a stored row with keyv's own deserializer; undefined when it is missing or past its keyv expiry. */
 export async function decodeRow<T>(keyv: Keyv, raw: unknown): Promise<T | undefined> {
-  if (typeof raw !== 'string') return undefined;
-  const row = (await keyv.deserializeData(raw)) as { value?: T; expires?: number | null } | undefined;
+  if (raw === undefined || raw === null) return undefined;
+  const row = (typeof raw === 'string' ? await keyv.deserializeData(raw) : raw) as { value?: T; expires?: number | null } | undefined;
   if (!row || (typeof row.expires === 'number' && row.expires < Date.now())) return undefined;
   return row.value;
 }
@@ -23,7 +24,6 @@ export async function decodeRow<T>(keyv: Keyv, raw: unknown): Promise<T | undefi
 export const keys = {
   question: (id: string) => `q:${id}`,
   answer: (id: string) => `a:${id}`,
-  pending: (id: string) => `p:${id}`,
 };
 
 /**

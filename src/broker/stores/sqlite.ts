@@ -2,7 +2,9 @@
  * The CLI and daemon default: keyv over @keyv/sqlite on one file, shared by every process on the machine.
  * The atomic step is an upsert that only replaces an expired row; file locking makes it cross-process.
  * SQLite has no change feed, so cross-process waiters poll `PRAGMA data_version` (cheap, changes only when
- * another connection commits) and read the watched answers only when it moved.
+ * another connection commits) and read the watched answers only when it moved. The pending index (`p:` rows)
+ * is kept by triggers on the keyv table, so a question and its index entry, or an answer and the entry's
+ * removal, are one statement: a crash cannot split them.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -36,14 +38,46 @@ class SqliteStore implements BrokerStore {
   private dataVersion = -1;
   private seq = 0;
   private closed = false;
+  private readonly ready: Promise<void>;
 
   constructor(
     readonly keyv: Keyv,
     private readonly pollIntervalMs: number,
   ) {
     const adapter = keyv.store as { query: Query; opts: { table: string } };
-    this.query = adapter.query;
     this.table = adapter.opts.table;
+    this.ready = this.createTriggers(adapter.query);
+    this.ready.catch(() => undefined);
+    this.query = async (sql, ...params) => {
+      await this.ready;
+      return adapter.query(sql, ...params);
+    };
+  }
+
+  private async createTriggers(query: Query): Promise<void> {
+    const t = this.table;
+    const quote = (text: string): string => `'${text.replace(/'/g, "''")}'`;
+    const namespaceLength = rawKey(this.keyv, 'q:').length - 'q:'.length;
+    const range = (prefix: string): string => `NEW.key >= ${quote(rawKey(this.keyv, prefix))} AND NEW.key < ${quote(prefixEnd(rawKey(this.keyv, prefix)))}`;
+    const pendingKey = `${quote(rawKey(this.keyv, 'p:'))} || substr(NEW.key, ${namespaceLength + 3})`;
+    // The row carries the event its write logs (`_event`); the log row is keyed by time, pid and the row's own key.
+    const event = `json_extract(NEW.value, '$.value._event')`;
+    const logRow = `INSERT OR REPLACE INTO ${t} (key, value) SELECT
+        ${quote(rawKey(this.keyv, 'log:'))} || printf('%015d', json_extract(NEW.value, '$.value._event.at')) || ':' || json_extract(NEW.value, '$.value._event.pid') || ':' || substr(NEW.key, ${namespaceLength + 1}),
+        json_object('value', json(${event}), 'expires', json_extract(NEW.value, '$.expires'))
+      WHERE ${event} IS NOT NULL;`;
+    const name = `mcpx_v1_${(this.keyv.namespace ?? 'none').replace(/[^A-Za-z0-9_]/g, '_')}`;
+    const statements = [
+      `CREATE TRIGGER IF NOT EXISTS ${name}_question_opened AFTER INSERT ON ${t} WHEN ${range('q:')}
+       BEGIN INSERT OR REPLACE INTO ${t} (key, value) VALUES (${pendingKey}, NEW.value); ${logRow} END`,
+      `CREATE TRIGGER IF NOT EXISTS ${name}_question_changed AFTER UPDATE ON ${t} WHEN ${range('q:')}
+       BEGIN UPDATE ${t} SET value = NEW.value WHERE key = ${pendingKey}; ${logRow} END`,
+      `CREATE TRIGGER IF NOT EXISTS ${name}_answered AFTER INSERT ON ${t} WHEN ${range('a:')}
+       BEGIN DELETE FROM ${t} WHERE key = ${pendingKey}; ${logRow} END`,
+      `CREATE TRIGGER IF NOT EXISTS ${name}_answer_replaced AFTER UPDATE ON ${t} WHEN ${range('a:')}
+       BEGIN DELETE FROM ${t} WHERE key = ${pendingKey}; ${logRow} END`,
+    ];
+    for (const sql of statements) await query(sql);
   }
 
   /** Writes the row when the key is absent or its row has expired; true when this call wrote it. */
@@ -72,36 +106,44 @@ class SqliteStore implements BrokerStore {
     return rows.map((r) => r.value);
   }
 
-  async putQuestion(request: ElicitRequest, ttlMs: number): Promise<boolean> {
-    if (!(await this.putIfAbsent(keys.question(request.id), request, ttlMs))) return false;
-    await this.upsert(keys.pending(request.id), request, ttlMs);
-    return true;
+  // The event rides in the row and a trigger logs it: the question, its index entry and its event are one write.
+  putQuestion(request: ElicitRequest, ttlMs: number, event: BrokerEvent): Promise<boolean> {
+    return this.putIfAbsent(keys.question(request.id), { ...request, _event: event }, ttlMs);
   }
 
   async updateQuestion(request: ElicitRequest, ttlMs: number): Promise<void> {
     await this.upsert(keys.question(request.id), request, ttlMs);
-    const row = await encodeRow(this.keyv, request, ttlMs);
-    await this.query(`UPDATE ${this.table} SET value = ? WHERE key = ?`, row, rawKey(this.keyv, keys.pending(request.id)));
   }
 
-  getQuestion(id: string): Promise<ElicitRequest | undefined> {
-    return this.keyv.get<ElicitRequest>(keys.question(id));
+  async getQuestion(id: string): Promise<ElicitRequest | undefined> {
+    return (await this.getEntry(id)).request;
   }
 
-  async claimAnswer(answer: StoredAnswer, ttlMs: number): Promise<boolean> {
-    if (!(await this.putIfAbsent(keys.answer(answer.id), answer, ttlMs))) return false;
-    // A crash before this delete leaves an index row that listUnanswered skips: the answer row is the truth.
-    await this.query(`DELETE FROM ${this.table} WHERE key = ?`, rawKey(this.keyv, keys.pending(answer.id)));
+  async getEntry(id: string): Promise<{ request?: ElicitRequest; answer?: StoredAnswer }> {
+    const question = rawKey(this.keyv, keys.question(id));
+    const rows = await this.query(`SELECT key, value FROM ${this.table} WHERE key IN (?, ?)`, question, rawKey(this.keyv, keys.answer(id)));
+    const entry: { request?: ElicitRequest; answer?: StoredAnswer } = {};
+    for (const row of rows) {
+      const [value] = withoutEvent(decodeRowsSync<ElicitRequest & StoredAnswer>(this.keyv, [row.value]));
+      if (value === undefined) continue;
+      if (row.key === question) entry.request = value;
+      else entry.answer = value;
+    }
+    return entry;
+  }
+
+  async claimAnswer(answer: StoredAnswer, ttlMs: number, event: BrokerEvent): Promise<boolean> {
+    if (!(await this.putIfAbsent(keys.answer(answer.id), { ...answer, _event: event }, ttlMs))) return false;
     this.wake(answer.id, answer);
     return true;
   }
 
-  getAnswer(id: string): Promise<StoredAnswer | undefined> {
-    return this.keyv.get<StoredAnswer>(keys.answer(id));
+  async getAnswer(id: string): Promise<StoredAnswer | undefined> {
+    return withoutEvent([await this.keyv.get<StoredAnswer>(keys.answer(id))])[0];
   }
 
   async getAnswers(ids: string[]): Promise<Array<StoredAnswer | undefined>> {
-    return ids.length ? ((await this.keyv.getMany<StoredAnswer>(ids.map(keys.answer))) as Array<StoredAnswer | undefined>) : [];
+    return ids.length ? withoutEvent((await this.keyv.getMany<StoredAnswer>(ids.map(keys.answer))) as Array<StoredAnswer | undefined>) : [];
   }
 
   async listUnanswered(): Promise<ElicitRequest[]> {
@@ -116,14 +158,16 @@ class SqliteStore implements BrokerStore {
       answer,
       pending.length + 1,
     );
-    return decodeRowsSync<ElicitRequest>(
-      this.keyv,
-      rows.map((r) => r.value),
+    return withoutEvent(
+      decodeRowsSync<ElicitRequest>(
+        this.keyv,
+        rows.map((r) => r.value),
+      ),
     );
   }
 
   async listQuestions(): Promise<ElicitRequest[]> {
-    return decodeRowsSync<ElicitRequest>(this.keyv, await this.range('q:'));
+    return withoutEvent(decodeRowsSync<ElicitRequest>(this.keyv, await this.range('q:')));
   }
 
   async appendEvent(event: BrokerEvent, ttlMs: number): Promise<void> {
@@ -185,6 +229,12 @@ class SqliteStore implements BrokerStore {
     this.watchers.clear();
     await this.keyv.disconnect();
   }
+}
+
+/** Rows carry the event their write logged; readers get the record alone. */
+function withoutEvent<T>(values: T[]): T[] {
+  for (const value of values) if (value && typeof value === 'object' && '_event' in value) delete (value as { _event?: unknown })._event;
+  return values;
 }
 
 const wrapped = new WeakMap<Keyv, SqliteStore>();
