@@ -2,15 +2,18 @@ import { mkdtempSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createBroker, openRedisStore, openSqliteStore } from '../../src/broker/index.js';
 import { runDaemon, type RunningDaemon } from '../../src/surfaces/http/daemon.js';
+import { createTaskStore } from '../../src/tasks/task-store.js';
 import { socketFetch } from '../../src/surfaces/http/daemon-client.js';
 import { daemonPaths, readDaemonState } from '../../src/surfaces/http/daemon-paths.js';
 import { openDaemonParts } from '../../src/surfaces/http/daemon-wiring.js';
 import { fixtureEcho, stdioFixture } from '../helpers/fixture-servers.js';
+import { startRedis } from '../helpers/redis.js';
 import { readSse } from './helpers.js';
 
 interface Setup {
-  env: Record<string, string>;
+  env: Record<string, string> & { MCPX_STATE_DIR: string };
   cwd: string;
   configPath: string;
 }
@@ -146,6 +149,51 @@ describe('daemon', () => {
     const task = (await (await client.fetch(`/v1/tasks/${modern.inputRequired.task}?wait=20`)).json()) as { task: { state: string; pid: number; result: { structuredContent?: unknown } } };
     expect(task.task.state).toBe('complete');
     expect(fixtureEcho(task.task.result).received.details?.content).toMatchObject({ repo: 'me/after' });
+  });
+});
+
+describe('daemon stores', () => {
+  it('completes a held call answered by another process straight through the SQLite file', async () => {
+    const s = setup();
+    const daemon = await start(s);
+    const client = socketFetch(daemon.state.socket);
+    try {
+      const body = (await (await client.fetch('/v1/call/old/ask_form', post({}))).json()) as { inputRequired: { task: string; questions: Array<{ id: string }> } };
+      // A second broker over the same file: what `mcpx elicit answer` does when it cannot reach the daemon.
+      const store = await openSqliteStore(join(s.env.MCPX_STATE_DIR, 'mcpx.sqlite'));
+      const elsewhere = createBroker({ store, allowAnySession: true });
+      await elsewhere.respond({ id: body.inputRequired.questions[0]!.id, action: 'accept', content: { repo: 'me/file' }, by: 'cli' });
+      await elsewhere.close();
+      await store.close();
+      const task = (await (await client.fetch(`/v1/tasks/${body.inputRequired.task}?wait=20`)).json()) as { task: { state: string; result: { structuredContent?: unknown } } };
+      expect(fixtureEcho(task.task.result).received.details?.content).toMatchObject({ repo: 'me/file' });
+    } finally {
+      client.close();
+      await daemon.stop();
+    }
+  });
+
+  it('keeps questions and tasks in Redis when MCPX_STORE_URL names one', async () => {
+    const redis = await startRedis();
+    const s = setup();
+    s.env.MCPX_STORE_URL = redis.url;
+    const daemon = await start(s);
+    const client = socketFetch(daemon.state.socket);
+    try {
+      const body = (await (await client.fetch('/v1/call/fx/ask_confirm', post({}))).json()) as { inputRequired: { task: string; questions: Array<{ id: string }> } };
+      expect(existsSync(join(s.env.MCPX_STATE_DIR, 'mcpx.sqlite'))).toBe(false);
+      expect((await client.fetch(`/v1/elicit/${body.inputRequired.questions[0]!.id}/decline`, post())).status).toBe(200);
+      const task = (await (await client.fetch(`/v1/tasks/${body.inputRequired.task}?wait=20`)).json()) as { task: { state: string; result: { structuredContent?: unknown } } };
+      expect(fixtureEcho(task.task.result).received.confirm?.action).toBe('decline');
+      // The record is in Redis: another process reads it there.
+      const store = await openRedisStore(redis.url);
+      expect(await createTaskStore(store.keyv).get(body.inputRequired.task)).toMatchObject({ state: 'complete' });
+      await store.close();
+    } finally {
+      client.close();
+      await daemon.stop();
+      await redis.stop();
+    }
   });
 });
 
