@@ -57,7 +57,7 @@ export async function openBackend(io: CliIO, options: OpenBackendOptions): Promi
           return client.fetch(path, init);
         }
       };
-      return createRestBackend({ fetch, close: async () => (direct.close(), await client?.close()) });
+      return createRestBackend({ fetch, inline: () => client?.inline ?? false, close: async () => (direct.close(), await client?.close()) });
     }
     const client = await start();
     return createRestBackend({ fetch: client.fetch, inline: client.inline, close: () => client.close() });

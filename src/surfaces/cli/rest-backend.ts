@@ -12,8 +12,8 @@ export type DaemonFetch = (path: string, init?: RequestInit) => Promise<Response
 
 export interface RestBackendOptions {
   fetch: DaemonFetch;
-  /** The daemon runs inside this command (daemon.inline): a call cannot outlive it. */
-  inline?: boolean;
+  /** The daemon runs inside this command (daemon.inline): a call cannot outlive it. Asked when a call returns. */
+  inline?: boolean | (() => boolean);
   close?: () => Promise<void>;
 }
 
@@ -47,7 +47,8 @@ export function createRestBackend(options: RestBackendOptions): Backend {
         headers: { 'content-type': 'application/json', ...sessionHeader(session), ...(parent ? { 'x-mcpx-parent': parent } : {}) },
         body: JSON.stringify(args),
       });
-      return body.status === 'input-required' && options.inline ? { ...body, inline: true } : body;
+      const inline = typeof options.inline === 'function' ? options.inline() : options.inline;
+      return body.status === 'input-required' && inline ? { ...body, inline: true } : body;
     },
 
     async list(filter: ListFilter) {
