@@ -53,6 +53,10 @@ export interface Question {
   audience?: 'user';
   /** The server's `_meta` on the request, untouched. */
   meta?: Record<string, unknown>;
+  /** Legacy: the wire did not say which call asked and several were open; `callId` is mcpx's pick among `candidateCalls`. */
+  ambiguous?: boolean;
+  /** With `ambiguous`: every call open on that connection when the question came (callIds, oldest first). */
+  candidateCalls?: string[];
 }
 
 /** What answers a question. Content only with accept, and only in form mode. */

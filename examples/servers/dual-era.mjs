@@ -196,7 +196,11 @@ async function main(argv) {
     server.listen(Number(argValue(argv, '--port', '0')), host, () => {
       process.stdout.write(`http://${host}:${server.address().port}/mcp\n`);
     });
-    const stop = () => server.close(() => process.exit(0));
+    const stop = () => {
+      server.close(() => process.exit(0));
+      // Idle keep-alive sockets would hold close() open for seconds.
+      server.closeAllConnections();
+    };
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
     return;

@@ -8,7 +8,10 @@
  *   node examples/servers/legacy-v1.mjs --http [--port 0] [--host 127.0.0.1]   # prints its URL on one stdout line
  *
  * Env: MCPX_FIXTURE_ELICIT_TIMEOUT_MS (how long the server waits for an answer; default 600000: a v1 server's own
- *      default is 60 s, shorter than mcpx's 120 s question deadline), MCPX_FIXTURE_SPAWN_LOG (one line per start).
+ *      default is 60 s, shorter than mcpx's 120 s question deadline), MCPX_FIXTURE_SPAWN_LOG (one line per start),
+ *      MCPX_FIXTURE_LINK (comma-separated; how a question names the call it serves, as some v1 servers do:
+ *      `stream` = sent with relatedRequestId, like `extra.sendRequest`, so HTTP carries it on the call's response
+ *      stream; `token` = the call's progressToken echoed in the question's `_meta`; default none).
  */
 import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -42,11 +45,15 @@ function echo(tool, answers, extra = {}) {
 }
 
 /** One v1 server instance (one per stdio process or HTTP session). */
-export function createLegacyServer({ elicitTimeoutMs = Number(process.env.MCPX_FIXTURE_ELICIT_TIMEOUT_MS || 600_000) } = {}) {
+export function createLegacyServer({ elicitTimeoutMs = Number(process.env.MCPX_FIXTURE_ELICIT_TIMEOUT_MS || 600_000), link = (process.env.MCPX_FIXTURE_LINK || '').split(',') } = {}) {
   const server = new McpServer({ name: 'mcpx-fixture-legacy-v1', version: '1.0.0' }, { capabilities: { tools: {} } });
-  const ask = (params) => server.server.elicitInput(params, { timeout: elicitTimeoutMs });
-  const form = (message) => ask({ mode: 'form', message, requestedSchema: FORM_SCHEMA });
-  const confirm = (message) => ask({ mode: 'form', message, requestedSchema: CONFIRM_SCHEMA });
+  const ask = (params, extra) => {
+    const token = extra?._meta?.progressToken;
+    const linked = link.includes('token') && token !== undefined ? { ...params, _meta: { progressToken: token } } : params;
+    return server.server.elicitInput(linked, { timeout: elicitTimeoutMs, ...(link.includes('stream') && extra ? { relatedRequestId: extra.requestId } : {}) });
+  };
+  const form = (message, extra) => ask({ mode: 'form', message, requestedSchema: FORM_SCHEMA }, extra);
+  const confirm = (message, extra) => ask({ mode: 'form', message, requestedSchema: CONFIRM_SCHEMA }, extra);
 
   server.registerTool('no_ask', { description: 'Never asks: echoes its text.', inputSchema: { text: z.string().optional() } }, async ({ text }) =>
     echo('no_ask', {}, { text: text ?? '' }),
@@ -55,23 +62,23 @@ export function createLegacyServer({ elicitTimeoutMs = Number(process.env.MCPX_F
     await new Promise((resolve) => setTimeout(resolve, ms));
     return echo('sleep', {}, { text: `slept ${ms} ms` });
   });
-  server.registerTool('ask_form', { description: 'Asks one form question (repo, private, priority).', inputSchema: { title: z.string().optional() } }, async ({ title }) =>
-    echo('ask_form', { details: received(await form(`Where should "${title ?? 'the issue'}" go?`)) }),
+  server.registerTool('ask_form', { description: 'Asks one form question (repo, private, priority).', inputSchema: { title: z.string().optional() } }, async ({ title }, extra) =>
+    echo('ask_form', { details: received(await form(`Where should "${title ?? 'the issue'}" go?`, extra)) }),
   );
-  server.registerTool('ask_confirm', { description: 'Asks for a confirmation (yes/no).', inputSchema: { action: z.string().optional() } }, async ({ action }) =>
-    echo('ask_confirm', { confirm: received(await confirm(`Really ${action ?? 'proceed'}?`)) }),
+  server.registerTool('ask_confirm', { description: 'Asks for a confirmation (yes/no).', inputSchema: { action: z.string().optional() } }, async ({ action }, extra) =>
+    echo('ask_confirm', { confirm: received(await confirm(`Really ${action ?? 'proceed'}?`, extra)) }),
   );
-  server.registerTool('ask_url', { description: 'Asks the user to open a URL (url mode).', inputSchema: {} }, async () =>
-    echo('ask_url', { authorize: received(await ask({ mode: 'url', message: 'Authorize the fixture in your browser.', url: FIXTURE_URL, elicitationId: randomUUID() })) }),
+  server.registerTool('ask_url', { description: 'Asks the user to open a URL (url mode).', inputSchema: {} }, async (_args, extra) =>
+    echo('ask_url', { authorize: received(await ask({ mode: 'url', message: 'Authorize the fixture in your browser.', url: FIXTURE_URL, elicitationId: randomUUID() }, extra)) }),
   );
-  server.registerTool('ask_two', { description: 'Asks two questions at once (details and confirm).', inputSchema: { title: z.string().optional() } }, async ({ title }) => {
-    const [details, ok] = await Promise.all([form(`Where should "${title ?? 'the issue'}" go?`), confirm('Notify the watchers?')]);
+  server.registerTool('ask_two', { description: 'Asks two questions at once (details and confirm).', inputSchema: { title: z.string().optional() } }, async ({ title }, extra) => {
+    const [details, ok] = await Promise.all([form(`Where should "${title ?? 'the issue'}" go?`, extra), confirm('Notify the watchers?', extra)]);
     return echo('ask_two', { details: received(details), confirm: received(ok) });
   });
-  server.registerTool('ask_rounds', { description: 'Asks over two rounds (details, then confirm).', inputSchema: { title: z.string().optional() } }, async ({ title }) => {
-    const details = await form(`Where should "${title ?? 'the issue'}" go?`);
+  server.registerTool('ask_rounds', { description: 'Asks over two rounds (details, then confirm).', inputSchema: { title: z.string().optional() } }, async ({ title }, extra) => {
+    const details = await form(`Where should "${title ?? 'the issue'}" go?`, extra);
     if (details.action !== 'accept') return echo('ask_rounds', { details: received(details) }, { rounds: 1 });
-    const ok = await confirm(`Create it in ${String(details.content?.repo)}?`);
+    const ok = await confirm(`Create it in ${String(details.content?.repo)}?`, extra);
     return echo('ask_rounds', { details: received(details), confirm: received(ok) }, { rounds: 2 });
   });
   return server;
@@ -134,7 +141,11 @@ async function main(argv) {
     server.listen(Number(argValue(argv, '--port', '0')), host, () => {
       process.stdout.write(`http://${host}:${server.address().port}/mcp\n`);
     });
-    const stop = () => server.close(() => process.exit(0));
+    const stop = () => {
+      server.close(() => process.exit(0));
+      // Idle keep-alive sockets would hold close() open for seconds.
+      server.closeAllConnections();
+    };
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
     return;

@@ -8,11 +8,12 @@ import { McpxError } from '../errors.js';
 import { newCallId } from '../ids.js';
 import type { Answer, ElicitHandler, Era } from '../types.js';
 import type { McpxConfig } from '../config/schema.js';
-import { openConnection, type Connection, type ServerConnector } from './connection.js';
+import { openConnection, type Connection, type LegacyLink, type ServerConnector } from './connection.js';
 import type { EraCache } from './era-cache.js';
 import { LegacyCall } from './legacy-call.js';
 import { callError, inputResponsesFor, parseContinuation, runModernCall } from './modern-call.js';
 import type { CallOptions, CallOutcome, Continuation } from './outcome.js';
+import type { WireElicitResult } from './seam.js';
 
 // setTimeout's ceiling: the SDK's own request timeout is effectively off; LegacyCall's watchdog does the job.
 const NO_SDK_TIMEOUT = 2_147_483_647;
@@ -53,6 +54,27 @@ interface Pooled {
   proven: boolean;
 }
 
+/**
+ * Finds the call a legacy `elicitation/create` serves. The wire links it when the request came on that call's
+ * HTTP response stream, or names that call's progress token in its `_meta`; otherwise, with one call open it is
+ * that one, and with several it is a guess: the question is marked ambiguous and lists every open call.
+ */
+function attribute(server: string, active: LegacyCall[], params: Record<string, unknown>, link: LegacyLink): Promise<WireElicitResult> {
+  const open = active.filter((c) => !c.settled);
+  const meta = params._meta && typeof params._meta === 'object' ? (params._meta as Record<string, unknown>) : {};
+  for (const token of [link.streamOf, meta.progressToken]) {
+    const linked = typeof token === 'string' ? open.find((c) => c.progressToken === token) : undefined;
+    if (linked) return linked.ask(params);
+  }
+  const [only, ...others] = open;
+  if (!only) throw new McpxError('CALL_FAILED', `${server} asked a question while no call was in flight`);
+  if (!others.length) return only.ask(params);
+  // A call already waiting on a question is less likely to be asking another (questions asked together come
+  // within milliseconds): the oldest call not yet asking, else the oldest.
+  const pick = open.find((c) => !c.asking) ?? only;
+  return pick.ask(params, open.map((c) => c.callId));
+}
+
 export function createClientPool(options: ClientPoolOptions): ClientPool {
   const now = options.now ?? Date.now;
   const pool = new Map<string, Promise<Pooled>>();
@@ -87,12 +109,8 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
       cwd: options.cwd,
       env: options.env,
       now,
-      // Legacy stdio carries no link from a server request to the call it serves: the oldest open call owns it.
-      onLegacyElicit: (params) => {
-        const call = active.find((c) => !c.settled);
-        if (!call) throw new McpxError('CALL_FAILED', `${name} asked a question while no call was in flight`);
-        return call.ask(params);
-      },
+      onLegacyElicit: (params, link) => attribute(name, active, params, link),
+      onProgress: (token) => active.find((c) => c.progressToken === token)?.progress(),
     }).then((connection) => ({ connection, active, proven: false }));
     pool.set(name, opening);
     opening.catch(() => pool.delete(name));
@@ -110,6 +128,7 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
     throw error;
   };
 
+  let calls = 0;
   const callTool = async (server: string, tool: string, args: Record<string, unknown> = {}, callOptions: CallOptions = {}): Promise<CallOutcome> => {
     const pooled = await get(server);
     const { connection } = pooled;
@@ -141,6 +160,7 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
       tool,
       arguments: args,
       callId,
+      progressToken: `${callId}/${++calls}`,
       ...(options.onElicit ? { onElicit: options.onElicit } : {}),
       ...(options.openUrl ? { openUrl: options.openUrl } : {}),
       ttlMs: options.elicitTtlMs,
@@ -151,9 +171,9 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
     pooled.active.push(call);
     const onAbort = (): void => call.cancel(new McpxError('CALL_FAILED', `${server}.${tool} was aborted by the caller`, { data: { server, tool } }));
     callOptions.signal?.addEventListener('abort', onAbort, { once: true });
-    const outcome = call.run((signal, onprogress) =>
+    const outcome = call.run((signal) =>
       connection.client
-        .callTool({ name: tool, arguments: args }, { signal, timeout: NO_SDK_TIMEOUT, onprogress, resetTimeoutOnProgress: true })
+        .callTool({ name: tool, arguments: args, _meta: { progressToken: call.progressToken } }, { signal, timeout: NO_SDK_TIMEOUT })
         .finally(() => {
           pooled.active.splice(pooled.active.indexOf(call), 1);
           callOptions.signal?.removeEventListener('abort', onAbort);

@@ -10,6 +10,7 @@ import type { Era } from '../types.js';
 import { isHttpServer, type ServerConfig } from '../config/schema.js';
 import { serverFingerprint, type EraCache, type EraVerdict } from './era-cache.js';
 import type { WireElicitResult } from './seam.js';
+import { createStreamLinks } from './stream-links.js';
 
 /** The modern revision mcpx speaks. */
 export const MODERN_VERSION = '2026-07-28';
@@ -36,8 +37,16 @@ export interface ConnectionOptions {
   cwd: string;
   env: Record<string, string | undefined>;
   /** Answers a legacy `elicitation/create` (the modern era never sends one). */
-  onLegacyElicit(params: Record<string, unknown>): Promise<WireElicitResult>;
+  onLegacyElicit(params: Record<string, unknown>, link: LegacyLink): Promise<WireElicitResult>;
+  /** A `notifications/progress` for a request that carried a progress token of ours. */
+  onProgress?(token: string | number): void;
   now?: () => number;
+}
+
+/** What the wire says about which call a server request serves. */
+export interface LegacyLink {
+  /** The progress token of the call whose Streamable HTTP response stream carried the request. */
+  streamOf?: string;
 }
 
 export interface Connection {
@@ -61,10 +70,11 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
   const now = options.now ?? Date.now;
   const { server } = options;
   let stderr = '';
+  const links = createStreamLinks();
   const makeTransport = (): Transport | Promise<Transport> => {
     if (isConnector(server)) return server.connect();
     if (isHttpServer(server)) {
-      return new StreamableHTTPClientTransport(new URL(server.url), server.headers ? { requestInit: { headers: server.headers } } : undefined);
+      return new StreamableHTTPClientTransport(new URL(server.url), { fetch: links.fetch, ...(server.headers ? { requestInit: { headers: server.headers } } : {}) });
     }
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(options.env)) if (typeof v === 'string') env[k] = v;
@@ -87,7 +97,7 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
 
   const attempt = async (prior: EraVerdict | 'legacy' | undefined): Promise<Client> => {
     const mode = setting === 'legacy' ? 'legacy' : setting === 'modern' ? { pin: MODERN_VERSION } : 'auto';
-    const client = createClient(options, mode);
+    const client = createClient(options, mode, links.take);
     const transport = await makeTransport();
     try {
       if (prior === 'legacy' || prior?.era === 'legacy') await client.connect(transport, { prior: { kind: 'legacy' } });
@@ -149,7 +159,7 @@ function usable(verdict: EraVerdict | undefined, now: number): EraVerdict | unde
   return now - verdict.at < LEGACY_VERDICT_MAX_AGE_MS ? verdict : undefined;
 }
 
-function createClient(options: ConnectionOptions, mode: 'legacy' | 'auto' | { pin: string }): Client {
+function createClient(options: ConnectionOptions, mode: 'legacy' | 'auto' | { pin: string }, streamOf: (id: string | number) => string | undefined): Client {
   const elicitation = options.elicitation.form || options.elicitation.url
     ? { ...(options.elicitation.form ? { form: { applyDefaults: true } } : {}), ...(options.elicitation.url ? { url: {} } : {}) }
     : undefined;
@@ -160,7 +170,16 @@ function createClient(options: ConnectionOptions, mode: 'legacy' | 'auto' | { pi
     // Modern questions come back to mcpx as values (a continuation), never fulfilled behind its back.
     inputRequired: { autoFulfill: false },
   });
-  if (elicitation) client.setRequestHandler('elicitation/create', async (request) => (await options.onLegacyElicit(request.params as Record<string, unknown>)) as never);
+  if (elicitation) {
+    client.setRequestHandler('elicitation/create', async (request, ctx) => {
+      const related = streamOf(ctx.mcpReq.id);
+      return (await options.onLegacyElicit(request.params as Record<string, unknown>, related === undefined ? {} : { streamOf: related })) as never;
+    });
+  }
+  // Legacy calls carry mcpx's own string progress tokens (the SDK would number them like the server numbers its
+  // requests, so a server's token could be mistaken for a call's); their progress is routed here.
+  const { onProgress } = options;
+  if (onProgress) client.setNotificationHandler('notifications/progress', (notification) => onProgress(notification.params.progressToken));
   return client;
 }
 

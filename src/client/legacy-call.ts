@@ -15,6 +15,8 @@ export interface LegacyCallOptions {
   tool: string;
   arguments: Record<string, unknown>;
   callId: string;
+  /** Sent as the request's `_meta.progressToken`: unique among the calls open on the connection. */
+  progressToken: string;
   onElicit?: ElicitHandler;
   openUrl?: (url: string) => Promise<boolean>;
   /** A question's deadline. */
@@ -53,20 +55,42 @@ export class LegacyCall {
     return this.done !== undefined;
   }
 
-  /** Runs the call; resolves complete, or input-required as soon as a question waits with nobody answering here. */
-  run(invoke: (signal: AbortSignal, onprogress: () => void) => Promise<CallToolResult>): Promise<CallOutcome> {
+  get callId(): string {
+    return this.options.callId;
+  }
+
+  get progressToken(): string {
+    return this.options.progressToken;
+  }
+
+  /** Whether a question of this call waits for an answer. */
+  get asking(): boolean {
+    return this.waiting.size > 0;
+  }
+
+  /** The server reported progress: it is working, so the watchdog starts over. */
+  progress(): void {
     this.armWatchdog();
-    invoke(this.abort.signal, () => this.armWatchdog()).then(
+  }
+
+  /** Runs the call; resolves complete, or input-required as soon as a question waits with nobody answering here. */
+  run(invoke: (signal: AbortSignal) => Promise<CallToolResult>): Promise<CallOutcome> {
+    this.armWatchdog();
+    invoke(this.abort.signal).then(
       (result) => this.settle({ result }),
       (error: unknown) => this.settle({ error: this.options.mapError(this.failure ?? error) }),
     );
     return this.next(new Set());
   }
 
-  /** Serves one `elicitation/create` of this call. */
-  ask(params: Record<string, unknown>): Promise<WireElicitResult> {
+  /** Serves one `elicitation/create` given to this call; `candidateCalls` when the wire did not say which call asked. */
+  ask(params: Record<string, unknown>, candidateCalls?: string[]): Promise<WireElicitResult> {
     const { options } = this;
     const question = questionFromParams(params, { server: options.server, tool: options.tool, era: 'legacy', callId: options.callId });
+    if (candidateCalls) {
+      question.ambiguous = true;
+      question.candidateCalls = candidateCalls;
+    }
     const expiresAt = options.now() + options.ttlMs;
     return new Promise<WireElicitResult>((resolve) => {
       const entry: Waiting = {

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { InMemoryTransport, type Transport } from '@modelcontextprotocol/client';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { createDualEraServer } from '../../examples/servers/dual-era.mjs';
-import { createLegacyServer } from '../../examples/servers/legacy-v1.mjs';
+import { createLegacyServer, type LegacyOptions } from '../../examples/servers/legacy-v1.mjs';
 
 export type FixtureKind = 'dual-era' | 'legacy-v1';
 
@@ -67,13 +67,13 @@ export async function startHttpFixture(kind: FixtureKind, env: Record<string, st
 }
 
 /** A dual-era (or v1) server served in this process over a linked in-memory pair: hand `transport` to a client. */
-export function inMemoryFixture(kind: FixtureKind): { transport: Transport; close(): Promise<void> } {
+export function inMemoryFixture(kind: FixtureKind, legacyOptions: LegacyOptions = {}): { transport: Transport; close(): Promise<void> } {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   if (kind === 'dual-era') {
     const handle = serveStdio(({ era }) => createDualEraServer({ era }), { transport: serverSide });
     return { transport: clientSide, close: () => handle.close() };
   }
-  const server = createLegacyServer();
+  const server = createLegacyServer(legacyOptions);
   // The v1 server takes the v2 in-memory transport: both speak the same Transport shape.
   void server.connect(serverSide as never);
   return { transport: clientSide, close: () => server.close() };
@@ -114,7 +114,7 @@ export function tapTransport(transport: Transport, sent: Array<Record<string, an
 }
 
 /** A host-wired server entry for `createMcpx({ servers })`: an in-memory fixture, tapped. */
-export function inMemoryServer(kind: FixtureKind, era: 'auto' | 'legacy' | 'modern' = 'auto'): { connector: { connect(): Transport; era: 'auto' | 'legacy' | 'modern' }; sent: Array<Record<string, any>>; close(): Promise<void> } {
+export function inMemoryServer(kind: FixtureKind, era: 'auto' | 'legacy' | 'modern' = 'auto', legacyOptions: LegacyOptions = {}): { connector: { connect(): Transport; era: 'auto' | 'legacy' | 'modern' }; sent: Array<Record<string, any>>; close(): Promise<void> } {
   const sent: Array<Record<string, any>> = [];
   const closers: Array<() => Promise<void>> = [];
   return {
@@ -122,7 +122,7 @@ export function inMemoryServer(kind: FixtureKind, era: 'auto' | 'legacy' | 'mode
     connector: {
       era,
       connect: () => {
-        const fixture = inMemoryFixture(kind);
+        const fixture = inMemoryFixture(kind, legacyOptions);
         closers.push(fixture.close);
         return tapTransport(fixture.transport, sent).transport;
       },
