@@ -112,20 +112,20 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         for (const question of outcome.questions) {
           if (unanswered.has(question.id) || !task.questions.includes(question.id)) continue;
           unanswered.add(question.id);
-          broker.awaitAnswer(question.id, { signal: watching.signal }).then(
-            async (stored) => {
+          broker
+            .awaitAnswer(question.id, { signal: watching.signal })
+            .then(async (stored) => {
               unanswered.delete(question.id);
               try {
                 live!.respond(question.id, toAnswer(stored));
-              } catch (error) {
+              } catch {
                 // The call already settled this question (its own expiry, or it ended): nothing left to deliver.
-                if (!isMcpxError(error)) throw error;
                 return;
               }
               await broker.recordResumed({ elicit: question.id, trace, ...(task.parent ? { parent: task.parent } : {}), session: task.session });
-            },
-            () => undefined,
-          );
+            })
+            // Aborted when the call ends; a failed audit write must not fail the call that already resumed.
+            .catch(() => undefined);
         }
         return live.result;
       },

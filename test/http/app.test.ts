@@ -124,6 +124,17 @@ describe('REST app', () => {
     expect(((await malformed.json()) as { error: { code: string } }).error.code).toBe('REQUEST_INVALID');
   });
 
+  it('answers 415 for a body not sent as JSON and 400 for malformed JSON, and calls nothing', async () => {
+    const plain = await app.request('/v1/call/fx/ask_form', { method: 'POST', body: '{"title":"x"}' });
+    expect(plain.status).toBe(415);
+    expect(((await plain.json()) as { error: { code: string; message: string } }).error.message).toContain('Content-Type: application/json');
+    const broken = await app.request('/v1/call/fx/ask_form', { method: 'POST', body: '{title', headers: { 'content-type': 'application/json' } });
+    expect(broken.status).toBe(400);
+    const notObject = await app.request('/v1/call/fx/ask_form', { method: 'POST', body: '[1]', headers: { 'content-type': 'application/json' } });
+    expect(notObject.status).toBe(400);
+    expect(tasks.active()).toBe(0);
+  });
+
   it('answers 404 for an unknown task', async () => {
     const response = await app.request('/v1/tasks/tsk-0000000000000000');
     expect(response.status).toBe(404);

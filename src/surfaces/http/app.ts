@@ -73,7 +73,7 @@ const callRoute = createRoute({
         'Retry-After': { schema: { type: 'integer' }, description: 'Seconds until the first question expires' },
       },
     },
-    ...errors(400, 401, 403, 404, 409, 410, 422, 500, 502, 503),
+    ...errors(400, 401, 403, 404, 409, 410, 415, 422, 500, 502, 503),
   },
 });
 
@@ -113,7 +113,7 @@ function answerRoute(action: 'accept' | 'decline' | 'cancel') {
     },
     responses: {
       200: json(AnsweredSchema, 'Answered; the call resumes'),
-      ...errors(400, 401, 403, 404, 409, 410, 422, 503),
+      ...errors(400, 401, 403, 404, 409, 410, 415, 422, 503),
     },
   });
 }

@@ -1,7 +1,8 @@
 /** One mapping from mcpx errors to HTTP: the status and the `{error: {code, message, data?}}` body. */
+import { HTTPException } from 'hono/http-exception';
 import { isMcpxError, type McpxErrorCode } from '../../errors.js';
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 422 | 500 | 502 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 415 | 422 | 500 | 502 | 503;
 
 const STATUS: Partial<Record<McpxErrorCode, ErrorStatus>> = {
   SERVER_NOT_FOUND: 404,
@@ -39,6 +40,13 @@ export function errorBody(code: string, message: string, data?: Record<string, u
 /** Any thrown value as a status and body; unknown errors are 500 with their message. */
 export function toHttpError(error: unknown): { status: ErrorStatus; body: ErrorBody } {
   if (isMcpxError(error)) return { status: statusOfCode(error.code), body: errorBody(error.code, error.message, error.data) };
+  // Hono's own refusals while reading the request: a body that is not JSON, or not declared as JSON.
+  if (error instanceof HTTPException && error.status === 415) {
+    return { status: 415, body: errorBody('REQUEST_INVALID', 'Send the body as JSON with `Content-Type: application/json`.') };
+  }
+  if (error instanceof HTTPException && error.status === 400) {
+    return { status: 400, body: errorBody('REQUEST_INVALID', `The body is not valid JSON (${error.message}); send a JSON object.`) };
+  }
   const message = error instanceof Error ? error.message : String(error);
   return { status: 500, body: errorBody('INTERNAL', message) };
 }
