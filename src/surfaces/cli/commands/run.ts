@@ -1,0 +1,164 @@
+/**
+ * `mcpx run script.ts`: runs a script (TypeScript or JavaScript module) in the QuickJS sandbox with `tools`,
+ * `onElicit`, `ask`, `console` and timers. Exit 0 done (a default export is printed as JSON), 1 an uncaught error
+ * (the script's stack, mapped to its own lines) or a limit, 2 usage, 75 a question nobody here could answer.
+ */
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Broker } from '../../../broker/types.js';
+import { McpxError } from '../../../errors.js';
+import type { McpxOptions } from '../../../mcpx.js';
+import { parsePolicy, type Policy } from '../../../policy/index.js';
+import { parseDuration, parseSize, prepareScript, startScript, type RunOutcome, type ScriptLimits } from '../../../runtime/index.js';
+import { elicitModeOf, parseArgs, UsageError } from '../args.js';
+import { findConfigPath } from '../connect.js';
+import { EXIT, type CliIO, type Command } from '../io.js';
+import { createScriptHost, type PersonPrompt } from '../script-host.js';
+import { sanitize } from '../sanitize.js';
+
+const USAGE = `usage: mcpx run <script.ts|script.js> [options]
+
+Runs a script in a sandbox. Globals: tools.<server>.<tool>(args), onElicit(handler), ask(question),
+console.*, setTimeout/clearTimeout. No file system, network or process access except through tools.
+
+options:
+  --elicit <mode>        a question the script's onElicit does not answer goes to:
+                           prompt   the person at this terminal (the default on a terminal)
+                           return   nobody: the run stops at that call and exits 75 (the default otherwise)
+                           auto     policy rules only (unmatched: cancel); decline: decline; error: fail the call
+  --config <file>        the mcpServers config (default: ./mcpx.json, ./.mcp.json, then the user config)
+  --memory-limit <size>  heap cap of the sandbox (default 64m)
+  --cpu-limit <time>     CPU time the script may use (default 30s; waiting on tools or a person is free)
+  --timeout <time>       wall-clock deadline for the whole run (default none)
+  --check                type-check the script against the servers' tools first
+  --json                 with exit 75, print {"inputRequired": {...}} instead of the message
+
+exit: 0 done, 1 the script failed or hit a limit, 2 usage, 75 a question waits for an answer
+`;
+
+/** What tests (and embedders of the CLI) may inject instead of the terminal and the state store. */
+export interface RunDependencies {
+  prompt?: PersonPrompt;
+  broker?: Broker;
+  servers?: McpxOptions['servers'];
+}
+
+export const command: Command = (argv, io) => runCommand(argv, io);
+
+export async function runCommand(argv: string[], io: CliIO, deps: RunDependencies = {}): Promise<number> {
+  const { flags, positional } = parseArgs(argv, {
+    booleans: ['check', 'json'],
+    strings: ['elicit', 'config', 'memory-limit', 'cpu-limit', 'timeout'],
+  });
+  if (flags.help) {
+    io.stdout.write(USAGE);
+    return EXIT.OK;
+  }
+  const [file, ...extra] = positional;
+  if (!file) throw new UsageError('which script? e.g. mcpx run script.ts');
+  if (extra.length) throw new UsageError(`one script at a time (also got: ${extra.join(' ')})`);
+  const mode = elicitModeOf(flags.elicit, io.env, io.isTTY || deps.prompt !== undefined);
+  if (mode === 'prompt' && !io.isTTY && !deps.prompt) throw new UsageError('--elicit=prompt needs a terminal; use --elicit=return to stop with the question instead');
+  const limits = limitsFrom(flags);
+  const configFlag = typeof flags.config === 'string' ? flags.config : undefined;
+  const configPath = deps.servers && !configFlag ? undefined : findConfigPath(configFlag, io.cwd, io.env);
+
+  const path = resolve(io.cwd, file);
+  let source: string;
+  try {
+    source = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new McpxError('SCRIPT_ERROR', `cannot read the script ${path}: ${(error as Error).message}`, { cause: error, data: { file: path } });
+  }
+
+  const broker = deps.broker ? { broker: deps.broker, close: async () => undefined } : await openRunBroker(io);
+  try {
+    const host = await createScriptHost({
+      io,
+      mode,
+      broker: broker.broker,
+      config: configPath ?? { mcpServers: {} },
+      ...(deps.servers ? { servers: deps.servers } : {}),
+      policy: readPolicy(configPath),
+      prompt: deps.prompt ?? terminalPrompt(io),
+    });
+    try {
+      if (flags.check === true) {
+        if (!/\.(?:ts|mts|cts)$/i.test(file)) throw new UsageError('--check type-checks TypeScript: give it a .ts script');
+        const { checkScript } = await import('../check-script.js');
+        const problems = await checkScript(host.mcpx, file, source);
+        if (problems.length) {
+          for (const line of problems) io.stderr.write(`${line}\n`);
+          io.stderr.write(`mcpx: ${file} has ${problems.length} type error${problems.length === 1 ? '' : 's'}; not run [SCRIPT_TYPE_ERROR]\n`);
+          return EXIT.FAILURE;
+        }
+      }
+      const script = await prepareScript(source, file);
+      const run = await startScript({ script, bindings: host.bindings, limits });
+      host.attach(run);
+      return report(await run.outcome, io, flags.json === true);
+    } finally {
+      await host.close();
+    }
+  } finally {
+    await broker.close();
+  }
+}
+
+function report(outcome: RunOutcome, io: CliIO, json: boolean): number {
+  if (outcome.status === 'ok') {
+    if (outcome.value !== undefined) io.stdout.write(`${JSON.stringify(outcome.value, null, 2)}\n`);
+    return EXIT.OK;
+  }
+  if (outcome.status === 'input-required') {
+    const { stop } = outcome;
+    if (json) io.stdout.write(`${JSON.stringify({ inputRequired: { ...stop.data, text: stop.message } }, null, 2)}\n`);
+    else io.stdout.write(stop.via === 'tool' ? stop.message : `mcpx: ${sanitize(stop.message)}.\n`);
+    return EXIT.INPUT_REQUIRED;
+  }
+  io.stderr.write(`mcpx: ${sanitize(outcome.error.message)} [${outcome.error.code}]\n`);
+  return EXIT.FAILURE;
+}
+
+function limitsFrom(flags: Record<string, string | boolean | undefined>): ScriptLimits {
+  const limits: ScriptLimits = {};
+  const text = (name: string): string | undefined => (typeof flags[name] === 'string' ? (flags[name] as string) : undefined);
+  const memory = text('memory-limit');
+  const cpu = text('cpu-limit');
+  const timeout = text('timeout');
+  try {
+    if (memory !== undefined) limits.memoryBytes = parseSize(memory, '--memory-limit');
+    if (cpu !== undefined) limits.cpuMs = parseDuration(cpu, '--cpu-limit');
+    if (timeout !== undefined) limits.wallMs = parseDuration(timeout, '--timeout');
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  return limits;
+}
+
+/** The policy block (`elicit`) of the config file, as the daemon reads it. */
+function readPolicy(configPath: string | undefined): Policy {
+  if (!configPath) return parsePolicy({});
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(configPath, 'utf8'));
+  } catch (error) {
+    throw new McpxError('CONFIG_INVALID', `cannot read the policy in ${configPath}: ${(error as Error).message}`, { cause: error, data: { file: configPath } });
+  }
+  return parsePolicy((raw as { elicit?: unknown } | null)?.elicit ?? {});
+}
+
+async function openRunBroker(io: CliIO): Promise<{ broker: Broker; close(): Promise<void> }> {
+  // The shared state store: questions a run opens are listed and audited like any other (`mcpx elicit list`, `mcpx log`).
+  const { openStoreBroker, closeStoreBroker } = await import('../store-backend.js');
+  const broker = await openStoreBroker(io.env);
+  return { broker, close: () => closeStoreBroker(broker) };
+}
+
+function terminalPrompt(io: CliIO): PersonPrompt {
+  return async (question) => {
+    const { promptForAnswer } = await import('../form/index.js');
+    return promptForAnswer(question, { input: io.stdin, output: io.stderr });
+  };
+}

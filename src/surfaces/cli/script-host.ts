@@ -1,0 +1,201 @@
+/**
+ * What a script run by `mcpx run` is bound to: an in-process mcpx whose questions go through the elicitation
+ * pipeline (policy, then the script's onElicit, then the person at the terminal in prompt mode), and the
+ * HostBindings the sandbox sees. A question nobody answers stops the run with the `mcpx call` message.
+ */
+import type { Broker } from '../../broker/types.js';
+import { createElicitationPipeline, type Answerer } from '../../broker/pipeline.js';
+import { assignNames, memberName } from '../../codegen/names.js';
+import type { McpxConfig } from '../../config/index.js';
+import { McpxError } from '../../errors.js';
+import { newCallId, newElicitationId } from '../../ids.js';
+import { createMcpx, type Mcpx, type McpxOptions } from '../../mcpx.js';
+import { evaluatePolicy, parsePolicy, withMode, type Policy } from '../../policy/index.js';
+import type { AskRequest, HostBindings, ScriptRun, ToolCallReply } from '../../runtime/index.js';
+import type { Answer, ElicitContext, ElicitHandler, Question } from '../../types.js';
+import type { ElicitMode } from './args.js';
+import type { CliIO } from './io.js';
+import { renderInputRequired } from './render.js';
+import { sanitize } from './sanitize.js';
+
+/** Puts one question to the person and returns their answer (the terminal form, or a test's stand-in). */
+export type PersonPrompt = (question: Question) => Promise<Answer>;
+
+export interface ScriptHostOptions {
+  io: CliIO;
+  mode: ElicitMode;
+  config?: McpxConfig | string;
+  /** Host-wired servers (tests). */
+  servers?: McpxOptions['servers'];
+  broker: Broker;
+  policy?: Policy;
+  /** The person; used in prompt mode only. */
+  prompt?: PersonPrompt;
+  elicitTtlMs?: number;
+}
+
+export interface ScriptHost {
+  readonly mcpx: Mcpx;
+  readonly bindings: HostBindings;
+  /** Makes the run's onElicit the script answerer of the pipeline. */
+  attach(run: ScriptRun): void;
+  close(): Promise<void>;
+}
+
+const DEFAULT_TTL_MS = 120_000;
+
+export async function createScriptHost(options: ScriptHostOptions): Promise<ScriptHost> {
+  const { io, mode, broker } = options;
+  const ttlMs = options.elicitTtlMs ?? DEFAULT_TTL_MS;
+  const basePolicy = options.policy ?? parsePolicy({});
+  // prompt and return both ask (rules first); the person is there only in prompt mode.
+  const policy = mode === 'auto' || mode === 'decline' || mode === 'error' ? withMode(basePolicy, mode) : basePolicy;
+  const person = mode === 'prompt' ? options.prompt : undefined;
+
+  let run: ScriptRun | undefined;
+  const script: ElicitHandler = (question, context) => (run ? run.answer(question, context) : Promise.resolve(undefined));
+  const answerers: Answerer[] = [{ kind: 'script', name: 'onElicit', answer: script }];
+  if (person) answerers.push({ kind: 'person', name: 'terminal', answer: (question: Question) => person(question) });
+  const pipeline = createElicitationPipeline({ broker, policy, answerers, env: io.env });
+  // ask() has no script answerer: the script asked it. Nobody answering stops the run as input-required.
+  const askPipeline = createElicitationPipeline({ broker, policy, answerers: person ? [{ kind: 'person', name: 'terminal', answer: (question) => person(question) }] : [], env: io.env });
+
+  const mcpx = await createMcpx({
+    ...(options.config !== undefined ? { config: options.config } : {}),
+    ...(options.servers ? { servers: options.servers } : {}),
+    cwd: io.cwd,
+    env: io.env,
+    onElicit: pipeline,
+    answerLater: true,
+    elicitTtlMs: ttlMs,
+    clientInfo: { name: 'mcpx-run', version: '0.1.0' },
+  });
+
+  const resolver = createNameResolver(mcpx);
+
+  const bindings: HostBindings = {
+    async callTool(server, tool, args): Promise<ToolCallReply> {
+      const target = await resolver.resolve(server, tool);
+      const outcome = await mcpx.callTool(target.server, target.tool, args);
+      if (outcome.status === 'input-required') {
+        const now = Date.now();
+        const expiresAt = outcome.live?.expiresAt ?? (outcome.continuation ? outcome.continuation.askedAt + ttlMs : now + ttlMs);
+        const message = renderInputRequired({
+          server: outcome.server,
+          tool: outcome.tool,
+          questions: outcome.questions.map((q) => ({ ...q, expiresAt })),
+          now,
+        });
+        return { status: 'input-required', message, data: { callId: outcome.callId, server: outcome.server, tool: outcome.tool, questions: outcome.questions } };
+      }
+      const result = outcome.result;
+      if (result.isError === true) {
+        return { status: 'tool-error', message: `${target.server}.${target.tool} failed: ${textOf(result.content) || 'the tool reported an error'}`, result };
+      }
+      if (!target.structured) return { status: 'ok', value: result };
+      if (result.structuredContent === undefined) {
+        return { status: 'tool-error', message: `${target.server}.${target.tool} declares an output schema but returned no structuredContent`, result };
+      }
+      return { status: 'ok', value: result.structuredContent };
+    },
+    async ask(request: AskRequest): Promise<Answer | undefined> {
+      const question: Question = {
+        id: newElicitationId(),
+        server: 'script',
+        tool: 'ask',
+        mode: 'form',
+        message: request.message,
+        requestedSchema: request.requestedSchema,
+        era: 'modern',
+        callId: newCallId(),
+        audience: 'user',
+      };
+      // With no person, only a policy rule can answer; otherwise nothing could deliver a later answer to this run.
+      if (!person && evaluatePolicy(policy, question, io.env).kind === 'ask') return undefined;
+      const context: ElicitContext = { signal: new AbortController().signal, arguments: {}, expiresAt: Date.now() + ttlMs };
+      return askPipeline(question, context);
+    },
+    console(level, text) {
+      const prefix = level === 'log' || level === 'info' ? '' : `${level}: `;
+      io.stderr.write(`${prefix}${text}\n`);
+    },
+    log(message) {
+      io.stderr.write(`mcpx: ${sanitize(message)}\n`);
+    },
+  };
+
+  return {
+    mcpx,
+    bindings,
+    attach(next) {
+      run = next;
+    },
+    close: () => mcpx.close(),
+  };
+}
+
+function textOf(content: unknown): string {
+  if (!Array.isArray(content)) return '';
+  return content
+    .filter((c): c is { type: 'text'; text: string } => c !== null && typeof c === 'object' && (c as { type?: unknown }).type === 'text')
+    .map((c) => c.text)
+    .join('\n')
+    .slice(0, 2_000);
+}
+
+interface ResolvedTool {
+  server: string;
+  tool: string;
+  /** The tool declares an output schema: the script gets its structured content (as the generated types say). */
+  structured: boolean;
+}
+
+/**
+ * `tools.<server>.<tool>` names are the generated declarations' member names: the original name when it is a
+ * valid identifier, else a converted one (`create-issue` → `create_issue`). The wire gets the original.
+ */
+function createNameResolver(mcpx: Mcpx): { resolve(server: string, tool: string): Promise<ResolvedTool> } {
+  const toolsOf = new Map<string, Promise<Map<string, { name: string; structured: boolean }>>>();
+  const serverNames = mcpx.serverNames();
+  const serverMembers = new Map([...assignNames(serverNames, memberName)].map(([original, member]) => [member, original]));
+  const serverOf = (name: string): string => {
+    if (serverNames.includes(name)) return name;
+    const original = serverMembers.get(name);
+    if (original) return original;
+    throw new McpxError('SERVER_NOT_FOUND', `no server named "${name}" in the config (servers: ${serverNames.join(', ') || 'none'})`, { data: { server: name } });
+  };
+  const catalog = (server: string): Promise<Map<string, { name: string; structured: boolean }>> => {
+    let entry = toolsOf.get(server);
+    if (!entry) {
+      entry = mcpx.listTools(server).then((tools) => {
+        const byMember = new Map<string, { name: string; structured: boolean }>();
+        const members = assignNames(
+          tools.map((t) => t.name),
+          memberName,
+        );
+        for (const t of tools) {
+          const spec = { name: t.name, structured: t.outputSchema !== undefined };
+          byMember.set(t.name, spec);
+          const member = members.get(t.name);
+          if (member && !byMember.has(member)) byMember.set(member, spec);
+        }
+        return byMember;
+      });
+      entry.catch(() => toolsOf.delete(server));
+      toolsOf.set(server, entry);
+    }
+    return entry;
+  };
+  return {
+    async resolve(serverName, toolName) {
+      const server = serverOf(serverName);
+      const tools = await catalog(server);
+      const spec = tools.get(toolName);
+      if (!spec) {
+        const known = [...new Set([...tools.values()].map((t) => t.name))];
+        throw new McpxError('CALL_FAILED', `${server} has no tool named "${toolName}" (tools: ${known.join(', ') || 'none'})`, { data: { server, tool: toolName } });
+      }
+      return { server, tool: spec.name, structured: spec.structured };
+    },
+  };
+}
