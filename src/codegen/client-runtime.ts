@@ -31,8 +31,8 @@ export interface ToolCallOptions {
 
 /** The outcome shape of `mcpx.callTool` that a generated client reads (see CallOutcome). */
 export type ToolCallOutcome =
-  | { status: 'complete'; result: { content?: unknown; structuredContent?: unknown; isError?: boolean; [key: string]: unknown } }
-  | { status: 'input-required'; callId: string; server: string; tool: string; questions: ReadonlyArray<{ id: string; message: string }>; [key: string]: unknown };
+  | { status: 'complete'; result: { content?: unknown; structuredContent?: unknown; isError?: boolean } }
+  | { status: 'input-required'; callId: string; server: string; tool: string; questions: ReadonlyArray<{ id: string; message: string }> };
 
 /** Anything that calls tools the way `createMcpx()` does. */
 export interface ToolCaller {

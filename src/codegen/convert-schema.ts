@@ -50,7 +50,15 @@ const ANNOTATIONS = new Set([
   'examples', 'example', 'deprecated', 'readOnly', 'writeOnly', 'format', 'nullable', '$dynamicAnchor',
 ]);
 /** Keywords whose meaning a static type cannot follow: the schema degrades to `unknown`. */
-const UNSUPPORTED = ['if', 'then', 'else', 'dependentSchemas', 'dependencies', '$dynamicRef', '$recursiveRef'];
+const UNSUPPORTED = new Set(['if', 'then', 'else', 'dependentSchemas', 'dependencies', '$dynamicRef', '$recursiveRef']);
+/** Every keyword that is read, ignored on purpose, or only annotates (vendor `x-...` ones are also let through). */
+const KNOWN = new Set([
+  ...CONSTRAINTS,
+  ...ANNOTATIONS,
+  ...['$ref', 'type', 'enum', 'const', 'properties', 'required', 'additionalProperties', 'patternProperties', 'items', 'prefixItems', 'allOf', 'anyOf', 'oneOf'],
+  // OpenAPI and validator habits that carry no type
+  'discriminator', 'errorMessage',
+]);
 
 const TYPE_NAMES = new Set(['string', 'number', 'integer', 'boolean', 'null', 'object', 'array']);
 
@@ -273,11 +281,15 @@ export class SchemaConverter {
       this.warn(path, `nested deeper than ${this.limits.maxDepth} levels; typed as unknown`);
       return UNKNOWN;
     }
-    for (const k of UNSUPPORTED) {
-      if (Object.hasOwn(schema, k)) {
+    // One pass over the keywords: refuse what cannot be typed, note what is not a keyword at all.
+    const strange: string[] = [];
+    for (const k of Object.keys(schema)) {
+      if (KNOWN.has(k)) continue;
+      if (UNSUPPORTED.has(k)) {
         this.warn(`${path}/${k}`, `keyword "${k}" is not supported by the type generator; typed as unknown`);
         return UNKNOWN;
       }
+      if (!k.startsWith('x-')) strange.push(k);
     }
 
     const parts: TsType[] = [];
@@ -299,28 +311,11 @@ export class SchemaConverter {
       }
     }
 
-    for (const k of Object.keys(schema)) {
-      if (!this.isKnownKeyword(k)) this.warn(`${path}/${escapePointer(k)}`, `unknown keyword "${docText(k, 100)}" ignored`);
-    }
+    for (const k of strange) this.warn(`${path}/${escapePointer(k)}`, `unknown keyword "${docText(k, 100)}" ignored`);
 
     let result = parts.length === 0 ? UNKNOWN : intersection(parts);
     if (schema.nullable === true && !(result.kind === 'keyword' && result.name === 'unknown')) result = union([result, { kind: 'keyword', name: 'null' }]);
     return result;
-  }
-
-  private isKnownKeyword(k: string): boolean {
-    return (
-      CONSTRAINTS.has(k) ||
-      ANNOTATIONS.has(k) ||
-      [
-        '$ref', 'type', 'enum', 'const', 'properties', 'required', 'additionalProperties', 'patternProperties',
-        'items', 'prefixItems', 'allOf', 'anyOf', 'oneOf',
-      ].includes(k) ||
-      // vendor extensions (x-...) and the MCP/OpenAPI habit of extra annotations carry no type
-      k.startsWith('x-') ||
-      k === 'discriminator' ||
-      k === 'errorMessage'
-    );
   }
 
   /** The type from `type`, `enum`, `const`, object and array keywords (without $ref and combinators). */

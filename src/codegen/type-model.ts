@@ -2,7 +2,7 @@
  * The small type model the converter builds from JSON Schema, and its printer. Types are data until they are
  * written once, through ts-morph's CodeBlockWriter, into the single source file that holds them.
  */
-import type { CodeBlockWriter } from 'ts-morph';
+import type CodeBlockWriter from 'code-block-writer';
 import { propertyKey } from './names.js';
 
 export interface Doc {
