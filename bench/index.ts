@@ -25,6 +25,8 @@ const suites: Record<string, () => Promise<{ run: BenchSuite }>> = {
   connect: () => import('./connect.js'),
   daemon: () => import('./daemon.js'),
   cli: () => import('./cli.js'),
+  broker: () => import('./broker.js'),
+  codegen: () => import('./codegen.js'),
 };
 
 async function main(): Promise<void> {

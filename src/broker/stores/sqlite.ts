@@ -66,12 +66,14 @@ class SqliteStore implements BrokerStore {
         ${quote(rawKey(this.keyv, 'log:'))} || printf('%015d', json_extract(NEW.value, '$.value._event.at')) || ':' || json_extract(NEW.value, '$.value._event.pid') || ':' || substr(NEW.key, ${namespaceLength + 1}),
         json_object('value', json(${event}), 'expires', json_extract(NEW.value, '$.expires'))
       WHERE ${event} IS NOT NULL;`;
+    // The index row is the question alone, so listing reads no more than it returns.
+    const indexRow = `json_remove(NEW.value, '$.value._event')`;
     const name = `mcpx_v1_${(this.keyv.namespace ?? 'none').replace(/[^A-Za-z0-9_]/g, '_')}`;
     const statements = [
       `CREATE TRIGGER IF NOT EXISTS ${name}_question_opened AFTER INSERT ON ${t} WHEN ${range('q:')}
-       BEGIN INSERT OR REPLACE INTO ${t} (key, value) VALUES (${pendingKey}, NEW.value); ${logRow} END`,
+       BEGIN INSERT OR REPLACE INTO ${t} (key, value) VALUES (${pendingKey}, ${indexRow}); ${logRow} END`,
       `CREATE TRIGGER IF NOT EXISTS ${name}_question_changed AFTER UPDATE ON ${t} WHEN ${range('q:')}
-       BEGIN UPDATE ${t} SET value = NEW.value WHERE key = ${pendingKey}; ${logRow} END`,
+       BEGIN UPDATE ${t} SET value = ${indexRow} WHERE key = ${pendingKey}; ${logRow} END`,
       `CREATE TRIGGER IF NOT EXISTS ${name}_answered AFTER INSERT ON ${t} WHEN ${range('a:')}
        BEGIN DELETE FROM ${t} WHERE key = ${pendingKey}; ${logRow} END`,
       `CREATE TRIGGER IF NOT EXISTS ${name}_answer_replaced AFTER UPDATE ON ${t} WHEN ${range('a:')}

@@ -1,0 +1,196 @@
+/**
+ * Broker figures on memory, SQLite and a real redis-server: open → await → respond cycles per second,
+ * answer-to-wake latency in the same process and in another one (p50, p99), and `pending()` over 100,000
+ * questions. Targets from the broker issue ride along with each figure.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { createBroker, openMemoryStore, openRedisStore, openSqliteStore, type BrokerStore, type ElicitRequest, type OpenRequestInput, type StoredAnswer, type StoreBroker } from '../src/broker/index.js';
+import { startRedis } from '../test/helpers/redis.js';
+import type { BenchFigure, BenchSuite } from './index.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const ask: OpenRequestInput = {
+  trace: 'cal-0000000000000b01',
+  server: 'bench',
+  tool: 'ask',
+  mode: 'form',
+  message: 'Proceed?',
+  era: 'legacy',
+  requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
+};
+const CYCLES = { memory: 20_000, sqlite: 3_000, redis: 5_000 } as const;
+const CYCLE_TARGET = { memory: '≥ 20,000 cycles/s', sqlite: '≥ 2,000 cycles/s', redis: '≥ 5,000 cycles/s' } as const;
+const WAKE_TARGET = { memory: undefined, sqlite: 'p50 < 20 ms', redis: 'p50 < 2 ms' } as const;
+type Kind = keyof typeof CYCLES;
+
+const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function cycle(broker: StoreBroker): Promise<void> {
+  const { id } = await broker.openRequest(ask);
+  const woke = broker.awaitAnswer(id);
+  await broker.respond({ id, action: 'accept', content: { ok: true }, by: 'api' });
+  await woke;
+}
+
+async function cyclesPerSecond(broker: StoreBroker, count: number, concurrency: number): Promise<number> {
+  let started = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (started < count) {
+        started++;
+        await cycle(broker);
+      }
+    }),
+  );
+  return count / ((performance.now() - start) / 1000);
+}
+
+async function wakeInProcess(broker: StoreBroker, samples: number): Promise<number[]> {
+  const latencies: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const { id } = await broker.openRequest(ask);
+    const woke = broker.awaitAnswer(id).then(() => performance.now());
+    await sleep(0);
+    const start = performance.now();
+    void broker.respond({ id, action: 'accept', content: { ok: true }, by: 'api' });
+    latencies.push((await woke) - start);
+  }
+  return latencies.sort((a, b) => a - b);
+}
+
+/** The waiter runs in a child process; latency is from our respond call to its `woke` line arriving here. */
+async function wakeAcrossProcesses(kind: 'sqlite' | 'redis', location: string, broker: StoreBroker, waiter: string, samples: number): Promise<number[]> {
+  const child = spawn(process.execPath, [waiter, kind, location], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const next = async (): Promise<string> => {
+    const { value, done } = await lines.next();
+    if (done) throw new Error('the waiter process ended');
+    return value;
+  };
+  const latencies: number[] = [];
+  try {
+    for (let i = 0; i < samples; i++) {
+      const { id } = await broker.openRequest(ask);
+      child.stdin.write(`${id}\n`);
+      if ((await next()) !== `waiting ${id}`) throw new Error('waiter out of step');
+      // Let the waiter settle into its wait, at a random phase of any poll it runs.
+      await sleep(5 + Math.random() * 10);
+      const start = performance.now();
+      void broker.respond({ id, action: 'accept', content: { ok: true }, by: 'api' });
+      if ((await next()) !== `woke ${id}`) throw new Error('waiter out of step');
+      latencies.push(performance.now() - start);
+    }
+  } finally {
+    child.stdin.end();
+    child.kill();
+  }
+  return latencies.sort((a, b) => a - b);
+}
+
+/**
+ * Fills the store with `total` questions of which `pending` are unanswered, straight through the store (the
+ * broker's own checks are not what is measured here); SQLite in one transaction of multi-row inserts.
+ */
+async function seed(store: BrokerStore, total: number, pending: number): Promise<void> {
+  const now = Date.now();
+  const ttlMs = 3_600_000;
+  const rows: Array<{ request: ElicitRequest; answer?: StoredAnswer }> = [];
+  for (let n = 0; n < total; n++) {
+    const id = `elc-${n.toString(16).padStart(16, '0')}`;
+    const request: ElicitRequest = { ...ask, id, session: 'bench', sessionSource: 'explicit', createdAt: now, expiresAt: now + ttlMs, state: 'pending' } as ElicitRequest;
+    rows.push(n < pending ? { request } : { request, answer: { id, action: 'accept', content: { ok: true }, by: 'api', at: now, pid: process.pid } });
+  }
+  if (store.kind === 'sqlite') {
+    const query = (store.keyv.store as unknown as { query: (sql: string, ...params: unknown[]) => Promise<unknown> }).query;
+    const row = (value: unknown): string => JSON.stringify({ value, expires: now + ttlMs * 2 });
+    await query('BEGIN');
+    for (let n = 0; n < rows.length; n += 500) {
+      const batch = rows.slice(n, n + 500);
+      const values: string[] = [];
+      for (const { request, answer } of batch) {
+        values.push(`mcpx:q:${request.id}`, row(request));
+        if (answer) values.push(`mcpx:a:${answer.id}`, row(answer));
+      }
+      await query(`INSERT INTO keyv (key, value) VALUES ${Array.from({ length: values.length / 2 }, () => '(?, ?)').join(', ')}`, ...values);
+    }
+    await query('COMMIT');
+    return;
+  }
+  for (let n = 0; n < rows.length; n += 500) {
+    await Promise.all(
+      rows.slice(n, n + 500).map(async ({ request, answer }) => {
+        const event = { kind: 'elicit.open' as const, at: now, pid: process.pid, elicit: request.id };
+        await store.putQuestion(request, ttlMs * 2, event);
+        if (answer) await store.claimAnswer(answer, ttlMs * 2, { ...event, kind: 'elicit.answered' });
+      }),
+    );
+  }
+}
+
+async function timePending(broker: StoreBroker, expected: number): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const start = performance.now();
+    const listed = await broker.pending();
+    times.push(performance.now() - start);
+    if (listed.length !== expected) throw new Error(`pending() listed ${listed.length}, expected ${expected}`);
+  }
+  return times.sort((a, b) => a - b)[1]!;
+}
+
+export const run: BenchSuite = async () => {
+  const figures: BenchFigure[] = [];
+  const dir = mkdtempSync(join(tmpdir(), 'mcpx-bench-broker-'));
+  const waiter = join(here, '..', 'node_modules', '.cache', 'mcpx-bench', `broker-waiter-${process.pid}.mjs`);
+  await build({ entryPoints: [join(here, 'broker-waiter.ts')], outfile: waiter, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'error' });
+  const redis = await startRedis();
+  const add = (name: string, value: number, unit: string, target?: string, note?: string): void => {
+    figures.push({ suite: 'broker', name, value, unit, ...(target ? { target } : {}), ...(note ? { note } : {}) });
+  };
+  try {
+    for (const kind of ['memory', 'sqlite', 'redis'] as Kind[]) {
+      const location = kind === 'sqlite' ? join(dir, 'bench.sqlite') : redis.url;
+      const open = async (): Promise<BrokerStore | undefined> => (kind === 'memory' ? undefined : kind === 'sqlite' ? openSqliteStore(location) : openRedisStore(location));
+      const store = await open();
+      const broker = createBroker({ ...(store ? { store } : {}), allowAnySession: true });
+      for (let i = 0; i < 200; i++) await cycle(broker);
+      add(`${kind}: open/await/respond cycles, one at a time`, await cyclesPerSecond(broker, CYCLES[kind], 1), 'cycles/s', CYCLE_TARGET[kind]);
+      add(`${kind}: open/await/respond cycles, 32 in flight`, await cyclesPerSecond(broker, CYCLES[kind], 32), 'cycles/s', CYCLE_TARGET[kind]);
+      const local = await wakeInProcess(broker, 500);
+      add(`${kind}: answer-to-wake in process, p50`, percentile(local, 50), 'ms');
+      add(`${kind}: answer-to-wake in process, p99`, percentile(local, 99), 'ms');
+      if (kind !== 'memory') {
+        const remote = await wakeAcrossProcesses(kind, location, broker, waiter, 200);
+        add(`${kind}: answer-to-wake in another process, p50`, percentile(remote, 50), 'ms', WAKE_TARGET[kind], 'respond call → woke line');
+        add(`${kind}: answer-to-wake in another process, p99`, percentile(remote, 99), 'ms');
+      }
+      await broker.close();
+      await store?.close();
+      // Fresh stores for the listings, so each holds exactly the 100,000 questions it is about.
+      for (const [pending, label, target] of [
+        [1_000, 'pending() with 100,000 questions stored, 1,000 of them pending', '< 200 ms'],
+        [100_000, 'pending() listing 100,000 pending questions', undefined],
+      ] as const) {
+        const listStore = kind === 'memory' ? openMemoryStore() : kind === 'sqlite' ? await openSqliteStore(join(dir, `pending-${pending}.sqlite`)) : await openRedisStore(redis.url, { namespace: `mcpx-bench-${pending}` });
+        await seed(listStore, 100_000, pending);
+        const lister = createBroker({ store: listStore, allowAnySession: true });
+        add(`${kind}: ${label} (median of 3)`, await timePending(lister, pending), 'ms', target);
+        await lister.close();
+        await listStore.close();
+      }
+    }
+  } finally {
+    await redis.stop();
+    rmSync(waiter, { force: true });
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return figures;
+};
