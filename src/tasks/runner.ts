@@ -50,8 +50,8 @@ export interface TaskRunner {
   wrapBroker(broker: Broker): Broker;
   /** After a restart: legacy questions of this holder's unfinished tasks are abandoned, modern rounds resumed. */
   recover(): Promise<{ abandoned: string[]; resumed: string[] }>;
-  /** Calls this runner is driving right now. */
-  active(): number;
+  /** Calls this runner is driving right now (of one session, when given). */
+  active(session?: string): number;
   /** Stops driving: legacy questions still waiting are abandoned (their call dies with us), modern ones stay resumable. */
   close(reason?: string): Promise<void>;
 }
@@ -327,7 +327,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       return { abandoned, resumed };
     },
 
-    active: () => driving.size,
+    active: (session) => (session === undefined ? driving.size : [...driving.values()].filter((d) => d.task.session === session).length),
 
     async close(reason = 'the daemon holding the call stopped') {
       closed = true;

@@ -33,6 +33,8 @@ export interface DaemonCoreOptions {
   holder: string;
   inline?: boolean;
   clock?: () => number;
+  /** A session's mcpx instance (and its server connections) closes after this long with no call of its. Default 10 minutes. */
+  sessionIdleMs?: number;
 }
 
 export interface DaemonCore {
@@ -41,6 +43,8 @@ export interface DaemonCore {
   app(token?: string): ReturnType<typeof createApp>;
   /** Sessions with an open mcpx instance. */
   sessions(): string[];
+  /** Closes the instances of sessions with no call in flight and none started for `sessionIdleMs` (runs every minute). */
+  sweep(): Promise<string[]>;
   startedAt: number;
   close(reason?: string): Promise<void>;
 }
@@ -50,7 +54,10 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
   const now = options.clock ?? Date.now;
   const startedAt = now();
   const hosts = new Map<string, Promise<PooledHost>>();
+  const lastUsed = new Map<string, number>();
+  const sessionIdleMs = options.sessionIdleMs ?? 10 * 60_000;
   const hostFor = (session: string, sessionSource: SessionSource = 'explicit'): Promise<PooledHost> => {
+    lastUsed.set(session, now());
     let host = hosts.get(session);
     if (!host) {
       host = parts.openHost(session, sessionSource, runner.wrapBroker(parts.broker));
@@ -63,13 +70,27 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
   const runner: TaskRunner = createTaskRunner({ broker: parts.broker, store: createTaskStore(parts.taskKeyv), host: hostFor, holder: options.holder, pid: options.pid, clock: now });
   await runner.recover();
   const info = { pid: options.pid, version: options.version, startedAt };
+  const sweep = async (): Promise<string[]> => {
+    const idle = [...hosts.keys()].filter((session) => runner.active(session) === 0 && now() - (lastUsed.get(session) ?? 0) >= sessionIdleMs);
+    for (const session of idle) {
+      const host = hosts.get(session)!;
+      hosts.delete(session);
+      lastUsed.delete(session);
+      await host.then((h) => h.close()).catch(() => undefined);
+    }
+    return idle;
+  };
+  const sweeper = setInterval(() => void sweep(), Math.min(sessionIdleMs, 60_000));
+  sweeper.unref();
   return {
     runner,
     startedAt,
     sessions: () => [...hosts.keys()],
+    sweep,
     app: (token) =>
       createApp({ broker: parts.broker, tasks: runner, info, defaultSession: parts.defaultSession, ...(token ? { token } : {}), ...(options.inline ? { inline: true } : {}), clock: now }),
     async close(reason) {
+      clearInterval(sweeper);
       await runner.close(reason);
       const opened = await Promise.allSettled(hosts.values());
       await Promise.allSettled(opened.map((h) => (h.status === 'fulfilled' ? h.value.close() : undefined)));
