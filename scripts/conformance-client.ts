@@ -17,8 +17,6 @@ if (!url || !/^https?:\/\//.test(url) || !scenario) {
 interface PlannedCall {
   tool: string;
   args: Record<string, unknown>;
-  /** The scenario allows the call to fail locally; what it checks is that the client does not retry. */
-  mayFail?: boolean;
 }
 
 /** The tool calls each scenario's mock server expects, in order. */
@@ -30,8 +28,8 @@ const callsByScenario: Record<string, PlannedCall[]> = {
     { tool: 'test_mrtr_echo_state', args: {} },
     { tool: 'test_mrtr_unrelated', args: {} },
     { tool: 'test_mrtr_no_state', args: {} },
-    // A 2026-07-28 result without resultType: the SDK refuses it as invalid (INVALID_RESULT); the check is "no retry".
-    { tool: 'test_mrtr_no_result_type', args: {}, mayFail: true },
+    // A 2026-07-28 result without resultType: complete (no retry), as the spec says.
+    { tool: 'test_mrtr_no_result_type', args: {} },
   ],
   // Any request will do: the mock rejects the first with -32022 and checks the retry and every request's _meta.
   'request-metadata': [],
@@ -60,13 +58,8 @@ const mcpx = await createMcpx({
 let failed = false;
 try {
   if (calls.length === 0) console.log(`tools ${(await mcpx.listTools('mock')).map((tool) => tool.name).join(',')}`);
-  for (const { tool, args, mayFail } of calls) {
-    const outcome = await mcpx.callTool('mock', tool, args).catch((error: unknown) => {
-      if (!mayFail) throw error;
-      console.log(`${tool} failed locally, as the scenario allows: ${error instanceof Error ? error.message : String(error)}`);
-      return undefined;
-    });
-    if (!outcome) continue;
+  for (const { tool, args } of calls) {
+    const outcome = await mcpx.callTool('mock', tool, args);
     if (outcome.status !== 'complete') {
       failed = true;
       console.log(`${tool} ${outcome.status}: ${outcome.questions.length} question(s) left unanswered`);

@@ -3,7 +3,7 @@
  * transport, in the era the server speaks. `auto` probes once (in place on stdio: one spawn) and caches the verdict;
  * later connects adopt it with zero round trips.
  */
-import { Client, SdkError, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import { Client, SdkError, StreamableHTTPClientTransport, type JSONRPCErrorResponse, type JSONRPCResponse, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { McpxError } from '../errors.js';
 import type { Era } from '../types.js';
@@ -19,6 +19,25 @@ export const LEGACY_VERDICT_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
 // A subclass probes `server/discover` in place instead of on a disposable sibling process: one spawn, not two.
 class InPlaceStdioTransport extends StdioClientTransport {}
+
+/**
+ * The spec (2026-07-28, basic/index.mdx) says a result without `resultType` is complete; the v2 SDK refuses one
+ * as INVALID_RESULT on a modern connection. Responses are stamped `complete` on the way in, before the SDK
+ * decodes them (its documented subclass seam); anything that is not a plain result object passes untouched.
+ */
+class McpxClient extends Client {
+  protected override _onresponse(response: JSONRPCResponse | JSONRPCErrorResponse): void {
+    if (this.getProtocolEra() === 'modern' && 'result' in response && isPlainObject(response.result) && response.result.resultType === undefined) {
+      super._onresponse({ ...response, result: { ...response.result, resultType: 'complete' } });
+      return;
+    }
+    super._onresponse(response);
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 /** A server the host wires itself (in-memory pairs in tests, custom transports): always negotiated, never cached. */
 export interface ServerConnector {
@@ -164,7 +183,7 @@ function createClient(options: ConnectionOptions, mode: 'legacy' | 'auto' | { pi
     ? { ...(options.elicitation.form ? { form: { applyDefaults: true } } : {}), ...(options.elicitation.url ? { url: {} } : {}) }
     : undefined;
   // No roots, no sampling: mcpx cannot answer them, so it does not claim them.
-  const client = new Client(options.clientInfo, {
+  const client = new McpxClient(options.clientInfo, {
     capabilities: elicitation ? { elicitation } : {},
     versionNegotiation: { mode },
     // Modern questions come back to mcpx as values (a continuation), never fulfilled behind its back.
