@@ -18,7 +18,7 @@ const USAGE = `usage: mcpx daemon start|stop|status|run [--config file] [--port 
   run      be the daemon, in the foreground (what start spawns)
 
   --port n        also listen on 127.0.0.1:n (0 = a free port) with a bearer token (in the state file)
-  --idle seconds  stop after this long with nothing in flight (default 600; 0 = never)
+  --idle seconds  stop after this long with nothing in flight (default MCPX_DAEMON_IDLE, else 600; 0 = never)
 `;
 
 function seconds(value: string | boolean | undefined, name: string): number | undefined {
@@ -50,7 +50,7 @@ export const command: Command = async (argv, io) => {
   let idle: number | undefined;
   try {
     port = seconds(parsed.flags.port, 'port');
-    idle = seconds(parsed.flags.idle, 'idle');
+    idle = seconds(parsed.flags.idle ?? io.env.MCPX_DAEMON_IDLE, parsed.flags.idle === undefined ? 'idle (MCPX_DAEMON_IDLE)' : 'idle');
   } catch (error) {
     io.stderr.write(`mcpx daemon: ${(error as Error).message}\n`);
     return EXIT.USAGE;
