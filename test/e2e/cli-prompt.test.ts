@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { stdioFixture } from '../helpers/fixture-servers.js';
 import { openTerminal, type Terminal } from '../cli/helpers/tmux.js';
 
@@ -15,14 +15,14 @@ const root = resolve(import.meta.dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');
 
 let terminal: Terminal | undefined;
-let stopDaemon: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  terminal?.close();
-  await stopDaemon?.();
-});
+/** One config, so one daemon, for every test here. */
+let shared: ReturnType<typeof setup>;
+afterEach(() => terminal?.close());
 beforeAll(() => {
   if (!existsSync(cli)) throw new Error(`${cli} is missing: build first (npx tsup)`);
+  shared = setup();
 });
+afterAll(async () => void (await shared.run(['daemon', 'stop'])));
 
 function setup() {
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-e2e-prompt-'));
@@ -34,14 +34,13 @@ function setup() {
         done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
       ),
     );
-  stopDaemon = async () => void (await run(['daemon', 'stop']));
   return { dir, env, run };
 }
 
 describe('mcpx call on a terminal (prompt)', () => {
   for (const server of ['legacy', 'modern'] as const) {
     it(`answers a ${server} server's question in the form and prints the real result`, async () => {
-      const { dir, env } = setup();
+      const { dir, env } = shared;
       terminal = openTerminal(['sh', '-c', `${process.execPath} ${cli} call ${server}.ask_form title=x; echo "EXIT=$?"`], { cwd: dir, env });
       const t = terminal;
       await t.waitFor('Answer this question?', 30_000);
@@ -62,7 +61,7 @@ describe('mcpx call on a terminal (prompt)', () => {
   }
 
   it('asks each round of a modern server that asks twice', async () => {
-    const { dir, env } = setup();
+    const { dir, env } = shared;
     terminal = openTerminal(['sh', '-c', `${process.execPath} ${cli} call modern.ask_rounds; echo "EXIT=$?"`], { cwd: dir, env });
     const t = terminal;
     await t.waitFor('Answer this question?', 30_000);
@@ -84,7 +83,7 @@ describe('mcpx call on a terminal (prompt)', () => {
   });
 
   it('gives way when the question is answered from another process, then prints the result', async () => {
-    const { dir, env, run } = setup();
+    const { dir, env, run } = shared;
     terminal = openTerminal(['sh', '-c', `${process.execPath} ${cli} call legacy.ask_form; echo "EXIT=$?"`], { cwd: dir, env });
     const t = terminal;
     await t.waitFor('Answer this question?', 30_000);
@@ -98,7 +97,7 @@ describe('mcpx call on a terminal (prompt)', () => {
   });
 
   it('cancels on Ctrl-C and the server receives cancel', async () => {
-    const { dir, env } = setup();
+    const { dir, env } = shared;
     terminal = openTerminal(['sh', '-c', `${process.execPath} ${cli} call modern.ask_form; echo "EXIT=$?"`], { cwd: dir, env });
     const t = terminal;
     await t.waitFor('Answer this question?', 30_000);

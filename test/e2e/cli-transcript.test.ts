@@ -46,8 +46,14 @@ function setup(extraEnv: Record<string, string> = {}): Setup {
 }
 
 const setups: Setup[] = [];
+/** One config (and so one daemon) serves the tests on both servers; the short-TTL tests need a daemon of their own. */
+let shared: Setup;
+let shortTtl: Setup;
 beforeAll(() => {
   if (!existsSync(cli)) throw new Error(`${cli} is missing: build first (npm run test:e2e builds, or npx tsup)`);
+  shared = setup();
+  shortTtl = setup({ MCPX_ELICIT_TTL_MS: '2000' });
+  setups.push(shared, shortTtl);
 });
 afterAll(async () => {
   await Promise.all(setups.map((s) => s.run(['daemon', 'stop'])));
@@ -68,8 +74,7 @@ function received(result: Run): Record<string, { action: string; content?: Recor
 for (const server of ['legacy', 'modern'] as const) {
   describe(`the §5.1 transcript on the ${server} server`, () => {
     it('exits 75 with the message, is answered from another process, and task result prints the real result', async () => {
-      const s = setup();
-      setups.push(s);
+      const s = shared;
       const call = await s.run(['call', `${server}.ask_form`, 'title=x']);
       expect(call.code, call.stderr).toBe(75);
       expect(call.stdout).toMatch(new RegExp(`^mcpx: ${server}\\.ask_form is waiting for input and nothing here can answer it\\.\\n\\n`));
@@ -97,8 +102,7 @@ for (const server of ['legacy', 'modern'] as const) {
     });
 
     it('carries a decline, and then a cancel, to the server as themselves', async () => {
-      const s = setup();
-      setups.push(s);
+      const s = shared;
       for (const action of ['decline', 'cancel'] as const) {
         const call = await s.run(['call', `${server}.ask_form`]);
         expect(call.code, call.stderr).toBe(75);
@@ -111,8 +115,7 @@ for (const server of ['legacy', 'modern'] as const) {
     });
 
     it('answers cancel when the deadline passes', async () => {
-      const s = setup({ MCPX_ELICIT_TTL_MS: '2000' });
-      setups.push(s);
+      const s = shortTtl;
       const call = await s.run(['call', `${server}.ask_form`]);
       expect(call.code, call.stderr).toBe(75);
       expect(call.stdout).toMatch(/\((1|2)s from now\)/);
@@ -126,8 +129,7 @@ for (const server of ['legacy', 'modern'] as const) {
     });
 
     it('puts {"inputRequired": ...} on stdout with --json, and a call that asks nothing just prints its result', async () => {
-      const s = setup();
-      setups.push(s);
+      const s = shared;
       const call = await s.run(['call', `${server}.ask_form`, '--json']);
       expect(call.code, call.stderr).toBe(75);
       const { inputRequired } = JSON.parse(call.stdout) as { inputRequired: { callId: string; task: string; server: string; tool: string; questions: Array<{ id: string }>; text: string } };
@@ -146,8 +148,7 @@ for (const server of ['legacy', 'modern'] as const) {
 
 describe('mcpx call --elicit policy modes (built CLI)', () => {
   it('declines with --elicit=decline and fails with --elicit=error', async () => {
-    const s = setup();
-    setups.push(s);
+    const s = shared;
     const declined = await s.run(['call', 'modern.ask_form', '--elicit=decline', '--json']);
     expect(declined.code, declined.stderr).toBe(0);
     expect(received(declined).details).toEqual({ action: 'decline' });

@@ -29,7 +29,7 @@ export function openTerminal(command: string[], options: { cwd: string; env?: Re
     keys: (...names) => void tmux('send-keys', ...names),
     screen,
     title: () => tmux('display-message', '-p', '#{pane_title}').trim(),
-    async waitFor(text, timeoutMs = 20_000) {
+    async waitFor(text, timeoutMs = 45_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const shown = screen();
