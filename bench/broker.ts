@@ -66,6 +66,18 @@ async function wakeInProcess(broker: StoreBroker, samples: number): Promise<numb
   return latencies.sort((a, b) => a - b);
 }
 
+/** What one store round trip costs on this machine right now: the unit a cycle is made of. */
+async function roundTrip(store: BrokerStore): Promise<number> {
+  const send =
+    store.kind === 'sqlite'
+      ? () => (store.keyv.store as unknown as { query: (sql: string) => Promise<unknown> }).query('SELECT 1')
+      : async () => (await (store.keyv.store as unknown as { getClient(): Promise<{ sendCommand(args: string[]): Promise<unknown> }> }).getClient()).sendCommand(['PING']);
+  for (let i = 0; i < 100; i++) await send();
+  const start = performance.now();
+  for (let i = 0; i < 2_000; i++) await send();
+  return ((performance.now() - start) / 2_000) * 1_000;
+}
+
 /** The waiter runs in a child process; latency is from our respond call to its `woke` line arriving here. */
 async function wakeAcrossProcesses(kind: 'sqlite' | 'redis', location: string, broker: StoreBroker, waiter: string, samples: number): Promise<number[]> {
   const child = spawn(process.execPath, [waiter, kind, location], { stdio: ['pipe', 'pipe', 'inherit'] });
@@ -162,6 +174,7 @@ export const run: BenchSuite = async () => {
       const store = await open();
       const broker = createBroker({ ...(store ? { store } : {}), allowAnySession: true });
       for (let i = 0; i < 200; i++) await cycle(broker);
+      if (store) add(`${kind}: one store round trip (calibration: ${kind === 'sqlite' ? 'SELECT 1' : 'PING'})`, await roundTrip(store), 'µs', undefined, 'a cycle costs about four of these; read the cycles against it');
       add(`${kind}: open/await/respond cycles, one at a time`, await cyclesPerSecond(broker, CYCLES[kind], 1), 'cycles/s', CYCLE_TARGET[kind]);
       add(`${kind}: open/await/respond cycles, 32 in flight`, await cyclesPerSecond(broker, CYCLES[kind], 32), 'cycles/s', CYCLE_TARGET[kind]);
       const local = await wakeInProcess(broker, 500);
