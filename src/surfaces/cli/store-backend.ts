@@ -102,8 +102,13 @@ async function* pollEvents(broker: StoreBroker, signal: AbortSignal, pollMs: num
       if (!kinds || kinds.includes(event.kind)) yield event;
     }
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, pollMs);
-      signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      const wake = (): void => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, pollMs);
+      signal.addEventListener('abort', wake, { once: true });
     });
   }
 }
