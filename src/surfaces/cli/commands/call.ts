@@ -115,7 +115,7 @@ async function answerUntilDone(backend: Backend, response: Extract<CallResponse,
   }
 }
 
-/** Pending questions of one task as the daemon opens them (elicit.open events), each round as one batch. */
+/** Pending questions of one task as the daemon opens them (elicit.open events), in batches as they arrive. */
 function openQuestionsOf(backend: Backend, taskId: string | undefined, signal: AbortSignal): { ready: Promise<void>; next(): Promise<{ questions: Elicitation[] }> } {
   const queue: Elicitation[] = [];
   let wake: (() => void) | undefined;
@@ -140,9 +140,8 @@ function openQuestionsOf(backend: Backend, taskId: string | undefined, signal: A
   return {
     ready,
     async next() {
+      // Whatever has arrived; a question of the same round that arrives later is the next batch.
       while (!queue.length) await new Promise<void>((resolve) => (wake = resolve));
-      // Questions of one round open together: take what has arrived.
-      await new Promise((resolve) => setTimeout(resolve, 20));
       return { questions: queue.splice(0) };
     },
   };
