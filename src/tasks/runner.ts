@@ -62,6 +62,10 @@ interface Driving {
   abort: AbortController;
   /** Legacy calls share the connection of their session's host: count them to spot ambiguous questions. */
   key: string;
+  /** Reports the call's first stop (the caller's 202 or 200); later calls do nothing. */
+  first: (step: TaskStep) => void;
+  /** Whether the first stop has been reported. */
+  reported: boolean;
 }
 
 const toAnswer = (stored: StoredAnswer): Answer =>
@@ -163,6 +167,27 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     }
   }
 
+  /** Tells a call that has not stopped yet about a question that may be its own (its answer goes to the call the seam chose). */
+  async function reportAmbiguous(other: Driving, request: ElicitRequest): Promise<void> {
+    const { task } = other;
+    Object.assign(task, { state: 'input-required', era: 'legacy' });
+    if (!task.questions.includes(request.id)) task.questions.push(request.id);
+    if (!task.waitingOn.includes(request.id)) task.waitingOn.push(request.id);
+    await save(task).catch(() => undefined);
+    const question: Question = {
+      id: request.id,
+      server: request.server,
+      tool: request.tool,
+      mode: request.mode,
+      message: request.message,
+      era: request.era,
+      callId: request.trace,
+      ...(request.requestedSchema ? { requestedSchema: request.requestedSchema } : {}),
+      ...(request.url ? { url: request.url } : {}),
+    };
+    other.first({ status: 'input-required', task: structuredClone(task), questions: [question] });
+  }
+
   /** Runs rounds until the call completes or fails; `first` resolves at the first stop. */
   async function drive(task: TaskRecord, outcome: Promise<CallOutcome>, first: (step: TaskStep) => void, signal: AbortSignal): Promise<void> {
     let legacy: ReturnType<typeof legacyWatch> | undefined;
@@ -211,19 +236,18 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   function track(task: TaskRecord, run: (first: (step: TaskStep) => void, signal: AbortSignal) => Promise<void>): Promise<TaskStep> {
     let resolveFirst!: (step: TaskStep) => void;
     const firstStep = new Promise<TaskStep>((resolve) => (resolveFirst = resolve));
-    let once = false;
     const first = (step: TaskStep): void => {
-      if (once) return;
-      once = true;
+      if (entry.reported) return;
+      entry.reported = true;
       resolveFirst(step);
     };
     const abort = new AbortController();
-    const entry: Driving = { task, abort, key: `${task.session}\u0000${task.server}`, done: Promise.resolve() };
+    const entry: Driving = { task, abort, key: `${task.session}\u0000${task.server}`, done: Promise.resolve(), first, reported: false };
     driving.set(task.id, entry);
     entry.done = run(first, abort.signal).finally(() => {
       driving.delete(task.id);
       for (const [callId, taskId] of callToTask) if (taskId === task.id) callToTask.delete(callId);
-      for (const id of task.questions) ambiguous.delete(id);
+      for (const id of task.questions) if (![...driving.values()].some((d) => d.task.questions.includes(id))) ambiguous.delete(id);
       notify(task.id);
       // A close mid-round leaves the first stop unresolved only if nothing happened yet: report the task as it stands.
       first({ status: 'failed', task: structuredClone(task), error: task.error ?? { code: 'DAEMON_UNAVAILABLE', message: 'the daemon stopped before the call finished' } });
@@ -294,11 +318,18 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
           const taskId = input.task ?? callToTask.get(input.trace);
           const held = taskId ? driving.get(taskId) : undefined;
           // Known before the question is announced, so every listener of elicit.open can see it.
+          let unsure: Driving[] = [];
           if (held && input.era === 'legacy' && input.id) {
-            const sharing = [...driving.values()].filter((d) => d.key === held.key && d.task.era !== 'modern').length;
-            if (sharing > 1) ambiguous.add(input.id);
+            const sharing = [...driving.values()].filter((d) => d.key === held.key && d.task.era !== 'modern');
+            if (sharing.length > 1) {
+              ambiguous.add(input.id);
+              unsure = sharing.filter((d) => d !== held && !d.reported);
+            }
           }
-          return inner.openRequest(taskId ? { ...input, task: taskId } : input);
+          const request = await inner.openRequest(taskId ? { ...input, task: taskId } : input);
+          // The question may be theirs: their callers hear of it now, marked ambiguous, instead of waiting out the TTL.
+          for (const other of unsure) await reportAmbiguous(other, request);
+          return request;
         },
       };
     },

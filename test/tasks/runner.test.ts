@@ -114,10 +114,18 @@ describe('task runner', () => {
       });
     });
     expect(runner.isAmbiguous(opened)).toBe(true);
+    // The second call's caller hears of the question at once (it may be its own), not after the TTL.
+    const bStep = inputRequired(await b);
+    expect(bStep.questions.map((q) => q.id)).toEqual([opened]);
+    expect((await store.get(bStep.task.id))?.waitingOn).toEqual([opened]);
     await broker.respond({ id: a.questions[0]!.id, action: 'decline', by: 'cli' });
-    await broker.respond({ id: opened, action: 'decline', by: 'cli' });
-    const bStep = await b;
-    await runner.wait(bStep.task.id, { timeoutMs: 20_000 });
+    await broker.respond({ id: opened, action: 'accept', content: { confirm: true }, by: 'cli' });
+    const [aDone, bDone] = await Promise.all([runner.wait(a.task.id, { timeoutMs: 20_000 }), runner.wait(bStep.task.id, { timeoutMs: 20_000 })]);
+    expect(aDone?.state).toBe('complete');
+    expect(bDone?.state).toBe('complete');
+    // Both answers reached the server, whichever call the seam tied each question to.
+    const actions = [aDone, bDone].map((t) => fixtureEcho(t!.result!).received.confirm?.action).sort();
+    expect(actions).toEqual(['accept', 'decline']);
   });
 
   it('fails a call to an unknown server with its error, as a value', async () => {
