@@ -3,7 +3,7 @@
  * listTools, callTool (complete or input-required, never an error for a question) and resume.
  */
 import type { Tool } from '@modelcontextprotocol/client';
-import { ProtocolError } from '@modelcontextprotocol/client';
+import { ProtocolError, SdkError, SdkHttpError } from '@modelcontextprotocol/client';
 import { McpxError } from '../errors.js';
 import { newCallId } from '../ids.js';
 import type { Answer, ElicitHandler, Era } from '../types.js';
@@ -75,6 +75,24 @@ function attribute(server: string, active: LegacyCall[], params: Record<string, 
   return pick.ask(params, open.map((c) => c.callId));
 }
 
+/**
+ * Whether a failed request shows the server does not speak the modern era: refused as a protocol matter
+ * (unknown method, invalid request, unsupported version, no legacy session), so the request did not run.
+ * A result the SDK could not read proves it only for a request that may run twice (a listing).
+ */
+function provesEraWrong(cause: unknown, idempotent: boolean): boolean {
+  if (cause instanceof ProtocolError) {
+    if (cause.code === -32601 || cause.code === -32600 || cause.code === -32022) return true;
+    return cause.code === -32000 && /session|initiali[sz]/i.test(cause.message);
+  }
+  if (cause instanceof SdkHttpError) return cause.status === 400 || cause.status === 404 || cause.status === 405;
+  if (cause instanceof SdkError) {
+    if (cause.code === 'ERA_NEGOTIATION_FAILED' || cause.code === 'CONNECTION_CLOSED') return true;
+    return idempotent && cause.code === 'INVALID_RESULT';
+  }
+  return false;
+}
+
 export function createClientPool(options: ClientPoolOptions): ClientPool {
   const now = options.now ?? Date.now;
   const pool = new Map<string, Promise<Pooled>>();
@@ -111,21 +129,51 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
       now,
       onLegacyElicit: (params, link) => attribute(name, active, params, link),
       onProgress: (token) => active.find((c) => c.progressToken === token)?.progress(),
-    }).then((connection) => ({ connection, active, proven: false }));
+    }).then((connection) => {
+      const pooled: Pooled = { connection, active, proven: false };
+      opened.set(pooled, opening);
+      return pooled;
+    });
     pool.set(name, opening);
     opening.catch(() => pool.delete(name));
     return opening;
   };
 
-  // A cached modern verdict that went stale fails on the first request (how depends on the server): forget it, so
-  // the next connect probes again.
-  const onFailure = async (name: string, pooled: Pooled, error: McpxError): Promise<never> => {
-    if (pooled.connection.fromCache && !pooled.proven && pooled.connection.era === 'modern') {
-      await pooled.connection.forgetVerdict();
-      pool.delete(name);
-      await pooled.connection.close().catch(() => undefined);
-    }
-    throw error;
+  // Connections dropped from the pool while requests may still run on them: closed with the pool.
+  const retired = new Set<Connection>();
+  const retire = async (name: string, pooled: Pooled): Promise<void> => {
+    await pooled.connection.forgetVerdict();
+    if (pool.get(name) === opened.get(pooled)) pool.delete(name);
+    retired.add(pooled.connection);
+  };
+  const opened = new WeakMap<Pooled, Promise<Pooled>>();
+
+  // An era taken from the cache is on probation until a request succeeds on it.
+  const onProbation = (pooled: Pooled): boolean => pooled.connection.fromCache && !pooled.proven && pooled.connection.era === 'modern';
+
+  /**
+   * A cached modern verdict that went stale fails on the first request (how depends on the server). Any failure
+   * on probation forgets the verdict, so the next connect probes again. When the failure also proves the era
+   * wrong (the request was refused as a protocol matter, so nothing ran), the server is probed again now and the
+   * request retried once, but only if the probe gives another era; otherwise the failure stands.
+   */
+  const onFailure = async <T>(name: string, pooled: Pooled, error: McpxError, retry: () => Promise<T>, idempotent: boolean): Promise<T> => {
+    if (!onProbation(pooled)) throw error;
+    await retire(name, pooled);
+    if (!provesEraWrong(error.cause, idempotent)) throw error;
+    const fresh = await get(name);
+    if (fresh.connection.era === 'modern') throw error;
+    return retry();
+  };
+
+  /**
+   * A request succeeded. A result without `resultType` on probation is what a legacy server answers to a modern
+   * request it does not understand as one: it stands (complete, per the spec), but the verdict is not trusted.
+   */
+  const onSuccess = async (name: string, pooled: Pooled): Promise<void> => {
+    if (pooled.proven) return;
+    if (onProbation(pooled) && pooled.connection.resultsWithoutType() > 0) return retire(name, pooled);
+    pooled.proven = true;
   };
 
   let calls = 0;
@@ -148,11 +196,11 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
         ...(callOptions.signal ? { signal: callOptions.signal } : {}),
         now,
       }).then(
-        (outcome) => {
-          pooled.proven = true;
+        async (outcome) => {
+          await onSuccess(server, pooled);
           return outcome;
         },
-        (error: unknown) => onFailure(server, pooled, callError(server, tool, error, false)),
+        (error: unknown) => onFailure(server, pooled, callError(server, tool, error, false), () => callTool(server, tool, args, { ...callOptions, callId }), false),
       );
     }
     const call = new LegacyCall({
@@ -180,6 +228,22 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
         }) as never,
     );
     return outcome;
+  };
+
+  const listTools = async (server: string): Promise<Tool[]> => {
+    const pooled = await get(server);
+    let tools: Tool[];
+    try {
+      ({ tools } = await pooled.connection.client.listTools(undefined, { timeout: timeoutFor(server) }));
+    } catch (error) {
+      const mapped = new McpxError('CALL_FAILED', `listing the tools of "${server}" failed: ${error instanceof Error ? error.message : String(error)}`, {
+        cause: error,
+        data: { server, ...(error instanceof ProtocolError ? { code: error.code } : {}) },
+      });
+      return onFailure(server, pooled, mapped, () => listTools(server), true);
+    }
+    await onSuccess(server, pooled);
+    return tools;
   };
 
   const resume = async (value: Continuation | unknown, answers: Record<string, Answer>, resumeOptions: { signal?: AbortSignal } = {}): Promise<CallOutcome> => {
@@ -215,20 +279,7 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
   return {
     serverNames,
     era: async (server) => (await get(server)).connection.era,
-    listTools: async (server) => {
-      const pooled = await get(server);
-      try {
-        const { tools } = await pooled.connection.client.listTools(undefined, { timeout: timeoutFor(server) });
-        pooled.proven = true;
-        return tools;
-      } catch (error) {
-        const mapped = new McpxError('CALL_FAILED', `listing the tools of "${server}" failed: ${error instanceof Error ? error.message : String(error)}`, {
-          cause: error,
-          data: { server, ...(error instanceof ProtocolError ? { code: error.code } : {}) },
-        });
-        return onFailure(server, pooled, mapped);
-      }
-    },
+    listTools,
     callTool,
     resume,
     close: async () => {
@@ -242,6 +293,8 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
           await entry.value.connection.close().catch(() => undefined);
         }),
       );
+      await Promise.all([...retired].map((connection) => connection.close().catch(() => undefined)));
+      retired.clear();
     },
   };
 }

@@ -26,8 +26,12 @@ class InPlaceStdioTransport extends StdioClientTransport {}
  * decodes them (its documented subclass seam); anything that is not a plain result object passes untouched.
  */
 class McpxClient extends Client {
+  /** How many results came without `resultType` (a legacy server's answer looks like that). */
+  resultsWithoutType = 0;
+
   protected override _onresponse(response: JSONRPCResponse | JSONRPCErrorResponse): void {
     if (this.getProtocolEra() === 'modern' && 'result' in response && isPlainObject(response.result) && response.result.resultType === undefined) {
+      this.resultsWithoutType += 1;
       super._onresponse({ ...response, result: { ...response.result, resultType: 'complete' } });
       return;
     }
@@ -78,6 +82,8 @@ export interface Connection {
   forgetVerdict(): Promise<void>;
   /** The last lines the server wrote to stderr (stdio only), for error messages. */
   stderrTail(): string;
+  /** How many modern results came without `resultType` (stamped complete). */
+  resultsWithoutType(): number;
   close(): Promise<void>;
 }
 
@@ -114,7 +120,7 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
   const key = isConnector(server) ? undefined : serverFingerprint(server);
   const cached = key && setting === 'auto' ? usable(await options.eraCache.get(key), now()) : undefined;
 
-  const attempt = async (prior: EraVerdict | 'legacy' | undefined): Promise<Client> => {
+  const attempt = async (prior: EraVerdict | 'legacy' | undefined): Promise<McpxClient> => {
     const mode = setting === 'legacy' ? 'legacy' : setting === 'modern' ? { pin: MODERN_VERSION } : 'auto';
     const client = createClient(options, mode, links.take);
     const transport = await makeTransport();
@@ -129,7 +135,7 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
     }
   };
 
-  let client: Client;
+  let client: McpxClient;
   let fromCache = false;
   try {
     if (cached) {
@@ -168,6 +174,7 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
       if (key) await options.eraCache.delete(key);
     },
     stderrTail: () => stderr.trim().split('\n').slice(-5).join('\n'),
+    resultsWithoutType: () => client.resultsWithoutType,
     close: () => client.close(),
   };
 }
@@ -178,7 +185,7 @@ function usable(verdict: EraVerdict | undefined, now: number): EraVerdict | unde
   return now - verdict.at < LEGACY_VERDICT_MAX_AGE_MS ? verdict : undefined;
 }
 
-function createClient(options: ConnectionOptions, mode: 'legacy' | 'auto' | { pin: string }, streamOf: (id: string | number) => string | undefined): Client {
+function createClient(options: ConnectionOptions, mode: 'legacy' | 'auto' | { pin: string }, streamOf: (id: string | number) => string | undefined): McpxClient {
   const elicitation = options.elicitation.form || options.elicitation.url
     ? { ...(options.elicitation.form ? { form: { applyDefaults: true } } : {}), ...(options.elicitation.url ? { url: {} } : {}) }
     : undefined;

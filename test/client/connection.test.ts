@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMcpx } from '../../src/mcpx.js';
 import { serverFingerprint, type EraVerdict } from '../../src/client/era-cache.js';
-import { spawnLog, stdioFixture, type FixtureKind } from '../helpers/fixture-servers.js';
+import { fixtureEcho, spawnLog, startHttpFixture, stdioFixture, type FixtureKind } from '../helpers/fixture-servers.js';
 
 function stateEnv(): { env: Record<string, string | undefined>; cacheFile: string } {
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-state-'));
@@ -40,20 +40,82 @@ describe('era verdict cache', () => {
     // The verdict was reused, not reached again.
     expect((JSON.parse(readFileSync(cacheFile, 'utf8')) as Record<string, EraVerdict>)[serverFingerprint(server)]?.at).toBe(verdict?.at);
   });
+});
 
-  it('forgets a stale modern verdict when the server turns out to be legacy', async () => {
+/** Writes a modern verdict for a server that may not (any longer) speak the modern era. */
+function staleModernVerdict(cacheFile: string, server: Parameters<typeof serverFingerprint>[0]): void {
+  mkdirSync(join(cacheFile, '..'), { recursive: true });
+  const fake: EraVerdict = { era: 'modern', at: Date.now(), discover: { supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'x', version: '1' } } } };
+  writeFileSync(cacheFile, JSON.stringify({ [serverFingerprint(server)]: fake }));
+}
+
+const verdictIn = (cacheFile: string, server: Parameters<typeof serverFingerprint>[0]): EraVerdict | undefined =>
+  (JSON.parse(readFileSync(cacheFile, 'utf8')) as Record<string, EraVerdict>)[serverFingerprint(server)];
+
+describe('a stale cached modern verdict', () => {
+  it('is re-probed and the listing retried once when the server turns out to be legacy (stdio)', async () => {
+    const spawns = spawnLog();
     const { env, cacheFile } = stateEnv();
-    const server = stdioFixture('legacy-v1');
-    mkdirSync(join(cacheFile, '..'), { recursive: true });
-    const fake: EraVerdict = { era: 'modern', at: Date.now(), discover: { supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'x', version: '1' } } } };
-    writeFileSync(cacheFile, JSON.stringify({ [serverFingerprint(server)]: fake }));
-    const stale = await createMcpx({ config: { mcpServers: { fx: server } }, env });
-    await expect(stale.listTools('fx')).rejects.toMatchObject({ code: 'CALL_FAILED' });
-    await stale.close();
-    expect(JSON.parse(readFileSync(cacheFile, 'utf8'))).toEqual({});
-    const fresh = await createMcpx({ config: { mcpServers: { fx: server } }, env });
-    expect(await fresh.era('fx')).toBe('legacy');
-    await fresh.close();
+    const server = stdioFixture('legacy-v1', spawns.env);
+    staleModernVerdict(cacheFile, server);
+    const mcpx = await createMcpx({ config: { mcpServers: { fx: server } }, env });
+    expect((await mcpx.listTools('fx')).map((t) => t.name)).toContain('ask_form');
+    expect(await mcpx.era('fx')).toBe('legacy');
+    await mcpx.close();
+    // One spawn on the stale verdict, one for the probe that corrected it.
+    expect(spawns.count()).toBe(2);
+    expect(verdictIn(cacheFile, server)?.era).toBe('legacy');
+  });
+
+  it('is re-probed and the call retried once when the server refuses it for want of a legacy session (HTTP)', async () => {
+    const fixture = await startHttpFixture('legacy-v1');
+    try {
+      const { env, cacheFile } = stateEnv();
+      const server = { url: fixture.url };
+      staleModernVerdict(cacheFile, server);
+      const mcpx = await createMcpx({ config: { mcpServers: { fx: server } }, env, answerLater: true });
+      const outcome = await mcpx.callTool('fx', 'ask_confirm', {});
+      // The retry ran on a legacy connection: the question is a live one.
+      if (outcome.status !== 'input-required' || !outcome.live) throw new Error(`expected a live input-required outcome, got ${JSON.stringify(outcome)}`);
+      outcome.live.respond(outcome.questions[0]!.id, { action: 'decline' });
+      const done = await outcome.live.result;
+      expect(done.status === 'complete' && fixtureEcho(done.result).received).toEqual({ confirm: { action: 'decline' } });
+      expect(await mcpx.era('fx')).toBe('legacy');
+      await mcpx.close();
+      expect(verdictIn(cacheFile, server)?.era).toBe('legacy');
+    } finally {
+      await fixture.close();
+    }
+  });
+
+  it('keeps the result of a call a legacy server ran anyway, not running it twice, and re-probes for the next request (stdio)', async () => {
+    const spawns = spawnLog();
+    const { env, cacheFile } = stateEnv();
+    const server = stdioFixture('legacy-v1', spawns.env);
+    staleModernVerdict(cacheFile, server);
+    const mcpx = await createMcpx({ config: { mcpServers: { fx: server } }, env });
+    // A v1 server answers tools/call without initialize, and without resultType: complete, and not retried.
+    const outcome = await mcpx.callTool('fx', 'no_ask', { text: 'once' });
+    expect(outcome.status === 'complete' && fixtureEcho(outcome.result).text).toBe('once');
+    expect(spawns.count()).toBe(1);
+    expect(await mcpx.era('fx')).toBe('legacy');
+    expect(spawns.count()).toBe(2);
+    await mcpx.close();
+    expect(verdictIn(cacheFile, server)?.era).toBe('legacy');
+  });
+
+  it('is not re-probed when the failure says nothing about the era', async () => {
+    const spawns = spawnLog();
+    const { env } = stateEnv();
+    const server = stdioFixture('dual-era', spawns.env);
+    const first = await createMcpx({ config: { mcpServers: { fx: server } }, env });
+    expect(await first.era('fx')).toBe('modern');
+    await first.close();
+    const second = await createMcpx({ config: { mcpServers: { fx: server } }, env, requestTimeoutMs: 200 });
+    await expect(second.callTool('fx', 'sleep', { ms: 3000 })).rejects.toMatchObject({ code: 'CALL_FAILED' });
+    await second.close();
+    // The first connect and the cached one: no probe after a timeout.
+    expect(spawns.count()).toBe(2);
   });
 });
 
