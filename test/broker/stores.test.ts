@@ -52,6 +52,8 @@ describe('broker stores', () => {
     expect(await codeOf(broker.get(id))).toBe('STORE_UNAVAILABLE');
     expect(await codeOf(broker.respond({ id, action: 'cancel', by: 'cli' }))).toBe('STORE_UNAVAILABLE');
     expect(await codeOf(broker.pending())).toBe('STORE_UNAVAILABLE');
+    // A waiter started while Redis is down fails too, and closing does not hang on the reconnecting subscriber.
+    expect(await codeOf(broker.awaitAnswer(id))).toBe('STORE_UNAVAILABLE');
     await broker.close();
     await store.close().catch(() => undefined);
   });

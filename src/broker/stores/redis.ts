@@ -197,10 +197,11 @@ class RedisStore implements BrokerStore {
     this.closed = true;
     if (this.pollTimer) clearTimeout(this.pollTimer);
     this.watchers.clear();
-    await this.subscribing;
+    // Never wait on a subscription still connecting (Redis may be down): stop it where it stands.
     const subscriber = this.subscriber;
     this.subscriber = undefined;
-    if (subscriber?.isOpen) await (subscriber.close?.() ?? subscriber.destroy?.());
+    if (subscriber?.isOpen) await Promise.resolve(subscriber.close?.() ?? subscriber.destroy?.()).catch(() => subscriber.destroy?.());
+    else subscriber?.destroy?.();
     const store = this.keyv.store as { client: RedisClient };
     if (store.client.isOpen) await this.keyv.disconnect();
   }
