@@ -24,8 +24,9 @@ const wasm = (globalThis as unknown as { WebAssembly: WasmGlobals }).WebAssembly
 let compiled: Promise<WebAssembly.Module> | undefined;
 
 function wasmPath(): string {
-  // CJS builds have `require`; ESM builds resolve from this file.
-  const resolver = typeof require === 'function' ? require : createRequire(import.meta.url);
+  // ESM resolves from this file; a CJS build has no import.meta.url but a real `require`.
+  const here = import.meta.url as string | undefined;
+  const resolver = here ? createRequire(here) : require;
   return resolver.resolve('@jitl/quickjs-wasmfile-release-sync/wasm');
 }
 

@@ -26,6 +26,15 @@ export interface StartScriptOptions {
   script: ScriptSource;
   bindings: HostBindings;
   limits?: ScriptLimits;
+  /**
+   * `thread` (default): the sandbox runs on the caller's thread; fastest, but the CPU limit is soft (QuickJS
+   * polls it every ~10k operations, so a loop over heavy builtins can overrun it by seconds).
+   * `worker`: the sandbox runs in a worker thread that is terminated when it overruns its CPU or wall limit;
+   * costs a worker start (~0.1 s) and a message round trip per host call.
+   */
+  isolation?: 'thread' | 'worker';
+  /** Internal: where a worker's sandbox publishes [slice start (epoch ms) or 0, CPU used (ms)] for the watchdog. */
+  meter?: Float64Array;
 }
 
 export interface RunStats {
@@ -66,6 +75,10 @@ export interface ScriptRun {
 /** Starts a script; resolves once it is running. */
 export async function startScript(options: StartScriptOptions): Promise<ScriptRun> {
   const limits = resolveLimits(options.limits);
+  if (options.isolation === 'worker') {
+    const { startScriptInWorker } = await import('./worker.js');
+    return startScriptInWorker(options, limits);
+  }
   const startedAt = performance.now();
   const instance = await acquireInstance(limits.memoryBytes);
   const run = new SandboxRun(instance, options, limits, startedAt);
@@ -186,12 +199,18 @@ class SandboxRun implements ScriptRun {
     }
     this.depth = 1;
     this.sliceStart = performance.now();
+    const meter = this.options.meter;
+    if (meter) meter[0] = performance.timeOrigin + this.sliceStart;
     try {
       enter?.();
       this.runJobs();
     } finally {
       this.cpuUsed += performance.now() - this.sliceStart;
       this.depth = 0;
+      if (meter) {
+        meter[1] = this.cpuUsed;
+        meter[0] = 0;
+      }
     }
     this.afterSlice();
   }
@@ -264,7 +283,9 @@ class SandboxRun implements ScriptRun {
     const functions: Record<string, (...args: QuickJSHandle[]) => QuickJSHandle | void> = {
       call: (token, server, tool, args) => this.hostCall(ctx.getNumber(token), ctx.getString(server), ctx.getString(tool), ctx.getString(args)),
       ask: (token, request) => this.hostAsk(ctx.getNumber(token), ctx.getString(request)),
-      console: (level, text) => this.bindings.console(ctx.getString(level) as ConsoleLevel, this.mapStack(ctx.getString(text))),
+      console: (level, text) => {
+        this.bindings.console(ctx.getString(level) as ConsoleLevel, this.mapStack(ctx.getString(text)));
+      },
       setTimer: (id, ms) => this.setTimer(ctx.getNumber(id), ctx.getNumber(ms)),
       clearTimer: (id) => this.clearTimer(ctx.getNumber(id)),
       elicitRegistered: (flag) => {

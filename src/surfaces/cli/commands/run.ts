@@ -95,7 +95,8 @@ export async function runCommand(argv: string[], io: CliIO, deps: RunDependencie
         }
       }
       const script = await prepareScript(source, file);
-      const run = await startScript({ script, bindings: host.bindings, limits });
+      // A worker thread, so a script that overruns its CPU or time limit is stopped even inside a builtin.
+      const run = await startScript({ script, bindings: host.bindings, limits, isolation: 'worker' });
       host.attach(run);
       return report(await run.outcome, io, flags.json === true);
     } finally {
