@@ -94,6 +94,19 @@ describe('mcpx call through the daemon', () => {
   });
 });
 
+describe('mcpx call with calls sharing a legacy server', () => {
+  it('marks a question it cannot tie to one call as ambiguous, in the message and the list', async () => {
+    const [a, b] = await Promise.all([cli(['call', 'legacy.ask_confirm']), cli(['call', 'legacy.ask_confirm'])]);
+    expect([a.code, b.code]).toEqual([75, 75]);
+    expect(`${a.stdout}${b.stdout}`).toContain('(ambiguous)');
+    expect((await cli(['elicit', 'list'])).stdout).toContain('(ambiguous)');
+    // Answer both, so the calls finish before the daemon stops.
+    const ids = `${a.stdout}${b.stdout}`.match(/elc-[0-9a-f]{16}/g) ?? [];
+    for (const id of new Set(ids)) await cli(['elicit', 'cancel', id]);
+    for (const run of [a, b]) expect((await cli(['task', 'result', idOf(run.stdout.split('mcpx task result ')[1] ?? '', 'tsk')])).code).toBe(0);
+  });
+});
+
 describe('mcpx elicit watch through the daemon', () => {
   it('follows the event stream: a question opened and answered', async () => {
     const watching = startCli(['elicit', 'watch', '--json', '--count', '2'], { env, cwd });
