@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBroker, createManualClock, type BrokerEvent, type OpenRequestInput, type StoreBroker } from '../../src/broker/index.js';
+import { createBroker, createManualClock, resolveSession, type BrokerEvent, type OpenRequestInput, type StoreBroker } from '../../src/broker/index.js';
 import { isMcpxError, type McpxError } from '../../src/errors.js';
 import { ELICITATION_ID } from '../../src/ids.js';
 
@@ -300,5 +300,23 @@ describe('broker', () => {
 
   it('refuses a TTL that is not a positive number', () => {
     expect(() => make({ ttlMs: 0 })).toThrow(/time to live/);
+  });
+});
+
+describe('resolveSession', () => {
+  it('takes MCPX_SESSION_ID when the harness set it', () => {
+    expect(resolveSession({ MCPX_SESSION_ID: 's876' }, { configPath: '/a/mcpx.json', cwd: '/w' })).toEqual({ session: 's876', sessionSource: 'env' });
+  });
+
+  it('fingerprints the config and the working directory otherwise, and says so on the question', async () => {
+    const binding = resolveSession({}, { configPath: '/a/mcpx.json', cwd: '/w' });
+    expect(binding).toEqual({ session: expect.stringMatching(/^fp-[0-9a-f]{16}$/), sessionSource: 'fingerprint' });
+    expect(resolveSession({}, { configPath: '/a/mcpx.json', cwd: '/w' })).toEqual(binding);
+    expect(resolveSession({}, { configPath: '/a/mcpx.json', cwd: '/elsewhere' }).session).not.toBe(binding.session);
+    const broker = createBroker({ session: binding, clock: createManualClock() });
+    const request = await broker.openRequest({ trace: 'cal-0000000000000001', server: 's', tool: 't', mode: 'form', message: 'm', era: 'modern' });
+    expect(request).toMatchObject({ session: binding.session, sessionSource: 'fingerprint' });
+    expect((await broker.audit({ elicit: request.id }))[0]?.data).toMatchObject({ sessionSource: 'fingerprint' });
+    await broker.close();
   });
 });
