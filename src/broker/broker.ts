@@ -51,16 +51,14 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
   };
 
   /** Every store call goes through here: a store that fails is STORE_UNAVAILABLE, never "not found". */
-  async function guard<T>(operation: Promise<T>): Promise<T> {
-    try {
-      return await operation;
-    } catch (error) {
+  function guard<T>(operation: Promise<T>): Promise<T> {
+    return operation.catch((error: unknown) => {
       if (isMcpxError(error)) throw error;
       throw new McpxError('STORE_UNAVAILABLE', `the ${store.kind} store failed: ${(error as Error)?.message ?? String(error)}. Check that it is reachable; nothing was changed by this operation unless it says so.`, {
         cause: error,
         data: { store: store.kind },
       });
-    }
+    });
   }
 
   const rowTtl = (request: ElicitRequest): number => Math.max(1, request.expiresAt - clock.now()) + retainMs;
@@ -419,7 +417,10 @@ function abandoned(request: ElicitRequest): McpxError {
 /** A copy without undefined fields (stored records stay as JSON would write them). */
 function compact<T>(value: object): T {
   const out: Record<string, unknown> = {};
-  for (const [key, field] of Object.entries(value)) if (field !== undefined) out[key] = field;
+  for (const key in value) {
+    const field = (value as Record<string, unknown>)[key];
+    if (field !== undefined) out[key] = field;
+  }
   return out as T;
 }
 
