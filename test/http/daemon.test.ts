@@ -197,6 +197,31 @@ describe('daemon stores', () => {
   });
 });
 
+describe('daemon config', () => {
+  it('picks up an edited config (a new server, a new policy rule) without a restart', async () => {
+    const s = setup();
+    const daemon = await start(s);
+    const client = socketFetch(daemon.state.socket);
+    try {
+      expect((await client.fetch('/v1/call/fx/no_ask', post({}))).status).toBe(200);
+      expect((await client.fetch('/v1/call/fy/no_ask', post({}))).status).toBe(404);
+      writeFileSync(
+        s.configPath,
+        JSON.stringify({
+          mcpServers: { fx: stdioFixture('dual-era'), fy: stdioFixture('dual-era') },
+          elicit: { rules: [{ match: { server: 'fy', tool: 'ask_confirm' }, action: 'decline' }] },
+        }),
+      );
+      expect((await client.fetch('/v1/call/fy/no_ask', post({ text: 'new' }))).status).toBe(200);
+      const declined = (await (await client.fetch('/v1/call/fy/ask_confirm', post({}))).json()) as { result: { structuredContent?: unknown } };
+      expect(fixtureEcho(declined.result).received.confirm?.action).toBe('decline');
+    } finally {
+      client.close();
+      await daemon.stop();
+    }
+  });
+});
+
 describe('daemon policy', () => {
   it('answers from the config policy before anyone is asked, and the call completes at once', async () => {
     const s = setup();

@@ -21,6 +21,8 @@ export interface DaemonParts {
   openHost(session: string, sessionSource: SessionSource, broker: Broker): Promise<PooledHost>;
   /** The session of a call whose request names none. */
   defaultSession: string;
+  /** Changes when the config changes; a session with nothing in flight then gets a fresh instance on its next call. */
+  configStamp?(): string;
   /** Releases the store and anything else the parts opened (after the hosts are closed). */
   close(): Promise<void>;
 }
@@ -56,12 +58,21 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
   const hosts = new Map<string, Promise<PooledHost>>();
   const lastUsed = new Map<string, number>();
   const sessionIdleMs = options.sessionIdleMs ?? 10 * 60_000;
+  const stamps = new Map<string, string>();
   const hostFor = (session: string, sessionSource: SessionSource = 'explicit'): Promise<PooledHost> => {
     lastUsed.set(session, now());
+    const stamp = parts.configStamp?.() ?? '';
+    const stale = hosts.get(session);
+    if (stale && stamps.get(session) !== stamp && runner.active(session) <= 1) {
+      // The config changed and only the call asking now is in flight (it has not connected yet): start afresh.
+      hosts.delete(session);
+      void stale.then((h) => h.close()).catch(() => undefined);
+    }
     let host = hosts.get(session);
     if (!host) {
       host = parts.openHost(session, sessionSource, runner.wrapBroker(parts.broker));
       hosts.set(session, host);
+      stamps.set(session, stamp);
       // A session whose instance failed to open may try again on its next call.
       host.catch(() => hosts.delete(session));
     }

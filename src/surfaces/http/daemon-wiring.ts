@@ -3,7 +3,7 @@
  * a broker that sees every session, and one mcpx instance per session whose questions go to the broker.
  */
 import { join } from 'node:path';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { createBroker, createElicitationPipeline, defaultSqlitePath, openRedisStore, openSqliteStore, resolveSession } from '../../broker/index.js';
 import type { BrokerStore } from '../../broker/types.js';
 import { createFileEraCache } from '../../client/era-cache.js';
@@ -52,8 +52,20 @@ function readPolicy(configPath: string | undefined): Policy {
   return parsePolicy((raw as { elicit?: unknown } | null)?.elicit ?? {});
 }
 
+/** Changes whenever the config file does (or appears, or goes). */
+function stampOf(configPath: string | undefined): string {
+  if (!configPath) return '';
+  try {
+    const stat = statSync(configPath);
+    return `${stat.mtimeMs}:${stat.size}`;
+  } catch {
+    return 'missing';
+  }
+}
+
 export async function openDaemonParts(options: DaemonWiringOptions): Promise<DaemonParts> {
   const { env, cwd, configPath } = options;
+  // Checked now, so a broken config or policy stops the daemon from starting with a clear error.
   const policy = readPolicy(configPath);
   const ttlMs = options.ttlMs ?? policy.ttlMs ?? ttlFrom(options);
   const store = await openStore(env);
@@ -64,7 +76,11 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
     broker,
     taskKeyv: store.keyv,
     defaultSession: own.session,
+    configStamp: () => stampOf(configPath),
     async openHost(session, sessionSource, stampingBroker) {
+      // Read again for each new instance: an edited config (servers, policy) applies without a restart.
+      const policy = readPolicy(configPath);
+      const ttlMs = options.ttlMs ?? policy.ttlMs ?? ttlFrom(options);
       const mcpx = await createMcpx({
         config: configPath ?? { mcpServers: {} },
         cwd,
