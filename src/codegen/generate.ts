@@ -402,16 +402,19 @@ interface AskQuestion {
  * Registers the script's answerer for questions servers ask during its calls. Return an Answer, or undefined to
  * pass the question on (policy, then a person, then input-required).
  */
-declare function onElicit(handler: (question: Question) => Answer | undefined | Promise<Answer | undefined>): void;
+declare function onElicit(handler: ((question: Question) => Answer | undefined | Promise<Answer | undefined>) | null): void;
 
 /** Puts a question to the person at the terminal (or as the run's --elicit mode says, with no terminal). */
 declare function ask(question: AskQuestion): Promise<Answer>;
+declare function ask(message: string, requestedSchema?: ElicitationSchema): Promise<Answer>;
 
-/** A tool answered with isError: true. \`result\` is its whole result. */
+/** A tool answered with isError: true, or the call failed. \`result\` is the tool's whole result when there is one. */
 declare class ToolError extends Error {
-  readonly server: string;
-  readonly tool: string;
-  readonly result: McpxToolResult;
+  readonly server?: string;
+  readonly tool?: string;
+  /** The McpxError code when mcpx itself refused the call. */
+  readonly code?: string;
+  readonly result?: McpxToolResult;
 }
 
 declare const console: {
@@ -422,7 +425,7 @@ declare const console: {
   debug(...data: unknown[]): void;
 };
 
-declare function setTimeout(handler: () => void, timeout?: number): number;
+declare function setTimeout<A extends unknown[]>(handler: (...args: A) => void, timeout?: number, ...args: A): number;
 declare function clearTimeout(id: number | undefined): void;
 `;
 

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 
 /** Bumped when the generator's output changes for the same schemas, so old files count as stale. */
-export const GENERATOR_VERSION = 1;
+export const GENERATOR_VERSION = 2;
 
 const HASH_LINE = /^\/\/ mcpx-schema-hash: ([0-9a-f]{64})$/m;
 

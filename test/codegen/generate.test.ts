@@ -133,9 +133,12 @@ if (answer.action === 'accept') console.log(answer.content);
 try {
   await tools.myServer.tool_4({ path: 'p', content: 'c' });
 } catch (error) {
-  if (error instanceof ToolError) console.error(error.server, error.tool, error.result.content);
+  if (error instanceof ToolError) console.error(error.server, error.tool, error.code, error.result?.content);
 }
-const t = setTimeout(() => console.info(n), 10);
+const confirmed = await ask('Really?', { type: 'object', properties: { sure: { type: 'boolean' } } });
+console.log(confirmed.action);
+onElicit(null);
+const t = setTimeout((x: number) => console.info(n, x), 10, 1);
 clearTimeout(t);
 // @ts-expect-error title is required
 await tools.github.create_issue({});
@@ -153,5 +156,25 @@ onElicit(async () => ({ action: 'maybe' }));
     const diagnostics = await checkTypeScript({ '/mcpx-env.d.ts': file.text, '/script.ts': "await tools.github.create_issue({ title: 'x', priority: 'urgent' });\nexport {};\n" });
     expect(diagnostics).toHaveLength(1);
     expect(diagnostics[0]?.message).toContain('"low" | "high"');
+  });
+});
+
+describe('script declarations and the shared vocabulary', () => {
+  it('declare Question and Answer exactly as src/types.ts defines them', async () => {
+    const { readFileSync } = await import('node:fs');
+    const types = readFileSync(new URL('../../src/types.ts', import.meta.url), 'utf8');
+    const { file } = await generateScriptDeclarations({});
+    const check = `
+import type { Question as CoreQuestion, Answer as CoreAnswer } from './types.js';
+declare const core: CoreQuestion;
+declare const script: Question;
+export const a: Question = core;
+export const b: CoreQuestion = script;
+declare const coreAnswer: CoreAnswer;
+declare const scriptAnswer: Answer;
+export const c: Answer = coreAnswer;
+export const d: CoreAnswer = scriptAnswer;
+`;
+    expect(await checkTypeScript({ '/types.ts': types, '/abort.d.ts': 'interface AbortSignal { readonly aborted: boolean }', '/mcpx-env.d.ts': file.text, '/check.ts': check })).toEqual([]);
   });
 });

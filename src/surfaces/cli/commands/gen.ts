@@ -19,6 +19,8 @@ Generates typed tool clients from the configured servers' tools (all servers unl
   default         <dir>/<server>.ts per server and <dir>/index.ts with createTools(mcpx):
                     const tools = createTools(await createMcpx());
                     await tools.github.create_issue({ title: 'x' });
+                  with servers named, only their modules (index.ts joins all servers, so it is
+                  written by a run without names); each has create<Server>Tools(mcpx)
   --types-only    only <dir>/mcpx-env.d.ts: the globals of scripts run by \`mcpx run\`
                   (declare const tools, onElicit, ask, ToolError, console, setTimeout)
 
@@ -64,7 +66,11 @@ export const command: Command = async (argv, io) => {
     await mcpx.close();
   }
 
-  const planned = typesOnly ? [planScriptDeclarations(toolsByServer, options)] : planClientFiles(toolsByServer, options);
+  // index.ts joins every configured server, so it is written only when all of them are generated; with servers
+  // named, only their modules are (each has its own create<Server>Tools).
+  const everyServer = positional.length === 0;
+  const joined = (path: string): boolean => everyServer || typesOnly || path !== 'index.ts';
+  const planned = (typesOnly ? [planScriptDeclarations(toolsByServer, options)] : planClientFiles(toolsByServer, options)).filter((f) => joined(f.path));
   const stale = planned.filter((f) => readHash(join(out, f.path)) !== f.hash);
 
   if (flags.check === true) {
@@ -87,7 +93,7 @@ export const command: Command = async (argv, io) => {
   }
   mkdirSync(out, { recursive: true });
   const staleSet = new Set(stale.map((f) => f.path));
-  for (const file of result.files) {
+  for (const file of result.files.filter((f) => joined(f.path))) {
     const path = join(out, file.path);
     if (!staleSet.has(file.path)) {
       io.stdout.write(`unchanged ${path}\n`);
