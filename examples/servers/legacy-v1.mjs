@@ -14,6 +14,7 @@
  *      stream; `token` = the call's progressToken echoed in the question's `_meta`; default none).
  */
 import { appendFileSync } from 'node:fs';
+import { clearInterval, setInterval } from 'node:timers';
 import { createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -58,8 +59,14 @@ export function createLegacyServer({ elicitTimeoutMs = Number(process.env.MCPX_F
   server.registerTool('no_ask', { description: 'Never asks: echoes its text.', inputSchema: { text: z.string().optional() } }, async ({ text }) =>
     echo('no_ask', {}, { text: text ?? '' }),
   );
-  server.registerTool('sleep', { description: 'Never asks: answers after ms milliseconds.', inputSchema: { ms: z.number().int().min(0) } }, async ({ ms }) => {
+  server.registerTool('sleep', { description: 'Never asks: answers after ms milliseconds, reporting progress every progressEveryMs if given.', inputSchema: { ms: z.number().int().min(0), progressEveryMs: z.number().int().min(1).optional() } }, async ({ ms, progressEveryMs }, extra) => {
+    const token = extra._meta?.progressToken;
+    let sent = 0;
+    const ticker = progressEveryMs && token !== undefined
+      ? setInterval(() => void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++sent } }), progressEveryMs)
+      : undefined;
     await new Promise((resolve) => setTimeout(resolve, ms));
+    clearInterval(ticker);
     return echo('sleep', {}, { text: `slept ${ms} ms` });
   });
   server.registerTool('ask_form', { description: 'Asks one form question (repo, private, priority).', inputSchema: { title: z.string().optional() } }, async ({ title }, extra) =>

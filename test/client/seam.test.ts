@@ -305,6 +305,20 @@ describe('request timeouts', () => {
   });
 });
 
+describe('legacy progress', () => {
+  it('keeps a working call alive: progress on the call\'s own token resets the watchdog', async () => {
+    const server = inMemoryServer('legacy-v1', 'auto');
+    const mcpx = await createMcpx({ config: { mcpServers: {} }, eraCache: createMemoryEraCache(), servers: { fx: { ...server.connector, timeoutMs: 300 } } });
+    closers.push(async () => {
+      await mcpx.close();
+      await server.close();
+    });
+    const outcome = await mcpx.callTool('fx', 'sleep', { ms: 1200, progressEveryMs: 50 });
+    expect(outcome.status === 'complete' && fixtureEcho(outcome.result).text).toBe('slept 1200 ms');
+    await expect(mcpx.callTool('fx', 'sleep', { ms: 1200 })).rejects.toMatchObject({ code: 'CALL_FAILED', message: expect.stringContaining('300 ms') });
+  });
+});
+
 describe('createMcpx', () => {
   it('names the known servers when one is missing', async () => {
     const { mcpx } = await setup('dual-era', 'auto');
