@@ -70,8 +70,8 @@ describe('mcpx call through the daemon', () => {
     expect(received(call.stdout).received.details).toEqual({ action: 'cancel' });
   });
 
-  it('fails with ELICITATION_REFUSED under --elicit=error, and the server gets cancel', async () => {
-    const call = await cli(['call', 'modern.ask_form', '--elicit=error']);
+  it('fails with ELICITATION_REFUSED under --elicit=error, and every question of the round is cancelled', async () => {
+    const call = await cli(['call', 'modern.ask_two', '--elicit=error']);
     expect(call.code).toBe(1);
     expect(call.stderr).toContain('ELICITATION_REFUSED');
     const elicit = idOf(call.stderr, 'elc');
@@ -82,6 +82,7 @@ describe('mcpx call through the daemon', () => {
       .map((l) => JSON.parse(l) as { kind: string; action?: string })
       .find((e) => e.kind === 'elicit.answered');
     expect(answered?.action).toBe('cancel');
+    expect((await cli(['elicit', 'list'])).stdout).toBe('No questions are waiting.\n');
   });
 
   it('prints the result of a call that asks nothing, and exits 1 for an unknown server', async () => {

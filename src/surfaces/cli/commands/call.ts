@@ -91,7 +91,8 @@ async function answerUntilDone(backend: Backend, response: Extract<CallResponse,
         if (handled.has(question.id)) continue;
         handled.add(question.id);
         if (mode === 'error') {
-          await backend.answer(question.id, { action: 'cancel' }, session ? { session } : {}).catch(() => undefined);
+          // Every question of the round is cancelled, so none is left waiting for a call that has failed here.
+          for (const q of questions) await backend.answer(q.id, { action: 'cancel' }, session ? { session } : {}).catch(() => undefined);
           throw new McpxError('ELICITATION_REFUSED', `${inputRequired.server}.${inputRequired.tool} asked a question (${question.id}: "${question.message}") and --elicit=error refuses questions, so it was cancelled. To answer questions, call with --elicit=prompt or --elicit=return.`, {
             data: { elicit: question.id },
           });
