@@ -179,6 +179,22 @@ describe('REST app', () => {
     await events.close();
   });
 
+  it('replays the audit log from ?since before live events, each event once', async () => {
+    const before = await broker.openRequest(question);
+    await broker.respond({ id: before.id, action: 'decline', by: 'cli' });
+    const events = readSse(await app.request(`/v1/events?since=${before.createdAt}&kinds=elicit.open,elicit.answered`));
+    expect((await events.next()).event).toBe('ready');
+    const replayed = [await events.next(), await events.next()].map((e) => [e.event, (JSON.parse(e.data) as { elicit: string }).elicit]);
+    expect(replayed).toEqual([
+      ['elicit.open', before.id],
+      ['elicit.answered', before.id],
+    ]);
+    const after = await broker.openRequest(question);
+    const live = await events.next();
+    expect([live.event, (JSON.parse(live.data) as { elicit: string }).elicit]).toEqual(['elicit.open', after.id]);
+    await events.close();
+  });
+
   it('needs the bearer token when one is set', async () => {
     const guarded = createApp({ broker, tasks, info: { pid: 1, version: '0.1.0', startedAt: 0 }, defaultSession: 's1', token: 'secret' });
     const refused = await guarded.request('/v1/health');

@@ -131,7 +131,8 @@ const eventsRoute = createRoute({
   method: 'get',
   path: '/v1/events',
   operationId: 'events',
-  summary: 'Server-sent events: every broker event (elicit.open, elicit.answered, elicit.expired, elicit.resumed, elicit.abandoned, policy.fired), after a first `ready` event.',
+  summary:
+    'Server-sent events: every broker event (elicit.open, elicit.answered, elicit.expired, elicit.resumed, elicit.abandoned, elicit.passed, policy.fired), after a first `ready` event; with ?since=ms, the audit log from then is replayed first.',
   request: { query: EventsQuery },
   responses: { 200: { content: { 'text/event-stream': { schema: EventSchema } }, description: 'An event stream' }, ...errors(401) },
 });
@@ -283,6 +284,16 @@ export function createApp(deps: AppDeps): OpenAPIHono {
       });
       let seq = 0;
       await stream.writeSSE({ event: 'ready', data: JSON.stringify({ pid: deps.info.pid }), id: String(seq++) });
+      if (query.since !== undefined) {
+        // Replay from the audit log, then the live events that arrived meanwhile, each once.
+        const keyOf = (e: BrokerEvent): string => `${e.kind}|${e.at}|${e.elicit ?? ''}|${e.trace ?? ''}|${e.pid}`;
+        const history = (await broker.audit({ since: query.since, ...(query.session ? { session: query.session } : {}) })).filter(
+          (e) => e.at >= query.since! && (!kinds || kinds.has(e.kind)),
+        );
+        const replayed = new Set(history.map(keyOf));
+        const live = queue.splice(0).filter((e) => !replayed.has(keyOf(e)));
+        queue.push(...history, ...live);
+      }
       while (open) {
         if (!queue.length) {
           const timedOut = await new Promise<boolean>((resolve) => {

@@ -154,6 +154,7 @@ export const TaskQuery = z.object({
 export const EventsQuery = z.object({
   session: z.string().optional(),
   kinds: z.string().optional().openapi({ description: 'Comma list of event kinds to receive (default: all).' }),
+  since: z.coerce.number().int().min(0).optional().openapi({ description: 'Replay the audit log from this time (ms since epoch) before the live events.' }),
 });
 
 export const AcceptBody = z.object({ content: JsonObject.optional().openapi({ description: 'Form mode: the field values; omitted in URL mode.' }) });
