@@ -7,6 +7,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { generateClient, generateScriptDeclarations } from '../src/codegen/index.js';
 import { createMcpx } from '../src/mcpx.js';
@@ -101,8 +102,59 @@ async function inProcess(): Promise<BenchFigure[]> {
   ];
 }
 
+type JsttCompile = (schema: unknown, name: string, options: Record<string, unknown>) => Promise<string>;
+
+/**
+ * The same 1,000 tools through json-schema-to-typescript 16 (the alternative to our converter), with the options
+ * that make it safe on untrusted schemas (no external $ref resolution) and fast (no prettier), each tool's input
+ * and output in its own namespace as ours are; then both outputs are compiled. Installed by
+ * scripts/install-codegen-bench-tools.sh into .tools/jstt; skipped when absent.
+ */
+async function versusJstt(): Promise<BenchFigure[]> {
+  const entry = join(root, '.tools', 'jstt', 'node_modules', 'json-schema-to-typescript', 'dist', 'src', 'index.js');
+  if (!existsSync(entry)) {
+    process.stdout.write('  (json-schema-to-typescript not installed: run scripts/install-codegen-bench-tools.sh to compare)\n');
+    return [];
+  }
+  const importStarted = performance.now();
+  const { compile } = createRequire(import.meta.url)(entry) as { compile: JsttCompile };
+  const importSeconds = (performance.now() - importStarted) / 1000;
+  const tools = makeTools(1000);
+  const options = { bannerComment: '', format: false, additionalProperties: false, strictIndexSignatures: false, $refOptions: { resolve: { external: false } } };
+  const once = async (): Promise<string> => {
+    const parts: string[] = [];
+    for (const [i, tool] of tools.entries()) {
+      const input = await compile(tool.inputSchema, 'Input', options);
+      const output = tool.outputSchema ? await compile(tool.outputSchema, 'Output', options) : '';
+      parts.push(`export namespace Tool${i} {\n${input}\n${output}\n}`);
+    }
+    return parts.join('\n');
+  };
+  await once();
+  const runs: number[] = [];
+  let text = '';
+  for (let i = 0; i < 3; i++) {
+    const started = performance.now();
+    text = await once();
+    runs.push((performance.now() - started) / 1000);
+  }
+  const { checkTypeScript } = await import('../src/codegen/index.js');
+  const theirs = await checkTypeScript({ '/jstt.ts': text });
+  const ours = (await generateClient({ big: tools })).files.map((f) => f.text);
+  const tuple = /range\?: \[string, string\]/.test(ours[0] ?? '') ? 'ours [string, string]' : 'ours wrong';
+  const theirTuple = /range\?: (\S+)/.exec(text)?.[1] ?? 'absent';
+  return [
+    { suite: 'codegen', name: 'json-schema-to-typescript 16, 1,000 tools (format: false), median', value: median(runs), unit: 's', note: `3 runs; its import ${importSeconds.toFixed(2)} s` },
+    { suite: 'codegen', name: 'json-schema-to-typescript output: strict diagnostics', value: theirs.length, unit: 'errors', note: `prefixItems tuple: theirs ${theirTuple}, ${tuple}` },
+  ];
+}
+
 export const run: BenchSuite = async () => {
   const figures = await inProcess();
+  figures.push(...(await versusJstt()));
+  const ratioBase = figures.find((f) => f.name === 'generateClient, 1,000 tools, median');
+  const jstt = figures.find((f) => f.name.startsWith('json-schema-to-typescript 16'));
+  if (ratioBase && jstt) figures.push({ suite: 'codegen', name: 'ratio generateClient / json-schema-to-typescript, 1,000 tools', value: ratioBase.value / jstt.value, unit: 'x' });
   execFileSync('npx', ['tsup', 'src/surfaces/cli/main.ts', '--no-config', '--silent', '--format', 'esm', '--target', 'node20', '--splitting', '--out-dir', cliDir], { cwd: root, stdio: 'inherit' });
   writeFileSync(join(cliDir, 'package.json'), '{"type":"module"}\n');
   const haveMcporter = existsSync(node24) && existsSync(mcporter);
