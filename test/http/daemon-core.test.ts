@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBroker, createElicitationPipeline } from '../../src/broker/index.js';
 import { createDaemonCore, type DaemonCore } from '../../src/surfaces/http/daemon-core.js';
+import { fixtureEcho } from '../helpers/fixture-servers.js';
 import { fixtureMcpx } from '../tasks/helpers.js';
 
 describe('daemon core', () => {
@@ -86,6 +87,42 @@ describe('daemon core', () => {
       const done = (await (await app.request(`/v1/tasks/${task}?wait=20`)).json()) as { task: { state: string } };
       expect(done.task.state).toBe('complete');
     }
+  });
+
+  it('answers 202 with every question of a modern round, Location naming the first, and resumes once all are answered', async () => {
+    const broker = createBroker({ allowAnySession: true });
+    core = await createDaemonCore({
+      parts: {
+        broker,
+        taskKeyv: broker.store.keyv,
+        defaultSession: 'default',
+        openHost: async (session, sessionSource, stamping) => {
+          const mcpx = await fixtureMcpx(createElicitationPipeline({ broker: stamping, session: { session, sessionSource } }));
+          return { ...mcpx, close: () => mcpx.closeFixtures() };
+        },
+        close: () => broker.close(),
+      },
+      version: 'test',
+      pid: 1,
+      holder: 'core-test',
+    });
+    const app = core.app();
+    const response = await app.request('/v1/call/modern/ask_two', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"title":"t"}' });
+    expect(response.status).toBe(202);
+    const body = (await response.json()) as { inputRequired: { task: string; questions: Array<{ id: string; key: string }> } };
+    expect(body.inputRequired.questions.map((q) => q.key).sort()).toEqual(['confirm', 'details']);
+    expect(response.headers.get('location')).toBe(`/v1/elicit/${body.inputRequired.questions[0]!.id}`);
+    const [details, confirm] = ['details', 'confirm'].map((k) => body.inputRequired.questions.find((q) => q.key === k)!.id);
+    expect((await app.request(`/v1/elicit/${details}/accept`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"content":{"repo":"me/two"}}' })).status).toBe(200);
+    // One answer of two: the call is still waiting.
+    const halfway = (await (await app.request(`/v1/tasks/${body.inputRequired.task}`)).json()) as { task: { state: string; waitingOn: string[] } };
+    expect(halfway.task.state).toBe('input-required');
+    expect((await app.request(`/v1/elicit/${confirm}/decline`, { method: 'POST' })).status).toBe(200);
+    const done = (await (await app.request(`/v1/tasks/${body.inputRequired.task}?wait=20`)).json()) as { task: { state: string; result: { structuredContent?: unknown } } };
+    expect(done.task.state).toBe('complete');
+    const received = fixtureEcho(done.task.result).received;
+    expect(received.details).toMatchObject({ action: 'accept', content: { repo: 'me/two' } });
+    expect(received.confirm?.action).toBe('decline');
   });
 
   it('keeps a session whose call waits on a question, however long', async () => {
