@@ -54,7 +54,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
   function guard<T>(operation: Promise<T>): Promise<T> {
     return operation.catch((error: unknown) => {
       if (isMcpxError(error)) throw error;
-      throw new McpxError('STORE_UNAVAILABLE', `the ${store.kind} store failed: ${(error as Error)?.message ?? String(error)}. Check that it is reachable; nothing was changed by this operation unless it says so.`, {
+      throw new McpxError('STORE_UNAVAILABLE', `the ${store.kind} store failed: ${(error as Error)?.message ?? String(error)}. Check that it is reachable, then retry (an answer that did land wins; a retry is refused as already answered).`, {
         cause: error,
         data: { store: store.kind },
       });

@@ -1,7 +1,7 @@
 /**
  * Broker: a question is state with an id, a session and a deadline, answered once, stored through keyv.
- * Knows no wire and no surface; imports only the shared vocabulary, errors, ids and answer validation.
- * SQLite and Redis adapters load lazily, so this entry never pulls in a native module.
+ * Knows no wire and no surface; imports the shared vocabulary, errors, paths, answer validation, and (for the
+ * pipeline) the policy. SQLite and Redis adapters load lazily, so this entry never pulls in a native module.
  */
 export type * from './types.js';
 export { createBroker } from './broker.js';
