@@ -96,6 +96,9 @@ async function ask(
   audience: 'person' | 'any',
   about: Record<string, string | undefined>,
 ): Promise<Answer | undefined> {
+  const eligible = answerers.filter((a) => !(a.kind === 'agent' && audience === 'person'));
+  // Nobody here to ask: the question waits in the broker for any surface.
+  if (eligible.length === 0) return undefined;
   const done = new AbortController();
   const stop = (): void => done.abort();
   context.signal.addEventListener('abort', stop, { once: true });
@@ -108,8 +111,8 @@ async function ask(
     broker.recordEvent({ kind: 'elicit.passed', ...about, data: { answerer: answerer.kind, ...(answerer.name ? { name: answerer.name } : {}), reason } });
   let reRaised = false;
   try {
-    for (const answerer of answerers) {
-      if (answerer.kind === 'agent' && (audience === 'person' || reRaised)) continue;
+    for (const answerer of eligible) {
+      if (answerer.kind === 'agent' && reRaised) continue;
       if (done.signal.aborted) return undefined;
       const own = new AbortController();
       const forward = (): void => own.abort();
