@@ -301,6 +301,8 @@ export class SchemaConverter {
 
     if (Array.isArray(schema.allOf)) {
       parts.push(intersection(schema.allOf.map((s, i) => this.convert(s, `${path}/allOf/${i}`, depth + 1, direct))));
+    } else if (schema.allOf !== undefined) {
+      this.warn(`${path}/allOf`, 'allOf is not an array; ignored');
     }
     for (const k of ['anyOf', 'oneOf'] as const) {
       const list = schema[k];

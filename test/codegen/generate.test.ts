@@ -110,6 +110,24 @@ export async function use(): Promise<void> {
     expect(diagnostics.map((d) => d.code)).toEqual([2322]);
   });
 
+  it('never throws on hostile tool lists: garbage entries, non-schemas, nesting deeper than the call stack', async () => {
+    let deep: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 50_000; i += 1) deep = { type: 'object', properties: { a: deep } };
+    const hostile = [null, 1, 'x', { name: 5 }, { name: 'a', inputSchema: null }, { name: 'b', inputSchema: [1, 2] }, { name: 'c', inputSchema: { properties: [], required: 'x', allOf: {} } }, { name: 'd', inputSchema: { $ref: 5 }, outputSchema: 'x' }, { name: 'deep', inputSchema: deep }];
+    const { files, warnings } = await generateClient({ w: hostile as unknown as ToolDefinition[] });
+    expect(warnings.map((w) => `${w.tool}${w.path}: ${w.message}`)).toEqual([
+      ': 4 tool(s) without a string name skipped',
+      'a/inputSchema: is not a schema (expected an object or a boolean); typed as unknown',
+      'b/inputSchema: is not a schema (expected an object or a boolean); typed as unknown',
+      'c/inputSchema/properties: properties is not an object; ignored',
+      'c/inputSchema/allOf: allOf is not an array; ignored',
+      'd/inputSchema/$ref: $ref is not a string; ignored',
+      'd/outputSchema: is not a schema (expected an object or a boolean); typed as unknown',
+      `deep/inputSchema${'/properties/a'.repeat(41)}: nested deeper than 40 levels; typed as unknown`,
+    ]);
+    expect(await compileGenerated(files)).toEqual([]);
+  });
+
   it('generates 1,000 tools that compile clean', async () => {
     const { files, warnings } = await generateClient({ big: makeTools(1000) });
     expect(warnings).toEqual([]);
