@@ -1,15 +1,22 @@
 import type { Clock } from './types.js';
 
+// setTimeout fires at once for delays past 2^31-1 ms (about 24.8 days): longer deadlines are chained.
+const MAX_DELAY_MS = 2_147_483_647;
+
 /** Wall time; timers are unref'd so a waiting question never keeps a process alive on its own. */
 export const systemClock: Clock = {
   now: () => Date.now(),
   setTimer(callback, delayMs) {
-    const handle = setTimeout(callback, Math.max(0, delayMs));
-    handle.unref?.();
+    const handle: { timeout?: ReturnType<typeof setTimeout> } = {};
+    const arm = (remaining: number): void => {
+      handle.timeout = setTimeout(() => (remaining > MAX_DELAY_MS ? arm(remaining - MAX_DELAY_MS) : callback()), Math.min(Math.max(0, remaining), MAX_DELAY_MS));
+      handle.timeout.unref?.();
+    };
+    arm(delayMs);
     return handle;
   },
   clearTimer(handle) {
-    clearTimeout(handle as ReturnType<typeof setTimeout>);
+    clearTimeout((handle as { timeout?: ReturnType<typeof setTimeout> }).timeout);
   },
 };
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBroker, createManualClock, resolveSession, type BrokerEvent, type OpenRequestInput, type StoreBroker } from '../../src/broker/index.js';
+import { createBroker, createManualClock, resolveSession, systemClock, type BrokerEvent, type OpenRequestInput, type StoreBroker } from '../../src/broker/index.js';
 import { isMcpxError, type McpxError } from '../../src/errors.js';
 import { ELICITATION_ID } from '../../src/ids.js';
 
@@ -318,5 +318,20 @@ describe('resolveSession', () => {
     expect(request).toMatchObject({ session: binding.session, sessionSource: 'fingerprint' });
     expect((await broker.audit({ elicit: request.id }))[0]?.data).toMatchObject({ sessionSource: 'fingerprint' });
     await broker.close();
+  });
+});
+
+describe('systemClock', () => {
+  it('does not fire a deadline weeks away at once', async () => {
+    let fired = false;
+    const handle = systemClock.setTimer(() => (fired = true), 40 * 24 * 60 * 60 * 1000);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    systemClock.clearTimer(handle);
+    expect(fired).toBe(false);
+  });
+
+  it('fires a short deadline', async () => {
+    const fired = await new Promise<boolean>((resolve) => systemClock.setTimer(() => resolve(true), 5));
+    expect(fired).toBe(true);
   });
 });
