@@ -128,6 +128,19 @@ export async function use(): Promise<void> {
     expect(await compileGenerated(files)).toEqual([]);
   });
 
+  it('keeps hostile server and tool names inside comments and strings', async () => {
+    const evil = 'x\u2028export const pwned = 1;//\n*/ declare const y: 1;';
+    const { files } = await generateClient({ [evil]: [{ name: evil, description: evil, inputSchema: obj({ [evil]: { type: 'string', description: evil } }) }] });
+    const file = files.find((f) => f.path !== 'index.ts')?.path.replace(/\.ts$/, '.js') ?? '';
+    const probe = `// @ts-expect-error the name never becomes code
+import { pwned } from './gen/${file}';
+// @ts-expect-error nor does the text after a comment terminator
+export const z: 1 = y;
+export const p: unknown = pwned;
+`;
+    expect(await compileGenerated(files, { '/probe.ts': probe })).toEqual([]);
+  });
+
   it('generates 1,000 tools that compile clean', async () => {
     const { files, warnings } = await generateClient({ big: makeTools(1000) });
     expect(warnings).toEqual([]);
