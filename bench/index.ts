@@ -27,6 +27,7 @@ const suites: Record<string, () => Promise<{ run: BenchSuite }>> = {
   cli: () => import('./cli.js'),
   broker: () => import('./broker.js'),
   codegen: () => import('./codegen.js'),
+  runtime: () => import('./runtime.js'),
 };
 
 async function main(): Promise<void> {

@@ -2,12 +2,13 @@
  * QuickJS instances, one per run: the WebAssembly module is compiled once per process, and each run gets a
  * fresh instance on its own capped `WebAssembly.Memory` (QuickJS's own memory limit is not a total cap in
  * quickjs-emscripten 0.32; a capped Memory is). A small pool of pre-instantiated instances hides the ~10 ms
- * instantiation from the run that needs one.
+ * instantiation and setup (runtime, context, globals) from the run that needs one.
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import RELEASE_SYNC from '@jitl/quickjs-wasmfile-release-sync';
 import { newQuickJSWASMModuleFromVariant, newVariant, type CustomizeVariantOptions, type QuickJSWASMModule } from 'quickjs-emscripten-core';
+import { prepareSandbox, type PreparedSandbox } from './prepared.js';
 
 const PAGE_BYTES = 65_536;
 /** The emscripten glue refuses a Memory smaller than its initial 16 MiB (LinkError). */
@@ -40,7 +41,11 @@ async function instantiate(maximumPages: number): Promise<QuickJSWASMModule> {
   return newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmModule: await compiledModule(), wasmMemory }));
 }
 
-const pools = new Map<number, QuickJSWASMModule[]>();
+async function prepare(maximumPages: number): Promise<PreparedSandbox> {
+  return prepareSandbox(await instantiate(maximumPages));
+}
+
+const pools = new Map<number, PreparedSandbox[]>();
 const refilling = new Set<number>();
 let poolSize = 2;
 
@@ -54,23 +59,26 @@ function refill(pages: number): void {
   const pool = pools.get(pages) ?? [];
   pools.set(pages, pool);
   const next = async (): Promise<void> => {
-    while (pool.length < poolSize) pool.push(await instantiate(pages));
+    while (pool.length < poolSize) pool.push(await prepare(pages));
   };
   next()
     .catch(() => undefined) // a failed refill only costs the next run its instantiation
     .finally(() => refilling.delete(pages));
 }
 
-/** A fresh QuickJS instance whose heap can never grow past `memoryBytes` (rounded up to 64 KiB pages). */
-export async function acquireInstance(memoryBytes: number): Promise<QuickJSWASMModule> {
+/**
+ * A sandbox on a fresh QuickJS instance whose heap can never grow past `memoryBytes` (rounded up to 64 KiB pages),
+ * with its globals installed. Each is used by one run only.
+ */
+export async function acquireSandbox(memoryBytes: number): Promise<PreparedSandbox> {
   const pages = pagesFor(memoryBytes);
   const ready = pools.get(pages)?.pop();
   refill(pages);
-  return ready ?? instantiate(pages);
+  return ready ?? prepare(pages);
 }
 
 /**
- * Pre-instantiates `count` instances for runs with this memory limit (the pool keeps that many ready).
+ * Prepares `count` sandboxes for runs with this memory limit (the pool keeps that many ready).
  * Resolves when they are ready; `count: 0` turns pooling off and drops what is pooled.
  */
 export async function warmSandboxes(options: { memoryBytes?: number; count?: number } = {}): Promise<void> {
@@ -83,5 +91,5 @@ export async function warmSandboxes(options: { memoryBytes?: number; count?: num
   await compiledModule();
   const pool = pools.get(pages) ?? [];
   pools.set(pages, pool);
-  while (pool.length < poolSize) pool.push(await instantiate(pages));
+  while (pool.length < poolSize) pool.push(await prepare(pages));
 }

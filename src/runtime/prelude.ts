@@ -42,11 +42,14 @@ export const PRELUDE = String.raw`(host) => {
         reject(error);
       }
     });
-  const settle = (token, text) => {
+  // '<token>:<json>': one string per settle keeps the host's work per call small.
+  const settle = (text) => {
+    const cut = text.indexOf(':');
+    const token = Number(text.slice(0, cut));
     const entry = waiting.get(token);
     if (!entry) return;
     waiting.delete(token);
-    const reply = parse(text);
+    const reply = parse(text.slice(cut + 1));
     if (reply.ok) entry.resolve(reply.value);
     else entry.reject(new ToolError(reply.message, reply));
   };
@@ -198,5 +201,13 @@ export const PRELUDE = String.raw`(host) => {
     run();
   };
 
-  return { settle, answerQuestion, fireTimer };
+  // The module's evaluation reports its end once, instead of the host polling it after every slice.
+  const watchModule = (evaluation) => {
+    Promise.resolve(evaluation).then(
+      (namespace) => host.moduleDone(1, namespace.default),
+      (error) => host.moduleDone(0, error),
+    );
+  };
+
+  return { settle, answerQuestion, fireTimer, watchModule };
 }`;

@@ -4,14 +4,14 @@
  * the CPU budget is the sum of the slices, so time spent awaiting the host or a person does not count.
  */
 import type { SourceMapPayload } from 'node:module';
-import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule, VmCallResult } from 'quickjs-emscripten-core';
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, VmCallResult } from 'quickjs-emscripten-core';
 import { McpxError, isMcpxError } from '../errors.js';
 import type { Answer, ElicitContext, ElicitHandler, ElicitationSchema, Question } from '../types.js';
 import { judgeAnswer } from './answer.js';
-import { acquireInstance } from './engine.js';
+import { acquireSandbox } from './engine.js';
 import type { ConsoleLevel, HostBindings, ToolCallReply } from './host-bindings.js';
 import { resolveLimits, type ResolvedLimits, type ScriptLimits } from './limits.js';
-import { PRELUDE, PRELUDE_FILENAME } from './prelude.js';
+import type { GuestFunctions, HostSide, PreparedSandbox } from './prepared.js';
 import { createStackMapper, type StackMapper } from './stack-map.js';
 
 /** JavaScript ready to evaluate as an ES module, with the map back to the script's own lines. */
@@ -80,8 +80,8 @@ export async function startScript(options: StartScriptOptions): Promise<ScriptRu
     return startScriptInWorker(options, limits);
   }
   const startedAt = performance.now();
-  const instance = await acquireInstance(limits.memoryBytes);
-  const run = new SandboxRun(instance, options, limits, startedAt);
+  const sandbox = await acquireSandbox(limits.memoryBytes);
+  const run = new SandboxRun(sandbox, options, limits, startedAt);
   run.start();
   return run;
 }
@@ -89,12 +89,6 @@ export async function startScript(options: StartScriptOptions): Promise<ScriptRu
 /** Runs a script to its end. */
 export async function runScript(options: StartScriptOptions): Promise<RunOutcome> {
   return (await startScript(options)).outcome;
-}
-
-interface GuestFunctions {
-  settle: QuickJSHandle;
-  answerQuestion: QuickJSHandle;
-  fireTimer: QuickJSHandle;
 }
 
 type Ending = { status: 'ok'; value: unknown } | { status: 'failed'; error: McpxError } | { status: 'input-required'; stop: InputRequiredStop };
@@ -106,16 +100,15 @@ interface ElicitReply {
 
 const MAX_TIMER_MS = 2_147_483_647;
 
-class SandboxRun implements ScriptRun {
+class SandboxRun implements ScriptRun, HostSide {
   readonly outcome: Promise<RunOutcome>;
   private resolveOutcome!: (outcome: RunOutcome) => void;
   private readonly runtime: QuickJSRuntime;
   private readonly ctx: QuickJSContext;
   private readonly bindings: HostBindings;
   private readonly mapStack: StackMapper;
-  private guest: GuestFunctions | undefined;
-  private modulePromise: QuickJSHandle | undefined;
-  private moduleDone = false;
+  private readonly guest: GuestFunctions;
+  private finishedModule = false;
   private moduleValue: unknown;
 
   private cpuUsed = 0;
@@ -136,7 +129,7 @@ class SandboxRun implements ScriptRun {
   private elicitations = 0;
 
   constructor(
-    instance: QuickJSWASMModule,
+    sandbox: PreparedSandbox,
     private readonly options: StartScriptOptions,
     private readonly limits: ResolvedLimits,
     private readonly startedAt: number,
@@ -145,14 +138,13 @@ class SandboxRun implements ScriptRun {
     this.bindings = options.bindings;
     this.mapStack = createStackMapper(options.script.filename, options.script.sourceMap);
     this.wallDeadline = limits.wallMs === undefined ? undefined : startedAt + limits.wallMs;
-    this.runtime = instance.newRuntime();
+    this.runtime = sandbox.runtime;
+    this.ctx = sandbox.ctx;
+    this.guest = sandbox.guest;
+    sandbox.host = this;
     this.runtime.setMemoryLimit(limits.memoryBytes);
     this.runtime.setMaxStackSize(limits.stackBytes);
     this.runtime.setInterruptHandler(() => this.shouldInterrupt());
-    this.runtime.setModuleLoader((name) => ({
-      error: new Error(`import "${name}" is not available in a script: tools, onElicit, ask, console and setTimeout are globals`),
-    }));
-    this.ctx = this.runtime.newContext();
   }
 
   readonly answer: ElicitHandler = (question, context) => this.answerQuestion(question, context);
@@ -165,12 +157,13 @@ class SandboxRun implements ScriptRun {
     if (this.limits.wallMs !== undefined) {
       this.wallTimer = setTimeout(() => this.end(this.timeoutEnding('wall')), this.limits.wallMs);
     }
-    // The prelude is ours: it is neither interrupted nor billed to the script.
-    this.installPrelude();
     this.drive(() => {
       const result = this.ctx.evalCode(this.options.script.code, this.options.script.filename, { type: 'module' });
       if (result.error) this.uncaught(result.error);
-      else this.modulePromise = result.value;
+      else {
+        this.consume(this.ctx.callFunction(this.guest.watchModule, this.ctx.undefined, result.value));
+        result.value.dispose();
+      }
     });
   }
 
@@ -216,22 +209,17 @@ class SandboxRun implements ScriptRun {
   }
 
   private runJobs(): void {
-    while (!this.ending) {
-      const result = this.runtime.executePendingJobs();
-      if (result.error) {
-        this.uncaught(result.error);
-        return;
-      }
-      if (result.value === 0) return;
-    }
+    if (this.ending) return;
+    // -1 runs jobs until none is left, including those the jobs queue.
+    const result = this.runtime.executePendingJobs(-1);
+    if (result.error) this.uncaught(result.error);
   }
 
   private afterSlice(): void {
-    if (!this.ending && !this.moduleDone && this.modulePromise) this.readModuleState();
     if (!this.ending) {
       const busy = this.pendingCalls.size > 0 || this.timers.size > 0 || this.elicitWaiters.size > 0;
-      if (this.moduleDone && !busy) this.ending = { status: 'ok', value: this.moduleValue };
-      else if (!this.moduleDone && !busy) {
+      if (this.finishedModule && !busy) this.ending = { status: 'ok', value: this.moduleValue };
+      else if (!this.finishedModule && !busy) {
         this.ending = {
           status: 'failed',
           error: new McpxError(
@@ -245,72 +233,23 @@ class SandboxRun implements ScriptRun {
     if (this.ending) this.finish();
   }
 
-  private readModuleState(): void {
-    const promise = this.modulePromise!;
-    const state = this.ctx.getPromiseState(promise);
-    if (state.type === 'pending') return;
-    if (state.type === 'rejected') {
-      this.uncaught(state.error);
+  moduleDone(ok: boolean, value: QuickJSHandle): void {
+    if (!ok) {
+      this.uncaught(value.dup());
       return;
     }
-    this.moduleDone = true;
-    const namespace = state.value;
-    this.depth = 1;
-    this.sliceStart = performance.now();
+    this.finishedModule = true;
     try {
-      // Reading the default export may run a getter: it is script time like any other.
-      const exported = this.ctx.getProp(namespace, 'default');
-      try {
-        this.moduleValue = this.ctx.typeof(exported) === 'undefined' ? undefined : this.ctx.dump(exported);
-      } finally {
-        exported.dispose();
-      }
+      this.moduleValue = this.ctx.typeof(value) === 'undefined' ? undefined : this.ctx.dump(value);
     } catch {
       this.moduleValue = undefined;
-    } finally {
-      this.cpuUsed += performance.now() - this.sliceStart;
-      this.depth = 0;
-      if (!state.notAPromise) namespace.dispose();
     }
   }
 
   // --- the prelude and the host functions ---------------------------------------------------------
 
-  private installPrelude(): void {
-    const ctx = this.ctx;
-    const factory = ctx.unwrapResult(ctx.evalCode(PRELUDE, PRELUDE_FILENAME, { type: 'global' }));
-    const host = ctx.newObject();
-    const functions: Record<string, (...args: QuickJSHandle[]) => QuickJSHandle | void> = {
-      call: (token, server, tool, args) => this.hostCall(ctx.getNumber(token), ctx.getString(server), ctx.getString(tool), ctx.getString(args)),
-      ask: (token, request) => this.hostAsk(ctx.getNumber(token), ctx.getString(request)),
-      console: (level, text) => {
-        this.bindings.console(ctx.getString(level) as ConsoleLevel, this.mapStack(ctx.getString(text)));
-      },
-      setTimer: (id, ms) => this.setTimer(ctx.getNumber(id), ctx.getNumber(ms)),
-      clearTimer: (id) => this.clearTimer(ctx.getNumber(id)),
-      elicitRegistered: (flag) => {
-        this.handlerRegistered = ctx.getNumber(flag) === 1;
-      },
-      elicitDone: (token, ok, text) => this.elicitDone(ctx.getNumber(token), ctx.getNumber(ok) === 1, ctx.getString(text)),
-    };
-    for (const [name, fn] of Object.entries(functions)) {
-      const handle = ctx.newFunction(name, fn);
-      ctx.setProp(host, name, handle);
-      handle.dispose();
-    }
-    const exported = ctx.callFunction(factory, ctx.undefined, host);
-    factory.dispose();
-    host.dispose();
-    const guest = ctx.unwrapResult(exported);
-    this.guest = {
-      settle: ctx.getProp(guest, 'settle'),
-      answerQuestion: ctx.getProp(guest, 'answerQuestion'),
-      fireTimer: ctx.getProp(guest, 'fireTimer'),
-    };
-    guest.dispose();
-  }
-
-  private hostCall(token: number, server: string, tool: string, argsText: string): void {
+  call(token: number, server: string, tool: string, argsText: string): void {
+    if (this.ending) return; // the run is over: nothing more reaches the host
     this.toolCalls += 1;
     this.pendingCalls.add(token);
     const args = JSON.parse(argsText) as Record<string, unknown>;
@@ -336,7 +275,8 @@ class SandboxRun implements ScriptRun {
     this.settle(token, payload);
   }
 
-  private hostAsk(token: number, requestText: string): void {
+  ask(token: number, requestText: string): void {
+    if (this.ending) return;
     const request = JSON.parse(requestText) as { message: string; requestedSchema?: unknown };
     const requestedSchema = request.requestedSchema === undefined ? textAnswerSchema() : request.requestedSchema;
     if (!isFormSchema(requestedSchema)) {
@@ -371,15 +311,13 @@ class SandboxRun implements ScriptRun {
 
   private settle(token: number, payload: Record<string, unknown>): void {
     this.drive(() => {
-      const id = this.ctx.newNumber(token);
-      const text = this.ctx.newString(JSON.stringify(payload));
-      this.consume(this.ctx.callFunction(this.guest!.settle, this.ctx.undefined, id, text));
-      id.dispose();
+      const text = this.ctx.newString(`${token}:${JSON.stringify(payload)}`);
+      this.consume(this.ctx.callFunction(this.guest.settle, this.ctx.undefined, text));
       text.dispose();
     });
   }
 
-  private setTimer(id: number, ms: number): void {
+  setTimer(id: number, ms: number): void {
     if (this.timers.size >= this.limits.maxTimers) {
       throw new RangeError(`setTimeout: ${this.limits.maxTimers} timers are already pending (the limit of a script)`);
     }
@@ -387,14 +325,14 @@ class SandboxRun implements ScriptRun {
       this.timers.delete(id);
       this.drive(() => {
         const handle = this.ctx.newNumber(id);
-        this.consume(this.ctx.callFunction(this.guest!.fireTimer, this.ctx.undefined, handle));
+        this.consume(this.ctx.callFunction(this.guest.fireTimer, this.ctx.undefined, handle));
         handle.dispose();
       });
     }, Math.min(ms, MAX_TIMER_MS));
     this.timers.set(id, timer);
   }
 
-  private clearTimer(id: number): void {
+  clearTimer(id: number): void {
     clearTimeout(this.timers.get(id));
     this.timers.delete(id);
   }
@@ -411,7 +349,7 @@ class SandboxRun implements ScriptRun {
     this.drive(() => {
       const id = this.ctx.newNumber(token);
       const text = this.ctx.newString(JSON.stringify(questionForScript(question)));
-      this.consume(this.ctx.callFunction(this.guest!.answerQuestion, this.ctx.undefined, id, text));
+      this.consume(this.ctx.callFunction(this.guest.answerQuestion, this.ctx.undefined, id, text));
       id.dispose();
       text.dispose();
     });
@@ -429,7 +367,15 @@ class SandboxRun implements ScriptRun {
     return judged.answer;
   }
 
-  private elicitDone(token: number, ok: boolean, text: string): void {
+  console(level: ConsoleLevel, text: string): void {
+    this.bindings.console(level, this.mapStack(text));
+  }
+
+  elicitRegistered(registered: boolean): void {
+    this.handlerRegistered = registered;
+  }
+
+  elicitDone(token: number, ok: boolean, text: string): void {
     const waiter = this.elicitWaiters.get(token);
     if (!waiter) return;
     this.elicitWaiters.delete(token);
@@ -512,8 +458,7 @@ class SandboxRun implements ScriptRun {
     this.elicitWaiters.clear();
     let disposedCleanly = true;
     try {
-      this.modulePromise?.dispose();
-      if (this.guest) for (const handle of Object.values(this.guest)) handle.dispose();
+      for (const handle of Object.values(this.guest)) handle.dispose();
       this.ctx.dispose();
       this.runtime.dispose();
     } catch {
