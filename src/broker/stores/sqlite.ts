@@ -85,16 +85,42 @@ class SqliteStore implements BrokerStore {
   /** Writes the row when the key is absent or its row has expired; true when this call wrote it. */
   private async putIfAbsent(key: string, value: unknown, ttlMs: number): Promise<boolean> {
     const row = await encodeRow(this.keyv, value, ttlMs);
-    const t = this.table;
-    const rows = await this.query(
-      `INSERT INTO ${t} (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value
-       WHERE json_extract(${t}.value, '$.expires') < ? RETURNING key`,
-      rawKey(this.keyv, key),
-      row,
-      Date.now(),
-    );
-    return rows.length === 1;
+    return new Promise<boolean>((resolve, reject) => this.puts.add({ key: rawKey(this.keyv, key), row, resolve, reject }));
   }
+
+  /**
+   * Group commit: while one put-if-absent statement is in flight, the next ones queue and go together as one
+   * multi-row upsert; RETURNING names the rows written. A key twice in one batch: the later one loses.
+   */
+  private readonly puts = createBatcher<{ key: string; row: string; resolve: (won: boolean) => void; reject: (error: unknown) => void }>(async (batch) => {
+    const first = new Map<string, (typeof batch)[number]>();
+    for (const entry of batch) if (!first.has(entry.key)) first.set(entry.key, entry);
+    const unique = [...first.values()];
+    const t = this.table;
+    try {
+      const rows = await this.query(
+        `INSERT INTO ${t} (key, value) VALUES ${unique.map(() => '(?, ?)').join(', ')} ON CONFLICT(key) DO UPDATE SET value = excluded.value
+         WHERE json_extract(${t}.value, '$.expires') < ? RETURNING key`,
+        ...unique.flatMap((e) => [e.key, e.row]),
+        Date.now(),
+      );
+      const written = new Set(rows.map((r) => r.key));
+      for (const entry of batch) entry.resolve(first.get(entry.key) === entry && written.has(entry.key));
+    } catch (error) {
+      for (const entry of batch) entry.reject(error);
+    }
+  });
+
+  /** Reads batch the same way: one SELECT for every key asked for while the previous read was in flight. */
+  private readonly reads = createBatcher<{ keys: string[]; resolve: (rows: Map<string, unknown>) => void; reject: (error: unknown) => void }>(async (batch) => {
+    try {
+      const rows = await this.query(`SELECT key, value FROM ${this.table} WHERE key IN (SELECT value FROM json_each(?))`, JSON.stringify(batch.flatMap((b) => b.keys)));
+      const found = new Map(rows.map((r) => [r.key as string, r.value]));
+      for (const entry of batch) entry.resolve(found);
+    } catch (error) {
+      for (const entry of batch) entry.reject(error);
+    }
+  });
 
   private async upsert(key: string, value: unknown, ttlMs: number): Promise<void> {
     const row = await encodeRow(this.keyv, value, ttlMs);
@@ -123,15 +149,11 @@ class SqliteStore implements BrokerStore {
 
   async getEntry(id: string): Promise<{ request?: ElicitRequest; answer?: StoredAnswer }> {
     const question = rawKey(this.keyv, keys.question(id));
-    const rows = await this.query(`SELECT key, value FROM ${this.table} WHERE key IN (?, ?)`, question, rawKey(this.keyv, keys.answer(id)));
-    const entry: { request?: ElicitRequest; answer?: StoredAnswer } = {};
-    for (const row of rows) {
-      const [value] = withoutEvent(decodeRowsSync<ElicitRequest & StoredAnswer>(this.keyv, [row.value]));
-      if (value === undefined) continue;
-      if (row.key === question) entry.request = value;
-      else entry.answer = value;
-    }
-    return entry;
+    const answer = rawKey(this.keyv, keys.answer(id));
+    const found = await new Promise<Map<string, unknown>>((resolve, reject) => this.reads.add({ keys: [question, answer], resolve, reject }));
+    const [request] = withoutEvent(decodeRowsSync<ElicitRequest>(this.keyv, [found.get(question)]));
+    const [stored] = withoutEvent(decodeRowsSync<StoredAnswer>(this.keyv, [found.get(answer)]));
+    return { ...(request ? { request } : {}), ...(stored ? { answer: stored } : {}) };
   }
 
   async claimAnswer(answer: StoredAnswer, ttlMs: number, event: BrokerEvent): Promise<boolean> {
@@ -231,6 +253,23 @@ class SqliteStore implements BrokerStore {
     this.watchers.clear();
     await this.keyv.disconnect();
   }
+}
+
+/** Runs one batch at a time; whatever arrives meanwhile waits and goes as the next batch (at most 200). */
+function createBatcher<T>(run: (batch: T[]) => Promise<void>): { add(item: T): void } {
+  const queue: T[] = [];
+  let running = false;
+  const drain = async (): Promise<void> => {
+    running = true;
+    while (queue.length) await run(queue.splice(0, 200));
+    running = false;
+  };
+  return {
+    add(item) {
+      queue.push(item);
+      if (!running) void drain();
+    },
+  };
 }
 
 /** Rows carry the event their write logged; readers get the record alone. */
