@@ -1,6 +1,7 @@
 import { mkdtempSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBroker, openRedisStore, openSqliteStore } from '../../src/broker/index.js';
 import { runDaemon, type RunningDaemon } from '../../src/surfaces/http/daemon.js';
@@ -193,6 +194,34 @@ describe('daemon stores', () => {
       client.close();
       await daemon.stop();
       await redis.stop();
+    }
+  });
+});
+
+describe('daemon with server-everything (v1 from npm, legacy)', () => {
+  it('holds its 13-field form open: 422 names the bad field, then a valid answer completes the call', async () => {
+    const s = setup();
+    const everything = join(dirname(fileURLToPath(import.meta.url)), '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+    writeFileSync(s.configPath, JSON.stringify({ mcpServers: { every: { command: process.execPath, args: [everything, 'stdio'] } } }));
+    const daemon = await start(s);
+    const client = socketFetch(daemon.state.socket);
+    try {
+      const response = await client.fetch('/v1/call/every/trigger-elicitation-request', post({}));
+      expect(response.status).toBe(202);
+      const body = (await response.json()) as { inputRequired: { task: string; questions: Array<{ id: string; era: string; requestedSchema: { properties: Record<string, unknown> } }> } };
+      const [question] = body.inputRequired.questions;
+      expect(question!.era).toBe('legacy');
+      expect(Object.keys(question!.requestedSchema.properties)).toHaveLength(13);
+      const bad = await client.fetch(`/v1/elicit/${question!.id}/accept`, post({ content: { name: 5 } }));
+      expect(bad.status).toBe(422);
+      expect(((await bad.json()) as { error: { data: { issues: Array<{ field: string }> } } }).error.data.issues[0]!.field).toBe('name');
+      expect((await client.fetch(`/v1/elicit/${question!.id}/accept`, post({ content: { name: 'Ada' } }))).status).toBe(200);
+      const task = (await (await client.fetch(`/v1/tasks/${body.inputRequired.task}?wait=30`)).json()) as { task: { state: string; result: unknown } };
+      expect(task.task.state).toBe('complete');
+      expect(JSON.stringify(task.task.result)).toContain('Name: Ada');
+    } finally {
+      client.close();
+      await daemon.stop();
     }
   });
 });
