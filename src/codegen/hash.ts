@@ -2,36 +2,64 @@
  * The schema hash written into each generated file's header: an unchanged server is not regenerated, and
  * `mcpx gen --check` can tell a stale file from a fresh one without regenerating it.
  */
-import { createHash, type Hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 
 /** Bumped when the generator's output changes for the same schemas, so old files count as stale. */
 export const GENERATOR_VERSION = 2;
 
 const HASH_LINE = /^\/\/ mcpx-schema-hash: ([0-9a-f]{64})$/m;
 
-/**
- * Canonical JSON (object keys sorted) fed straight into the hash, without building a sorted copy first. Iterative:
- * a server's schema may nest deeper than the call stack.
- */
-function feed(hash: Hash, root: unknown): void {
+/** Canonical JSON (object keys sorted), written without building a sorted copy first. */
+function write(value: unknown, out: string[], depth: number): void {
+  if (depth > 200) {
+    // Deeper than any sane schema: finish iteratively, since a server's schema may nest past the call stack.
+    out.push(canonicalDeep(value));
+    return;
+  }
+  if (Array.isArray(value)) {
+    out.push('[');
+    value.forEach((v, i) => {
+      if (i > 0) out.push(',');
+      write(v === undefined ? null : v, out, depth + 1);
+    });
+    out.push(']');
+  } else if (value !== null && typeof value === 'object') {
+    out.push('{');
+    let first = true;
+    for (const k of Object.keys(value).sort()) {
+      const v = (value as Record<string, unknown>)[k];
+      if (v === undefined) continue;
+      out.push(first ? `${JSON.stringify(k)}:` : `,${JSON.stringify(k)}:`);
+      first = false;
+      write(v, out, depth + 1);
+    }
+    out.push('}');
+  } else {
+    out.push(JSON.stringify(value) ?? 'null');
+  }
+}
+
+/** The same canonical JSON with an explicit stack instead of recursion. */
+function canonicalDeep(root: unknown): string {
+  const out: string[] = [];
   // Work items: a value to write, or literal text (a separator or a closing bracket).
   const stack: Array<{ text: string } | { value: unknown }> = [{ value: root }];
   while (stack.length > 0) {
     const item = stack.pop() as { text: string } | { value: unknown };
     if ('text' in item) {
-      hash.update(item.text);
+      out.push(item.text);
       continue;
     }
     const value = item.value;
     if (Array.isArray(value)) {
-      hash.update('[');
+      out.push('[');
       stack.push({ text: ']' });
       for (let i = value.length - 1; i >= 0; i -= 1) {
         stack.push({ value: value[i] === undefined ? null : value[i] });
         if (i > 0) stack.push({ text: ',' });
       }
     } else if (value !== null && typeof value === 'object') {
-      hash.update('{');
+      out.push('{');
       stack.push({ text: '}' });
       const keys = Object.keys(value)
         .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
@@ -42,16 +70,23 @@ function feed(hash: Hash, root: unknown): void {
         stack.push({ text: `${i > 0 ? ',' : ''}${JSON.stringify(k)}:` });
       }
     } else {
-      hash.update(JSON.stringify(value) ?? 'null');
+      out.push(JSON.stringify(value) ?? 'null');
     }
   }
+  return out.join('');
+}
+
+function canonicalJson(value: unknown): string {
+  const out: string[] = [];
+  write(value, out, 0);
+  return out.join('');
 }
 
 /** sha256 of the canonical JSON of `value` (object keys sorted), with the generator version mixed in. */
 export function schemaHash(value: unknown): string {
-  const hash = createHash('sha256');
-  feed(hash, { generator: GENERATOR_VERSION, value });
-  return hash.digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson({ generator: GENERATOR_VERSION, value }))
+    .digest('hex');
 }
 
 /** The hash line for a header. */
