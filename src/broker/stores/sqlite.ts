@@ -255,19 +255,23 @@ class SqliteStore implements BrokerStore {
   }
 }
 
-/** Runs one batch at a time; whatever arrives meanwhile waits and goes as the next batch (at most 200). */
+/**
+ * Runs one batch at a time; whatever arrives meanwhile waits and goes as the next batch (at most 200). The first
+ * batch leaves after the current microtasks, so requests made together (a waiter's read and a respond's) share it.
+ */
 function createBatcher<T>(run: (batch: T[]) => Promise<void>): { add(item: T): void } {
   const queue: T[] = [];
   let running = false;
   const drain = async (): Promise<void> => {
-    running = true;
     while (queue.length) await run(queue.splice(0, 200));
     running = false;
   };
   return {
     add(item) {
       queue.push(item);
-      if (!running) void drain();
+      if (running) return;
+      running = true;
+      queueMicrotask(() => void drain());
     },
   };
 }
