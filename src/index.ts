@@ -43,3 +43,6 @@ export { ToolError, bindServerTools, unwrapOutcome } from './codegen/client-runt
 export type { ContentBlock, ToolCallOptions, ToolCallOutcome, ToolCaller, ToolResult, ToolSpec } from './codegen/client-runtime.js';
 export { checkTypeScript, generateClient, generateScriptDeclarations, readSchemaHash, schemaToTypeScript } from './codegen/index.js';
 export type { CodegenWarning, GenerateOptions, GenerateResult, GeneratedFile, ToolDefinition, ToolsByServer } from './codegen/index.js';
+// Runtime: scripts in a QuickJS sandbox behind HostBindings (QuickJS and esbuild load only when a script runs).
+export { startScript, runScript, prepareScript, warmSandboxes, DEFAULT_LIMITS as DEFAULT_SCRIPT_LIMITS, parseSize, parseDuration } from './runtime/index.js';
+export type { AskRequest, ConsoleLevel, HostBindings, InputRequiredStop, RunOutcome, RunStats, ScriptLimits, ScriptRun, ScriptSource, StartScriptOptions, ToolCallReply } from './runtime/index.js';

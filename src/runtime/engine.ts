@@ -5,9 +5,7 @@
  * instantiation and setup (runtime, context, globals) from the run that needs one.
  */
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import RELEASE_SYNC from '@jitl/quickjs-wasmfile-release-sync';
-import { newQuickJSWASMModuleFromVariant, newVariant, type CustomizeVariantOptions, type QuickJSWASMModule } from 'quickjs-emscripten-core';
+import type { CustomizeVariantOptions, QuickJSWASMModule } from 'quickjs-emscripten-core';
 import { prepareSandbox, type PreparedSandbox } from './prepared.js';
 
 const PAGE_BYTES = 65_536;
@@ -23,22 +21,22 @@ interface WasmGlobals {
 const wasm = (globalThis as unknown as { WebAssembly: WasmGlobals }).WebAssembly;
 
 let compiled: Promise<WebAssembly.Module> | undefined;
-
-function wasmPath(): string {
-  // ESM resolves from this file; a CJS build has no import.meta.url but a real `require`.
-  const here = import.meta.url as string | undefined;
-  const resolver = here ? createRequire(here) : require;
-  return resolver.resolve('@jitl/quickjs-wasmfile-release-sync/wasm');
-}
-
-function compiledModule(): Promise<WebAssembly.Module> {
-  compiled ??= readFile(wasmPath()).then((bytes) => wasm.compile(bytes));
-  return compiled;
-}
+// Loaded on first use, so importing mcpx costs nothing until a script runs.
+let quickjs: Promise<[typeof import('quickjs-emscripten-core'), typeof import('@jitl/quickjs-wasmfile-release-sync').default]> | undefined;
 
 async function instantiate(maximumPages: number): Promise<QuickJSWASMModule> {
+  quickjs ??= Promise.all([import('quickjs-emscripten-core'), import('@jitl/quickjs-wasmfile-release-sync').then((m) => m.default)]);
+  const [{ newQuickJSWASMModuleFromVariant, newVariant }, variant] = await quickjs;
   const wasmMemory = new wasm.Memory({ initial: 256, maximum: maximumPages });
-  return newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmModule: await compiledModule(), wasmMemory }));
+  if (compiled) return newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmModule: await compiled, wasmMemory }));
+  // The first instance loads the .wasm the variant's own way, which tells where the file is (no import.meta,
+  // so CJS builds work too); every later instance reuses the module compiled once from that file.
+  let located: string | undefined;
+  const first = await newQuickJSWASMModuleFromVariant(
+    newVariant(variant, { wasmMemory, locateFile: (name, prefix) => (located = `${prefix}${name}`) }),
+  );
+  if (located && !compiled) compiled = readFile(located).then((bytes) => wasm.compile(bytes));
+  return first;
 }
 
 async function prepare(maximumPages: number): Promise<PreparedSandbox> {
@@ -88,7 +86,6 @@ export async function warmSandboxes(options: { memoryBytes?: number; count?: num
     pools.clear();
     return;
   }
-  await compiledModule();
   const pool = pools.get(pages) ?? [];
   pools.set(pages, pool);
   while (pool.length < poolSize) pool.push(await prepare(pages));

@@ -76,7 +76,10 @@ export interface ScriptRun {
 export async function startScript(options: StartScriptOptions): Promise<ScriptRun> {
   const limits = resolveLimits(options.limits);
   if (options.isolation === 'worker') {
-    const { startScriptInWorker } = await import('./worker.js');
+    const { startScriptInWorker } = await import('./worker.js').catch((error: unknown) => {
+      // The worker locates itself with import.meta.url, which a CommonJS build cannot parse.
+      throw new McpxError('SCRIPT_ERROR', `worker isolation is not available here (it needs mcpx loaded as an ES module, with import rather than require): ${(error as Error).message}`, { cause: error });
+    });
     return startScriptInWorker(options, limits);
   }
   const startedAt = performance.now();
