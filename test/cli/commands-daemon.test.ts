@@ -110,7 +110,7 @@ describe('mcpx call with calls sharing a legacy server', () => {
 
 describe('mcpx elicit watch through the daemon', () => {
   it('follows the event stream: a question opened and answered', async () => {
-    const watching = startCli(['elicit', 'watch', '--json', '--count', '2'], { env, cwd });
+    const watching = startCli(['elicit', 'watch', '--json', '--count', '2', '--kinds', 'elicit.open,elicit.answered'], { env, cwd });
     await watching.stderrShows('watching for questions (daemon events)');
     const call = await cli(['call', 'legacy.ask_confirm']);
     expect(call.code).toBe(75);

@@ -98,7 +98,7 @@ describe('mcpx elicit (no daemon)', () => {
   });
 
   it('watches the store and prints questions as they are asked', async () => {
-    const watching = startCli(['elicit', 'watch', '--json', '--count', '2'], { env, cwd });
+    const watching = startCli(['elicit', 'watch', '--json', '--count', '2', '--kinds', 'elicit.open,elicit.answered'], { env, cwd });
     await watching.stderrShows('watching for questions (no daemon: reading the store)');
     const q = await ask();
     await broker.respond({ id: q.id, action: 'decline', by: 'http' });

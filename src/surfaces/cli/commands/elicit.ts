@@ -21,8 +21,9 @@ const USAGE = `usage: mcpx elicit <verb> [options]
   cancel <elc-id>                             dismiss without choosing
   list [--all | --state s] [--server s] [--tool t] [--json]
                                               what is waiting, with time left
-  watch [--json] [--count n]                  follow questions as they are asked and answered
-                                              (--count: stop after n events)
+  watch [--json] [--count n] [--kinds k,...] follow questions as they are asked and answered
+                                              (--count: stop after n events; --kinds: only these,
+                                              e.g. elicit.open,elicit.answered)
 
 options:
   --config <file>   the config whose daemon to talk to
@@ -32,7 +33,7 @@ exit: 0 done, 1 refused (unknown id, already answered, expired, invalid content:
 `;
 
 export const command: Command = async (argv, io) => {
-  const { flags, positional } = parseArgs(argv, { booleans: ['json', 'all'], strings: ['config', 'server', 'tool', 'state', 'count'] });
+  const { flags, positional } = parseArgs(argv, { booleans: ['json', 'all'], strings: ['config', 'server', 'tool', 'state', 'count', 'kinds'] });
   const [verb, ...rest] = positional;
   if (flags.help || !verb) {
     (flags.help ? io.stdout : io.stderr).write(USAGE);
@@ -79,7 +80,8 @@ export const command: Command = async (argv, io) => {
     case 'watch': {
       const count = typeof flags.count === 'string' ? Number(flags.count) : Infinity;
       if (!(count > 0) || (count !== Infinity && !Number.isInteger(count))) throw new UsageError('--count takes a positive whole number');
-      return withBackend(io, config, (backend) => watch(backend, io, json, count));
+      const kinds = typeof flags.kinds === 'string' ? flags.kinds.split(',').map((k) => k.trim()).filter(Boolean) : undefined;
+      return withBackend(io, config, (backend) => watch(backend, io, json, count, kinds));
     }
     default:
       throw new UsageError(`unknown verb "${verb}": use answer, decline, cancel, list or watch`);
@@ -112,7 +114,7 @@ export function renderList(list: Elicitation[], now: number): string {
 }
 
 /** Follows the event stream until interrupted: each new question in full, each answer and expiry in one line. */
-async function watch(backend: Backend, io: CliIO, json: boolean, count: number): Promise<number> {
+async function watch(backend: Backend, io: CliIO, json: boolean, count: number, kinds: string[] | undefined): Promise<number> {
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.once('SIGINT', onSignal);
@@ -120,7 +122,7 @@ async function watch(backend: Backend, io: CliIO, json: boolean, count: number):
   let seen = 0;
   try {
     const onReady = () => io.stderr.write(`mcpx: watching for questions (${backend.kind === 'daemon' ? 'daemon events' : 'no daemon: reading the store'}); Ctrl-C stops.\n`);
-    for await (const event of backend.events({ signal: stop.signal, onReady })) {
+    for await (const event of backend.events({ signal: stop.signal, onReady, ...(kinds ? { kinds } : {}) })) {
       io.stdout.write(json ? `${JSON.stringify(event)}\n` : await describeEvent(backend, event));
       if (++seen >= count) break;
     }
