@@ -49,12 +49,3 @@ export function sanitize(text: unknown, options: SanitizeOptions = {}): string {
 export function sanitizeLine(text: unknown, maxLength = 200): string {
   return sanitize(text, { multiline: false, maxLength });
 }
-
-/**
- * The terminal form, for `ask(q)` in `mcpx run` and anything else that puts a question to a person: loaded only
- * when called, so code that only sanitises does not load the prompt library.
- */
-export async function promptForAnswer(...args: Parameters<typeof import('./form/index.js').promptForAnswer>): Promise<import('../../types.js').Answer> {
-  const form = await import('./form/index.js');
-  return form.promptForAnswer(...args);
-}
