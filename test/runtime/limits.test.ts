@@ -84,6 +84,18 @@ describe('runtime limits', () => {
     await expect(runScript({ script: js('1'), limits: { stackBytes: 8 * 1024 * 1024 }, bindings: recordingBindings() })).rejects.toThrow(/32 KiB to 384 KiB/);
   });
 
+  it('leaves no timers or workers running in the host once a run has ended', async () => {
+    const resources = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout' || r === 'MessagePort' || r === 'Worker').length;
+    const before = resources();
+    const timers = await runScript({ script: js('for (let i = 0; i < 50; i++) setTimeout(() => {}, 1e9);\nawait tools.a.never({});'), limits: { wallMs: 200 }, bindings: recordingBindings(() => new Promise(() => {})) });
+    expect(timers.status === 'failed' && timers.error.code).toBe('SCRIPT_TIMEOUT');
+    const inWorker = await runScript({ script: js('setTimeout(() => {}, 1e9);\nawait new Promise(() => {});'), limits: { wallMs: 300 }, bindings: recordingBindings(), isolation: 'worker' });
+    expect(inWorker.status).toBe('failed');
+    // A terminated worker's port closes on the next turn of the loop.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(resources()).toBeLessThanOrEqual(before);
+  });
+
   it('leaves no handles behind after many runs ending every way', async () => {
     const scripts = ['export default 1', 'throw new Error("x")', 'await tools.a.b({}); export default 2', 'await new Promise(() => {})', 'setTimeout(() => {}, 1); onElicit(async () => ({ action: "decline" }))'];
     for (let i = 0; i < 20; i++) {
