@@ -196,6 +196,9 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
         resolve = res;
         reject = rej;
       });
+      // The caller only holds `result` once the first read returns; a rejection before that (an abort,
+      // a close) must not surface as an unhandled rejection. The caller still sees it.
+      result.catch(() => undefined);
       let done = false;
       const deadline: { timer?: unknown } = {};
       const finish = (settleWith: () => void): void => {
