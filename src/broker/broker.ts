@@ -102,7 +102,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
   async function expire(request: ElicitRequest): Promise<StoredAnswer> {
     const now = clock.now();
     const answer: StoredAnswer = { id: request.id, action: 'cancel', by: 'expiry', at: Math.max(now, request.expiresAt), pid: process.pid };
-    const event = eventOf({ kind: 'elicit.expired', at: answer.at, elicit: request.id, trace: request.trace, parent: request.parent, session: request.session, server: request.server, tool: request.tool, action: 'cancel', by: 'expiry', answeredAfterMs: answer.at - request.createdAt });
+    const event = eventFor('elicit.expired', request, answer.at, { action: 'cancel', by: 'expiry', answeredAfterMs: answer.at - request.createdAt });
     if (await guard(store.claimAnswer(answer, rowTtl(request), event))) {
       clearExpiry(request.id);
       notify(event);
@@ -165,17 +165,14 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       ensureOpen();
       const now = clock.now();
       const requestTtl = checkTtl(input.ttlMs ?? ttlMs);
-      const { ttlMs: _ttl, id, session, sessionSource, ...rest } = input;
-      const request = compact<ElicitRequest>({
-        ...rest,
-        id: id ?? nextElicitationId(),
-        session: session ?? own?.session ?? 'default',
-        sessionSource: sessionSource ?? (session ? 'explicit' : (own?.sessionSource ?? 'explicit')),
+      const request = newRequest(input, {
+        id: input.id ?? nextElicitationId(),
+        session: input.session ?? own?.session ?? 'default',
+        sessionSource: input.sessionSource ?? (input.session ? 'explicit' : (own?.sessionSource ?? 'explicit')),
         createdAt: now,
         expiresAt: now + requestTtl,
-        state: 'pending',
       });
-      const event = eventOf({ kind: 'elicit.open', at: now, elicit: request.id, trace: request.trace, parent: request.parent, session: request.session, server: request.server, tool: request.tool, data: { sessionSource: request.sessionSource, expiresAt: request.expiresAt, mode: request.mode } });
+      const event = eventFor('elicit.open', request, now, { data: { sessionSource: request.sessionSource, expiresAt: request.expiresAt, mode: request.mode } });
       if (!(await guard(store.putQuestion(request, rowTtl(request), event)))) {
         // Opening the same id twice is idempotent: the first question stands.
         const existing = await guard(store.getEntry(request.id));
@@ -257,21 +254,12 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       const now = clock.now();
       if (now >= request.expiresAt) refuseAnswered(request, await expire(request));
       const content = checkAnswerContent(request, input);
-      const answer = compact<StoredAnswer>({ id: request.id, action: input.action, content, by: input.by, at: now, pid: process.pid, session: input.session ?? own?.session });
-      const event = eventOf({
-        kind: 'elicit.answered',
-        at: now,
-        elicit: request.id,
-        trace: request.trace,
-        parent: request.parent,
-        session: request.session,
-        server: request.server,
-        tool: request.tool,
-        action: answer.action,
-        by: answer.by,
-        answeredAfterMs: now - request.createdAt,
-        ...(answer.session && answer.session !== request.session ? { data: { answeringSession: answer.session } } : {}),
-      });
+      const answer: StoredAnswer = { id: request.id, action: input.action, by: input.by, at: now, pid: process.pid };
+      if (content !== undefined) answer.content = content;
+      const answering = input.session ?? own?.session;
+      if (answering !== undefined) answer.session = answering;
+      const event = eventFor('elicit.answered', request, now, { action: answer.action, by: answer.by, answeredAfterMs: now - request.createdAt });
+      if (answering !== undefined && answering !== request.session) event.data = { answeringSession: answering };
       if (!(await guard(store.claimAnswer(answer, rowTtl(request), event)))) {
         const winner = await guard(store.getAnswer(request.id));
         if (winner) refuseAnswered(request, winner);
@@ -415,6 +403,35 @@ function abandoned(request: ElicitRequest): McpxError {
   return new McpxError('ELICITATION_ABANDONED', `question ${request.id} was abandoned (${request.abandonedReason ?? 'the call that asked is gone'}); the call can no longer use an answer`, {
     data: { id: request.id, reason: request.abandonedReason },
   });
+}
+
+const OPTIONAL_REQUEST_FIELDS = ['parent', 'requestedSchema', 'url', 'key', 'task', 'audience', 'abandonedReason', 'meta'] as const;
+
+/** The stored question: the fields it has, each set once in a fixed order (no undefined fields, one object shape). */
+function newRequest(input: OpenRequestInput, filled: Pick<ElicitRequest, 'id' | 'session' | 'sessionSource' | 'createdAt' | 'expiresAt'>): ElicitRequest {
+  const request: ElicitRequest = {
+    id: filled.id,
+    trace: input.trace,
+    session: filled.session,
+    sessionSource: filled.sessionSource,
+    server: input.server,
+    tool: input.tool,
+    mode: input.mode,
+    message: input.message,
+    era: input.era,
+    createdAt: filled.createdAt,
+    expiresAt: filled.expiresAt,
+    state: 'pending',
+  };
+  for (const field of OPTIONAL_REQUEST_FIELDS) if (input[field] !== undefined) (request as unknown as Record<string, unknown>)[field] = input[field];
+  return request;
+}
+
+/** An event about a question, with the question's identity and whatever the kind adds. */
+function eventFor(kind: BrokerEvent['kind'], request: ElicitRequest, at: number, extra: Partial<BrokerEvent>): BrokerEvent {
+  const event: BrokerEvent = { kind, at, pid: process.pid, elicit: request.id, trace: request.trace, session: request.session, server: request.server, tool: request.tool };
+  if (request.parent !== undefined) event.parent = request.parent;
+  return Object.assign(event, extra);
 }
 
 /** A copy without undefined fields (stored records stay as JSON would write them). */
