@@ -177,4 +177,16 @@ describe('mcpx call and the daemon', () => {
     const status = await s.run(['daemon', 'status', '--json']);
     expect((JSON.parse(status.stdout) as { running: boolean; pid: number }).pid).not.toBe(process.pid);
   });
+
+  it('says the call cannot outlive the command when the daemon runs inline (MCPX_DAEMON=inline)', async () => {
+    const s = setup({ MCPX_DAEMON: 'inline' });
+    setups.push(s);
+    const call = await s.run(['call', 'legacy.ask_form']);
+    expect(call.code, call.stderr).toBe(75);
+    expect(call.stdout).toContain('mcpx: legacy.ask_form is waiting for input and nothing here can answer it.');
+    expect(call.stdout).toContain('daemon.inline');
+    expect(call.stdout).not.toContain('mcpx task result');
+    const status = await s.run(['daemon', 'status', '--json']);
+    expect((JSON.parse(status.stdout) as { running: boolean }).running).toBe(false);
+  });
 });
