@@ -405,7 +405,7 @@ function abandoned(request: ElicitRequest): McpxError {
   });
 }
 
-const OPTIONAL_REQUEST_FIELDS = ['parent', 'requestedSchema', 'url', 'key', 'task', 'audience', 'abandonedReason', 'meta'] as const;
+const OPTIONAL_REQUEST_FIELDS = ['parent', 'requestedSchema', 'url', 'key', 'task', 'audience', 'abandonedReason', 'meta', 'ambiguous', 'candidateCalls'] as const;
 
 /** The stored question: the fields it has, each set once in a fixed order (no undefined fields, one object shape). */
 function newRequest(input: OpenRequestInput, filled: Pick<ElicitRequest, 'id' | 'session' | 'sessionSource' | 'createdAt' | 'expiresAt'>): ElicitRequest {

@@ -62,6 +62,8 @@ export function createElicitationPipeline(options: PipelineOptions): ElicitHandl
       key: question.key,
       audience: audience === 'person' ? 'user' : undefined,
       meta: question.meta,
+      // The client knows whether the wire tied a legacy question to its call; a guess is marked and lists the calls.
+      ...(question.ambiguous ? { ambiguous: true, candidateCalls: question.candidateCalls } : {}),
       ...binding,
       ttlMs: Math.max(1, context.expiresAt - clock.now()),
     });

@@ -44,7 +44,7 @@ export interface TaskRunner {
   wait(id: string, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<TaskRecord | undefined>;
   /** The task that holds a call (by `cal-` id), while this runner drives it. */
   taskOfCall(callId: string): string | undefined;
-  /** Whether a question cannot be tied to one call for certain (a legacy question while other calls share the server). */
+  /** Whether a question cannot be tied to one call for certain (the client marked it: a legacy question with several calls open and no link). */
   isAmbiguous(questionId: string): boolean;
   /** A broker that stamps each question with the task holding its call, and notes ambiguous ones. Give it to the pipeline. */
   wrapBroker(broker: Broker): Broker;
@@ -60,8 +60,6 @@ interface Driving {
   task: TaskRecord;
   done: Promise<void>;
   abort: AbortController;
-  /** Legacy calls share the connection of their session's host: count them to spot ambiguous questions. */
-  key: string;
   /** Reports the call's first stop (the caller's 202 or 200); later calls do nothing. */
   first: (step: TaskStep) => void;
   /** Whether the first stop has been reported. */
@@ -242,7 +240,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       resolveFirst(step);
     };
     const abort = new AbortController();
-    const entry: Driving = { task, abort, key: `${task.session}\u0000${task.server}`, done: Promise.resolve(), first, reported: false };
+    const entry: Driving = { task, abort, done: Promise.resolve(), first, reported: false };
     driving.set(task.id, entry);
     entry.done = run(first, abort.signal).finally(() => {
       driving.delete(task.id);
@@ -316,15 +314,13 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         ...inner,
         openRequest: async (input) => {
           const taskId = input.task ?? callToTask.get(input.trace);
-          const held = taskId ? driving.get(taskId) : undefined;
-          // Known before the question is announced, so every listener of elicit.open can see it.
+          // The client says whether it could tie the question to one call (a stream or token link ties it even
+          // with several calls open); known before the question is announced, so every listener sees it.
           let unsure: Driving[] = [];
-          if (held && input.era === 'legacy' && input.id) {
-            const sharing = [...driving.values()].filter((d) => d.key === held.key && d.task.era !== 'modern');
-            if (sharing.length > 1) {
-              ambiguous.add(input.id);
-              unsure = sharing.filter((d) => d !== held && !d.reported);
-            }
+          if (input.ambiguous && input.id) {
+            ambiguous.add(input.id);
+            const candidates = new Set((input.candidateCalls ?? []).map((callId) => callToTask.get(callId)));
+            unsure = [...driving.values()].filter((d) => d.task.id !== taskId && candidates.has(d.task.id) && !d.reported);
           }
           const request = await inner.openRequest(taskId ? { ...input, task: taskId } : input);
           // The question may be theirs: their callers hear of it now, marked ambiguous, instead of waiting out the TTL.
