@@ -4,7 +4,8 @@
  * understood and completion is pending, which is not the caller's mistake.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { OpenAPIHono, createRoute } from '@hono/zod-openapi';
+import { OpenAPIHono, createRoute, type z } from '@hono/zod-openapi';
+import type { Tool } from '@modelcontextprotocol/client';
 import { streamSSE } from 'hono/streaming';
 import type { Broker, BrokerEvent, ElicitRequest, RequestState } from '../../broker/types.js';
 import { McpxError } from '../../errors.js';
@@ -28,10 +29,13 @@ import {
   EventsQuery,
   HealthSchema,
   InputRequiredSchema,
+  ServerListSchema,
+  ServerParams,
   ServerToolParams,
   TaskIdParams,
   TaskQuery,
   TaskEnvelopeSchema,
+  ToolListSchema,
   type Elicitation,
 } from './schemas.js';
 
@@ -48,6 +52,14 @@ export interface AppDeps {
   clock?: () => number;
   /** SSE keepalive comment interval. */
   keepAliveMs?: number;
+  /** The configured servers and their tools, over the daemon's pooled connections (for `mcpx gen`). */
+  catalog?: ToolCatalog;
+}
+
+/** What the tool-listing routes read: the daemon's own warm connections, so no server is spawned per request. */
+export interface ToolCatalog {
+  serverNames(): Promise<string[]>;
+  listTools(server: string): Promise<Tool[]>;
 }
 
 const json = <T>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
@@ -135,6 +147,23 @@ const eventsRoute = createRoute({
     'Server-sent events: every broker event (elicit.open, elicit.answered, elicit.expired, elicit.resumed, elicit.abandoned, elicit.passed, policy.fired), after a first `ready` event; with ?since=ms, the audit log from then is replayed first.',
   request: { query: EventsQuery },
   responses: { 200: { content: { 'text/event-stream': { schema: EventSchema } }, description: 'An event stream' }, ...errors(401) },
+});
+
+const serversRoute = createRoute({
+  method: 'get',
+  path: '/v1/servers',
+  operationId: 'listServers',
+  summary: 'The servers in the daemon\'s config.',
+  responses: { 200: json(ServerListSchema, 'Server names'), ...errors(401, 503) },
+});
+
+const toolsRoute = createRoute({
+  method: 'get',
+  path: '/v1/servers/{server}/tools',
+  operationId: 'listTools',
+  summary: 'A server\'s tools, listed over the daemon\'s pooled connection (the server is started on first need).',
+  request: { params: ServerParams },
+  responses: { 200: json(ToolListSchema, 'The tools as the server listed them'), ...errors(400, 401, 404, 502, 503) },
 });
 
 const healthRoute = createRoute({
@@ -312,6 +341,17 @@ export function createApp(deps: AppDeps): OpenAPIHono {
       }
       unsubscribe();
     });
+  });
+
+  const catalog = (): ToolCatalog => {
+    if (deps.catalog) return deps.catalog;
+    throw new McpxError('DAEMON_UNAVAILABLE', 'This app was built without a tool catalog.');
+  };
+  app.openapi(serversRoute, async (c) => c.json({ servers: await catalog().serverNames() }, 200));
+  app.openapi(toolsRoute, async (c) => {
+    const { server } = c.req.valid('param');
+    const tools = await catalog().listTools(server);
+    return c.json({ server, tools: tools as z.infer<typeof ToolListSchema>['tools'] }, 200);
   });
 
   app.openapi(healthRoute, (c) => c.json({ ...deps.info, activeCalls: tasks.active() }, 200));

@@ -3,6 +3,7 @@
  * session, each connection pooled by server inside it), and the REST app. `runDaemon` serves it on a socket;
  * the inline mode serves it inside the command.
  */
+import type { Tool } from '@modelcontextprotocol/client';
 import type Keyv from 'keyv';
 import type { Broker } from '../../broker/types.js';
 import { createTaskRunner, type SessionSource, type TaskRunner } from '../../tasks/runner.js';
@@ -10,8 +11,8 @@ import { createTaskStore } from '../../tasks/task-store.js';
 import type { TaskHost } from '../../tasks/types.js';
 import { createApp } from './app.js';
 
-/** An mcpx instance the daemon can close when it stops. */
-export type PooledHost = TaskHost & { close(): Promise<void> };
+/** An mcpx instance the daemon can close when it stops; its tool listing serves `GET /v1/servers/{server}/tools`. */
+export type PooledHost = TaskHost & { close(): Promise<void>; serverNames(): string[]; listTools(server: string): Promise<Tool[]> };
 
 export interface DaemonParts {
   broker: Broker;
@@ -59,11 +60,12 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
   const lastUsed = new Map<string, number>();
   const sessionIdleMs = options.sessionIdleMs ?? 10 * 60_000;
   const stamps = new Map<string, string>();
-  const hostFor = (session: string, sessionSource: SessionSource = 'explicit'): Promise<PooledHost> => {
+  // `asking`: calls of the session in flight that have not connected yet (a new call counts itself; a listing does not).
+  const hostFor = (session: string, sessionSource: SessionSource = 'explicit', asking = 1): Promise<PooledHost> => {
     lastUsed.set(session, now());
     const stamp = parts.configStamp?.() ?? '';
     const stale = hosts.get(session);
-    if (stale && stamps.get(session) !== stamp && runner.active(session) <= 1) {
+    if (stale && stamps.get(session) !== stamp && runner.active(session) <= asking) {
       // The config changed and only the call asking now is in flight (it has not connected yet): start afresh.
       hosts.delete(session);
       void stale.then((h) => h.close()).catch(() => undefined);
@@ -81,6 +83,11 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
   const runner: TaskRunner = createTaskRunner({ broker: parts.broker, store: createTaskStore(parts.taskKeyv), host: hostFor, holder: options.holder, pid: options.pid, clock: now });
   await runner.recover();
   const info = { pid: options.pid, version: options.version, startedAt };
+  // Tool lists come from the default session's instance: its connections are the ones calls without a session use.
+  const catalog = {
+    serverNames: async () => (await hostFor(parts.defaultSession, 'explicit', 0)).serverNames(),
+    listTools: async (server: string) => (await hostFor(parts.defaultSession, 'explicit', 0)).listTools(server),
+  };
   const sweep = async (): Promise<string[]> => {
     const idle = [...hosts.keys()].filter((session) => runner.active(session) === 0 && now() - (lastUsed.get(session) ?? 0) >= sessionIdleMs);
     for (const session of idle) {
@@ -99,7 +106,7 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
     sessions: () => [...hosts.keys()],
     sweep,
     app: (token) =>
-      createApp({ broker: parts.broker, tasks: runner, info, defaultSession: parts.defaultSession, ...(token ? { token } : {}), ...(options.inline ? { inline: true } : {}), clock: now }),
+      createApp({ broker: parts.broker, tasks: runner, info, defaultSession: parts.defaultSession, ...(token ? { token } : {}), ...(options.inline ? { inline: true } : {}), clock: now, catalog }),
     async close(reason) {
       clearInterval(sweeper);
       await runner.close(reason);

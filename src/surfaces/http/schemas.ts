@@ -115,6 +115,25 @@ export const ServerToolParams = z.object({
   tool: z.string().min(1).openapi({ param: { name: 'tool', in: 'path' }, example: 'create_issue' }),
 });
 
+export const ServerParams = z.object({
+  server: z.string().min(1).openapi({ param: { name: 'server', in: 'path' }, example: 'github' }),
+});
+
+export const ServerListSchema = z.object({ servers: z.array(z.string()) }).openapi('ServerList');
+
+export const ToolSchema = z
+  .looseObject({
+    name: z.string(),
+    title: z.string().optional(),
+    description: z.string().optional(),
+    inputSchema: JsonObject,
+    outputSchema: JsonObject.optional(),
+    annotations: JsonObject.optional(),
+  })
+  .openapi('Tool', { description: 'An MCP Tool as the server listed it (JSON Schema 2020-12 input and output schemas).' });
+
+export const ToolListSchema = z.object({ server: z.string(), tools: z.array(ToolSchema) }).openapi('ToolList');
+
 export const ElicitIdParams = z.object({
   id: z.string().regex(ELC, 'an elicitation id looks like elc-<16 hex>').openapi({ param: { name: 'id', in: 'path' }, example: 'elc-9f2c1a84bb0e7d31' }),
 });
