@@ -7,7 +7,7 @@
  */
 import { isMcpxError } from '../errors.js';
 import { audienceOf, evaluatePolicy } from '../policy/evaluate.js';
-import { parsePolicy, type Policy } from '../policy/schema.js';
+import { parsePolicy, withMode, type Policy, type PolicyMode } from '../policy/schema.js';
 import type { Answer, ElicitContext, ElicitHandler, Question } from '../types.js';
 import { systemClock } from './clock.js';
 import type { SessionBinding } from './session.js';
@@ -30,6 +30,8 @@ export interface PipelineOptions {
   /** The session questions are opened under (else the broker's own). */
   session?: string | SessionBinding;
   answerers?: Answerer[];
+  /** The mode a question's call asked for (a caller's `--elicit`), applied to the policy for that question only. */
+  modeOf?: (question: Question) => PolicyMode | undefined;
   /** For rules with `when` (default: none set). */
   env?: Record<string, string | undefined>;
   clock?: Clock;
@@ -46,9 +48,18 @@ export function createElicitationPipeline(options: PipelineOptions): ElicitHandl
   const clock = options.clock ?? systemClock;
   const binding: Partial<SessionBinding> = typeof options.session === 'string' ? { session: options.session, sessionSource: 'explicit' } : (options.session ?? {});
 
+  const byMode = new Map<PolicyMode, Policy>([[policy.mode, policy]]);
+  const policyFor = (question: Question): Policy => {
+    const mode = options.modeOf?.(question) ?? policy.mode;
+    let chosen = byMode.get(mode);
+    if (!chosen) byMode.set(mode, (chosen = withMode(policy, mode)));
+    return chosen;
+  };
+
   return async (question: Question, context: ElicitContext): Promise<Answer | undefined> => {
-    const decision = evaluatePolicy(policy, question, env);
-    const audience = decision.kind === 'ask' ? decision.audience : audienceOf(policy, question);
+    const active = policyFor(question);
+    const decision = evaluatePolicy(active, question, env);
+    const audience = decision.kind === 'ask' ? decision.audience : audienceOf(active, question);
     const request = await broker.openRequest({
       id: question.id,
       trace: question.callId,
@@ -71,7 +82,7 @@ export function createElicitationPipeline(options: PipelineOptions): ElicitHandl
 
     if (decision.kind === 'refuse') {
       await record(broker, request, { action: 'cancel' }, 'policy');
-      await broker.recordEvent({ kind: 'policy.fired', ...about, action: 'cancel', data: { mode: policy.mode, reason: decision.error.message } });
+      await broker.recordEvent({ kind: 'policy.fired', ...about, action: 'cancel', data: { mode: active.mode, reason: decision.error.message } });
       throw decision.error;
     }
     if (decision.kind === 'answer') {
@@ -80,7 +91,7 @@ export function createElicitationPipeline(options: PipelineOptions): ElicitHandl
         ...about,
         action: decision.answer.action,
         ...(decision.fired ? { rule: { index: decision.fired.index, rule: decision.fired.rule } } : {}),
-        data: { mode: policy.mode, reason: decision.reason },
+        data: { mode: active.mode, reason: decision.reason },
       });
       return toAnswer(await record(broker, request, decision.answer, 'policy'));
     }

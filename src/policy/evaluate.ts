@@ -45,7 +45,7 @@ export function evaluatePolicy(policy: Policy, question: Question, env: Record<s
         kind: 'refuse',
         error: new McpxError(
           'ELICITATION_REFUSED',
-          `${question.server} asked a question during ${question.tool} ("${question.message.slice(0, 200)}") and the elicitation mode is error, so the call fails. Answer it with a rule, or run with --elicit=prompt or --elicit=return.`,
+          `${question.server} asked a question during ${question.tool} (${question.id}: "${question.message.slice(0, 200)}") and the elicitation mode is error, so the call fails. Answer it with a rule, or run with --elicit=prompt or --elicit=return.`,
           { data: { id: question.id, server: question.server, tool: question.tool, message: question.message } },
         ),
       };

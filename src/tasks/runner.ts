@@ -7,6 +7,7 @@
  */
 import type { Broker, ElicitRequest, StoredAnswer } from '../broker/types.js';
 import { isMcpxError } from '../errors.js';
+import type { PolicyMode } from '../policy/schema.js';
 import { newCallId, newTaskId } from '../ids.js';
 import type { Answer, Question } from '../types.js';
 import type { TaskStore } from './task-store.js';
@@ -32,6 +33,8 @@ export interface StartInput {
   /** How the caller found its session; recorded on the questions its call asks. */
   sessionSource?: SessionSource;
   parent?: string;
+  /** The policy mode for this call's questions (the caller's `--elicit`); the config's otherwise. */
+  elicit?: PolicyMode;
 }
 
 export type SessionSource = ElicitRequest['sessionSource'];
@@ -46,6 +49,8 @@ export interface TaskRunner {
   taskOfCall(callId: string): string | undefined;
   /** Whether a question cannot be tied to one call for certain (the client marked it: a legacy question with several calls open and no link). */
   isAmbiguous(questionId: string): boolean;
+  /** The policy mode the caller chose for the call (by `cal-` id, any round), while this runner drives it. */
+  elicitModeOf(callId: string): PolicyMode | undefined;
   /** A broker that stamps each question with the task holding its call, and notes ambiguous ones. Give it to the pipeline. */
   wrapBroker(broker: Broker): Broker;
   /** After a restart: legacy questions of this holder's unfinished tasks are abandoned, modern rounds resumed. */
@@ -265,6 +270,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         tool: input.tool,
         arguments: input.arguments,
         session: input.session,
+        ...(input.elicit ? { elicit: input.elicit } : {}),
         state: 'running',
         questions: [],
         waitingOn: [],
@@ -308,6 +314,11 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     taskOfCall: (callId) => callToTask.get(callId),
 
     isAmbiguous: (questionId) => ambiguous.has(questionId),
+
+    elicitModeOf(callId) {
+      const taskId = callToTask.get(callId);
+      return taskId ? driving.get(taskId)?.task.elicit : undefined;
+    },
 
     wrapBroker(inner) {
       return {

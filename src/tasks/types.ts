@@ -4,6 +4,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { CallOptions, CallOutcome, Continuation } from '../client/outcome.js';
+import type { PolicyMode } from '../policy/schema.js';
 import type { Answer, Era, Question } from '../types.js';
 
 export type { CallOptions, CallOutcome, Continuation };
@@ -30,6 +31,8 @@ export interface TaskRecord {
   session: string;
   state: TaskState;
   era?: Era;
+  /** The policy mode the caller chose for this call's questions (else the config's). */
+  elicit?: PolicyMode;
   /** Every question the call asked, in order (`elc-` ids). */
   questions: string[];
   /** The questions of the round now waiting (empty unless input-required). */

@@ -19,7 +19,9 @@ let daemon: RunningDaemon;
 beforeEach(async () => {
   cwd = mkdtempSync(join(tmpdir(), 'mcpx-cli-daemon-'));
   const configPath = join(cwd, 'mcpx.json');
-  writeFileSync(configPath, JSON.stringify({ mcpServers: { modern: { ...stdioFixture('dual-era'), era: 'modern' }, legacy: stdioFixture('legacy-v1') } }));
+  // One rule (modern.ask_confirm is confirmed), to tell the config's policy from the mode a call asks for.
+  const elicit = { rules: [{ match: { server: 'modern', tool: 'ask_confirm', field: 'confirm' }, action: 'accept' }] };
+  writeFileSync(configPath, JSON.stringify({ mcpServers: { modern: { ...stdioFixture('dual-era'), era: 'modern' }, legacy: stdioFixture('legacy-v1') }, elicit }));
   env = { MCPX_STATE_DIR: join(cwd, 'state'), MCPX_CONFIG_DIR: join(cwd, 'config'), HOME: cwd };
   daemon = await runDaemon({ paths: daemonPaths(env, configPath), openParts: () => openDaemonParts({ env, cwd, configPath, version: 'test' }), version: 'test', idleMs: 0 });
 });
@@ -42,6 +44,8 @@ describe('mcpx call through the daemon', () => {
       expect((JSON.parse(list.stdout) as { elicitations: Array<{ id: string; task: string }> }).elicitations).toMatchObject([{ id: elicit, task }]);
 
       expect((await cli(['elicit', 'answer', elicit, 'repo=me/thing', 'priority=high'])).code).toBe(0);
+      // Answered through the daemon's REST routes, but by the CLI: the audit log says so.
+      expect((await cli(['log', '--chain', elicit])).stdout).toMatch(/elicit\.answered .*action=accept by=cli/);
       const result = await cli(['task', 'result', task, '--json']);
       expect(result.code, result.stderr).toBe(0);
       expect(received(result.stdout).received.details).toEqual({ action: 'accept', content: { repo: 'me/thing', private: false, priority: 'high' } });
@@ -64,6 +68,24 @@ describe('mcpx call through the daemon', () => {
     expect(received(call.stdout).received).toEqual({ details: { action: 'decline' }, confirm: { action: 'decline' } });
   });
 
+  it('declines under --elicit=decline even where a config rule would answer (the daemon skips the rules), and the rule answers otherwise', async () => {
+    const declined = await cli(['call', 'modern.ask_confirm', '--elicit=decline', '--json']);
+    expect(declined.code, declined.stderr).toBe(0);
+    expect(received(declined.stdout).received.confirm).toEqual({ action: 'decline' });
+    const ruled = await cli(['call', 'modern.ask_confirm', '--json']);
+    expect(ruled.code, ruled.stderr).toBe(0);
+    expect(received(ruled.stdout).received.confirm).toEqual({ action: 'accept', content: { confirm: true } });
+    const answers = (await cli(['log', '--json'])).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { kind: string; action?: string; by?: string })
+      .filter((e) => e.kind === 'elicit.answered');
+    expect(answers.map((e) => [e.action, e.by])).toEqual([
+      ['decline', 'policy'],
+      ['accept', 'policy'],
+    ]);
+  });
+
   it('cancels a question no policy rule answers with --elicit=auto', async () => {
     const call = await cli(['call', 'modern.ask_form', '--elicit=auto', '--json']);
     expect(call.code, call.stderr).toBe(0);
@@ -79,9 +101,11 @@ describe('mcpx call through the daemon', () => {
     const answered = log.stdout
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as { kind: string; action?: string })
+      .map((l) => JSON.parse(l) as { kind: string; action?: string; by?: string })
       .find((e) => e.kind === 'elicit.answered');
     expect(answered?.action).toBe('cancel');
+    // The daemon refused it (policy error mode), not the command afterwards.
+    expect(answered?.by).toBe('policy');
     expect((await cli(['elicit', 'list'])).stdout).toBe('No questions are waiting.\n');
   });
 

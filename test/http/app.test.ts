@@ -96,6 +96,21 @@ describe('REST app', () => {
     expect((await broker.lookup(opened.id))?.action).toBe('decline');
   });
 
+  it('records the surface the caller names in X-Mcpx-By, http by default, and refuses policy or expiry', async () => {
+    const [a, b, c] = await Promise.all([broker.openRequest(question), broker.openRequest(question), broker.openRequest(question)]);
+    expect((await app.request(`/v1/elicit/${a.id}/decline`, { method: 'POST', headers: { 'x-mcpx-by': 'cli' } })).status).toBe(200);
+    expect((await app.request(`/v1/elicit/${b.id}/cancel`, { method: 'POST' })).status).toBe(200);
+    for (const by of ['policy', 'expiry', 'someone']) {
+      const refused = await app.request(`/v1/elicit/${c.id}/cancel`, { method: 'POST', headers: { 'x-mcpx-by': by } });
+      expect(refused.status, by).toBe(400);
+    }
+    expect((await broker.lookup(a.id))?.by).toBe('cli');
+    expect((await broker.lookup(b.id))?.by).toBe('http');
+    expect(await broker.lookup(c.id)).toBeUndefined();
+    const answered = (await broker.audit({})).filter((e) => e.kind === 'elicit.answered').map((e) => [e.elicit, e.by]);
+    expect(answered).toEqual(expect.arrayContaining([[a.id, 'cli'], [b.id, 'http']]));
+  });
+
   it('keeps decline and cancel apart', async () => {
     const a = await broker.openRequest(question);
     const b = await broker.openRequest(question);
@@ -222,6 +237,10 @@ describe('OpenAPI document', () => {
     expect(Object.keys(call.responses)).toEqual(expect.arrayContaining(['200', '202', '404', '422']));
     expect(Object.keys(call.responses['202']!.headers ?? {})).toEqual(expect.arrayContaining(['Location', 'Retry-After']));
     expect(doc.components.schemas.Elicitation).toBeDefined();
+    const headerParams = (path: string, method: string) =>
+      ((doc.paths[path]![method] as unknown as { parameters?: Array<{ in: string; name: string; schema?: { enum?: string[] } }> }).parameters ?? []).filter((p) => p.in === 'header');
+    expect(headerParams('/v1/call/{server}/{tool}', 'post').find((p) => p.name === 'x-mcpx-elicit')?.schema?.enum).toEqual(['ask', 'auto', 'decline', 'error']);
+    expect(headerParams('/v1/elicit/{id}/accept', 'post').find((p) => p.name === 'x-mcpx-by')?.schema?.enum).not.toContain('policy');
     for (const path of ['/v1/elicit', '/v1/elicit/{id}', '/v1/elicit/{id}/accept', '/v1/elicit/{id}/decline', '/v1/elicit/{id}/cancel', '/v1/tasks/{id}', '/v1/events', '/v1/health']) {
       expect(doc.paths[path], path).toBeDefined();
     }

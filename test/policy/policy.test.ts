@@ -123,7 +123,7 @@ describe('evaluatePolicy', () => {
     expect(decision.kind).toBe('refuse');
     if (decision.kind !== 'refuse') return;
     expect(decision.error.code).toBe('ELICITATION_REFUSED');
-    expect(decision.error.message).toMatch(/nobody asked a question during create_issue \("Delete everything\?"\)/);
+    expect(decision.error.message).toMatch(/nobody asked a question during create_issue \(elc-0000000000000001: "Delete everything\?"\)/);
   });
 
   it('routes to the person when the server asks for a person, and ignores a hint toward the agent', () => {

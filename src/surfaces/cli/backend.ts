@@ -51,7 +51,8 @@ export interface ListFilter {
 export interface Backend {
   /** `daemon`: REST over the daemon's socket; `store`: the state store, no daemon running. */
   readonly kind: 'daemon' | 'store';
-  call(server: string, tool: string, args: Record<string, unknown>, options: { session?: string; parent?: string }): Promise<CallResponse>;
+  /** `elicit`: the policy mode the daemon applies to this call's questions (else the config's). */
+  call(server: string, tool: string, args: Record<string, unknown>, options: { session?: string; parent?: string; elicit?: 'ask' | 'auto' | 'decline' | 'error' }): Promise<CallResponse>;
   list(filter: ListFilter): Promise<Elicitation[]>;
   get(id: string): Promise<{ elicitation: Elicitation; answer?: StoredAnswer }>;
   answer(id: string, answer: Answer, options: { session?: string }): Promise<StoredAnswer>;

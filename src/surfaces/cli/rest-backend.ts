@@ -41,10 +41,10 @@ export function createRestBackend(options: RestBackendOptions): Backend {
   return {
     kind: 'daemon',
 
-    async call(server, tool, args, { session, parent }) {
+    async call(server, tool, args, { session, parent, elicit }) {
       const { body } = await send<CallResponse>(`/v1/call/${encodeURIComponent(server)}/${encodeURIComponent(tool)}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...sessionHeader(session), ...(parent ? { 'x-mcpx-parent': parent } : {}) },
+        headers: { 'content-type': 'application/json', ...sessionHeader(session), ...(parent ? { 'x-mcpx-parent': parent } : {}), ...(elicit ? { 'x-mcpx-elicit': elicit } : {}) },
         body: JSON.stringify(args),
       });
       const inline = typeof options.inline === 'function' ? options.inline() : options.inline;
@@ -63,7 +63,8 @@ export function createRestBackend(options: RestBackendOptions): Backend {
     },
 
     async answer(id, answer: Answer, { session }) {
-      const init: RequestInit = { method: 'POST', headers: { 'content-type': 'application/json', ...sessionHeader(session) } };
+      // Recorded as the answer's `by`, so the audit log says the CLI answered, not REST.
+      const init: RequestInit = { method: 'POST', headers: { 'content-type': 'application/json', 'x-mcpx-by': 'cli', ...sessionHeader(session) } };
       if (answer.action === 'accept') init.body = JSON.stringify(answer.content === undefined ? {} : { content: answer.content });
       const { body } = await send<{ answer: StoredAnswer }>(`/v1/elicit/${encodeURIComponent(id)}/${answer.action}`, init);
       return body.answer;

@@ -230,6 +230,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
       session: headers['x-mcpx-session'] || deps.defaultSession,
       ...(headers['x-mcpx-session'] && headers['x-mcpx-session-source'] ? { sessionSource: headers['x-mcpx-session-source'] } : {}),
       ...(headers['x-mcpx-parent'] ? { parent: headers['x-mcpx-parent'] } : {}),
+      ...(headers['x-mcpx-elicit'] ? { elicit: headers['x-mcpx-elicit'] } : {}),
     });
     if (step.status === 'complete') {
       return c.json({ status: 'complete' as const, callId: step.task.callId, task: step.task.id, result: step.result }, 200);
@@ -276,9 +277,9 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     const route = answerRoute(action);
     app.openapi(route, async (c) => {
       const { id } = c.req.valid('param');
-      const session = c.req.valid('header')['x-mcpx-session'];
+      const { 'x-mcpx-session': session, 'x-mcpx-by': by = 'http' } = c.req.valid('header');
       const content = action === 'accept' ? ((c.req.valid('json' as never) as { content?: Record<string, unknown> } | undefined)?.content) : undefined;
-      const answer = await broker.respond({ id, action, by: 'http', ...(content !== undefined ? { content } : {}), ...(session ? { session } : {}) });
+      const answer = await broker.respond({ id, action, by, ...(content !== undefined ? { content } : {}), ...(session ? { session } : {}) });
       return c.json({ answer }, 200);
     });
   }

@@ -6,6 +6,7 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import type Keyv from 'keyv';
 import type { Broker } from '../../broker/types.js';
+import type { PolicyMode } from '../../policy/schema.js';
 import { createTaskRunner, type SessionSource, type TaskRunner } from '../../tasks/runner.js';
 import { createTaskStore } from '../../tasks/task-store.js';
 import type { TaskHost } from '../../tasks/types.js';
@@ -18,8 +19,11 @@ export interface DaemonParts {
   broker: Broker;
   /** The keyv holding task records: the broker store's own, so any process reading that store sees tasks. */
   taskKeyv: Keyv;
-  /** A new mcpx instance for a session; the runner's broker (it stamps questions with their task) must feed its pipeline. */
-  openHost(session: string, sessionSource: SessionSource, broker: Broker): Promise<PooledHost>;
+  /**
+   * A new mcpx instance for a session; the runner's broker (it stamps questions with their task) must feed its
+   * pipeline, and `modeOf` (the policy mode a call's caller chose) its `modeOf`.
+   */
+  openHost(session: string, sessionSource: SessionSource, broker: Broker, modeOf: (callId: string) => PolicyMode | undefined): Promise<PooledHost>;
   /** The session of a call whose request names none. */
   defaultSession: string;
   /** Changes when the config changes; a session with nothing in flight then gets a fresh instance on its next call. */
@@ -72,7 +76,7 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
     }
     let host = hosts.get(session);
     if (!host) {
-      host = parts.openHost(session, sessionSource, runner.wrapBroker(parts.broker));
+      host = parts.openHost(session, sessionSource, runner.wrapBroker(parts.broker), (callId) => runner.elicitModeOf(callId));
       hosts.set(session, host);
       stamps.set(session, stamp);
       // A session whose instance failed to open may try again on its next call.

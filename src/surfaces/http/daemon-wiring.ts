@@ -77,7 +77,7 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
     taskKeyv: store.keyv,
     defaultSession: own.session,
     configStamp: () => stampOf(configPath),
-    async openHost(session, sessionSource, stampingBroker) {
+    async openHost(session, sessionSource, stampingBroker, modeOf) {
       // Read again for each new instance: an edited config (servers, policy) applies without a restart.
       const policy = readPolicy(configPath);
       const ttlMs = options.ttlMs ?? policy.ttlMs ?? ttlFrom(options);
@@ -87,7 +87,13 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
         env,
         // No person and no script answers here: the policy, then the broker, where the question waits for
         // `mcpx elicit`, REST or any other surface.
-        onElicit: createElicitationPipeline({ broker: stampingBroker, policy, session: session === own.session ? own : { session, sessionSource }, env }),
+        onElicit: createElicitationPipeline({
+          broker: stampingBroker,
+          policy,
+          modeOf: (question) => modeOf(question.callId),
+          session: session === own.session ? own : { session, sessionSource },
+          env,
+        }),
         answerLater: true,
         elicitTtlMs: ttlMs,
         eraCache,

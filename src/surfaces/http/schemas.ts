@@ -9,6 +9,9 @@ const TSK = /^tsk-[0-9a-f]{16}$/;
 
 const JsonObject = z.record(z.string(), z.unknown());
 
+/** The `by` values a client may claim for its answer. */
+export const CLIENT_ANSWERED_BY = ['cli', 'http', 'mcp', 'plugin', 'script', 'person', 'agent', 'api'] as const;
+
 export const ErrorSchema = z
   .object({
     error: z.object({
@@ -73,6 +76,7 @@ export const TaskSchema = z
     session: z.string(),
     state: z.enum(['running', 'input-required', 'complete', 'failed']),
     era: z.enum(['legacy', 'modern']).optional(),
+    elicit: z.enum(['ask', 'auto', 'decline', 'error']).optional().openapi({ description: 'The policy mode the caller chose (X-Mcpx-Elicit).' }),
     questions: z.array(z.string()),
     waitingOn: z.array(z.string()),
     result: JsonObject.optional(),
@@ -149,10 +153,18 @@ export const CallHeaders = z.object({
     .optional()
     .openapi({ description: 'How the caller found its session (MCPX_SESSION_ID = env, config+cwd = fingerprint); recorded on its questions.' }),
   'x-mcpx-parent': z.string().optional().openapi({ description: 'The call this one continues (cal-<16 hex>), for the audit chain.' }),
+  'x-mcpx-elicit': z.enum(['ask', 'auto', 'decline', 'error']).optional().openapi({
+    description:
+      "The policy mode for this call's questions, instead of the config's: ask (rules, then the question waits: 202), auto (rules only; unmatched is cancelled), decline (every question declined, rules skipped), error (a question fails the call: 403 ELICITATION_REFUSED).",
+  }),
 });
 
 export const AnswerHeaders = z.object({
   'x-mcpx-session': z.string().optional().openapi({ description: 'The answering session; refused when it is not the question’s and the daemon does not allow any.' }),
+  'x-mcpx-by': z
+    .enum(CLIENT_ANSWERED_BY)
+    .optional()
+    .openapi({ description: 'The surface answering, recorded on the answer and in the audit log (default http); policy and expiry are the broker’s own.' }),
 });
 
 export const ElicitListQuery = z.object({

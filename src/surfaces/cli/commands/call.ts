@@ -1,11 +1,11 @@
 /**
  * `mcpx call server.tool '<json>' | key=value...`: calls a tool through the daemon. A question the call asks is
  * put to the person at the terminal (prompt), returned as the §5.1 message with exit 75 while the call keeps
- * running in the daemon (return), or answered by the policy modes (auto, decline, error).
+ * running in the daemon (return), or answered by the daemon's policy in the mode given (auto, decline, error).
  */
 import { McpxError } from '../../../errors.js';
 import type { Answer } from '../../../types.js';
-import { elicitModeOf, parseArgs, parseJsonObject, parseTarget, parseToolArguments, UsageError, type ElicitMode } from '../args.js';
+import { elicitModeOf, parseArgs, parseJsonObject, parseTarget, parseToolArguments, UsageError } from '../args.js';
 import type { Backend, CallResponse, Elicitation } from '../backend.js';
 import { openBackend } from '../connect.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
@@ -43,16 +43,20 @@ export const command: Command = async (argv, io) => {
   const { server, tool } = parseTarget(target);
   const args = words.length === 1 && words[0] === '-' ? parseJsonObject(await readStdin(io.stdin)) : parseToolArguments(words);
   const mode = elicitModeOf(flags.elicit, io.env, io.isTTY);
+  // A mode given (flag or MCPX_ELICIT) is the daemon's policy mode for this call; none given, the config's stands.
+  const chosen = typeof flags.elicit === 'string' || Boolean(io.env.MCPX_ELICIT);
+  const elicit = mode === 'prompt' || mode === 'return' ? 'ask' : mode;
   if (mode === 'prompt' && !io.isTTY) throw new UsageError('--elicit=prompt needs a terminal; use --elicit=return to get the question back instead');
   const json = flags.json === true;
   const session = io.env.MCPX_SESSION_ID || undefined;
 
   const backend = await openBackend(io, { config: typeof flags.config === 'string' ? flags.config : undefined, forCall: true });
   try {
-    const response = await backend.call(server, tool, args, session ? { session } : {});
+    const response = await backend.call(server, tool, args, { ...(session ? { session } : {}), ...(chosen ? { elicit } : {}) });
     if (response.status === 'complete') return printResult(response.result, io, json);
-    if (mode === 'return') return returnQuestions(response, io, json);
-    return await answerUntilDone(backend, response, mode, io, json, session);
+    // The daemon answered in auto, decline and error; a question still open waits for an answer from anywhere.
+    if (mode !== 'prompt') return returnQuestions(response, io, json);
+    return await answerUntilDone(backend, response, io, json, session);
   } finally {
     await backend.close();
   }
@@ -73,10 +77,10 @@ function returnQuestions(response: Extract<CallResponse, { status: 'input-requir
 }
 
 /**
- * Answers each round of questions the way the mode says, until the call completes. A new round (a modern server
+ * Puts each round of questions to the person at the terminal, until the call completes. A new round (a modern server
  * asking again after the answer) is noticed from the daemon's event stream, not by polling.
  */
-async function answerUntilDone(backend: Backend, response: Extract<CallResponse, { status: 'input-required' }>, mode: Exclude<ElicitMode, 'return'>, io: CliIO, json: boolean, session: string | undefined): Promise<number> {
+async function answerUntilDone(backend: Backend, response: Extract<CallResponse, { status: 'input-required' }>, io: CliIO, json: boolean, session: string | undefined): Promise<number> {
   const { inputRequired } = response;
   const taskId = inputRequired.task;
   const stop = new AbortController();
@@ -90,14 +94,7 @@ async function answerUntilDone(backend: Backend, response: Extract<CallResponse,
       for (const question of questions) {
         if (handled.has(question.id)) continue;
         handled.add(question.id);
-        if (mode === 'error') {
-          // Every question of the round is cancelled, so none is left waiting for a call that has failed here.
-          for (const q of questions) await backend.answer(q.id, { action: 'cancel' }, session ? { session } : {}).catch(() => undefined);
-          throw new McpxError('ELICITATION_REFUSED', `${inputRequired.server}.${inputRequired.tool} asked a question (${question.id}: "${question.message}") and --elicit=error refuses questions, so it was cancelled. To answer questions, call with --elicit=prompt or --elicit=return.`, {
-            data: { elicit: question.id },
-          });
-        }
-        const answer = mode === 'prompt' ? await promptUnlessAnsweredElsewhere(backend, question, io) : policyAnswer(mode, question, io);
+        const answer = await promptUnlessAnsweredElsewhere(backend, question, io);
         if (!answer) continue; // answered elsewhere meanwhile
         await submit(backend, question, answer, io, session);
       }
@@ -176,13 +173,6 @@ async function promptUnlessAnsweredElsewhere(backend: Backend, question: Elicita
   } finally {
     elsewhere.abort();
   }
-}
-
-function policyAnswer(mode: 'auto' | 'decline', question: Elicitation, io: CliIO): Answer {
-  // The daemon's pipeline has applied the configured policy rules before the question was opened, so a question
-  // that reaches here matched no rule: auto cancels it (nothing invents an answer), decline declines it.
-  io.stderr.write(`mcpx: ${question.server}.${question.tool} asked ${question.id}; --elicit=${mode} answers ${mode === 'auto' ? 'cancel (no policy rule answered it)' : 'decline'}.\n`);
-  return mode === 'auto' ? { action: 'cancel' } : { action: 'decline' };
 }
 
 async function submit(backend: Backend, question: Elicitation, answer: Answer, io: CliIO, session: string | undefined): Promise<void> {
