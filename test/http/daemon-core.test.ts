@@ -79,7 +79,10 @@ describe('daemon core', () => {
     expect(second.status).toBe(202);
     const body = (await second.json()) as Body;
     expect(body.inputRequired.questions[0]!.ambiguous).toBe(true);
-    expect(body.inputRequired.text).toContain('ambiguous');
+    // The same §5.1 message the CLI prints (its note, its answer lines), the deadline in UTC to the second.
+    expect(body.inputRequired.text).toContain('  note     other calls share this server; this question may belong to one of them (ambiguous)');
+    expect(body.inputRequired.text).toMatch(/\n {2}expires {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(\d+m\d+s from now\)\n/);
+    expect(body.inputRequired.text).toContain(`  answer   mcpx elicit answer ${body.inputRequired.questions[0]!.id} '{"confirm":true}'`);
     for (const id of [first.inputRequired.questions[0]!.id, body.inputRequired.questions[0]!.id]) {
       expect((await app.request(`/v1/elicit/${id}/decline`, { method: 'POST' })).status).toBe(200);
     }

@@ -10,7 +10,7 @@ import { streamSSE } from 'hono/streaming';
 import type { Broker, BrokerEvent, ElicitRequest, RequestState } from '../../broker/types.js';
 import { McpxError } from '../../errors.js';
 import type { Question } from '../../types.js';
-import { describeInputRequired, respondWith } from '../../tasks/describe.js';
+import { describeInputRequired, respondWith } from '../../elicitation/describe.js';
 import type { TaskRunner } from '../../tasks/runner.js';
 import { errorBody, statusOfCode, toHttpError, type ErrorStatus } from './errors.js';
 import {
@@ -243,7 +243,8 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     const first = questions[0]!;
     c.header('Location', `/v1/elicit/${first.id}`);
     c.header('Retry-After', String(Math.max(0, Math.ceil(Math.min(...questions.map((q) => q.timeLeftMs)) / 1000))));
-    const text = describeInputRequired({ server, tool, task: step.task.id, questions, now: now(), ...(deps.inline ? { inline: true } : {}) });
+    // The CLI's §5.1 message, deadlines in UTC.
+    const text = describeInputRequired({ server, tool, task: step.task.id, questions, ...(deps.inline ? { inline: true } : {}) }, { now: now() });
     return c.json(
       { status: 'input-required' as const, inputRequired: { callId: step.task.callId, task: step.task.id, server, tool, questions, text } },
       202,
