@@ -48,7 +48,8 @@ export const ElicitationSchema = z
     ambiguous: z
       .boolean()
       .optional()
-      .openapi({ description: 'true when the question arrived while other legacy calls shared the server connection, so it cannot be tied to one call for certain.' }),
+      .openapi({ description: 'true when the question arrived while other legacy calls shared the server connection and nothing on the wire tied it to one call.' }),
+    candidateCalls: z.array(z.string()).optional().openapi({ description: 'With ambiguous: every call open on the connection when the question came (cal- ids, oldest first).' }),
     respondWith: z.string().openapi({ description: 'The exact command that answers it.' }),
   })
   .openapi('Elicitation');
