@@ -28,6 +28,7 @@ const suites: Record<string, () => Promise<{ run: BenchSuite }>> = {
   broker: () => import('./broker.js'),
   codegen: () => import('./codegen.js'),
   runtime: () => import('./runtime.js'),
+  badge: () => import('./badge.js'),
 };
 
 async function main(): Promise<void> {

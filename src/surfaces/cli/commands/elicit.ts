@@ -21,6 +21,7 @@ const USAGE = `usage: mcpx elicit <verb> [options]
   cancel <elc-id>                             dismiss without choosing
   list [--all | --state s] [--server s] [--tool t] [--json]
                                               what is waiting, with time left
+  count [--session s] [--json]                "mcpx: N waiting" or nothing: a badge for prompts and status lines
   watch [--json] [--count n] [--kinds k,...] follow questions as they are asked and answered
                                               (--count: stop after n events; --kinds: only these,
                                               e.g. elicit.open,elicit.answered)
@@ -33,6 +34,8 @@ exit: 0 done, 1 refused (unknown id, already answered, expired, invalid content:
 `;
 
 export const command: Command = async (argv, io) => {
+  // The badge has its own flags and module (it must load little).
+  if (argv[0] === 'count') return (await import('./elicit-count.js')).command(argv.slice(1), io);
   const { flags, positional } = parseArgs(argv, { booleans: ['json', 'all'], strings: ['config', 'server', 'tool', 'state', 'count', 'kinds'] });
   const [verb, ...rest] = positional;
   if (flags.help || !verb) {

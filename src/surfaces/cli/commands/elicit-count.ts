@@ -1,0 +1,81 @@
+/**
+ * `mcpx elicit count`: the badge for a shell prompt or a tmux status line: `mcpx: 2 waiting`, or nothing when
+ * nothing waits. Fast on purpose: one read-only query on the state file (or, for a shared store, one request to
+ * the running daemon); nothing else is loaded, and no daemon is started.
+ */
+import { McpxError } from '../../../errors.js';
+import { parseArgs, UsageError } from '../args.js';
+import { findConfigPath } from '../connect.js';
+import { EXIT, type Command } from '../io.js';
+
+const USAGE = `usage: mcpx elicit count [--session s] [--json] [--config file]
+
+Prints "mcpx: N waiting" when questions wait for an answer, and nothing otherwise (exit 0 either way):
+cheap enough for a shell prompt or a tmux status line. --json prints {"waiting": N}.
+--session counts only that session's questions.
+`;
+
+type Env = Record<string, string | undefined>;
+
+/** The badge text for `waiting` questions: '' for none. */
+export function badgeText(waiting: number): string {
+  return waiting > 0 ? `mcpx: ${waiting} waiting` : '';
+}
+
+export const command: Command = async (argv, io) => {
+  const { flags, positional } = parseArgs(argv, { booleans: ['json'], strings: ['session', 'config'] });
+  if (flags.help) {
+    io.stdout.write(USAGE);
+    return EXIT.OK;
+  }
+  if (positional.length) throw new UsageError(`count takes no arguments, got ${JSON.stringify(positional.join(' '))}`);
+  const session = typeof flags.session === 'string' && flags.session ? flags.session : undefined;
+  const waiting = await countWaiting(io.env, io.cwd, typeof flags.config === 'string' ? flags.config : undefined, session);
+  if (flags.json) io.stdout.write(`${JSON.stringify({ waiting })}\n`);
+  else if (waiting > 0) io.stdout.write(`${badgeText(waiting)}\n`);
+  return EXIT.OK;
+};
+
+/**
+ * Pending questions. The SQLite state file is the daemon's own store, so it is read directly (one read-only
+ * query, whether a daemon runs or not). A shared store (MCPX_STORE_URL) is asked through the running daemon,
+ * else through the broker.
+ */
+export async function countWaiting(env: Env, cwd: string, config: string | undefined, session: string | undefined): Promise<number> {
+  if (!env.MCPX_STORE_URL) {
+    const [{ countPendingInSqliteFile }, { defaultSqlitePath }] = await Promise.all([import('../../../broker/stores/sqlite-count.js'), import('../../../broker/default-store.js')]);
+    return countPendingInSqliteFile(defaultSqlitePath(env), session ? { session } : {});
+  }
+  const { daemonPaths, isAlive, readDaemonState } = await import('../../http/daemon-paths.js');
+  const state = readDaemonState(daemonPaths(env, findConfigPath(config, cwd, env)));
+  if (state && isAlive(state.pid)) {
+    const counted = await countFromDaemon(state.socket, session);
+    if (counted !== undefined) return counted;
+  }
+  const { createStoreBackend } = await import('../store-backend.js');
+  const backend = await createStoreBackend(env);
+  try {
+    return (await backend.list(session ? { session } : {})).length;
+  } finally {
+    await backend.close();
+  }
+}
+
+/** One GET over the daemon's socket; undefined when nothing listens there (a stale state file). */
+async function countFromDaemon(socket: string, session: string | undefined): Promise<number | undefined> {
+  const { request } = await import('node:http');
+  const path = `/v1/elicit${session ? `?session=${encodeURIComponent(session)}` : ''}`;
+  return new Promise((resolve, reject) => {
+    const req = request({ socketPath: socket, path, headers: { accept: 'application/json' } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => {
+        if (res.statusCode !== 200) return reject(new McpxError('DAEMON_UNAVAILABLE', `the daemon answered ${res.statusCode} to ${path}: ${body.slice(0, 200)}`));
+        resolve((JSON.parse(body) as { elicitations: unknown[] }).elicitations.length);
+      });
+    });
+    req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNREFUSED' || error.code === 'ENOENT' ? resolve(undefined) : reject(error)));
+    req.end();
+  });
+}
