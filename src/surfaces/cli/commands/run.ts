@@ -11,7 +11,7 @@ import { McpxError } from '../../../errors.js';
 import type { McpxOptions } from '../../../mcpx.js';
 import { parsePolicy, type Policy } from '../../../policy/index.js';
 import { parseDuration, parseSize, prepareScript, startScript, type RunOutcome, type ScriptLimits } from '../../../runtime/index.js';
-import { elicitModeOf, parseArgs, UsageError } from '../args.js';
+import { elicitModeOf, parseArgs, UsageError, type ParsedArgs } from '../args.js';
 import { findConfigPath } from '../connect.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { createScriptHost, type PersonPrompt } from '../script-host.js';
@@ -47,10 +47,7 @@ export interface RunDependencies {
 export const command: Command = (argv, io) => runCommand(argv, io);
 
 export async function runCommand(argv: string[], io: CliIO, deps: RunDependencies = {}): Promise<number> {
-  const { flags, positional } = parseArgs(argv, {
-    booleans: ['check', 'json'],
-    strings: ['elicit', 'config', 'memory-limit', 'cpu-limit', 'timeout'],
-  });
+  const { flags, positional } = parseArgs(argv, RUN_FLAGS);
   if (flags.help) {
     io.stdout.write(USAGE);
     return EXIT.OK;
@@ -58,12 +55,6 @@ export async function runCommand(argv: string[], io: CliIO, deps: RunDependencie
   const [file, ...extra] = positional;
   if (!file) throw new UsageError('which script? e.g. mcpx run script.ts');
   if (extra.length) throw new UsageError(`one script at a time (also got: ${extra.join(' ')})`);
-  const mode = elicitModeOf(flags.elicit, io.env, io.isTTY || deps.prompt !== undefined);
-  if (mode === 'prompt' && !io.isTTY && !deps.prompt) throw new UsageError('--elicit=prompt needs a terminal; use --elicit=return to stop with the question instead');
-  const limits = limitsFrom(flags);
-  const configFlag = typeof flags.config === 'string' ? flags.config : undefined;
-  const configPath = deps.servers && !configFlag ? undefined : findConfigPath(configFlag, io.cwd, io.env);
-
   const path = resolve(io.cwd, file);
   let source: string;
   try {
@@ -71,6 +62,19 @@ export async function runCommand(argv: string[], io: CliIO, deps: RunDependencie
   } catch (error) {
     throw new McpxError('SCRIPT_ERROR', `cannot read the script ${path}: ${(error as Error).message}`, { cause: error, data: { file: path } });
   }
+  return runSource(source, file, flags, io, deps);
+}
+
+/** The flags `mcpx run` and `mcpx exec` share. */
+export const RUN_FLAGS = { booleans: ['check', 'json'], strings: ['elicit', 'config', 'memory-limit', 'cpu-limit', 'timeout'] } as const;
+
+/** Runs script text in the sandbox: the part of `mcpx run` after the file is read (`mcpx exec` starts here). */
+export async function runSource(source: string, file: string, flags: ParsedArgs['flags'], io: CliIO, deps: RunDependencies = {}): Promise<number> {
+  const mode = elicitModeOf(flags.elicit, io.env, io.isTTY || deps.prompt !== undefined);
+  if (mode === 'prompt' && !io.isTTY && !deps.prompt) throw new UsageError('--elicit=prompt needs a terminal; use --elicit=return to stop with the question instead');
+  const limits = limitsFrom(flags);
+  const configFlag = typeof flags.config === 'string' ? flags.config : undefined;
+  const configPath = deps.servers && !configFlag ? undefined : findConfigPath(configFlag, io.cwd, io.env);
 
   const broker = deps.broker ? { broker: deps.broker, close: async () => undefined } : await openRunBroker(io);
   try {
