@@ -23,4 +23,13 @@ export default tseslint.config(
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', URL: 'readonly', Buffer: 'readonly' } },
   },
+  {
+    // The web inbox runs in a browser.
+    files: ['src/surfaces/http/web/ui/**/*.js'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        ['document', 'location', 'history', 'fetch', 'EventSource', 'URL', 'URLSearchParams', 'setInterval', 'setTimeout'].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
 );

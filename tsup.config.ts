@@ -1,3 +1,4 @@
+import { cpSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
 export default defineConfig([
@@ -16,6 +17,8 @@ export default defineConfig([
     splitting: true,
     // quickjs variants locate their .wasm next to their own files; never bundle them.
     external: [/^@jitl\//, /^quickjs-emscripten/, 'ts-morph', 'esbuild', 'sqlite3'],
+    // The web inbox's page, script and style are plain files the daemon serves from dist/ui/ (after clean).
+    onSuccess: async () => cpSync('src/surfaces/http/web/ui', 'dist/ui', { recursive: true }),
   },
   {
     // The CLI: ESM only, loads layers lazily so a warm call stays fast.

@@ -8,7 +8,7 @@ import type { Issue } from '../errors.js';
 export type RequestState = 'pending' | 'answered' | 'expired' | 'abandoned';
 
 /** Which surface answered: recorded on every answer and in the audit log. */
-export type AnsweredBy = 'cli' | 'http' | 'mcp' | 'plugin' | 'script' | 'policy' | 'expiry' | 'person' | 'agent' | 'api';
+export type AnsweredBy = 'cli' | 'http' | 'mcp' | 'plugin' | 'script' | 'policy' | 'expiry' | 'person' | 'agent' | 'api' | 'web';
 
 /** A stored question. */
 export interface ElicitRequest {

@@ -3,7 +3,6 @@
  * A call that stops at a question answers 202 with `Location: /v1/elicit/{id}` and `Retry-After`: the request was
  * understood and completion is pending, which is not the caller's mistake.
  */
-import { timingSafeEqual } from 'node:crypto';
 import { OpenAPIHono, createRoute, type z } from '@hono/zod-openapi';
 import type { Tool } from '@modelcontextprotocol/client';
 import { streamSSE } from 'hono/streaming';
@@ -12,6 +11,9 @@ import { McpxError } from '../../errors.js';
 import type { Question } from '../../types.js';
 import { describeInputRequired, respondWith } from '../../elicitation/describe.js';
 import type { TaskRunner } from '../../tasks/runner.js';
+import { accessGuard } from './web/gate.js';
+import type { WebAuth } from './web/auth.js';
+import { mountWebRoutes } from './web/routes.js';
 import { errorBody, statusOfCode, toHttpError, type ErrorStatus } from './errors.js';
 import {
   AcceptBody,
@@ -54,6 +56,8 @@ export interface AppDeps {
   keepAliveMs?: number;
   /** The configured servers and their tools, over the daemon's pooled connections (for `mcpx gen`). */
   catalog?: ToolCatalog;
+  /** The web inbox's sign-ins (shared by the socket app, which mints codes, and the port's, which browsers use). */
+  web?: WebAuth;
 }
 
 /** What the tool-listing routes read: the daemon's own warm connections, so no server is spawned per request. */
@@ -194,16 +198,8 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   });
   app.notFound((c) => c.json(errorBody('NOT_FOUND', `No route ${c.req.method} ${c.req.path}; see /openapi.json`), 404));
 
-  if (deps.token !== undefined) {
-    const expected = Buffer.from(`Bearer ${deps.token}`);
-    app.use('*', async (c, next) => {
-      const given = Buffer.from(c.req.header('authorization') ?? '');
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-        return c.json(errorBody('UNAUTHORIZED', 'This port needs `Authorization: Bearer <token>` (the token is in the daemon state file); the unix socket needs none.'), 401);
-      }
-      await next();
-    });
-  }
+  if (deps.token !== undefined) app.use('*', accessGuard(deps.token, deps.web));
+  if (deps.web) mountWebRoutes(app, { web: deps.web, broker, clock: now });
 
   const toElicitation = (request: ElicitRequest): Elicitation & Pick<ElicitRequest, 'requestedSchema'> => ({
     ...request,
@@ -278,7 +274,8 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     const route = answerRoute(action);
     app.openapi(route, async (c) => {
       const { id } = c.req.valid('param');
-      const { 'x-mcpx-session': session, 'x-mcpx-by': by = 'http' } = c.req.valid('header');
+      const { 'x-mcpx-session': session, 'x-mcpx-by': claimed = 'http' } = c.req.valid('header');
+      const by = c.get('mcpxVia') ?? claimed;
       const content = action === 'accept' ? ((c.req.valid('json' as never) as { content?: Record<string, unknown> } | undefined)?.content) : undefined;
       const answer = await broker.respond({ id, action, by, ...(content !== undefined ? { content } : {}), ...(session ? { session } : {}) });
       return c.json({ answer }, 200);

@@ -11,6 +11,7 @@ import { createTaskRunner, type SessionSource, type TaskRunner } from '../../tas
 import { createTaskStore } from '../../tasks/task-store.js';
 import type { TaskHost } from '../../tasks/types.js';
 import { createApp } from './app.js';
+import { createWebAuth } from './web/auth.js';
 
 /** An mcpx instance the daemon can close when it stops; its tool listing serves `GET /v1/servers/{server}/tools`. */
 export type PooledHost = TaskHost & { close(): Promise<void>; serverNames(): string[]; listTools(server: string): Promise<Tool[]> };
@@ -87,6 +88,7 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
   const runner: TaskRunner = createTaskRunner({ broker: parts.broker, store: createTaskStore(parts.taskKeyv), host: hostFor, holder: options.holder, pid: options.pid, clock: now });
   await runner.recover();
   const info = { pid: options.pid, version: options.version, startedAt };
+  const web = createWebAuth({ clock: now });
   // Tool lists come from the default session's instance: its connections are the ones calls without a session use.
   const catalog = {
     serverNames: async () => (await hostFor(parts.defaultSession, 'explicit', 0)).serverNames(),
@@ -110,7 +112,7 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
     sessions: () => [...hosts.keys()],
     sweep,
     app: (token) =>
-      createApp({ broker: parts.broker, tasks: runner, info, defaultSession: parts.defaultSession, ...(token ? { token } : {}), ...(options.inline ? { inline: true } : {}), clock: now, catalog }),
+      createApp({ broker: parts.broker, tasks: runner, info, defaultSession: parts.defaultSession, ...(token ? { token } : {}), ...(options.inline ? { inline: true } : {}), clock: now, catalog, web }),
     async close(reason) {
       clearInterval(sweeper);
       await runner.close(reason);

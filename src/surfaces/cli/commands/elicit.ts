@@ -25,6 +25,8 @@ const USAGE = `usage: mcpx elicit <verb> [options]
   watch [--json] [--count n] [--kinds k,...] follow questions as they are asked and answered
                                               (--count: stop after n events; --kinds: only these,
                                               e.g. elicit.open,elicit.answered)
+  web [--open] [--json]                       a link that signs a browser in to the daemon's web inbox
+                                              (answer there; see how long people take); --open opens it
 
 options:
   --config <file>   the config whose daemon to talk to
@@ -36,7 +38,7 @@ exit: 0 done, 1 refused (unknown id, already answered, expired, invalid content:
 export const command: Command = async (argv, io) => {
   // The badge has its own flags and module (it must load little).
   if (argv[0] === 'count') return (await import('./elicit-count.js')).command(argv.slice(1), io);
-  const { flags, positional } = parseArgs(argv, { booleans: ['json', 'all'], strings: ['config', 'server', 'tool', 'state', 'count', 'kinds'] });
+  const { flags, positional } = parseArgs(argv, { booleans: ['json', 'all', 'open'], strings: ['config', 'server', 'tool', 'state', 'count', 'kinds'] });
   const [verb, ...rest] = positional;
   if (flags.help || !verb) {
     (flags.help ? io.stdout : io.stderr).write(USAGE);
@@ -86,8 +88,13 @@ export const command: Command = async (argv, io) => {
       const kinds = typeof flags.kinds === 'string' ? flags.kinds.split(',').map((k) => k.trim()).filter(Boolean) : undefined;
       return withBackend(io, config, (backend) => watch(backend, io, json, count, kinds));
     }
+    case 'web': {
+      if (rest.length) throw new UsageError('web takes no arguments');
+      const { elicitWeb } = await import('./elicit-web.js');
+      return elicitWeb(io, { ...(config ? { config } : {}), open: flags.open === true, json });
+    }
     default:
-      throw new UsageError(`unknown verb "${verb}": use answer, decline, cancel, list or watch`);
+      throw new UsageError(`unknown verb "${verb}": use answer, decline, cancel, list, watch or web`);
   }
 };
 
