@@ -28,7 +28,7 @@ export default tseslint.config(
     files: ['src/surfaces/http/web/ui/**/*.js'],
     languageOptions: {
       globals: Object.fromEntries(
-        ['document', 'location', 'history', 'fetch', 'EventSource', 'URL', 'URLSearchParams', 'setInterval', 'setTimeout'].map((name) => [name, 'readonly']),
+        ['document', 'location', 'history', 'fetch', 'addEventListener', 'EventSource', 'URL', 'URLSearchParams', 'setInterval', 'setTimeout'].map((name) => [name, 'readonly']),
       ),
     },
   },

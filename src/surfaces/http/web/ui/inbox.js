@@ -145,7 +145,9 @@ async function answer(action) {
   const { status, body: reply } = await api(`/v1/elicit/${id}/${action}`, { method: 'POST', body: body ?? (action === 'accept' ? {} : undefined) });
   if (status === 200) {
     const done = { accept: 'Accepted', decline: 'Declined', cancel: 'Cancelled' }[action];
-    removeQuestion(id, `${done}: the call resumes.`);
+    // The event stream may have removed it already; this page's own answer is what the person needs to read.
+    removeQuestion(id);
+    if (openId === id) finish(`${done}: the call resumes.`);
     return;
   }
   const error = reply && reply.error ? reply.error : { message: `The daemon answered ${status}.` };
@@ -161,7 +163,8 @@ async function answer(action) {
     return;
   }
   if (status === 409 || status === 410 || status === 404) {
-    removeQuestion(id, error.message);
+    removeQuestion(id);
+    if (openId === id) finish(error.message);
     return;
   }
   $('form-error').textContent = error.message;
@@ -227,6 +230,10 @@ function showSignIn(message) {
 }
 
 async function main() {
+  // A sign-in link opened in a tab already on the inbox changes only the fragment: load the page again for it.
+  addEventListener('hashchange', () => {
+    if (location.hash.includes('code=')) location.reload();
+  });
   const signedIn = await signIn();
   if (!signedIn.ok) {
     showSignIn(signedIn.message);

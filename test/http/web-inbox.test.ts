@@ -1,0 +1,194 @@
+/**
+ * The web inbox in a real browser: Debian's chromium driven by playwright-core against a daemon core served on a
+ * loopback port with a token, over the in-memory fixture servers (which report what they received).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtureEcho } from '../helpers/fixture-servers.js';
+import { launchChromium, startInboxDaemon, type InboxDaemon } from '../helpers/web-inbox.js';
+
+describe('web inbox', () => {
+  let daemon: InboxDaemon;
+  let browser: Browser & { cleanup(): Promise<void> };
+  let context: BrowserContext;
+  let page: Page;
+
+  beforeAll(async () => {
+    [daemon, browser] = await Promise.all([startInboxDaemon(), launchChromium()]);
+    context = await browser.newContext();
+    page = await context.newPage();
+    await page.goto(`${daemon.base}${await daemon.signInPath()}`);
+    await page.locator('#inbox').waitFor();
+  });
+  afterAll(async () => {
+    await browser?.cleanup();
+    await daemon?.close();
+  });
+
+  /** Starts a call that asks; resolves with its task and question id once the daemon answered 202. */
+  async function ask(tool: string, args: Record<string, unknown> = {}): Promise<{ task: string; id: string }> {
+    const { status, body } = await daemon.rest(`/v1/call/modern/${tool}`, { method: 'POST', body: args });
+    expect(status).toBe(202);
+    return { task: body.inputRequired.task, id: body.inputRequired.questions[0].id };
+  }
+
+  async function received(task: string): Promise<ReturnType<typeof fixtureEcho>['received']> {
+    const { body } = await daemon.rest(`/v1/tasks/${task}?wait=20`);
+    expect(body.task.state).toBe('complete');
+    return fixtureEcho(body.task.result).received;
+  }
+
+  const row = (id: string) => page.locator(`li.question[data-id="${id}"]`);
+
+  it('signs in from the link and takes the one-time code out of the address bar', async () => {
+    expect(page.url()).toBe(`${daemon.base}/ui`);
+    const cookies = await context.cookies();
+    expect(cookies).toHaveLength(1);
+    expect(cookies[0]).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+  });
+
+  it('shows a question opened by a call without a reload, and accepts it with content as web', async () => {
+    const { task, id } = await ask('ask_form', { title: 'bug' });
+    await expect.poll(() => row(id).textContent()).toContain('Where should "bug" go?');
+    expect(await row(id).textContent()).toContain('modern.ask_form');
+    await row(id).getByRole('button').click();
+    await page.getByLabel('Repository').fill('me/thing');
+    await page.getByLabel('Private').check();
+    await page.getByLabel('Priority').selectOption('high');
+    await page.getByRole('button', { name: 'Accept' }).click();
+    await expect.poll(() => page.locator('#detail-status').textContent()).toContain('Accepted');
+    expect((await received(task)).details).toEqual({ action: 'accept', content: { repo: 'me/thing', private: true, priority: 'high' } });
+    expect((await daemon.broker.lookup(id))?.by).toBe('web');
+    expect(await row(id).count()).toBe(0);
+  });
+
+  it('sends decline and cancel as themselves', async () => {
+    for (const action of ['decline', 'cancel'] as const) {
+      const { task, id } = await ask('ask_confirm');
+      await row(id).getByRole('button').click();
+      await page.getByRole('button', { name: action === 'decline' ? 'Decline' : 'Cancel', exact: true }).click();
+      await expect.poll(() => page.locator('#detail-status').textContent()).toContain(action === 'decline' ? 'Declined' : 'Cancelled');
+      expect((await received(task)).confirm).toEqual({ action });
+      expect(await daemon.broker.lookup(id)).toMatchObject({ action, by: 'web' });
+    }
+  });
+
+  it("shows the server's issue beside its field and leaves the question pending", async () => {
+    const { id } = await ask('ask_form', { title: 'short' });
+    await row(id).getByRole('button').click();
+    const repo = page.getByLabel('Repository');
+    // The browser checks minLength too: take that check away, so the value reaches the server's.
+    await repo.evaluate((input) => input.removeAttribute('minlength'));
+    await repo.fill('ab');
+    await page.getByRole('button', { name: 'Accept' }).click();
+    const issue = page.locator('[data-field-error="repo"]');
+    await expect.poll(() => issue.textContent()).toMatch(/repo: expected .*3/);
+    expect(await repo.getAttribute('aria-invalid')).toBe('true');
+    expect((await daemon.rest(`/v1/elicit/${id}`)).body.elicitation.state).toBe('pending');
+    expect(await row(id).count()).toBe(1);
+    // The browser's own check: an empty required field never leaves the page.
+    await repo.fill('');
+    await page.getByRole('button', { name: 'Accept' }).click();
+    await expect.poll(() => issue.textContent()).not.toMatch(/repo: expected/);
+    expect((await daemon.rest(`/v1/elicit/${id}`)).body.elicitation.state).toBe('pending');
+    await daemon.rest(`/v1/elicit/${id}/cancel`, { method: 'POST' });
+    await expect.poll(() => row(id).count()).toBe(0);
+  });
+
+  it('shows a url question with its domain and a link the person chooses to follow', async () => {
+    // The daemon declares no url capability to servers yet, so the question is opened in its broker directly.
+    const question = await daemon.broker.openRequest({
+      trace: 'cal-0000000000000002', server: 'auth', tool: 'connect', mode: 'url', era: 'modern',
+      message: 'Connect your account', url: 'https://example.com/mcpx-fixture/authorize?state=1',
+    });
+    await row(question.id).getByRole('button').click();
+    expect(await page.locator('.url .domain').textContent()).toBe('Domain: example.com');
+    const link = page.getByRole('link', { name: 'Open example.com in a new tab' });
+    expect(await link.getAttribute('href')).toBe('https://example.com/mcpx-fixture/authorize?state=1');
+    expect(await link.getAttribute('rel')).toBe('noopener noreferrer');
+    await page.getByRole('button', { name: 'Done: accept' }).click();
+    await expect.poll(() => page.locator('#detail-status').textContent()).toContain('Accepted');
+    expect(await daemon.broker.lookup(question.id)).toMatchObject({ action: 'accept', by: 'web' });
+  });
+
+  it('shows server text as text, never as HTML', async () => {
+    const question = await daemon.broker.openRequest({
+      trace: 'cal-0000000000000001', server: 'evil', tool: 't', mode: 'form', era: 'modern',
+      message: '<img src=x id=pwned onerror="document.title=\'pwned\'">', requestedSchema: { type: 'object', properties: {} },
+    });
+    await expect.poll(() => row(question.id).textContent()).toContain('<img src=x id=pwned');
+    expect(await page.locator('#pwned').count()).toBe(0);
+    await daemon.broker.respond({ id: question.id, action: 'cancel', by: 'api' });
+  });
+
+  it('refuses an answer sent from another origin, even a same-site one that carries the cookie', async () => {
+    const { id } = await ask('ask_confirm');
+    const other: Server = createServer((_req, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end('<!doctype html><p>elsewhere</p>');
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const elsewhere = await context.newPage();
+      await elsewhere.goto(`http://127.0.0.1:${(other.address() as AddressInfo).port}/`);
+      const refused = elsewhere.waitForResponse((r) => r.url().endsWith(`/v1/elicit/${id}/accept`));
+      await elsewhere.evaluate((url) => {
+        void fetch(url, { method: 'POST', mode: 'no-cors', credentials: 'include', body: '{"content":{"confirm":true}}' }).catch(() => undefined);
+      }, `${daemon.base}/v1/elicit/${id}/accept`);
+      expect((await refused).status()).toBe(403);
+      await elsewhere.close();
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
+    // With the cookie and the CSRF token but a forged Origin (as a non-browser client could send).
+    const csrf = await page.evaluate(async () => ((await (await fetch('/ui/session')).json()) as { csrf: string }).csrf);
+    const forged = await context.request.post(`${daemon.base}/v1/elicit/${id}/accept`, {
+      headers: { origin: 'http://evil.example', 'x-mcpx-csrf': csrf, 'content-type': 'application/json' },
+      data: { content: { confirm: true } },
+    });
+    expect(forged.status()).toBe(403);
+    expect((await daemon.rest(`/v1/elicit/${id}`)).body.elicitation.state).toBe('pending');
+    await daemon.rest(`/v1/elicit/${id}/decline`, { method: 'POST' });
+  });
+
+  it('shows a page without the sign-in nothing', async () => {
+    const { id } = await ask('ask_confirm');
+    const stranger = await browser.newContext();
+    try {
+      const guest = await stranger.newPage();
+      await guest.goto(`${daemon.base}/ui`);
+      await guest.locator('#signin').waitFor();
+      expect(await guest.locator('li.question').count()).toBe(0);
+      expect(await guest.locator('body').textContent()).not.toContain(id);
+      const direct = await guest.evaluate(async (path) => (await fetch(path)).status, `/v1/elicit/${id}`);
+      expect(direct).toBe(401);
+      // A used code signs nobody in.
+      const used = await daemon.signInPath();
+      const first = await context.newPage();
+      await first.goto(`${daemon.base}${used}`);
+      await first.locator('#inbox').waitFor();
+      await first.close();
+      const late = await stranger.newPage();
+      await late.goto(`${daemon.base}${used}`);
+      await late.locator('#signin').waitFor();
+      expect(await late.locator('#signin-reason').textContent()).toContain('used already or has expired');
+      expect(await late.locator('li.question').count()).toBe(0);
+    } finally {
+      await stranger.close();
+      await daemon.rest(`/v1/elicit/${id}/decline`, { method: 'POST' });
+    }
+  });
+
+  it('charts how questions ended and when they were answered against the TTL', async () => {
+    await page.goto(`${daemon.base}/ui/history`);
+    await page.locator('#history-chart').waitFor();
+    const table = page.getByRole('table');
+    const formRow = table.getByRole('row').filter({ hasText: 'ask_form' });
+    // ask_form: one accepted, one cancelled (the invalid-value test).
+    expect(await formRow.locator('td.num').allTextContents()).toEqual(expect.arrayContaining(['2']));
+    expect(await page.locator('#history-chart desc').textContent()).toContain('modern.ask_confirm');
+    expect(await page.locator('#history-chart rect.bar-decline').count()).toBeGreaterThan(0);
+  });
+});
