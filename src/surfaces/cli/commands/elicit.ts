@@ -94,7 +94,7 @@ export const command: Command = async (argv, io) => {
       return elicitWeb(io, { ...(config ? { config } : {}), open: flags.open === true, json });
     }
     default:
-      throw new UsageError(`unknown verb "${verb}": use answer, decline, cancel, list, watch or web`);
+      throw new UsageError(`unknown verb "${verb}": use answer, decline, cancel, list, count, watch or web`);
   }
 };
 
