@@ -23,6 +23,8 @@ export interface TaskRunnerOptions {
   holder?: string;
   pid?: number;
   clock?: () => number;
+  /** Told of every stop of every call (each round's questions, then complete or failed), not only the first. */
+  onStop?: (step: TaskStep) => void;
 }
 
 export interface StartInput {
@@ -240,6 +242,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     let resolveFirst!: (step: TaskStep) => void;
     const firstStep = new Promise<TaskStep>((resolve) => (resolveFirst = resolve));
     const first = (step: TaskStep): void => {
+      options.onStop?.(step);
       if (entry.reported) return;
       entry.reported = true;
       resolveFirst(step);
@@ -253,7 +256,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       for (const id of task.questions) if (![...driving.values()].some((d) => d.task.questions.includes(id))) ambiguous.delete(id);
       notify(task.id);
       // A close mid-round leaves the first stop unresolved only if nothing happened yet: report the task as it stands.
-      first({ status: 'failed', task: structuredClone(task), error: task.error ?? { code: 'DAEMON_UNAVAILABLE', message: 'the daemon stopped before the call finished' } });
+      if (!entry.reported) first({ status: 'failed', task: structuredClone(task), error: task.error ?? { code: 'DAEMON_UNAVAILABLE', message: 'the daemon stopped before the call finished' } });
     });
     return firstStep;
   }

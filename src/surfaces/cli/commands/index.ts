@@ -8,6 +8,7 @@ export interface CommandEntry {
 
 export const commands: Record<string, CommandEntry> = {
   call: { summary: "call a tool: mcpx call server.tool '{json}' | key=value...", load: async () => (await import('./call.js')).command },
+  serve: { summary: 'serve the configured servers\' tools as one MCP server (stdio) for agents: mcpx serve [server...]', load: async () => (await import('./serve.js')).command },
   elicit: { summary: 'answer, decline, cancel, list or watch waiting questions; web: answer them in a browser', load: async () => (await import('./elicit.js')).command },
   task: { summary: 'collect the result of a call the daemon holds: mcpx task result tsk-...', load: async () => (await import('./task.js')).command },
   daemon: { summary: 'start, stop or check the daemon that holds calls and answers REST: mcpx daemon start|stop|status', load: async () => (await import('./daemon.js')).command },

@@ -1,0 +1,229 @@
+/**
+ * What `mcpx serve` holds, whatever the wire: the upstream connections (one mcpx instance), the broker over the
+ * shared state store (so `mcpx elicit list` and REST in other processes see and answer the same questions), the
+ * task runner that keeps each call going while its questions wait, and the catalogue of served tool names.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Tool } from '@modelcontextprotocol/client';
+import { createBroker, createElicitationPipeline, defaultSqlitePath, openRedisStore, openSqliteStore } from '../../broker/index.js';
+import type { Broker, BrokerStore, ElicitRequest } from '../../broker/types.js';
+import { createFileEraCache } from '../../client/era-cache.js';
+import { McpxError } from '../../errors.js';
+import { createMcpx, type Mcpx } from '../../mcpx.js';
+import { stateDir } from '../../paths.js';
+import { parsePolicy, type Policy } from '../../policy/index.js';
+import { createTaskRunner, type TaskRunner } from '../../tasks/runner.js';
+import { createTaskStore, type TaskStore } from '../../tasks/task-store.js';
+import type { TaskStep } from '../../tasks/types.js';
+import { assignNames, type ToolRef } from './names.js';
+
+type Env = Record<string, string | undefined>;
+
+export interface ServeCoreOptions {
+  env: Env;
+  cwd: string;
+  /** The config file; absent: no servers. */
+  configPath?: string;
+  /** Serve only these configured servers (default: all). */
+  servers?: string[];
+  version: string;
+  /** Names mcpx serves itself, kept away from upstream tools. */
+  reserved: ReadonlySet<string>;
+}
+
+export interface Catalog {
+  /** The upstream tools under their served names, everything else as the upstream gave it. */
+  tools: Tool[];
+  byName: Map<string, ToolRef>;
+  /** Servers whose tools could not be listed, with why. */
+  failed: Map<string, string>;
+}
+
+/** A stop of a call (a round of questions, or the end), numbered per task so a waiter knows what is new. */
+export interface Stop {
+  seq: number;
+  step: TaskStep;
+}
+
+export interface ServeCore {
+  readonly broker: Broker;
+  readonly runner: TaskRunner;
+  readonly tasks: TaskStore;
+  readonly ttlMs: number;
+  /** The session of a connection that names none: MCPX_SESSION_ID, else one made for this process. */
+  readonly defaultSession: string;
+  catalog(): Promise<Catalog>;
+  /** Which configured servers are served. */
+  serverNames(): string[];
+  call(session: string, ref: ToolRef, args: Record<string, unknown>): Promise<Stop>;
+  /** The first stop of the task after `afterSeq` (resolves at once when there is one). */
+  nextStop(taskId: string, afterSeq: number, signal?: AbortSignal): Promise<Stop>;
+  latestStop(taskId: string): Stop | undefined;
+  /** The upstream connections (for prompts and resources). */
+  readonly mcpx: Mcpx;
+  close(): Promise<void>;
+}
+
+async function openStore(env: Env): Promise<BrokerStore> {
+  const url = env.MCPX_STORE_URL;
+  if (url && /^rediss?:\/\//.test(url)) return openRedisStore(url);
+  if (url) throw new McpxError('CONFIG_INVALID', `MCPX_STORE_URL must be a redis:// or rediss:// URL (or unset for the SQLite file), got ${JSON.stringify(url)}`);
+  return openSqliteStore(defaultSqlitePath(env));
+}
+
+function readPolicy(configPath: string | undefined): Policy {
+  if (!configPath) return parsePolicy({});
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(configPath, 'utf8'));
+  } catch (error) {
+    throw new McpxError('CONFIG_INVALID', `cannot read the policy in ${configPath}: ${(error as Error).message}`, { cause: error, data: { file: configPath } });
+  }
+  return parsePolicy((raw as { elicit?: unknown } | null)?.elicit ?? {});
+}
+
+function ttlOf(env: Env, policy: Policy): number {
+  if (policy.ttlMs !== undefined) return policy.ttlMs;
+  const raw = env.MCPX_ELICIT_TTL_MS;
+  if (raw === undefined || raw === '') return 120_000;
+  const ttl = Number(raw);
+  if (!Number.isFinite(ttl) || ttl <= 0) throw new McpxError('CONFIG_INVALID', `MCPX_ELICIT_TTL_MS must be a positive number of milliseconds, got ${JSON.stringify(raw)}`);
+  return ttl;
+}
+
+export async function createServeCore(options: ServeCoreOptions): Promise<ServeCore> {
+  const { env, cwd, configPath } = options;
+  const policy = readPolicy(configPath);
+  const ttlMs = ttlOf(env, policy);
+  const store = await openStore(env);
+  const broker = createBroker({ store, allowAnySession: true, ttlMs });
+  const tasks = createTaskStore(store.keyv);
+  const fromEnv = env.MCPX_SESSION_ID?.trim();
+  const defaultSession = fromEnv || `mcp-${randomBytes(8).toString('hex')}`;
+
+  const stops = new Map<string, Stop>();
+  const waiters = new Map<string, Set<() => void>>();
+  const onStop = (step: TaskStep): void => {
+    const id = step.task.id;
+    stops.set(id, { seq: (stops.get(id)?.seq ?? 0) + 1, step });
+    for (const wake of waiters.get(id) ?? []) wake();
+    // A finished call's last stop stays readable for a while (mcpx_call_result), then goes.
+    if (step.status !== 'input-required') setTimeout(() => stops.get(id)?.step === step && stops.delete(id), 30 * 60_000).unref();
+  };
+
+  // Questions belong to the session of the call that asked: the runner stamps the task, the task names the session.
+  const sessionStamping: Broker = {
+    ...broker,
+    openRequest: async (input) => {
+      const task = input.task ? await tasks.get(input.task) : undefined;
+      if (!task) return broker.openRequest(input);
+      const sessionSource: ElicitRequest['sessionSource'] = task.session === fromEnv ? 'env' : 'explicit';
+      return broker.openRequest({ ...input, session: task.session, sessionSource });
+    },
+  };
+
+  const runner = createTaskRunner({ broker, store: tasks, host: async () => mcpx, holder: `serve-${process.pid}-${randomBytes(4).toString('hex')}`, pid: process.pid, onStop });
+  // The runner's host is read only when a call starts, after this is set.
+  const mcpx: Mcpx = await createMcpx({
+    config: configPath ?? { mcpServers: {} },
+    cwd,
+    env,
+    // Policy first; a question it leaves open waits in the broker, where the MCP client, the CLI or REST answer it.
+    onElicit: createElicitationPipeline({ broker: runner.wrapBroker(sessionStamping), policy, env }),
+    answerLater: true,
+    elicitTtlMs: ttlMs,
+    eraCache: createFileEraCache(join(stateDir(env), 'era-cache.json')),
+    clientInfo: { name: 'mcpx-serve', version: options.version },
+  });
+
+  const configured = mcpx.serverNames();
+  const unknown = (options.servers ?? []).filter((s) => !configured.includes(s));
+  if (unknown.length) {
+    await mcpx.close();
+    await broker.close();
+    await store.close();
+    throw new McpxError('SERVER_NOT_FOUND', `no server named ${unknown.map((s) => `"${s}"`).join(', ')}; configured: ${configured.join(', ') || 'none'}${configPath ? ` (config: ${configPath})` : ''}`, {
+      data: { servers: unknown, known: configured },
+    });
+  }
+  const served = options.servers?.length ? [...new Set(options.servers)] : configured;
+
+  let listing: Promise<Catalog> | undefined;
+  const catalog = (): Promise<Catalog> =>
+    (listing ??= (async () => {
+      const failed = new Map<string, string>();
+      const lists = await Promise.all(
+        served.map(async (server) => {
+          try {
+            return { server, tools: await mcpx.listTools(server) };
+          } catch (error) {
+            failed.set(server, error instanceof Error ? error.message : String(error));
+            return { server, tools: [] as Tool[] };
+          }
+        }),
+      );
+      const defs = new Map<string, Tool>();
+      const refs: ToolRef[] = [];
+      for (const { server, tools } of lists) {
+        for (const tool of tools) {
+          refs.push({ server, tool: tool.name });
+          defs.set(`${server}\u0000${tool.name}`, tool);
+        }
+      }
+      const byName = assignNames(refs, { prefixed: served.length > 1, reserved: options.reserved });
+      const tools = [...byName].map(([name, ref]) => ({ ...defs.get(`${ref.server}\u0000${ref.tool}`)!, name }));
+      // A server that failed is listed again on the next tools/list.
+      if (failed.size) listing = undefined;
+      return { tools, byName, failed };
+    })());
+
+  const nextStop = (taskId: string, afterSeq: number, signal?: AbortSignal): Promise<Stop> =>
+    new Promise<Stop>((resolve, reject) => {
+      const check = (): boolean => {
+        const stop = stops.get(taskId);
+        if (!stop || stop.seq <= afterSeq) return false;
+        done();
+        resolve(stop);
+        return true;
+      };
+      const abort = (): void => {
+        done();
+        reject(signal?.reason ?? new McpxError('CALL_FAILED', 'the request was cancelled'));
+      };
+      const done = (): void => {
+        waiters.get(taskId)?.delete(wake);
+        signal?.removeEventListener('abort', abort);
+      };
+      const wake = (): void => void check();
+      if (check()) return;
+      let set = waiters.get(taskId);
+      if (!set) waiters.set(taskId, (set = new Set()));
+      set.add(wake);
+      signal?.addEventListener('abort', abort, { once: true });
+    });
+
+  return {
+    broker,
+    runner,
+    tasks,
+    ttlMs,
+    defaultSession,
+    mcpx,
+    catalog,
+    serverNames: () => served,
+    async call(session, ref, args) {
+      const step = await runner.start({ server: ref.server, tool: ref.tool, arguments: args, session, sessionSource: session === fromEnv ? 'env' : 'explicit' });
+      return stops.get(step.task.id) ?? { seq: 1, step };
+    },
+    nextStop,
+    latestStop: (taskId) => stops.get(taskId),
+    async close() {
+      await runner.close('mcpx serve stopped');
+      await mcpx.close();
+      await broker.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,181 @@
+/**
+ * One MCP server instance per downstream connection (per request on the modern HTTP leg), over the shared core.
+ * A question the upstream asks reaches the client as an `input_required` result carrying mcpx's own signed
+ * request state: a modern client answers by retrying, and on a legacy connection the SDK's legacy shim turns it
+ * into a real `elicitation/create` mid-call and re-enters here with the answer. A client that declared no
+ * elicitation gets the §5.1 text and the mcpx_elicit_* tools instead. Never a request type it did not declare.
+ */
+import { createHash } from 'node:crypto';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  inputRequired,
+  type CallToolResult,
+  type InputRequiredResult,
+  type ClientCapabilities,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import type { ElicitRequest } from '../../broker/types.js';
+import { isMcpxError } from '../../errors.js';
+import type { ServeCore, Stop } from './core.js';
+import { createFallbackTools } from './fallback-tools.js';
+import { failedResult, passResult, stopResult } from './render.js';
+import type { RequestStateSeal } from './request-state.js';
+
+export interface ConnectionInfo {
+  session: string;
+  era: 'legacy' | 'modern';
+}
+
+/** What mcpx's request state carries (signed; the client only echoes it). */
+export interface ServeState {
+  task: string;
+  /** The stop the questions belong to. */
+  seq: number;
+  /** inputRequests key -> question id. */
+  asked: Record<string, string>;
+  tool: string;
+  session: string;
+  /** sha256 of the call's arguments: a state is good only for the call it was minted for. */
+  args: string;
+}
+
+export function argsDigest(args: unknown): string {
+  return createHash('sha256').update(stableStringify(args ?? {})).digest('hex').slice(0, 32);
+}
+
+function stableStringify(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+}
+
+const ACTIONS = new Set(['accept', 'decline', 'cancel']);
+
+export function createServeServer(core: ServeCore, seal: RequestStateSeal, connection: ConnectionInfo, version: string): Server {
+  const server = new Server(
+    { name: 'mcpx', version },
+    {
+      capabilities: { tools: {} },
+      instructions:
+        'mcpx serves the tools of the MCP servers it is configured with. When a tool asks a question and this client cannot show it, the result says so: answer only what you know with mcpx_elicit_answer, decline what you cannot know (a person is asked instead), and collect the result with mcpx_call_result.',
+      requestState: { verify: (state, ctx) => seal.verify(state, ctx) },
+    },
+  );
+  const { session } = connection;
+  const fallback = createFallbackTools(core, session);
+
+  const capabilitiesOf = (ctx: ServerContext): ClientCapabilities => {
+    if (connection.era === 'modern') return ((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] ?? {}) as ClientCapabilities;
+    return server.getClientCapabilities() ?? {};
+  };
+
+  /** Whether every question can be put to this client as the mode it was asked in. */
+  const canAsk = (caps: ClientCapabilities, questions: ElicitRequest[]): boolean => {
+    const elicitation = caps.elicitation as { form?: unknown; url?: unknown } | undefined;
+    if (!elicitation) return false;
+    const form = elicitation.form !== undefined || elicitation.url === undefined;
+    return questions.every((q) => (q.mode === 'url' ? elicitation.url !== undefined : form));
+  };
+
+  const pendingOf = async (step: Stop['step']): Promise<ElicitRequest[]> => {
+    if (step.status !== 'input-required') return [];
+    const requests = await Promise.all(step.task.waitingOn.map((id) => core.broker.get(id)));
+    return requests.filter((r): r is ElicitRequest => r !== undefined && r.state === 'pending');
+  };
+
+  /** The stop as this client gets it: the result, or the questions (asked, or described). */
+  const answer = async (stop: Stop, name: string, args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> => {
+    let current = stop;
+    for (;;) {
+      const { step } = current;
+      if (step.status === 'complete') return passResult(step.result);
+      if (step.status === 'failed') return failedOrThrow(step.task, step.error);
+      const pending = await pendingOf(step);
+      // Answered meanwhile (the CLI, REST, the policy): the call has moved on or is about to.
+      if (!pending.length) {
+        current = await core.nextStop(step.task.id, current.seq, ctx.mcpReq.signal);
+        continue;
+      }
+      if (!canAsk(capabilitiesOf(ctx), pending)) return stopResult(step, pending, Date.now());
+      const asked: Record<string, string> = {};
+      const inputRequests: Record<string, ReturnType<typeof inputRequired.elicit>> = {};
+      for (const q of pending) {
+        const key = q.key && !(q.key in asked) ? q.key : q.id;
+        asked[key] = q.id;
+        // The spec asks clients to show which server asks; through mcpx that is the upstream, not mcpx.
+        const message = `${q.server} (via mcpx) asks: ${q.message}`;
+        inputRequests[key] =
+          q.mode === 'url'
+            ? inputRequired.elicitUrl({ message, url: q.url ?? '' })
+            : inputRequired.elicit({ mode: 'form', message, requestedSchema: (q.requestedSchema ?? { type: 'object', properties: {} }) as never });
+      }
+      const state: ServeState = { task: step.task.id, seq: current.seq, asked, tool: name, session, args: argsDigest(args) };
+      return inputRequired({ inputRequests, requestState: await seal.mint(state, ctx) });
+    }
+  };
+
+  server.setRequestHandler('tools/list', async () => {
+    const catalog = await core.catalog();
+    return { tools: [...catalog.tools, ...fallback.definitions] };
+  });
+
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const name = request.params.name;
+    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+    if (fallback.has(name)) return fallback.call(name, args, ctx.mcpReq.signal);
+    const catalog = await core.catalog();
+    const ref = catalog.byName.get(name);
+    if (!ref) {
+      const failedServer = [...catalog.failed.keys()].find((s) => name.startsWith(`${s}__`) || core.serverNames().length === 1);
+      if (failedServer) return failedResult({ server: failedServer, tool: name }, { code: 'CONNECT_FAILED', message: catalog.failed.get(failedServer)! });
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}. mcpx serves ${catalog.byName.size} upstream tools (see tools/list) from ${core.serverNames().join(', ') || 'no servers'}.`);
+    }
+    const state = ctx.mcpReq.requestState<ServeState>();
+    if (state === undefined || typeof state !== 'object') {
+      let stop: Stop;
+      try {
+        stop = await core.call(session, ref, args);
+      } catch (error) {
+        return failedResult(ref, { code: isMcpxError(error) ? error.code : 'CALL_FAILED', message: (error as Error)?.message ?? String(error) });
+      }
+      return answer(stop, name, args, ctx);
+    }
+    // A retry: the state must be ours (verified already), for this very call and session.
+    if (state.tool !== name || state.args !== argsDigest(args) || state.session !== session) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', { reason: 'request_state_mismatch', detail: 'the requestState was minted for another call, other arguments or another session' });
+    }
+    const responses = (ctx.mcpReq.inputResponses ?? {}) as Record<string, unknown>;
+    for (const [key, id] of Object.entries(state.asked)) {
+      const response = responses[key] as { action?: unknown; content?: unknown } | undefined;
+      if (!response || typeof response !== 'object' || !ACTIONS.has(response.action as string)) continue; // missing: asked again below
+      try {
+        await core.broker.respond({
+          id,
+          action: response.action as 'accept' | 'decline' | 'cancel',
+          ...(response.action === 'accept' && response.content && typeof response.content === 'object' ? { content: response.content as Record<string, unknown> } : {}),
+          by: 'mcp',
+          session,
+        });
+      } catch (error) {
+        // Invalid content: the question stays pending and is asked again. Answered or expired elsewhere: that answer stands.
+        if (!isMcpxError(error)) throw error;
+      }
+    }
+    const latest = core.latestStop(state.task);
+    if (!latest) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', { reason: 'request_state_unknown_call', detail: 'this mcpx serve no longer holds that call; run it again' });
+    return answer(latest.seq > state.seq ? latest : { seq: state.seq, step: latest.step }, name, args, ctx);
+  });
+
+  return server;
+}
+
+/** A call refused for a client capability the upstream needs is the same refusal here (-32021); anything else is a tool error. */
+function failedOrThrow(task: { server: string; tool: string }, error: { code: string; message: string; data?: Record<string, unknown> }): CallToolResult {
+  if (error.data?.code === -32021) {
+    throw new ProtocolError(-32021 as ProtocolErrorCode, error.message, { requiredCapabilities: error.data.requiredCapabilities ?? {} });
+  }
+  return failedResult(task, error);
+}

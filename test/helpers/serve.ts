@@ -1,0 +1,131 @@
+/**
+ * `mcpx serve` for tests: the built CLI (dist/cli.js) over stdio, in a fresh state dir, with the fixture servers
+ * as its upstreams; clients on both SDKs (v1 = legacy era, v2 = legacy or modern), each with or without
+ * elicitation declared. Answers are scripted per question.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Client as V2Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport as V2Stdio } from '@modelcontextprotocol/client/stdio';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport as V1Stdio } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
+const root = resolve(import.meta.dirname, '..', '..');
+export const CLI = join(root, 'dist', 'cli.js');
+
+export type Answer = { action: 'accept'; content?: Record<string, unknown> } | { action: 'decline' } | { action: 'cancel' };
+export interface Asked {
+  message: string;
+  requestedSchema?: Record<string, unknown>;
+  mode?: string;
+}
+/** Answers one forwarded question; records what was asked. */
+export type Answerer = (asked: Asked) => Answer;
+
+export interface ServeSetup {
+  dir: string;
+  env: Record<string, string>;
+  configPath: string;
+  /** Runs the built CLI once (another process, same state). */
+  cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+}
+
+export function serveSetup(servers: Record<string, unknown>, extraEnv: Record<string, string> = {}): ServeSetup {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npx tsup)`);
+  const dir = mkdtempSync(join(tmpdir(), 'mcpx-serve-'));
+  const configPath = join(dir, 'mcpx.json');
+  writeFileSync(configPath, JSON.stringify({ mcpServers: servers }, null, 2));
+  const env = { PATH: process.env.PATH ?? '', HOME: dir, MCPX_STATE_DIR: join(dir, 'state'), MCPX_CONFIG_DIR: join(dir, 'config'), MCPX_DAEMON: 'inline', ...extraEnv };
+  return {
+    dir,
+    env,
+    configPath,
+    cli: (args) =>
+      new Promise((done) => {
+        execFile(process.execPath, [CLI, ...args], { cwd: dir, env, timeout: 30_000 }, (error, stdout, stderr) => {
+          done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+        });
+      }),
+  };
+}
+
+export interface TestClient {
+  asked: Asked[];
+  listTools(): Promise<Array<{ name: string; description?: string; inputSchema: unknown; annotations?: unknown }>>;
+  callTool(name: string, args?: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** v2 only: one raw request (no auto-fulfil), for hand-made retries. */
+  request?(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+const serveArgs = (setup: ServeSetup, servers: string[]): string[] => [CLI, 'serve', '--config', setup.configPath, ...servers];
+
+/** The v1 SDK client: legacy era only, like most hosts today. */
+export async function v1Client(setup: ServeSetup, options: { answer?: Answerer; servers?: string[] } = {}): Promise<TestClient> {
+  const asked: Asked[] = [];
+  const client = new V1Client({ name: 'v1-test', version: '1.0.0' }, { capabilities: options.answer ? { elicitation: {} } : {} });
+  if (options.answer) {
+    const answer = options.answer;
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      const params = request.params as unknown as Asked;
+      asked.push(params);
+      return answer(params);
+    });
+  }
+  await client.connect(new V1Stdio({ command: process.execPath, args: serveArgs(setup, options.servers ?? []), env: setup.env, cwd: setup.dir, stderr: 'pipe' }));
+  return {
+    asked,
+    listTools: async () => (await client.listTools()).tools,
+    callTool: async (name, args = {}) => (await client.callTool({ name, arguments: args }, undefined, { timeout: 30_000 })) as Record<string, unknown>,
+    close: () => client.close(),
+  };
+}
+
+/** The v2 SDK client, in the era asked for. Modern questions are answered by the SDK's auto-fulfil driver (or by hand with `request`). */
+export async function v2Client(setup: ServeSetup, options: { era: 'legacy' | 'modern'; answer?: Answerer; servers?: string[]; autoFulfill?: boolean }): Promise<TestClient> {
+  const asked: Asked[] = [];
+  const client = new V2Client(
+    { name: 'v2-test', version: '1.0.0' },
+    {
+      capabilities: options.answer ? { elicitation: { form: {} } } : {},
+      versionNegotiation: { mode: options.era === 'modern' ? { pin: '2026-07-28' } : 'legacy' },
+      inputRequired: { autoFulfill: options.autoFulfill ?? true },
+    },
+  );
+  if (options.answer) {
+    const answer = options.answer;
+    client.setRequestHandler('elicitation/create', async (request) => {
+      const params = request.params as unknown as Asked;
+      asked.push(params);
+      return answer(params);
+    });
+  }
+  await client.connect(new V2Stdio({ command: process.execPath, args: serveArgs(setup, options.servers ?? []), env: setup.env, cwd: setup.dir, stderr: 'pipe' }));
+  return {
+    asked,
+    listTools: async () => (await client.listTools()).tools,
+    callTool: async (name, args = {}) => (await client.callTool({ name, arguments: args }, { timeout: 30_000 })) as unknown as Record<string, unknown>,
+    request: async (method, params) => (await client.request({ method, params } as never, { allowInputRequired: true, timeout: 30_000 } as never)) as unknown as Record<string, unknown>,
+    close: () => client.close(),
+  };
+}
+
+/** What the fixture server received for one question key (`accept` | `decline` | `cancel`, with content). */
+export function received(result: Record<string, unknown>, key: string): { action: string; content?: Record<string, unknown> } | undefined {
+  const structured = result.structuredContent as { received?: Record<string, { action: string; content?: Record<string, unknown> }> } | undefined;
+  return structured?.received?.[key];
+}
+
+export function textOf(result: Record<string, unknown>): string {
+  const content = result.content as Array<{ type: string; text?: string }> | undefined;
+  return (content ?? []).map((c) => c.text ?? '').join('\n');
+}
+
+/** Content that fits the fixture's questions: the form (repo) or the confirmation. */
+export function fitting(asked: Asked): Record<string, unknown> {
+  const properties = (asked.requestedSchema?.properties ?? {}) as Record<string, unknown>;
+  return 'repo' in properties ? { repo: 'me/thing' } : { confirm: true };
+}
