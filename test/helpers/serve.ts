@@ -100,7 +100,7 @@ export async function v2Client(setup: ServeSetup, options: { era: 'legacy' | 'mo
     client.setRequestHandler('elicitation/create', async (request) => {
       const params = request.params as unknown as Asked;
       asked.push(params);
-      return answer(params);
+      return answer(params) as never;
     });
   }
   await client.connect(new V2Stdio({ command: process.execPath, args: serveArgs(setup, options.servers ?? []), env: setup.env, cwd: setup.dir, stderr: 'pipe' }));
