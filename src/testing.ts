@@ -172,6 +172,25 @@ export function storeComplianceCases(factory: StoreFactory): ComplianceCase[] {
         }),
     },
     {
+      name: 'keeps the audit log in write order when every event shares one millisecond',
+      run: () =>
+        pair(async (a, b, session) => {
+          // The manual clock never moves: every event carries the same `at`, so only a sequence can order them.
+          const { id, trace } = await a.openRequest(question(session));
+          await b.respond({ id, action: 'accept', content: { n: 1 }, by: 'http' });
+          await b.recordResumed({ elicit: id, trace: `cal-${randomBytes(8).toString('hex')}`, parent: trace });
+          await a.recordEvent({ kind: 'policy.fired', elicit: id, trace, session, rule: { index: 0, rule: 'same-ms' } });
+          const second = await b.openRequest(question(session, { trace }));
+          await a.abandon(second.id, 'the call is gone');
+          const events = await b.audit({ trace });
+          strictEqual(new Set(events.map((e) => e.at)).size, 1);
+          deepStrictEqual(
+            events.map((e) => e.kind),
+            ['elicit.open', 'elicit.answered', 'elicit.resumed', 'policy.fired', 'elicit.open', 'elicit.abandoned'],
+          );
+        }, true),
+    },
+    {
       name: 'keeps the first question when the same id is opened on two handles',
       run: () =>
         pair(async (a, b, session) => {

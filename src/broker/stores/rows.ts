@@ -47,5 +47,3 @@ export function decodeRowsSync<T>(keyv: Keyv, raws: unknown[]): T[] {
 export function prefixEnd(prefix: string): string {
   return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 }
-
-export const padTime = (ms: number): string => String(Math.max(0, Math.floor(ms))).padStart(15, '0');

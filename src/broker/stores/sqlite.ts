@@ -11,7 +11,7 @@ import { dirname } from 'node:path';
 import { Keyv } from 'keyv';
 import { McpxError } from '../../errors.js';
 import type { BrokerEvent, BrokerStore, ElicitRequest, StoredAnswer } from '../types.js';
-import { decodeRowsSync, encodeRow, keys, padTime, prefixEnd, rawKey } from './rows.js';
+import { decodeRowsSync, encodeRow, keys, prefixEnd, rawKey } from './rows.js';
 
 type Query = (sql: string, ...params: unknown[]) => Promise<Array<Record<string, unknown>>>;
 type Watcher = (answer?: StoredAnswer) => void;
@@ -33,10 +33,11 @@ class SqliteStore implements BrokerStore {
   readonly kind = 'sqlite' as const;
   private readonly query: Query;
   private readonly table: string;
+  /** The audit log: its own table, ordered by an autoincrement sequence (write order), never by the clock. */
+  private readonly logTable: string;
   private readonly watchers = new Map<string, Set<Watcher>>();
   private pollTimer: ReturnType<typeof setTimeout> | undefined;
   private dataVersion = -1;
-  private seq = 0;
   private closed = false;
   private readonly ready: Promise<void>;
 
@@ -46,6 +47,7 @@ class SqliteStore implements BrokerStore {
   ) {
     const adapter = keyv.store as { query: Query; opts: { table: string } };
     this.table = adapter.opts.table;
+    this.logTable = `${this.table}_mcpx_log`;
     this.ready = this.createTriggers(adapter.query);
     this.ready.catch(() => undefined);
     this.query = async (sql, ...params) => {
@@ -56,20 +58,31 @@ class SqliteStore implements BrokerStore {
 
   private async createTriggers(query: Query): Promise<void> {
     const t = this.table;
+    const log = this.logTable;
     const quote = (text: string): string => `'${text.replace(/'/g, "''")}'`;
+    const namespace = quote(this.keyv.namespace ?? '');
     const namespaceLength = rawKey(this.keyv, 'q:').length - 'q:'.length;
     const range = (prefix: string): string => `NEW.key >= ${quote(rawKey(this.keyv, prefix))} AND NEW.key < ${quote(prefixEnd(rawKey(this.keyv, prefix)))}`;
     const pendingKey = `${quote(rawKey(this.keyv, 'p:'))} || substr(NEW.key, ${namespaceLength + 3})`;
-    // The row carries the event its write logs (`_event`); the log row is keyed by time, pid and the row's own key.
+    // The row carries the event its write logs (`_event`); the log row's sequence is its place in write order.
     const event = `json_extract(NEW.value, '$.value._event')`;
-    const logRow = `INSERT OR REPLACE INTO ${t} (key, value) SELECT
-        ${quote(rawKey(this.keyv, 'log:'))} || printf('%015d', json_extract(NEW.value, '$.value._event.at')) || ':' || json_extract(NEW.value, '$.value._event.pid') || ':' || substr(NEW.key, ${namespaceLength + 1}),
+    const logRow = `INSERT INTO ${log} (namespace, at, expires, value) SELECT ${namespace}, json_extract(${event}, '$.at'), json_extract(NEW.value, '$.expires'),
         json_object('value', json(${event}), 'expires', json_extract(NEW.value, '$.expires'))
       WHERE ${event} IS NOT NULL;`;
     // The index row is the question alone, so listing reads no more than it returns.
     const indexRow = `json_remove(NEW.value, '$.value._event')`;
-    const name = `mcpx_v1_${(this.keyv.namespace ?? 'none').replace(/[^A-Za-z0-9_]/g, '_')}`;
+    const name = `mcpx_v2_${(this.keyv.namespace ?? 'none').replace(/[^A-Za-z0-9_]/g, '_')}`;
+    const v1 = name.replace('mcpx_v2_', 'mcpx_v1_');
+    const logStart = rawKey(this.keyv, 'log:');
     const statements = [
+      // AUTOINCREMENT: a sequence never reused, so events written in the same millisecond keep their order.
+      `CREATE TABLE IF NOT EXISTS ${log} (seq INTEGER PRIMARY KEY AUTOINCREMENT, namespace TEXT NOT NULL, at INTEGER NOT NULL, expires INTEGER, value TEXT NOT NULL)`,
+      `CREATE INDEX IF NOT EXISTS ${log}_expires ON ${log} (expires)`,
+      // Files written by v1 logged into the keyv table keyed by time: drop those triggers and move their rows over.
+      ...['question_opened', 'question_changed', 'answered', 'answer_replaced'].map((trigger) => `DROP TRIGGER IF EXISTS ${v1}_${trigger}`),
+      `INSERT INTO ${log} (namespace, at, expires, value) SELECT ${namespace}, coalesce(json_extract(value, '$.value.at'), 0), json_extract(value, '$.expires'), value
+       FROM ${t} WHERE key >= ${quote(logStart)} AND key < ${quote(prefixEnd(logStart))} ORDER BY key`,
+      `DELETE FROM ${t} WHERE key >= ${quote(logStart)} AND key < ${quote(prefixEnd(logStart))}`,
       `CREATE TRIGGER IF NOT EXISTS ${name}_question_opened AFTER INSERT ON ${t} WHEN ${range('q:')}
        BEGIN INSERT OR REPLACE INTO ${t} (key, value) VALUES (${pendingKey}, ${indexRow}); ${logRow} END`,
       `CREATE TRIGGER IF NOT EXISTS ${name}_question_changed AFTER UPDATE ON ${t} WHEN ${range('q:')}
@@ -79,7 +92,15 @@ class SqliteStore implements BrokerStore {
       `CREATE TRIGGER IF NOT EXISTS ${name}_answer_replaced AFTER UPDATE ON ${t} WHEN ${range('a:')}
        BEGIN DELETE FROM ${t} WHERE key = ${pendingKey}; ${logRow} END`,
     ];
-    for (const sql of statements) await query(sql);
+    // One transaction, so two processes opening the same file at once cannot both migrate or half-create.
+    await query('BEGIN IMMEDIATE');
+    try {
+      for (const sql of statements) await query(sql);
+      await query('COMMIT');
+    } catch (error) {
+      await query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
   }
 
   /** Writes the row when the key is absent or its row has expired; true when this call wrote it. */
@@ -127,10 +148,9 @@ class SqliteStore implements BrokerStore {
     await this.query(`INSERT INTO ${this.table} (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, rawKey(this.keyv, key), row);
   }
 
-  private async range(prefix: string, from = prefix): Promise<unknown[]> {
+  private async range(prefix: string): Promise<unknown[]> {
     const raw = rawKey(this.keyv, prefix);
-    const start = rawKey(this.keyv, from);
-    const rows = await this.query(`SELECT value FROM ${this.table} WHERE key >= ? AND key < ? ORDER BY key`, start, prefixEnd(raw));
+    const rows = await this.query(`SELECT value FROM ${this.table} WHERE key >= ? AND key < ? ORDER BY key`, raw, prefixEnd(raw));
     return rows.map((r) => r.value);
   }
 
@@ -196,12 +216,14 @@ class SqliteStore implements BrokerStore {
 
   async appendEvent(event: BrokerEvent, ttlMs: number): Promise<void> {
     const row = await encodeRow(this.keyv, event, ttlMs);
-    const key = `log:${padTime(event.at)}:${event.pid}:${++this.seq}`;
-    await this.query(`INSERT INTO ${this.table} (key, value) VALUES (?, ?)`, rawKey(this.keyv, key), row);
+    await this.query(`INSERT INTO ${this.logTable} (namespace, at, expires, value) VALUES (?, ?, ?, ?)`, this.keyv.namespace ?? '', event.at, Date.now() + ttlMs, row);
   }
 
+  /** The log in write order; rows past their retention are deleted first. */
   async readEvents(since = 0): Promise<BrokerEvent[]> {
-    return decodeRowsSync<BrokerEvent>(this.keyv, await this.range('log:', `log:${padTime(since)}`));
+    await this.query(`DELETE FROM ${this.logTable} WHERE expires < ?`, Date.now());
+    const rows = await this.query(`SELECT value FROM ${this.logTable} WHERE namespace = ? AND at >= ? ORDER BY seq`, this.keyv.namespace ?? '', since);
+    return decodeRowsSync<BrokerEvent>(this.keyv, rows.map((r) => r.value));
   }
 
   watch(id: string, onAnswer: Watcher): () => void {
