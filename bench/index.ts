@@ -29,6 +29,7 @@ const suites: Record<string, () => Promise<{ run: BenchSuite }>> = {
   codegen: () => import('./codegen.js'),
   runtime: () => import('./runtime.js'),
   badge: () => import('./badge.js'),
+  web: () => import('./web.js'),
 };
 
 async function main(): Promise<void> {

@@ -97,6 +97,33 @@ describe('web inbox', () => {
     await expect.poll(() => row(id).count()).toBe(0);
   });
 
+  it('answers with the keyboard alone on a phone-sized screen', async () => {
+    const phone = await context.newPage();
+    await phone.setViewportSize({ width: 390, height: 844 });
+    await phone.goto(`${daemon.base}/ui`);
+    await phone.locator('#inbox').waitFor();
+    const { task, id } = await ask('ask_confirm', { action: 'ship it' });
+    const open = phone.locator(`li.question[data-id="${id}"] button`);
+    await open.focus();
+    await phone.keyboard.press('Enter');
+    const focused = () => phone.evaluate(() => (globalThis as any).document.activeElement?.id as string);
+    await expect.poll(focused).toBe('detail-title');
+    // The question takes the screen; nothing scrolls sideways; controls are finger-sized.
+    expect(await phone.locator('#inbox').isVisible()).toBe(false);
+    expect(await phone.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number)).toBeLessThanOrEqual(390);
+    expect((await phone.getByRole('button', { name: 'Accept' }).boundingBox())!.height).toBeGreaterThanOrEqual(44);
+    await phone.keyboard.press('Tab');
+    expect(await focused()).toMatch(/^f-elc-[0-9a-f]{16}-0$/);
+    await phone.keyboard.press('Space');
+    await phone.keyboard.press('Tab');
+    expect(await focused()).toBe('accept');
+    await phone.keyboard.press('Enter');
+    expect((await received(task)).confirm).toEqual({ action: 'accept', content: { confirm: true } });
+    await phone.keyboard.press('Escape');
+    await phone.locator('#inbox').waitFor();
+    await phone.close();
+  });
+
   it('shows a url question with its domain and a link the person chooses to follow', async () => {
     // The daemon declares no url capability to servers yet, so the question is opened in its broker directly.
     const question = await daemon.broker.openRequest({

@@ -37,10 +37,10 @@ const ACTIONS = [
 
 /** The chart: one small histogram per server and tool, all on the same 0..TTL scale. */
 function chart(rows) {
-  const width = 640;
+  const width = 860;
   const rowHeight = 64;
-  const left = 150;
-  const plot = width - left - 70;
+  const left = 170;
+  const plot = width - left - 120;
   const charted = rows.filter((r) => r.answers.length || r.expired);
   const height = charted.length * rowHeight + 40;
   const tallest = (r) => {
@@ -85,7 +85,9 @@ function chart(rows) {
     if (row.p50Ms !== undefined && row.ttlMs) {
       const at = x(Math.min(1, row.p50Ms / row.ttlMs));
       parts.push(svg('line', { x1: at, x2: at, y1: top + 2, y2: base, class: 'median' }));
-      parts.push(svg('text', { x: at + 3, y: top + 10, class: 'median-label' }, `median ${duration(row.p50Ms)}`));
+      // The label sits on the side away from the deadline.
+      const late = row.p50Ms / row.ttlMs > 0.6;
+      parts.push(svg('text', { x: late ? at - 4 : at + 4, y: top + 10, class: 'median-label', 'text-anchor': late ? 'end' : 'start' }, `median ${duration(row.p50Ms)}`));
     }
   });
   const axisY = charted.length * rowHeight + 14;

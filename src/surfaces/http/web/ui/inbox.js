@@ -244,6 +244,9 @@ async function main() {
     $('nav-inbox').removeAttribute('aria-current');
     $('history').hidden = false;
     setLive('');
+    void api('/v1/elicit').then(({ status, body }) => {
+      if (status === 200) $('count').textContent = String(body.elicitations.length);
+    });
     await showHistory($('history-body'), $('history-days'));
     return;
   }
