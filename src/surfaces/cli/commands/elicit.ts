@@ -22,6 +22,7 @@ const USAGE = `usage: mcpx elicit <verb> [options]
   list [--all | --state s] [--server s] [--tool t] [--json]
                                               what is waiting, with time left
   count [--session s] [--json]                "mcpx: N waiting" or nothing: a badge for prompts and status lines
+  ui [--session s]                            a live inbox on this terminal: see, open and answer questions
   watch [--json] [--count n] [--kinds k,...] follow questions as they are asked and answered
                                               (--count: stop after n events; --kinds: only these,
                                               e.g. elicit.open,elicit.answered)
@@ -36,8 +37,9 @@ exit: 0 done, 1 refused (unknown id, already answered, expired, invalid content:
 `;
 
 export const command: Command = async (argv, io) => {
-  // The badge has its own flags and module (it must load little).
+  // The badge and the inbox have their own flags and modules (the badge must load little).
   if (argv[0] === 'count') return (await import('./elicit-count.js')).command(argv.slice(1), io);
+  if (argv[0] === 'ui') return (await import('./elicit-ui.js')).command(argv.slice(1), io);
   const { flags, positional } = parseArgs(argv, { booleans: ['json', 'all', 'open'], strings: ['config', 'server', 'tool', 'state', 'count', 'kinds'] });
   const [verb, ...rest] = positional;
   if (flags.help || !verb) {
@@ -94,7 +96,7 @@ export const command: Command = async (argv, io) => {
       return elicitWeb(io, { ...(config ? { config } : {}), open: flags.open === true, json });
     }
     default:
-      throw new UsageError(`unknown verb "${verb}": use answer, decline, cancel, list, count, watch or web`);
+      throw new UsageError(`unknown verb "${verb}": use answer, decline, cancel, list, count, ui, watch or web`);
   }
 };
 

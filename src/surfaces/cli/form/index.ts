@@ -18,6 +18,8 @@ export interface FormOptions {
   openUrl?: (url: string) => Promise<boolean>;
   /** Stops the form (the question was answered elsewhere or expired): answers cancel. */
   signal?: AbortSignal;
+  /** The person already chose to answer (the inbox's `a`): go straight to the fields. */
+  answering?: boolean;
 }
 
 const CANCEL: Answer = { action: 'cancel' };
@@ -30,14 +32,14 @@ export async function promptForAnswer(question: PromptQuestion, options: FormOpt
   const io = { input: options.input, output: options.output, ...(options.signal ? { signal: options.signal } : {}) };
   const asker = question.server ? `${sanitizeLine(question.server)}${question.tool ? `.${sanitizeLine(question.tool)}` : ''}` : 'the script';
   clack.note(sanitize(question.message), `${asker} asks`, io);
-  return question.mode === 'url' ? askUrl(question, options, io) : askForm(question, io);
+  return question.mode === 'url' ? askUrl(question, options, io) : askForm(question, io, options.answering === true);
 }
 
 type ClackIO = { input: Readable; output: Writable; signal?: AbortSignal };
 
-async function askForm(question: PromptQuestion, io: ClackIO): Promise<Answer> {
+async function askForm(question: PromptQuestion, io: ClackIO, answering = false): Promise<Answer> {
   const fields = fieldsOf(question.requestedSchema);
-  const choice = await clack.select({
+  const choice = answering ? 'accept' : await clack.select({
     ...io,
     message: fields.length ? 'Answer this question?' : 'Your answer',
     options: [
