@@ -1,6 +1,8 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const noSurfaces = { group: ['**/surfaces/**'], message: 'core layers must not import surfaces' };
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.tools/**', 'test/fixtures/generated/**', 'bench/results/**'] },
   js.configs.recommended,
@@ -12,12 +14,44 @@ export default tseslint.config(
       'no-control-regex': 'off',
     },
   },
+  // The layer rule: the core (everything in src/ outside surfaces/) never reaches into a surface; the runtime sees
+  // only HostBindings; the broker knows no policy, client, runtime or task.
   {
-    // The layer rule: the core never reaches into a surface.
-    files: ['src/broker/**', 'src/client/**', 'src/runtime/**', 'src/codegen/**', 'src/types.ts', 'src/errors.ts'],
+    files: ['src/**/*.ts'],
+    ignores: ['src/surfaces/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [noSurfaces] }] },
+  },
+  {
+    files: ['src/runtime/**'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/surfaces/**'], message: 'core layers must not import surfaces' }] }],
+      'no-restricted-imports': ['error', { patterns: [noSurfaces, { group: ['**/broker/**', '**/client/**'], message: 'the runtime sees only HostBindings, never broker/ or client/' }] }],
     },
+  },
+  {
+    files: ['src/broker/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            noSurfaces,
+            {
+              group: ['**/policy/**', '**/client/**', '**/runtime/**', '**/tasks/**', '**/codegen/**', '**/config/**', '**/elicitation/pipeline*', '**/mcpx*'],
+              message: 'the broker imports only its own types, errors and answer validation',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  // Surfaces do not import each other, except that the CLI may host the daemon, which serves the REST app.
+  {
+    files: ['src/surfaces/http/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/cli/**', '**/daemon/**'], message: 'the REST app imports no other surface' }] }] },
+  },
+  {
+    files: ['src/surfaces/daemon/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/cli/**'], message: 'the daemon imports no CLI code' }] }] },
   },
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],

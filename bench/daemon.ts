@@ -13,10 +13,10 @@ import type { BrokerStore } from '../src/broker/types.js';
 import { createMemoryEraCache } from '../src/client/era-cache.js';
 import { createMcpx } from '../src/mcpx.js';
 import type { ElicitHandler } from '../src/types.js';
-import type { DaemonParts } from '../src/surfaces/http/daemon-core.js';
-import { runDaemon } from '../src/surfaces/http/daemon.js';
-import { socketFetch } from '../src/surfaces/http/daemon-client.js';
-import { daemonPaths } from '../src/surfaces/http/daemon-paths.js';
+import type { DaemonParts } from '../src/surfaces/daemon/daemon-core.js';
+import { runDaemon } from '../src/surfaces/daemon/daemon.js';
+import { socketFetch } from '../src/surfaces/daemon/daemon-client.js';
+import { daemonPaths } from '../src/surfaces/daemon/daemon-paths.js';
 import { inMemoryFixture } from '../test/helpers/fixture-servers.js';
 import type { BenchFigure, BenchSuite } from './index.js';
 

@@ -1,7 +1,7 @@
 /**
  * Broker: a question is state with an id, a session and a deadline, answered once, stored through keyv.
- * Knows no wire and no surface; imports the shared vocabulary, errors, paths, answer validation, and (for the
- * pipeline) the policy. SQLite and Redis adapters load lazily, so this entry never pulls in a native module.
+ * Knows no wire, no surface and no policy; imports the shared vocabulary, errors, paths and answer validation.
+ * SQLite and Redis adapters load lazily, so this entry never pulls in a native module.
  */
 export type * from './types.js';
 export { createBroker } from './broker.js';
@@ -17,5 +17,3 @@ export type { RedisStoreOptions } from './stores/redis.js';
 export { resolveSession } from './session.js';
 export type { SessionBinding } from './session.js';
 export { defaultSqlitePath } from './default-store.js';
-export { createElicitationPipeline } from './pipeline.js';
-export type { Answerer, PipelineOptions } from './pipeline.js';

@@ -4,7 +4,7 @@
  * Sees only a HostBindings interface; never imports broker/, client/ or a surface.
  */
 export { startScript, runScript } from './sandbox.js';
-export type { ScriptSource, StartScriptOptions, ScriptRun, RunOutcome, RunStats, InputRequiredStop } from './sandbox.js';
+export type { ScriptSource, StartScriptOptions, ScriptRun, RunOutcome, RunStats, InputRequiredStop } from './types.js';
 export type { HostBindings, ToolCallReply, AskRequest, ConsoleLevel } from './host-bindings.js';
 export { DEFAULT_LIMITS, resolveLimits, parseSize, parseDuration } from './limits.js';
 export type { ScriptLimits } from './limits.js';

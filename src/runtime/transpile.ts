@@ -5,7 +5,7 @@
  */
 import type { SourceMapPayload } from 'node:module';
 import { McpxError } from '../errors.js';
-import type { ScriptSource } from './sandbox.js';
+import type { ScriptSource } from './types.js';
 
 const TYPESCRIPT = /\.(?:ts|mts|cts)$/i;
 

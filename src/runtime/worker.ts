@@ -9,7 +9,7 @@ import { McpxError, type McpxErrorCode } from '../errors.js';
 import type { Answer, ElicitContext, Question } from '../types.js';
 import type { AskRequest, ConsoleLevel, HostBindings, ToolCallReply } from './host-bindings.js';
 import type { ResolvedLimits } from './limits.js';
-import type { RunOutcome, RunStats, ScriptRun, ScriptSource, StartScriptOptions } from './sandbox.js';
+import type { RunOutcome, RunStats, ScriptRun, ScriptSource, StartScriptOptions } from './types.js';
 
 const MARKER = 'mcpxSandboxWorker';
 /** How far past its budget a slice may run before the worker is terminated (the soft interrupt usually wins). */

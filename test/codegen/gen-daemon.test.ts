@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/surfaces/cli/main.js';
-import { runDaemon, type RunningDaemon } from '../../src/surfaces/http/daemon.js';
-import { daemonPaths } from '../../src/surfaces/http/daemon-paths.js';
-import { openDaemonParts } from '../../src/surfaces/http/daemon-wiring.js';
+import { runDaemon, type RunningDaemon } from '../../src/surfaces/daemon/daemon.js';
+import { daemonPaths } from '../../src/surfaces/daemon/daemon-paths.js';
+import { openDaemonParts } from '../../src/surfaces/daemon/daemon-wiring.js';
 import { stdioFixture } from '../helpers/fixture-servers.js';
 
 async function run(argv: string[], cwd: string, env: Record<string, string | undefined>): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBroker, createElicitationPipeline } from '../../src/broker/index.js';
+import { createBroker } from '../../src/broker/index.js';
+import { createElicitationPipeline } from '../../src/elicitation/pipeline.js';
 import { createTaskRunner, type TaskRunner } from '../../src/tasks/runner.js';
 import { createTaskStore } from '../../src/tasks/task-store.js';
 import { createApp } from '../../src/surfaces/http/app.js';
-import { createDaemonCore, type DaemonCore } from '../../src/surfaces/http/daemon-core.js';
+import { createDaemonCore, type DaemonCore } from '../../src/surfaces/daemon/daemon-core.js';
 import { fixtureMcpx } from '../tasks/helpers.js';
 
 describe('tool listing routes', () => {

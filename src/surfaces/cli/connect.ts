@@ -35,13 +35,13 @@ export interface OpenBackendOptions {
 
 export async function openBackend(io: CliIO, options: OpenBackendOptions): Promise<Backend> {
   const configPath = findConfigPath(options.config, io.cwd, io.env);
-  const { connectDaemon, ensureDaemon, socketFetch } = await import('../http/daemon-client.js');
+  const { connectDaemon, ensureDaemon, socketFetch } = await import('../daemon/daemon-client.js');
   const { createRestBackend } = await import('./rest-backend.js');
   if (options.forCall) {
     const start = () => ensureDaemon(io.env, configPath, { cwd: io.cwd, ...daemonCommand(io.env) });
     // A warm call skips the health check: it goes straight to the socket the running daemon wrote down, and only
     // if nothing listens there (a stale state file) is a daemon started and the request sent again.
-    const { daemonPaths, isAlive, readDaemonState } = await import('../http/daemon-paths.js');
+    const { daemonPaths, isAlive, readDaemonState } = await import('../daemon/daemon-paths.js');
     const state = readDaemonState(daemonPaths(io.env, configPath));
     if (state && isAlive(state.pid)) {
       const direct = socketFetch(state.socket);

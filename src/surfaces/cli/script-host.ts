@@ -4,7 +4,7 @@
  * HostBindings the sandbox sees. A question nobody answers stops the run with the `mcpx call` message.
  */
 import type { Broker } from '../../broker/types.js';
-import { createElicitationPipeline, type Answerer } from '../../broker/pipeline.js';
+import { createElicitationPipeline, type Answerer } from '../../elicitation/pipeline.js';
 import { assignNames, memberName } from '../../codegen/names.js';
 import type { McpxConfig } from '../../config/index.js';
 import { McpxError } from '../../errors.js';

@@ -4,8 +4,8 @@
  * spawns it detached, as every command that needs one does on first need.
  */
 import { isMcpxError } from '../../../errors.js';
-import { daemonStatus, ensureDaemon, stopDaemon } from '../../http/daemon-client.js';
-import { daemonPaths } from '../../http/daemon-paths.js';
+import { daemonStatus, ensureDaemon, stopDaemon } from '../../daemon/daemon-client.js';
+import { daemonPaths } from '../../daemon/daemon-paths.js';
 import { parseArgs, UsageError } from '../args.js';
 import { findConfigPath } from '../connect.js';
 import { EXIT, type Command } from '../io.js';
@@ -59,7 +59,7 @@ export const command: Command = async (argv, io) => {
   try {
     const configPath = findConfigPath(parsed.flags.config as string | undefined, io.cwd, io.env);
     if (verb === 'run') {
-      const { runDaemonCommand } = await import('../../http/daemon-main.js');
+      const { runDaemonCommand } = await import('../../daemon/daemon-main.js');
       return await runDaemonCommand({ env: io.env, cwd: io.cwd, configPath, ...(port !== undefined ? { port } : {}), ...(idle !== undefined ? { idleMs: idle * 1000 } : {}), stdout: io.stdout, stderr: io.stderr });
     }
     if (verb === 'start') {

@@ -138,7 +138,7 @@ interface Listed {
  */
 async function listFromDaemon(named: string[], config: string | undefined, cwd: string, env: Record<string, string | undefined>): Promise<Listed | undefined> {
   const configPath = findConfigPath(config, cwd, env);
-  const { daemonPaths, isAlive, readDaemonState } = await import('../../http/daemon-paths.js');
+  const { daemonPaths, isAlive, readDaemonState } = await import('../../daemon/daemon-paths.js');
   const state = readDaemonState(daemonPaths(env, configPath));
   if (!state || !isAlive(state.pid)) return undefined;
   const get = async (path: string): Promise<Record<string, unknown> | undefined> => {

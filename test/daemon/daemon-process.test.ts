@@ -6,8 +6,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/surfaces/cli/main.js';
 import type { CliIO } from '../../src/surfaces/cli/io.js';
-import { ensureDaemon, stopDaemon } from '../../src/surfaces/http/daemon-client.js';
-import { daemonPaths, isAlive, readDaemonState } from '../../src/surfaces/http/daemon-paths.js';
+import { ensureDaemon, stopDaemon } from '../../src/surfaces/daemon/daemon-client.js';
+import { daemonPaths, isAlive, readDaemonState } from '../../src/surfaces/daemon/daemon-paths.js';
 import { fixtureEcho, stdioFixture } from '../helpers/fixture-servers.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -4,14 +4,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBroker, openRedisStore, openSqliteStore } from '../../src/broker/index.js';
-import { runDaemon, type RunningDaemon } from '../../src/surfaces/http/daemon.js';
+import { runDaemon, type RunningDaemon } from '../../src/surfaces/daemon/daemon.js';
 import { createTaskStore } from '../../src/tasks/task-store.js';
-import { socketFetch } from '../../src/surfaces/http/daemon-client.js';
-import { daemonPaths, readDaemonState } from '../../src/surfaces/http/daemon-paths.js';
-import { openDaemonParts } from '../../src/surfaces/http/daemon-wiring.js';
+import { socketFetch } from '../../src/surfaces/daemon/daemon-client.js';
+import { daemonPaths, readDaemonState } from '../../src/surfaces/daemon/daemon-paths.js';
+import { openDaemonParts } from '../../src/surfaces/daemon/daemon-wiring.js';
 import { fixtureEcho, stdioFixture } from '../helpers/fixture-servers.js';
 import { startRedis } from '../helpers/redis.js';
-import { readSse } from './helpers.js';
+import { readSse } from '../http/helpers.js';
 
 interface Setup {
   env: Record<string, string> & { MCPX_STATE_DIR: string };

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBroker, createElicitationPipeline } from '../../src/broker/index.js';
-import { createDaemonCore, type DaemonCore } from '../../src/surfaces/http/daemon-core.js';
+import { createBroker } from '../../src/broker/index.js';
+import { createElicitationPipeline } from '../../src/elicitation/pipeline.js';
+import { createDaemonCore, type DaemonCore } from '../../src/surfaces/daemon/daemon-core.js';
 import { fixtureEcho } from '../helpers/fixture-servers.js';
 import { fixtureMcpx } from '../tasks/helpers.js';
 

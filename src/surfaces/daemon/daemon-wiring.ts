@@ -4,7 +4,8 @@
  */
 import { join } from 'node:path';
 import { readFileSync, statSync } from 'node:fs';
-import { createBroker, createElicitationPipeline, defaultSqlitePath, openRedisStore, openSqliteStore, resolveSession } from '../../broker/index.js';
+import { createElicitationPipeline } from '../../elicitation/pipeline.js';
+import { createBroker, defaultSqlitePath, openRedisStore, openSqliteStore, resolveSession } from '../../broker/index.js';
 import type { BrokerStore } from '../../broker/types.js';
 import { createFileEraCache } from '../../client/era-cache.js';
 import { McpxError } from '../../errors.js';

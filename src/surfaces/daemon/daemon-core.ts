@@ -10,8 +10,8 @@ import type { PolicyMode } from '../../policy/schema.js';
 import { createTaskRunner, type SessionSource, type TaskRunner } from '../../tasks/runner.js';
 import { createTaskStore } from '../../tasks/task-store.js';
 import type { TaskHost } from '../../tasks/types.js';
-import { createApp } from './app.js';
-import { createWebAuth } from './web/auth.js';
+import { createApp } from '../http/app.js';
+import { createWebAuth } from '../http/web/auth.js';
 
 /** An mcpx instance the daemon can close when it stops; its tool listing serves `GET /v1/servers/{server}/tools`. */
 export type PooledHost = TaskHost & { close(): Promise<void>; serverNames(): string[]; listTools(server: string): Promise<Tool[]> };

@@ -9,9 +9,9 @@ import { isMcpxError } from '../errors.js';
 import { audienceOf, evaluatePolicy } from '../policy/evaluate.js';
 import { parsePolicy, withMode, type Policy, type PolicyMode } from '../policy/schema.js';
 import type { Answer, ElicitContext, ElicitHandler, Question } from '../types.js';
-import { systemClock } from './clock.js';
-import type { SessionBinding } from './session.js';
-import type { AnsweredBy, Broker, Clock, ElicitRequest, StoredAnswer } from './types.js';
+import { systemClock } from '../broker/clock.js';
+import type { SessionBinding } from '../broker/session.js';
+import type { AnsweredBy, Broker, Clock, ElicitRequest, StoredAnswer } from '../broker/types.js';
 
 /** Something that may answer a question: a script's onElicit, a person at a terminal, an agent. */
 export interface Answerer {
