@@ -3,14 +3,13 @@
  * settling a host call, firing a timer, calling the onElicit handler, each followed by the pending jobs);
  * the CPU budget is the sum of the slices, so time spent awaiting the host or a person does not count.
  */
-import type { SourceMapPayload } from 'node:module';
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, VmCallResult } from 'quickjs-emscripten-core';
 import { McpxError, isMcpxError } from '../errors.js';
 import type { Answer, ElicitContext, ElicitHandler, ElicitationSchema, Question } from '../types.js';
 import { judgeAnswer } from './answer.js';
 import { acquireSandbox } from './engine.js';
 import type { ConsoleLevel, HostBindings, ToolCallReply } from './host-bindings.js';
-import { resolveLimits, type ResolvedLimits, type ScriptLimits } from './limits.js';
+import { resolveLimits, type ResolvedLimits } from './limits.js';
 import type { GuestFunctions, HostSide, PreparedSandbox } from './prepared.js';
 import { createStackMapper, type StackMapper } from './stack-map.js';
 import type { InputRequiredStop, RunOutcome, RunStats, ScriptRun, StartScriptOptions } from './types.js';
