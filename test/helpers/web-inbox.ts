@@ -10,8 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { chromium, type Browser } from 'playwright-core';
-import { createBroker, createElicitationPipeline, type StoreBroker } from '../../src/broker/index.js';
-import { createDaemonCore, type DaemonCore } from '../../src/surfaces/http/daemon-core.js';
+import { createBroker, type StoreBroker } from '../../src/broker/index.js';
+import { createElicitationPipeline } from '../../src/elicitation/pipeline.js';
+import { createDaemonCore, type DaemonCore } from '../../src/surfaces/daemon/daemon-core.js';
 import { fixtureMcpx } from '../tasks/helpers.js';
 
 export const CHROMIUM = process.env.MCPX_CHROMIUM ?? '/usr/bin/chromium';

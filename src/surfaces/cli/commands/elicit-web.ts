@@ -5,7 +5,7 @@
  * when none runs.
  */
 import { isMcpxError } from '../../../errors.js';
-import { ensureDaemon } from '../../http/daemon-client.js';
+import { ensureDaemon } from '../../daemon/daemon-client.js';
 import { findConfigPath } from '../connect.js';
 import { EXIT, type CliIO } from '../io.js';
 import { openUrl } from '../open-url.js';
