@@ -4,7 +4,7 @@
  * session cookie that answers with `by: 'web'`.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,9 +15,9 @@ const cli = join(root, 'dist', 'cli.js');
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-e2e-web-'));
 const env = { PATH: process.env.PATH ?? '', MCPX_STATE_DIR: join(dir, 'state'), MCPX_CONFIG_DIR: join(dir, 'config'), HOME: dir };
 
-function mcpx(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function mcpx(args: string[], extra: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, [cli, ...args], { cwd: dir, env, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [cli, ...args], { cwd: dir, env: { ...env, ...extra }, timeout: 60_000 }, (error, stdout, stderr) => {
       done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
     });
   });
@@ -26,6 +26,7 @@ function mcpx(args: string[]): Promise<{ code: number; stdout: string; stderr: s
 describe('mcpx elicit web', () => {
   afterAll(async () => {
     await mcpx(['daemon', 'stop']);
+    await mcpx(['daemon', 'stop'], { MCPX_STATE_DIR: join(dir, 'state-no-port') });
   });
 
   it('prints a sign-in link the daemon it started honours once', async () => {
@@ -64,5 +65,26 @@ describe('mcpx elicit web', () => {
     const text = await mcpx(['elicit', 'web']);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/^ {2}http:\/\/127\.0\.0\.1:\d+\/ui#code=[\w-]+$/m);
+  });
+
+  it('opens the link with --open, through BROWSER', async () => {
+    const opened = join(dir, 'opened.txt');
+    const browser = join(dir, 'browser.sh');
+    writeFileSync(browser, `#!/bin/sh\nprintf '%s' "$1" > ${JSON.stringify(opened)}\n`);
+    chmodSync(browser, 0o755);
+    const run = await mcpx(['elicit', 'web', '--open', '--json'], { BROWSER: browser });
+    expect(run.code).toBe(0);
+    const { url } = JSON.parse(run.stdout) as { url: string };
+    await expect.poll(() => (existsSync(opened) ? readFileSync(opened, 'utf8') : '')).toBe(url);
+  });
+
+  it('says how to add a port when the daemon runs without one', async () => {
+    const noPort = { MCPX_STATE_DIR: join(dir, 'state-no-port') };
+    expect((await mcpx(['daemon', 'start'], noPort)).code).toBe(0);
+    const run = await mcpx(['elicit', 'web'], noPort);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('the daemon runs without a port');
+    expect(run.stderr).toContain('mcpx daemon start --port 0');
   });
 });

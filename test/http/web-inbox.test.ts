@@ -124,6 +124,56 @@ describe('web inbox', () => {
     await phone.close();
   });
 
+  it('builds every field kind from the schema, with defaults, and checks bounds in the browser first', async () => {
+    const question = await daemon.broker.openRequest({
+      trace: 'cal-0000000000000003', server: 'ops', tool: 'schedule', mode: 'form', era: 'modern', message: 'Schedule the job',
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          email: { type: 'string', format: 'email', title: 'Email' },
+          day: { type: 'string', format: 'date', title: 'Day' },
+          count: { type: 'integer', minimum: 1, maximum: 5, default: 2, title: 'Count' },
+          ratio: { type: 'number', minimum: 0, maximum: 1, title: 'Ratio' },
+          notify: { type: 'boolean', default: true, title: 'Notify' },
+          colour: { type: 'string', oneOf: [{ const: 'r', title: 'Red' }, { const: 'g', title: 'Green' }], default: 'g', title: 'Colour' },
+          size: { type: 'string', enum: ['s', 'm', 'l'], enumNames: ['Small', 'Medium', 'Large'], title: 'Size' },
+          tags: { type: 'array', items: { anyOf: [{ const: 'a', title: 'Alpha' }, { const: 'b', title: 'Beta' }, { const: 'c', title: 'Gamma' }] }, minItems: 1, maxItems: 2, default: ['a'], title: 'Tags' },
+        },
+        required: ['email', 'count', 'size'],
+      },
+    });
+    await row(question.id).getByRole('button').click();
+    expect(await page.getByLabel('Email').getAttribute('type')).toBe('email');
+    expect(await page.getByLabel('Day').getAttribute('type')).toBe('date');
+    const count = page.getByLabel('Count');
+    expect([await count.inputValue(), await count.getAttribute('min'), await count.getAttribute('max')]).toEqual(['2', '1', '5']);
+    expect(await page.getByLabel('Notify').isChecked()).toBe(true);
+    expect(await page.getByLabel('Colour').inputValue()).toBe('g');
+    expect(await page.getByLabel('Size').locator('option').allTextContents()).toEqual(['Choose…', 'Small', 'Medium', 'Large']);
+    expect(await page.getByRole('checkbox', { name: 'Alpha' }).isChecked()).toBe(true);
+
+    await page.getByLabel('Email').fill('not an address');
+    await count.fill('9');
+    await page.getByRole('checkbox', { name: 'Beta' }).check();
+    await page.getByRole('checkbox', { name: 'Gamma' }).check();
+    await page.getByRole('button', { name: 'Accept' }).click();
+    for (const field of ['email', 'count', 'size', 'tags']) expect(await page.locator(`[data-field-error="${field}"]`).textContent(), field).not.toBe('');
+    expect(await page.locator('[data-field-error="tags"]').textContent()).toBe('Choose at most 2.');
+    expect(await daemon.broker.lookup(question.id)).toBeUndefined();
+
+    await page.getByLabel('Email').fill('ops@example.com');
+    await page.getByLabel('Day').fill('2026-12-24');
+    await count.fill('3');
+    await page.getByLabel('Ratio').fill('0.5');
+    await page.getByLabel('Size').selectOption({ label: 'Large' });
+    await page.getByRole('checkbox', { name: 'Gamma' }).uncheck();
+    await page.getByRole('button', { name: 'Accept' }).click();
+    await expect.poll(() => page.locator('#detail-status').textContent()).toContain('Accepted');
+    expect((await daemon.broker.lookup(question.id))?.content).toEqual({
+      email: 'ops@example.com', day: '2026-12-24', count: 3, ratio: 0.5, notify: true, colour: 'g', size: 'l', tags: ['a', 'b'],
+    });
+  });
+
   it('shows a url question with its domain and a link the person chooses to follow', async () => {
     // The daemon declares no url capability to servers yet, so the question is opened in its broker directly.
     const question = await daemon.broker.openRequest({
