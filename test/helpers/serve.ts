@@ -129,3 +129,79 @@ export function fitting(asked: Asked): Record<string, unknown> {
   const properties = (asked.requestedSchema?.properties ?? {}) as Record<string, unknown>;
   return 'repo' in properties ? { repo: 'me/thing' } : { confirm: true };
 }
+
+export interface HttpServeProcess {
+  url: string;
+  stderr: () => string;
+  close(): Promise<void>;
+}
+
+/** `mcpx serve --http` as a child process; resolves with the URL it prints. */
+export async function startHttpServe(setup: ServeSetup, extraArgs: string[] = [], extraEnv: Record<string, string> = {}): Promise<HttpServeProcess> {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(process.execPath, [CLI, 'serve', '--config', setup.configPath, '--http', ...extraArgs], { cwd: setup.dir, env: { ...setup.env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('\n')) resolveUrl(out.split('\n')[0]!.trim());
+    });
+    child.once('exit', (code) => reject(new Error(`mcpx serve --http exited (${code}): ${stderr}`)));
+  });
+  return {
+    url,
+    stderr: () => stderr,
+    close: () =>
+      new Promise<void>((done) => {
+        if (child.exitCode !== null) return done();
+        child.once('exit', () => done());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** A v1 (legacy) or v2 (legacy or modern) client over Streamable HTTP. */
+export async function httpClient(url: string, options: { sdk: 'v1' | 'v2'; era?: 'legacy' | 'modern'; answer?: Answerer; headers?: Record<string, string> }): Promise<TestClient> {
+  const asked: Asked[] = [];
+  const requestInit = options.headers ? { headers: options.headers } : undefined;
+  if (options.sdk === 'v1') {
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const client = new V1Client({ name: 'v1-http', version: '1.0.0' }, { capabilities: options.answer ? { elicitation: {} } : {} });
+    if (options.answer) {
+      const answer = options.answer;
+      client.setRequestHandler(ElicitRequestSchema, async (request) => {
+        asked.push(request.params as unknown as Asked);
+        return answer(request.params as unknown as Asked);
+      });
+    }
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), requestInit ? { requestInit } : {}));
+    return {
+      asked,
+      listTools: async () => (await client.listTools()).tools,
+      callTool: async (name, args = {}) => (await client.callTool({ name, arguments: args }, undefined, { timeout: 30_000 })) as Record<string, unknown>,
+      close: () => client.close(),
+    };
+  }
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+  const client = new V2Client(
+    { name: 'v2-http', version: '1.0.0' },
+    { capabilities: options.answer ? { elicitation: { form: {} } } : {}, versionNegotiation: { mode: options.era === 'modern' ? { pin: '2026-07-28' } : 'legacy' } },
+  );
+  if (options.answer) {
+    const answer = options.answer;
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push(request.params as unknown as Asked);
+      return answer(request.params as unknown as Asked) as never;
+    });
+  }
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), requestInit ? { requestInit } : {}));
+  return {
+    asked,
+    listTools: async () => (await client.listTools()).tools,
+    callTool: async (name, args = {}) => (await client.callTool({ name, arguments: args }, { timeout: 30_000 })) as unknown as Record<string, unknown>,
+    request: async (method, params) => (await client.request({ method, params } as never, { allowInputRequired: true, timeout: 30_000 } as never)) as unknown as Record<string, unknown>,
+    close: () => client.close(),
+  };
+}

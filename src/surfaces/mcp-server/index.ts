@@ -6,4 +6,5 @@
  */
 export { createServeCore, type ServeCore, type ServeCoreOptions } from './core.js';
 export { serveOverStdio, type StdioServe } from './stdio.js';
+export { serveOverHttp, isLoopback, type HttpServe, type HttpServeOptions } from './http.js';
 export { RESERVED_NAMES } from './fallback-tools.js';

@@ -130,7 +130,10 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
     const ref = catalog.byName.get(name);
     if (!ref) {
       const failedServer = [...catalog.failed.keys()].find((s) => name.startsWith(`${s}__`) || core.serverNames().length === 1);
-      if (failedServer) return failedResult({ server: failedServer, tool: name }, { code: 'CONNECT_FAILED', message: catalog.failed.get(failedServer)! });
+      if (failedServer) {
+        const tool = name.startsWith(`${failedServer}__`) ? name.slice(failedServer.length + 2) : name;
+        return failedResult({ server: failedServer, tool }, { code: 'CONNECT_FAILED', message: `the server could not be started or listed: ${catalog.failed.get(failedServer)!}` });
+      }
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}. mcpx serves ${catalog.byName.size} upstream tools (see tools/list) from ${core.serverNames().join(', ') || 'no servers'}.`);
     }
     const state = ctx.mcpReq.requestState<ServeState>();

@@ -7,7 +7,7 @@ import { parseArgs, UsageError } from '../args.js';
 import { findConfigPath } from '../connect.js';
 import { EXIT, type Command } from '../io.js';
 
-const USAGE = `usage: mcpx serve [server...] [--config file]
+const USAGE = `usage: mcpx serve [server...] [--config file] [--http [--port n] [--host h]]
 
 Serves the configured MCP servers' tools as one MCP server over stdio (what an mcpServers entry runs:
 {"command": "mcpx", "args": ["serve"]}). With one server the tool names are its own; with several they
@@ -16,15 +16,20 @@ the result says what waits, and the tools mcpx_elicit_list, mcpx_elicit_answer a
 it (as do mcpx elicit and REST, from anywhere).
 
   --config file   the mcpServers config (default: ./mcpx.json, ./.mcp.json, then the user config)
+  --http          serve Streamable HTTP at http://<host>:<port>/mcp instead of stdio (prints the URL)
+  --port n        with --http: the port (default 0: a free one)
+  --host h        with --http: the interface (default 127.0.0.1). Any other than loopback needs a bearer
+                  token: MCPX_SERVE_TOKEN, else one is made and printed on stderr
 
 env: MCPX_SESSION_ID (the session questions belong to), MCPX_ELICIT_TTL_MS, MCPX_STORE_URL,
-     MCPX_SERVE_STATE_KEY (HMAC key for request state, >= 32 bytes; default random per process)
+     MCPX_SERVE_STATE_KEY (HMAC key for request state, >= 32 bytes; default random per process),
+     MCPX_SERVE_TOKEN (with --http: the bearer token every request must carry)
 `;
 
 export const command: Command = async (argv, io) => {
   let parsed;
   try {
-    parsed = parseArgs(argv, { strings: ['config'] });
+    parsed = parseArgs(argv, { booleans: ['http'], strings: ['config', 'port', 'host'] });
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     io.stderr.write(`mcpx serve: ${error.message}\n\n${USAGE}`);
@@ -34,15 +39,43 @@ export const command: Command = async (argv, io) => {
     io.stdout.write(USAGE);
     return EXIT.OK;
   }
+  const http = parsed.flags.http === true;
+  const port = parsed.flags.port === undefined ? 0 : Number(parsed.flags.port);
+  if (!http && (parsed.flags.port !== undefined || parsed.flags.host !== undefined)) {
+    io.stderr.write(`mcpx serve: --port and --host go with --http\n\n${USAGE}`);
+    return EXIT.USAGE;
+  }
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    io.stderr.write(`mcpx serve: --port takes a port number 0-65535, got ${JSON.stringify(parsed.flags.port)}\n`);
+    return EXIT.USAGE;
+  }
   const configPath = findConfigPath(parsed.flags.config as string | undefined, io.cwd, io.env);
-  const { createServeCore, serveOverStdio } = await import('../../mcp-server/index.js');
+  const { createServeCore, serveOverStdio, serveOverHttp, RESERVED_NAMES } = await import('../../mcp-server/index.js');
   const version = '0.1.0';
-  const core = await createServeCore({ env: io.env, cwd: io.cwd, ...(configPath ? { configPath } : {}), servers: parsed.positional, version, reserved: (await import('../../mcp-server/index.js')).RESERVED_NAMES });
-  const served = serveOverStdio(core, { env: io.env, version, onerror: (error) => io.stderr.write(`mcpx serve: ${error.message}\n`) });
+  const core = await createServeCore({ env: io.env, cwd: io.cwd, ...(configPath ? { configPath } : {}), servers: parsed.positional, version, reserved: RESERVED_NAMES });
+  let served: { close(): Promise<void> };
+  if (http) {
+    try {
+      const host = typeof parsed.flags.host === 'string' ? parsed.flags.host : '127.0.0.1';
+      const listening = await serveOverHttp(core, { env: io.env, version, host, port });
+      served = listening;
+      // The token first: whoever reads the URL from stdout can then rely on it.
+      if (listening.token && !io.env.MCPX_SERVE_TOKEN) io.stderr.write(`mcpx serve: clients must send Authorization: Bearer ${listening.token}\n`);
+      io.stdout.write(`${listening.url}\n`);
+    } catch (error) {
+      await core.close().catch(() => undefined);
+      throw error;
+    }
+  } else {
+    served = serveOverStdio(core, { env: io.env, version, onerror: (error) => io.stderr.write(`mcpx serve: ${error.message}\n`) });
+  }
   // The host ends the connection by closing stdin (or a signal): close upstream connections, then exit.
   await new Promise<void>((resolve) => {
-    io.stdin.once('end', resolve);
-    io.stdin.once('close', resolve);
+    // Over stdio the host ends the connection by closing stdin; over HTTP only a signal ends it.
+    if (!http) {
+      io.stdin.once('end', resolve);
+      io.stdin.once('close', resolve);
+    }
     process.once('SIGTERM', resolve);
     process.once('SIGINT', resolve);
   });

@@ -1,0 +1,138 @@
+/**
+ * `mcpx serve --http`: Streamable HTTP at /mcp. Modern (2026-07-28) requests are served statelessly by the SDK's
+ * per-request handler; legacy ones by a sessionful transport per MCP session (legacy elicitation needs one: the
+ * question travels on the call's response stream). Safe by default: loopback unless told otherwise, Host and
+ * Origin checked against DNS rebinding, and a bearer token required on any other interface.
+ */
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
+import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import { createMcpHandler, isLegacyRequest, localhostAllowedHostnames, localhostAllowedOrigins, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
+import { McpxError } from '../../errors.js';
+import type { ServeCore } from './core.js';
+import { createRequestStateSeal } from './request-state.js';
+import { createServeServer } from './server.js';
+
+export interface HttpServeOptions {
+  env: Record<string, string | undefined>;
+  version: string;
+  host: string;
+  port: number;
+  /** Required on every request when set; always set off loopback (MCPX_SERVE_TOKEN, else generated). */
+  token?: string;
+}
+
+export interface HttpServe {
+  url: string;
+  /** The bearer token clients must send, when one is required. */
+  token?: string;
+  close(): Promise<void>;
+}
+
+const SESSION_HEADER = 'x-mcpx-session';
+
+export function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '');
+  return bare === 'localhost' || bare === '::1' || (isIP(bare) === 4 && bare.startsWith('127.'));
+}
+
+function jsonError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+function sameToken(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+export async function serveOverHttp(core: ServeCore, options: HttpServeOptions): Promise<HttpServe> {
+  const loopback = isLoopback(options.host);
+  const token = options.token ?? options.env.MCPX_SERVE_TOKEN ?? (loopback ? undefined : randomBytes(24).toString('base64url'));
+  if (!loopback && !token) throw new McpxError('CONFIG_INVALID', `serving on ${options.host} (not loopback) needs a bearer token`);
+  const allowedHosts = loopback ? localhostAllowedHostnames() : [...localhostAllowedHostnames(), options.host.replace(/^\[|\]$/g, '')];
+  const allowedOrigins = loopback ? localhostAllowedOrigins() : [...localhostAllowedOrigins(), options.host.replace(/^\[|\]$/g, '')];
+  const seal = createRequestStateSeal(options.env, core.ttlMs);
+
+  // Modern: one instance per request. Its session: the X-Mcpx-Session header, else this process's.
+  const modern = toNodeHandler(
+    createMcpHandler(
+      ({ era, requestInfo }) => createServeServer(core, seal, { era, session: requestInfo?.headers.get(SESSION_HEADER)?.trim() || core.defaultSession }, options.version),
+      { legacy: 'reject' },
+    ),
+  );
+  const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const host = validateHostHeader(req.headers.host, allowedHosts);
+    if (!host.ok) return jsonError(res, 403, -32000, `Forbidden: ${host.message}`);
+    const origin = validateOriginHeader(req.headers.origin, allowedOrigins);
+    if (!origin.ok) return jsonError(res, 403, -32000, `Forbidden: ${origin.message}`);
+    if (token) {
+      const given = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
+      if (!given || !sameToken(given, token)) return jsonError(res, 401, -32001, 'Unauthorized: send Authorization: Bearer <token> (the token mcpx serve printed, or MCPX_SERVE_TOKEN)', { 'www-authenticate': 'Bearer' });
+    }
+    if (path !== '/mcp') return void res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: the MCP endpoint is /mcp');
+    const body = req.method === 'POST' ? await readBody(req) : undefined;
+    const sessionId = req.headers['mcp-session-id'];
+    const legacy = typeof sessionId === 'string' || (await isLegacyRequest(await toWebRequest(req, body ?? {}), body ?? {}));
+    if (!legacy) return modern(req, res, body);
+
+    let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    if (!transport) {
+      if (typeof sessionId === 'string') return jsonError(res, 404, -32001, 'Session not found: initialize again');
+      if ((body as { method?: unknown } | undefined)?.method !== 'initialize') return jsonError(res, 400, -32000, 'Bad Request: no session; send initialize first');
+      const opened = new NodeStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => void sessions.set(id, opened),
+      });
+      opened.onclose = () => {
+        if (opened.sessionId) sessions.delete(opened.sessionId);
+      };
+      // Each legacy MCP session is its own mcpx session: its questions are its own.
+      const session = (req.headers[SESSION_HEADER] as string | undefined)?.trim() || `mcp-${randomBytes(8).toString('hex')}`;
+      await createServeServer(core, seal, { era: 'legacy', session }, options.version).connect(opened);
+      transport = opened;
+    }
+    await transport.handleRequest(req, res, body);
+  };
+
+  const server: HttpServer = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) jsonError(res, 500, -32603, `Internal error: ${(error as Error)?.message ?? String(error)}`);
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const shownHost = options.host.includes(':') && !options.host.startsWith('[') ? `[${options.host}]` : options.host;
+  return {
+    url: `http://${shownHost}:${port}/mcp`,
+    ...(token ? { token } : {}),
+    async close() {
+      await Promise.allSettled([...sessions.values()].map((t) => t.close()));
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
