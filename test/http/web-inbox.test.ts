@@ -258,6 +258,22 @@ describe('web inbox', () => {
     }
   });
 
+  it('signs out, after which the page sees nothing', async () => {
+    const own = await browser.newContext();
+    try {
+      const tab = await own.newPage();
+      await tab.goto(`${daemon.base}${await daemon.signInPath()}`);
+      await tab.locator('#inbox').waitFor();
+      await tab.getByRole('button', { name: 'Sign out' }).click();
+      await tab.locator('#signin').waitFor();
+      expect(await tab.locator('#signin-reason').textContent()).toBe('Signed out.');
+      expect(await tab.evaluate(async () => (await fetch('/v1/elicit')).status)).toBe(401);
+      expect(await own.cookies()).toEqual([]);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('charts how questions ended and when they were answered against the TTL', async () => {
     await page.goto(`${daemon.base}/ui/history`);
     await page.locator('#history-chart').waitFor();

@@ -224,6 +224,7 @@ function follow() {
 
 function showSignIn(message) {
   setLive('signed out');
+  $('signout').hidden = true;
   for (const id of ['inbox', 'detail', 'history']) $(id).hidden = true;
   if (message) $('signin-reason').textContent = message;
   $('signin').hidden = false;
@@ -239,6 +240,11 @@ async function main() {
     showSignIn(signedIn.message);
     return;
   }
+  $('signout').hidden = false;
+  $('signout').addEventListener('click', async () => {
+    await api('/ui/session', { method: 'DELETE' });
+    showSignIn('Signed out.');
+  });
   if (location.pathname.replace(/\/$/, '') === '/ui/history') {
     $('nav-history').setAttribute('aria-current', 'page');
     $('nav-inbox').removeAttribute('aria-current');
