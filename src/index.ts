@@ -8,10 +8,10 @@ export { checkContent } from './elicitation/validate.js';
 export type { ContentCheck } from './elicitation/validate.js';
 export { createMcpx, DEFAULT_ELICIT_TTL_MS, DEFAULT_REQUEST_TIMEOUT_MS } from './mcpx.js';
 export type { Mcpx, McpxOptions } from './mcpx.js';
-export type { CallOptions, CallOutcome, CompleteOutcome, Continuation, InputRequiredOutcome, LiveCall, EraCache, EraVerdict, ServerConnector } from './client/index.js';
+export type { CallOptions, CallOutcome, CompleteOutcome, Continuation, InputRequiredOutcome, LiveCall, PromptOutcome, ResourceOutcome, AskingMethod, EraCache, EraVerdict, ServerConnector } from './client/index.js';
 export { createFileEraCache, createMemoryEraCache } from './client/index.js';
-// The MCP shapes listTools and callTool hand back, so hosts can type them without importing the SDK.
-export type { CallToolResult, Tool } from '@modelcontextprotocol/client';
+// The MCP shapes the list, call, prompt and resource methods hand back, so hosts can type them without importing the SDK.
+export type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
 export { loadConfig, parseConfig } from './config/index.js';
 export type { EraSetting, HttpServerConfig, LoadedConfig, McpxConfig, ServerConfig, StdioServerConfig } from './config/index.js';
 export { createBroker, createManualClock, openMemoryStore, openSqliteStore, openRedisStore, toBrokerStore, resolveSession, defaultSqlitePath } from './broker/index.js';

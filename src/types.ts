@@ -33,8 +33,10 @@ export interface Question {
   id: string;
   /** Configured name of the server that asked. */
   server: string;
-  /** The tool whose call the question belongs to. */
+  /** The tool whose call the question belongs to (with `method`: the prompt's name or the resource's URI). */
   tool: string;
+  /** Set when the question belongs to a `prompts/get` or `resources/read` rather than a tool call. */
+  method?: 'prompts/get' | 'resources/read';
   mode: ElicitMode;
   /** Server-supplied text: sanitise before showing it on a terminal. */
   message: string;

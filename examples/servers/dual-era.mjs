@@ -54,7 +54,7 @@ export function createDualEraServer({ era = 'legacy', stateKey = process.env.MCP
   const codec = createRequestStateCodec({ key: stateKey, ttlSeconds: stateTtlSeconds, bind: (ctx) => ctx.mcpReq.method });
   const server = new McpServer(
     { name: 'mcpx-fixture-dual-era', version: '1.0.0' },
-    { capabilities: { tools: {} }, requestState: { verify: codec.verify }, inputRequired: { roundTimeoutMs: 3_600_000 } },
+    { capabilities: { tools: {}, prompts: {}, resources: {} }, requestState: { verify: codec.verify }, inputRequired: { roundTimeoutMs: 3_600_000 } },
   );
   const titleArgs = z.object({ title: z.string().optional() });
 
@@ -122,6 +122,34 @@ export function createDualEraServer({ era = 'legacy', stateKey = process.env.MCP
       inputRequests: { details: inputRequired.elicit({ mode: 'form', message: `Where should "${title ?? 'the issue'}" go?`, requestedSchema: FORM_SCHEMA }) },
       requestState: await codec.mint({ tool: 'ask_rounds', round: 1 }, ctx),
     });
+  });
+
+  // A prompt and a resource that ask first (2026-07-28 allows input_required on prompts/get and resources/read).
+  server.registerPrompt('plain_prompt', { description: 'Never asks.', argsSchema: z.object({ topic: z.string().optional() }) }, async ({ topic }) => ({
+    messages: [{ role: 'user', content: { type: 'text', text: `Tell me about ${topic ?? 'nothing'}.` } }],
+  }));
+  server.registerPrompt('ask_prompt', { description: 'Asks which repository the prompt is about.', argsSchema: z.object({ topic: z.string().optional() }) }, async ({ topic }, ctx) => {
+    const view = inputResponse(ctx.mcpReq.inputResponses, 'details');
+    if (view.kind !== 'elicit') {
+      return inputRequired({
+        inputRequests: { details: inputRequired.elicit({ mode: 'form', message: `Which repository is "${topic ?? 'the prompt'}" about?`, requestedSchema: FORM_SCHEMA }) },
+        requestState: await codec.mint({ prompt: 'ask_prompt' }, ctx),
+      });
+    }
+    return { messages: [{ role: 'user', content: { type: 'text', text: JSON.stringify({ prompt: 'ask_prompt', era, received: { details: received(view) } }) } }] };
+  });
+  server.registerResource('plain_resource', 'mcpx-fixture://plain', { mimeType: 'text/plain', description: 'Never asks.' }, async (uri) => ({
+    contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'plain contents' }],
+  }));
+  server.registerResource('ask_resource', 'mcpx-fixture://ask', { mimeType: 'application/json', description: 'Asks for a confirmation before it is read.' }, async (uri, ctx) => {
+    const view = inputResponse(ctx.mcpReq.inputResponses, 'confirm');
+    if (view.kind !== 'elicit') {
+      return inputRequired({
+        inputRequests: { confirm: inputRequired.elicit({ mode: 'form', message: 'Read the secret resource?', requestedSchema: CONFIRM_SCHEMA }) },
+        requestState: await codec.mint({ resource: uri.href }, ctx),
+      });
+    }
+    return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ resource: uri.href, era, received: { confirm: received(view) } }) }] };
   });
 
   return server;

@@ -47,7 +47,7 @@ function echo(tool, answers, extra = {}) {
 
 /** One v1 server instance (one per stdio process or HTTP session). */
 export function createLegacyServer({ elicitTimeoutMs = Number(process.env.MCPX_FIXTURE_ELICIT_TIMEOUT_MS || 600_000), link = (process.env.MCPX_FIXTURE_LINK || '').split(',') } = {}) {
-  const server = new McpServer({ name: 'mcpx-fixture-legacy-v1', version: '1.0.0' }, { capabilities: { tools: {} } });
+  const server = new McpServer({ name: 'mcpx-fixture-legacy-v1', version: '1.0.0' }, { capabilities: { tools: {}, prompts: {}, resources: {} } });
   const ask = (params, extra) => {
     const token = extra?._meta?.progressToken;
     const linked = link.includes('token') && token !== undefined ? { ...params, _meta: { progressToken: token } } : params;
@@ -87,6 +87,15 @@ export function createLegacyServer({ elicitTimeoutMs = Number(process.env.MCPX_F
     if (details.action !== 'accept') return echo('ask_rounds', { details: received(details) }, { rounds: 1 });
     const ok = await confirm(`Create it in ${String(details.content?.repo)}?`, extra);
     return echo('ask_rounds', { details: received(details), confirm: received(ok) }, { rounds: 2 });
+  });
+  // A prompt and a resource that ask while their request is open (legacy elicitation works during any request).
+  server.registerPrompt('ask_prompt', { description: 'Asks which repository the prompt is about.', argsSchema: { topic: z.string().optional() } }, async ({ topic }, extra) => {
+    const details = await form(`Which repository is "${topic ?? 'the prompt'}" about?`, extra);
+    return { messages: [{ role: 'user', content: { type: 'text', text: JSON.stringify({ prompt: 'ask_prompt', era: 'legacy', received: { details: received(details) } }) } }] };
+  });
+  server.registerResource('ask_resource', 'mcpx-fixture://ask', { mimeType: 'application/json', description: 'Asks for a confirmation before it is read.' }, async (uri, extra) => {
+    const ok = await confirm('Read the secret resource?', extra);
+    return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ resource: uri.href, era: 'legacy', received: { confirm: received(ok) } }) }] };
   });
   return server;
 }

@@ -2,7 +2,7 @@
  * The connections of one mcpx instance, opened lazily per server and reused, and the call API on top of them:
  * listTools, callTool (complete or input-required, never an error for a question) and resume.
  */
-import type { Tool } from '@modelcontextprotocol/client';
+import type { CallToolResult, Client, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
 import { ProtocolError, SdkError, SdkHttpError } from '@modelcontextprotocol/client';
 import { McpxError } from '../errors.js';
 import { newCallId } from '../ids.js';
@@ -11,8 +11,10 @@ import type { McpxConfig } from '../config/schema.js';
 import { openConnection, type Connection, type LegacyLink, type ServerConnector } from './connection.js';
 import type { EraCache } from './era-cache.js';
 import { LegacyCall } from './legacy-call.js';
-import { callError, inputResponsesFor, parseContinuation, runModernCall } from './modern-call.js';
-import type { CallOptions, CallOutcome, Continuation } from './outcome.js';
+import { callError, inputResponsesFor, parseContinuation, runModernCall, type ModernCallOptions } from './modern-call.js';
+import type { CallOptions, CallOutcome, Continuation, PromptOutcome, ResourceOutcome } from './outcome.js';
+import { paramHeaders, scanHeaderDeclarations, type HeaderScan } from './param-headers.js';
+import { requestLabel, type AskingMethod } from './requests.js';
 import type { WireElicitResult } from './seam.js';
 
 // setTimeout's ceiling: the SDK's own request timeout is effectively off; LegacyCall's watchdog does the job.
@@ -42,14 +44,24 @@ export interface ClientPool {
   era(server: string): Promise<Era>;
   listTools(server: string): Promise<Tool[]>;
   callTool(server: string, tool: string, args?: Record<string, unknown>, options?: CallOptions): Promise<CallOutcome>;
-  resume(continuation: Continuation | unknown, answers: Record<string, Answer>, options?: { signal?: AbortSignal }): Promise<CallOutcome>;
+  listPrompts(server: string): Promise<Prompt[]>;
+  /** Gets a prompt; like a tool call, it may ask questions (both eras) and come back input-required. */
+  getPrompt(server: string, name: string, args?: Record<string, string>, options?: CallOptions): Promise<PromptOutcome>;
+  listResources(server: string): Promise<Resource[]>;
+  listResourceTemplates(server: string): Promise<ResourceTemplate[]>;
+  /** Reads a resource; like a tool call, it may ask questions (both eras) and come back input-required. */
+  readResource(server: string, uri: string, options?: CallOptions): Promise<ResourceOutcome>;
+  /** Re-sends a modern call, prompt or resource read with its answers (the continuation says which). */
+  resume<R = CallToolResult>(continuation: Continuation | unknown, answers: Record<string, Answer>, options?: { signal?: AbortSignal }): Promise<CallOutcome<R>>;
   close(): Promise<void>;
 }
 
 interface Pooled {
   connection: Connection;
   /** Legacy calls in flight: a server's `elicitation/create` belongs to one of them. */
-  active: LegacyCall[];
+  active: LegacyCall<unknown>[];
+  /** Each listed tool's `x-mcp-header` declarations; unset until the tools are listed. */
+  tools?: Map<string, HeaderScan>;
   /** A request has succeeded on it: its era is proven. */
   proven: boolean;
 }
@@ -59,7 +71,7 @@ interface Pooled {
  * HTTP response stream, or names that call's progress token in its `_meta`; otherwise, with one call open it is
  * that one, and with several it is a guess: the question is marked ambiguous and lists every open call.
  */
-function attribute(server: string, active: LegacyCall[], params: Record<string, unknown>, link: LegacyLink): Promise<WireElicitResult> {
+function attribute(server: string, active: LegacyCall<unknown>[], params: Record<string, unknown>, link: LegacyLink): Promise<WireElicitResult> {
   const open = active.filter((c) => !c.settled);
   const meta = params._meta && typeof params._meta === 'object' ? (params._meta as Record<string, unknown>) : {};
   for (const token of [link.streamOf, meta.progressToken]) {
@@ -117,7 +129,7 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
         }),
       );
     }
-    const active: LegacyCall[] = [];
+    const active: LegacyCall<unknown>[] = [];
     const opening = openConnection({
       name,
       server,
@@ -177,20 +189,23 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
   };
 
   let calls = 0;
-  const callTool = async (server: string, tool: string, args: Record<string, unknown> = {}, callOptions: CallOptions = {}): Promise<CallOutcome> => {
+  /** One request that may ask (a tool call, a prompt, a resource read), in the era the connection speaks. */
+  const run = async <R>(method: AskingMethod, server: string, target: string, args: Record<string, unknown>, callOptions: CallOptions): Promise<CallOutcome<R>> => {
     const pooled = await get(server);
     const { connection } = pooled;
     const callId = callOptions.callId ?? newCallId();
     if (connection.era === 'modern') {
-      return runModernCall({
+      return runModernCall<R>({
         client: connection.client,
         server,
-        tool,
+        tool: target,
+        method,
         arguments: args,
         callId,
         ...(callOptions.parent !== undefined ? { parent: callOptions.parent } : {}),
         ...(options.onElicit ? { onElicit: options.onElicit } : {}),
         ...(options.openUrl ? { openUrl: options.openUrl } : {}),
+        ...(method === 'tools/call' ? toolHeaders(server, pooled, target, args) : {}),
         ttlMs: options.elicitTtlMs,
         requestTimeoutMs: timeoutFor(server),
         ...(callOptions.signal ? { signal: callOptions.signal } : {}),
@@ -200,12 +215,13 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
           await onSuccess(server, pooled);
           return outcome;
         },
-        (error: unknown) => onFailure(server, pooled, callError(server, tool, error, false), () => callTool(server, tool, args, { ...callOptions, callId }), false),
+        (error: unknown) => onFailure(server, pooled, callError(server, target, error, false, method), () => run<R>(method, server, target, args, { ...callOptions, callId }), false),
       );
     }
-    const call = new LegacyCall({
+    const call = new LegacyCall<R>({
       server,
-      tool,
+      tool: target,
+      method,
       arguments: args,
       callId,
       progressToken: `${callId}/${++calls}`,
@@ -214,39 +230,86 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
       ttlMs: options.elicitTtlMs,
       requestTimeoutMs: timeoutFor(server),
       now,
-      mapError: (error) => callError(server, tool, error, false),
+      mapError: (error) => callError(server, target, error, false, method),
     });
-    pooled.active.push(call);
-    const onAbort = (): void => call.cancel(new McpxError('CALL_FAILED', `${server}.${tool} was aborted by the caller`, { data: { server, tool } }));
+    pooled.active.push(call as LegacyCall<unknown>);
+    const onAbort = (): void => call.cancel(new McpxError('CALL_FAILED', `${requestLabel(server, target, method)} was aborted by the caller`, { data: { server, tool: target } }));
     callOptions.signal?.addEventListener('abort', onAbort, { once: true });
-    const outcome = call.run((signal) =>
-      connection.client
-        .callTool({ name: tool, arguments: args, _meta: { progressToken: call.progressToken } }, { signal, timeout: NO_SDK_TIMEOUT })
-        .finally(() => {
-          pooled.active.splice(pooled.active.indexOf(call), 1);
-          callOptions.signal?.removeEventListener('abort', onAbort);
-        }) as never,
+    return call.run((signal) =>
+      legacyRequest(connection.client, method, target, args, call.progressToken, signal).finally(() => {
+        pooled.active.splice(pooled.active.indexOf(call as LegacyCall<unknown>), 1);
+        callOptions.signal?.removeEventListener('abort', onAbort);
+      }) as Promise<R>,
     );
-    return outcome;
   };
 
-  const listTools = async (server: string): Promise<Tool[]> => {
+  /**
+   * SEP-2243: a modern tool call carries `Mcp-Param-*` headers built from the tool's schema, in every round.
+   * The schema is known before the first request (listed on a miss); a -32020 re-lists and sends once more.
+   */
+  const toolHeaders = (server: string, pooled: Pooled, tool: string, args: Record<string, unknown>): Pick<ModernCallOptions, 'headers' | 'onHeaderMismatch'> => ({
+    headers: async () => {
+      if (!pooled.connection.carriesHeaders) return undefined;
+      // Listed first on a miss; not while a cached era is on probation (the call itself must prove it, and run once).
+      if (!pooled.tools && !onProbation(pooled)) await listTools(server).catch(() => undefined);
+      const scan = pooled.tools?.get(tool);
+      return scan?.valid ? paramHeaders(scan.declarations, args) : undefined;
+    },
+    onHeaderMismatch: async () => {
+      if (!pooled.connection.carriesHeaders) return;
+      pooled.tools = undefined;
+      await listTools(server, { refresh: true }).catch(() => undefined);
+    },
+  });
+
+  const callTool = (server: string, tool: string, args: Record<string, unknown> = {}, callOptions: CallOptions = {}): Promise<CallOutcome> =>
+    run<CallToolResult>('tools/call', server, tool, args, callOptions);
+
+  const getPrompt = (server: string, name: string, args: Record<string, string> = {}, callOptions: CallOptions = {}): Promise<PromptOutcome> =>
+    run<GetPromptResult>('prompts/get', server, name, args, callOptions);
+
+  const readResource = (server: string, uri: string, callOptions: CallOptions = {}): Promise<ResourceOutcome> =>
+    run<ReadResourceResult>('resources/read', server, uri, {}, callOptions);
+
+  /** A listing, with the era checks every first request on a cached verdict gets. */
+  const list = async <T>(server: string, what: string, fetch: (client: Client, timeout: number) => Promise<T>, retry: () => Promise<T>): Promise<{ pooled: Pooled; items: T }> => {
     const pooled = await get(server);
-    let tools: Tool[];
+    let items: T;
     try {
-      ({ tools } = await pooled.connection.client.listTools(undefined, { timeout: timeoutFor(server) }));
+      items = await fetch(pooled.connection.client, timeoutFor(server));
     } catch (error) {
-      const mapped = new McpxError('CALL_FAILED', `listing the tools of "${server}" failed: ${error instanceof Error ? error.message : String(error)}`, {
+      const mapped = new McpxError('CALL_FAILED', `listing the ${what} of "${server}" failed: ${error instanceof Error ? error.message : String(error)}`, {
         cause: error,
         data: { server, ...(error instanceof ProtocolError ? { code: error.code } : {}) },
       });
-      return onFailure(server, pooled, mapped, () => listTools(server), true);
+      return { pooled, items: await onFailure(server, pooled, mapped, retry, true) };
     }
     await onSuccess(server, pooled);
-    return tools;
+    return { pooled, items };
   };
 
-  const resume = async (value: Continuation | unknown, answers: Record<string, Answer>, resumeOptions: { signal?: AbortSignal } = {}): Promise<CallOutcome> => {
+  const listTools = async (server: string, listOptions: { refresh?: boolean } = {}): Promise<Tool[]> => {
+    const { pooled, items } = await list(
+      server,
+      'tools',
+      async (client, timeout) => (await client.listTools(undefined, { timeout, ...(listOptions.refresh ? { cacheMode: 'refresh' as const } : {}) })).tools,
+      () => listTools(server, listOptions),
+    );
+    // What each tool's calls must carry as headers, known from now on.
+    pooled.tools = new Map(items.map((tool) => [tool.name, scanHeaderDeclarations(tool.inputSchema)]));
+    return items;
+  };
+
+  const listPrompts = async (server: string): Promise<Prompt[]> =>
+    (await list(server, 'prompts', async (client, timeout) => (await client.listPrompts(undefined, { timeout })).prompts, () => listPrompts(server))).items;
+
+  const listResources = async (server: string): Promise<Resource[]> =>
+    (await list(server, 'resources', async (client, timeout) => (await client.listResources(undefined, { timeout })).resources, () => listResources(server))).items;
+
+  const listResourceTemplates = async (server: string): Promise<ResourceTemplate[]> =>
+    (await list(server, 'resource templates', async (client, timeout) => (await client.listResourceTemplates(undefined, { timeout })).resourceTemplates, () => listResourceTemplates(server))).items;
+
+  const resume = async <R = CallToolResult>(value: Continuation | unknown, answers: Record<string, Answer>, resumeOptions: { signal?: AbortSignal } = {}): Promise<CallOutcome<R>> => {
     const continuation = parseContinuation(value);
     // Checked before connecting: a bad answer costs nothing and changes nothing.
     const inputResponses = inputResponsesFor(continuation, answers);
@@ -257,11 +320,14 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
         data: { server: continuation.server, tool: continuation.tool },
       });
     }
-    return runModernCall(
+    const method = continuation.method ?? 'tools/call';
+    return runModernCall<R>(
       {
         client: connection.client,
         server: continuation.server,
         tool: continuation.tool,
+        method,
+        ...(method === 'tools/call' ? toolHeaders(continuation.server, pooled, continuation.tool, continuation.arguments) : {}),
         arguments: continuation.arguments,
         callId: continuation.callId,
         ...(continuation.parent !== undefined ? { parent: continuation.parent } : {}),
@@ -279,8 +345,13 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
   return {
     serverNames,
     era: async (server) => (await get(server)).connection.era,
-    listTools,
+    listTools: (server) => listTools(server),
     callTool,
+    listPrompts,
+    getPrompt,
+    listResources,
+    listResourceTemplates,
+    readResource,
     resume,
     close: async () => {
       closed = true;
@@ -297,4 +368,14 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
       retired.clear();
     },
   };
+}
+
+/** A legacy request that may ask: `_meta.progressToken` names the call its questions belong to. */
+function legacyRequest(client: Client, method: AskingMethod, target: string, args: Record<string, unknown>, progressToken: string, signal: AbortSignal): Promise<unknown> {
+  const _meta = { progressToken };
+  const requestOptions = { signal, timeout: NO_SDK_TIMEOUT };
+  if (method === 'prompts/get') return client.getPrompt({ name: target, arguments: args as Record<string, string>, _meta }, requestOptions);
+  // A read that may ask is never answered from the SDK's response cache.
+  if (method === 'resources/read') return client.readResource({ uri: target, _meta }, { ...requestOptions, cacheMode: 'bypass' });
+  return client.callTool({ name: target, arguments: args, _meta }, requestOptions);
 }

@@ -78,6 +78,8 @@ export interface Connection {
   era: Era;
   /** Whether the era came from the cache (no probe on this connect). */
   fromCache: boolean;
+  /** Whether requests may carry HTTP headers (Streamable HTTP, or a host transport that may be): not stdio. */
+  carriesHeaders: boolean;
   /** Drops this server's cached verdict (after a failure that suggests it is stale). */
   forgetVerdict(): Promise<void>;
   /** The last lines the server wrote to stderr (stdio only), for error messages. */
@@ -170,6 +172,7 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
     client,
     era,
     fromCache,
+    carriesHeaders: isConnector(server) || isHttpServer(server),
     forgetVerdict: async () => {
       if (key) await options.eraCache.delete(key);
     },

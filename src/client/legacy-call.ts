@@ -9,10 +9,14 @@ import { McpxError } from '../errors.js';
 import type { Answer, ElicitHandler, Question } from '../types.js';
 import type { CallOutcome, InputRequiredOutcome, LiveCall } from './outcome.js';
 import { questionFromParams, toWireResult, type WireElicitResult } from './seam.js';
+import { methodField, requestLabel, type AskingMethod } from './requests.js';
 
 export interface LegacyCallOptions {
   server: string;
+  /** The tool's name, the prompt's name or the resource's URI. */
   tool: string;
+  /** Default `tools/call`. */
+  method?: AskingMethod;
   arguments: Record<string, unknown>;
   callId: string;
   /** Sent as the request's `_meta.progressToken`: unique among the calls open on the connection. */
@@ -41,10 +45,10 @@ interface Waiting {
 // Questions a server asks together (v1 `Promise.all`) arrive a few ms apart: report them in one outcome.
 const SETTLE_MS = 15;
 
-export class LegacyCall {
+export class LegacyCall<R = CallToolResult> {
   readonly abort = new AbortController();
   private readonly waiting = new Map<string, Waiting>();
-  private done: { result: CallToolResult } | { error: unknown } | undefined;
+  private done: { result: R } | { error: unknown } | undefined;
   private failure: unknown;
   private watchdog: NodeJS.Timeout | undefined;
   private readonly listeners = new Set<() => void>();
@@ -74,7 +78,7 @@ export class LegacyCall {
   }
 
   /** Runs the call; resolves complete, or input-required as soon as a question waits with nobody answering here. */
-  run(invoke: (signal: AbortSignal) => Promise<CallToolResult>): Promise<CallOutcome> {
+  run(invoke: (signal: AbortSignal) => Promise<R>): Promise<CallOutcome<R>> {
     this.armWatchdog();
     invoke(this.abort.signal).then(
       (result) => this.settle({ result }),
@@ -86,7 +90,7 @@ export class LegacyCall {
   /** Serves one `elicitation/create` given to this call; `candidateCalls` when the wire did not say which call asked. */
   ask(params: Record<string, unknown>, candidateCalls?: string[]): Promise<WireElicitResult> {
     const { options } = this;
-    const question = questionFromParams(params, { server: options.server, tool: options.tool, era: 'legacy', callId: options.callId });
+    const question = questionFromParams(params, { server: options.server, tool: options.tool, era: 'legacy', callId: options.callId, ...methodField(options.method) });
     if (candidateCalls) {
       question.ambiguous = true;
       question.candidateCalls = candidateCalls;
@@ -170,7 +174,7 @@ export class LegacyCall {
     this.notify();
   }
 
-  private settle(done: { result: CallToolResult } | { error: unknown }): void {
+  private settle(done: { result: R } | { error: unknown }): void {
     if (this.done) return;
     this.done = done;
     clearTimeout(this.watchdog);
@@ -183,7 +187,7 @@ export class LegacyCall {
     if (this.done || this.waiting.size > 0) return;
     this.watchdog = setTimeout(() => {
       const { server, tool, requestTimeoutMs } = this.options;
-      this.fail(new McpxError('CALL_FAILED', `${server}.${tool} did not answer within ${requestTimeoutMs} ms`, { data: { server, tool, timeoutMs: requestTimeoutMs } }));
+      this.fail(new McpxError('CALL_FAILED', `${requestLabel(server, tool, this.options.method)} did not answer within ${requestTimeoutMs} ms`, { data: { server, tool, timeoutMs: requestTimeoutMs } }));
     }, this.options.requestTimeoutMs);
   }
 
@@ -197,14 +201,14 @@ export class LegacyCall {
   }
 
   /** The next outcome after one that listed `known`: complete, or input-required when a new question waits. */
-  private next(known: Set<string>): Promise<CallOutcome> {
-    return new Promise<CallOutcome>((resolve, reject) => {
+  private next(known: Set<string>): Promise<CallOutcome<R>> {
+    return new Promise<CallOutcome<R>>((resolve, reject) => {
       let settleTimer: NodeJS.Timeout | undefined;
       const check = (): void => {
         if (this.done) {
           clearTimeout(settleTimer);
           this.listeners.delete(check);
-          if ('result' in this.done) resolve({ status: 'complete', callId: this.options.callId, server: this.options.server, tool: this.options.tool, result: this.done.result });
+          if ('result' in this.done) resolve({ status: 'complete', callId: this.options.callId, server: this.options.server, tool: this.options.tool, ...methodField(this.options.method), result: this.done.result });
           else reject(this.done.error);
           return;
         }
@@ -226,12 +230,12 @@ export class LegacyCall {
     return false;
   }
 
-  private snapshot(): InputRequiredOutcome {
+  private snapshot(): InputRequiredOutcome<R> {
     const external = [...this.waiting.values()].filter((w) => w.external);
     const known = new Set(external.map((w) => w.question.id));
-    let result: Promise<CallOutcome> | undefined;
-    const follow = (): Promise<CallOutcome> => this.next(known);
-    const live: LiveCall = {
+    let result: Promise<CallOutcome<R>> | undefined;
+    const follow = (): Promise<CallOutcome<R>> => this.next(known);
+    const live: LiveCall<R> = {
       expiresAt: Math.min(...external.map((w) => w.expiresAt)),
       respond: (id, answer) => this.respond(id, answer),
       // Created on first read, so an outcome nobody follows leaves no unhandled rejection behind.
@@ -239,6 +243,6 @@ export class LegacyCall {
         return (result ??= follow());
       },
     };
-    return { status: 'input-required', callId: this.options.callId, server: this.options.server, tool: this.options.tool, questions: external.map((w) => w.question), live };
+    return { status: 'input-required', callId: this.options.callId, server: this.options.server, tool: this.options.tool, ...methodField(this.options.method), questions: external.map((w) => w.question), live };
   }
 }

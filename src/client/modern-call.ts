@@ -10,6 +10,10 @@ import { McpxError } from '../errors.js';
 import type { Answer, ElicitHandler, Question } from '../types.js';
 import type { CallOutcome, Continuation } from './outcome.js';
 import { questionsFromInputRequests, toWireResult, type WireElicitResult } from './seam.js';
+import { methodField, requestLabel, requestParams, type AskingMethod } from './requests.js';
+
+/** SEP-2243: the request's headers disagree with its body or the tool's declared `x-mcp-header`s. */
+export const HEADER_MISMATCH = -32020;
 
 /** Rounds one call may take before mcpx gives up on a server that keeps asking. */
 export const MAX_ROUNDS = 16;
@@ -17,7 +21,14 @@ export const MAX_ROUNDS = 16;
 export interface ModernCallOptions {
   client: Client;
   server: string;
+  /** The tool's name, the prompt's name or the resource's URI. */
   tool: string;
+  /** Default `tools/call`. */
+  method?: AskingMethod;
+  /** Extra HTTP headers for each request of the call (SEP-2243 `Mcp-Param-*`), rebuilt for every round. */
+  headers?: () => Promise<Record<string, string> | undefined>;
+  /** The server refused the request's headers (-32020): refresh what `headers` is built from; the request is sent once more. */
+  onHeaderMismatch?: () => Promise<void>;
   arguments: Record<string, unknown>;
   callId: string;
   parent?: string;
@@ -36,28 +47,30 @@ interface Retry {
 }
 
 /** Drives the call from its first request, or from a retry (a resume), until complete or a question waits. */
-export async function runModernCall(options: ModernCallOptions, retry: Retry = { round: 0 }): Promise<CallOutcome> {
-  const { client, server, tool, callId } = options;
+export async function runModernCall<R = CallToolResult>(options: ModernCallOptions, retry: Retry = { round: 0 }): Promise<CallOutcome<R>> {
+  const { server, tool, callId } = options;
+  const method = options.method ?? 'tools/call';
+  const label = requestLabel(server, tool, method);
   let { round, inputResponses, requestState } = retry;
   for (;;) {
-    const params: Record<string, unknown> = { name: tool, arguments: options.arguments };
+    const params = requestParams(method, tool, options.arguments);
     if (inputResponses) params.inputResponses = inputResponses;
     // Echo exactly what the server sent; never add one it did not.
     if (requestState !== undefined) params.requestState = requestState;
     let response: unknown;
     try {
-      response = await client.request({ method: 'tools/call', params }, { allowInputRequired: true, timeout: options.requestTimeoutMs, ...(options.signal ? { signal: options.signal } : {}) });
+      response = await send(options, method, params, true);
     } catch (error) {
-      throw callError(server, tool, error, requestState !== undefined);
+      throw callError(server, tool, error, requestState !== undefined, method);
     }
-    if (!isInputRequiredResult(response)) return { status: 'complete', callId, server, tool, result: response as CallToolResult };
+    if (!isInputRequiredResult(response)) return { status: 'complete', callId, server, tool, ...methodField(method), result: response as R };
 
     round += 1;
-    if (round > MAX_ROUNDS) throw new McpxError('CALL_FAILED', `${server}.${tool} asked for input ${MAX_ROUNDS} rounds in a row; giving up`, { data: { server, tool, rounds: round - 1 } });
+    if (round > MAX_ROUNDS) throw new McpxError('CALL_FAILED', `${label} asked for input ${MAX_ROUNDS} rounds in a row; giving up`, { data: { server, tool, rounds: round - 1 } });
     const askedAt = options.now();
     const inputRequests = (response.inputRequests ?? {}) as Record<string, unknown>;
     const nextState = typeof response.requestState === 'string' ? response.requestState : undefined;
-    const questions = questionsFromInputRequests(inputRequests, { server, tool, era: 'modern', callId });
+    const questions = questionsFromInputRequests(inputRequests, { server, tool, era: 'modern', callId, ...methodField(method) });
     const answers = options.onElicit ? await Promise.all(questions.map((q) => askHandler(options, q, askedAt + options.ttlMs))) : questions.map(() => undefined);
 
     if (answers.some((a) => a === undefined)) {
@@ -66,14 +79,29 @@ export async function runModernCall(options: ModernCallOptions, retry: Retry = {
         const a = answers[i];
         if (a) answered[q.id] = a;
       });
-      const continuation: Continuation = { version: 1, server, tool, arguments: options.arguments, callId, era: 'modern', round, inputRequests, questions, askedAt };
+      const continuation: Continuation = { version: 1, server, tool, arguments: options.arguments, callId, ...methodField(method), era: 'modern', round, inputRequests, questions, askedAt };
       if (options.parent !== undefined) continuation.parent = options.parent;
       if (nextState !== undefined) continuation.requestState = nextState;
       if (Object.keys(answered).length) continuation.answered = answered;
-      return { status: 'input-required', callId, server, tool, questions: questions.filter((_, i) => answers[i] === undefined), continuation };
+      return { status: 'input-required', callId, server, tool, ...methodField(method), questions: questions.filter((_, i) => answers[i] === undefined), continuation };
     }
     inputResponses = questions.length ? Object.fromEntries(questions.map((q, i) => [q.key!, toWireResult(q, answers[i]!)])) : undefined;
     requestState = nextState;
+  }
+}
+
+/** Sends one request of the call with its headers; a -32020 (the headers no longer match the server's view) re-lists and resends once. */
+async function send(options: ModernCallOptions, method: AskingMethod, params: Record<string, unknown>, mayRetry: boolean): Promise<unknown> {
+  const headers = await options.headers?.();
+  try {
+    return await options.client.request(
+      { method, params },
+      { allowInputRequired: true, timeout: options.requestTimeoutMs, ...(options.signal ? { signal: options.signal } : {}), ...(headers && Object.keys(headers).length ? { headers } : {}) },
+    );
+  } catch (error) {
+    if (!mayRetry || !options.onHeaderMismatch || !(error instanceof ProtocolError) || error.code !== HEADER_MISMATCH) throw error;
+    await options.onHeaderMismatch();
+    return send(options, method, params, false);
   }
 }
 
@@ -115,6 +143,7 @@ const questionSchema = z.looseObject({
   era: z.literal('modern'),
   callId: z.string(),
   key: z.string(),
+  method: z.enum(['prompts/get', 'resources/read']).optional(),
 });
 
 const continuationSchema = z.object({
@@ -124,6 +153,7 @@ const continuationSchema = z.object({
   arguments: z.record(z.string(), z.unknown()),
   callId: z.string().min(1),
   parent: z.string().optional(),
+  method: z.enum(['prompts/get', 'resources/read']).optional(),
   era: z.literal('modern'),
   round: z.number().int().positive(),
   inputRequests: z.record(z.string(), z.unknown()),
@@ -161,24 +191,25 @@ export function inputResponsesFor(continuation: Continuation, answers: Record<st
   return Object.fromEntries(continuation.questions.map((q) => [q.key!, toWireResult(q, merged[q.id]!)]));
 }
 
-export function callError(server: string, tool: string, error: unknown, resuming: boolean): McpxError {
+export function callError(server: string, tool: string, error: unknown, resuming: boolean, method?: AskingMethod): McpxError {
   if (error instanceof McpxError) return error;
+  const label = requestLabel(server, tool, method);
   if (error instanceof ProtocolError) {
     const data = (error.data ?? {}) as Record<string, unknown>;
     if (resuming && error.code === -32602 && data.reason === 'invalid_request_state') {
-      return new McpxError('CONTINUATION_STALE', `${server}.${tool} no longer accepts this continuation (its requestState is invalid or expired): run the call again`, {
+      return new McpxError('CONTINUATION_STALE', `${label} no longer accepts this continuation (its requestState is invalid or expired): run the call again`, {
         cause: error,
         data: { server, tool, code: error.code, reason: data.reason },
       });
     }
     if (error.code === -32021) {
-      return new McpxError('CALL_FAILED', `${server}.${tool} needs a client capability mcpx did not declare (${JSON.stringify(data.requiredCapabilities ?? {})}); url mode needs an openUrl handler`, {
+      return new McpxError('CALL_FAILED', `${label} needs a client capability mcpx did not declare (${JSON.stringify(data.requiredCapabilities ?? {})}); url mode needs an openUrl handler`, {
         cause: error,
         data: { server, tool, code: error.code, requiredCapabilities: data.requiredCapabilities },
       });
     }
-    return new McpxError('CALL_FAILED', `${server}.${tool} failed: ${error.message}`, { cause: error, data: { server, tool, code: error.code } });
+    return new McpxError('CALL_FAILED', `${label} failed: ${error.message}`, { cause: error, data: { server, tool, code: error.code } });
   }
-  return new McpxError('CALL_FAILED', `${server}.${tool} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error, data: { server, tool } });
+  return new McpxError('CALL_FAILED', `${label} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error, data: { server, tool } });
 }
 

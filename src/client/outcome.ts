@@ -3,32 +3,39 @@
  * JSON-serialisable Continuation that resumes from any process; legacy calls carry a LiveCall, because a legacy
  * server holds its `tools/call` open in this process while the question waits.
  */
-import type { CallToolResult } from '@modelcontextprotocol/client';
+import type { CallToolResult, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/client';
 import type { Answer, Question } from '../types.js';
 
 export interface CallOutcomeBase {
   callId: string;
   server: string;
+  /** The tool's name; with `method`, the prompt's name or the resource's URI. */
   tool: string;
+  /** Set for `prompts/get` and `resources/read`; absent for a tool call. */
+  method?: 'prompts/get' | 'resources/read';
 }
 
 /** A tool error is complete too, with `result.isError`. */
-export interface CompleteOutcome extends CallOutcomeBase {
+export interface CompleteOutcome<R = CallToolResult> extends CallOutcomeBase {
   status: 'complete';
-  result: CallToolResult;
+  result: R;
 }
 
-export interface InputRequiredOutcome extends CallOutcomeBase {
+export interface InputRequiredOutcome<R = CallToolResult> extends CallOutcomeBase {
   status: 'input-required';
   /** The questions waiting for an answer, each with its `elc-` id. */
   questions: Question[];
   /** Modern: resume later, from any process, with `mcpx.resume(continuation, answers)`. */
   continuation?: Continuation;
   /** Legacy: the call is still open in this process; answer through it. */
-  live?: LiveCall;
+  live?: LiveCall<R>;
 }
 
-export type CallOutcome = CompleteOutcome | InputRequiredOutcome;
+export type CallOutcome<R = CallToolResult> = CompleteOutcome<R> | InputRequiredOutcome<R>;
+/** What `getPrompt` comes back as: the prompt's messages, or its questions. */
+export type PromptOutcome = CallOutcome<GetPromptResult>;
+/** What `readResource` comes back as: the resource's contents, or its questions. */
+export type ResourceOutcome = CallOutcome<ReadResourceResult>;
 
 /** Everything needed to re-send a modern call with its answers: plain JSON. */
 export interface Continuation {
@@ -38,6 +45,8 @@ export interface Continuation {
   arguments: Record<string, unknown>;
   callId: string;
   parent?: string;
+  /** Set when the continuation re-sends a `prompts/get` or `resources/read` (then `tool` is the prompt's name or the URI). */
+  method?: 'prompts/get' | 'resources/read';
   era: 'modern';
   /** 1 for the first input-required result of the call, 2 for the next... */
   round: number;
@@ -53,13 +62,13 @@ export interface Continuation {
 }
 
 /** A legacy call held open while its questions wait. */
-export interface LiveCall {
+export interface LiveCall<R = CallToolResult> {
   /** The earliest deadline among the waiting questions; at a question's deadline it is answered cancel. */
   readonly expiresAt: number;
   /** Answers one waiting question. Throws McpxError ANSWER_INVALID (the question stays open) or ELICITATION_NOT_FOUND. */
   respond(questionId: string, answer: Answer): void;
   /** The next outcome: complete, or input-required when a question not in this outcome starts waiting. */
-  readonly result: Promise<CallOutcome>;
+  readonly result: Promise<CallOutcome<R>>;
 }
 
 export interface CallOptions {

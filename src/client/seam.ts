@@ -6,6 +6,7 @@ import { newElicitationId } from '../ids.js';
 import { McpxError } from '../errors.js';
 import { checkContent } from '../elicitation/validate.js';
 import type { Answer, ElicitationSchema, Era, Question } from '../types.js';
+import { requestLabel } from './requests.js';
 
 /** The bare ElicitResult the wire carries. */
 export interface WireElicitResult {
@@ -20,6 +21,8 @@ export interface QuestionOrigin {
   era: Era;
   callId: string;
   key?: string;
+  /** Absent for a tool call. */
+  method?: 'prompts/get' | 'resources/read';
 }
 
 /** Builds our Question from `elicitation/create` params. Form when `mode` is absent (v1 servers omit it). */
@@ -35,6 +38,7 @@ export function questionFromParams(params: Record<string, unknown>, origin: Ques
     era: origin.era,
     callId: origin.callId,
   };
+  if (origin.method !== undefined) question.method = origin.method;
   if (origin.key !== undefined) question.key = origin.key;
   if (mode === 'form' && params.requestedSchema && typeof params.requestedSchema === 'object') question.requestedSchema = params.requestedSchema as ElicitationSchema;
   if (mode === 'url' && typeof params.url === 'string') question.url = params.url;
@@ -50,7 +54,7 @@ export function questionsFromInputRequests(inputRequests: Record<string, unknown
   return Object.entries(inputRequests).map(([key, request]) => {
     const entry = (request ?? {}) as { method?: unknown; params?: unknown };
     if (entry.method !== 'elicitation/create') {
-      throw new McpxError('CALL_FAILED', `${origin.server}.${origin.tool} asked for "${String(entry.method)}" (input request "${key}"), which mcpx does not declare or answer`, {
+      throw new McpxError('CALL_FAILED', `${requestLabel(origin.server, origin.tool, origin.method)} asked for "${String(entry.method)}" (input request "${key}"), which mcpx does not declare or answer`, {
         data: { server: origin.server, tool: origin.tool, key, method: entry.method },
       });
     }

@@ -12,7 +12,7 @@ import { newCallId, newTaskId } from '../ids.js';
 import type { Answer, Question } from '../types.js';
 import type { TaskStore } from './task-store.js';
 import type { InputRequiredOutcome, LiveCall } from '../client/outcome.js';
-import type { CallOutcome, Continuation, TaskHost, TaskRecord, TaskStep } from './types.js';
+import type { CallOutcome, Continuation, TaskHost, TaskRecord, TaskResult, TaskStep } from './types.js';
 
 export interface TaskRunnerOptions {
   broker: Broker;
@@ -29,7 +29,10 @@ export interface TaskRunnerOptions {
 
 export interface StartInput {
   server: string;
+  /** The tool's name; with `method`, the prompt's name or the resource's URI. */
   tool: string;
+  /** `prompts/get` or `resources/read` for a prompt or resource (they may ask too); absent for a tool call. */
+  method?: 'prompts/get' | 'resources/read';
   arguments: Record<string, unknown>;
   session: string;
   /** How the caller found its session; recorded on the questions its call asks. */
@@ -111,11 +114,11 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     const stop = (): void => watching.abort();
     signal.addEventListener('abort', stop, { once: true });
     const unanswered = new Set<string>();
-    let live: LiveCall | undefined;
+    let live: LiveCall<TaskResult> | undefined;
     let trace = task.callId;
     return {
       unanswered,
-      watch(outcome: InputRequiredOutcome): Promise<CallOutcome> {
+      watch(outcome: InputRequiredOutcome<TaskResult>): Promise<CallOutcome<TaskResult>> {
         live = outcome.live!;
         trace = outcome.callId;
         for (const question of outcome.questions) {
@@ -148,14 +151,14 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   }
 
   /** Answers one modern round: waits for every answer, then re-sends the call with them. */
-  async function modernRound(task: TaskRecord, continuation: Continuation, signal: AbortSignal): Promise<CallOutcome> {
+  async function modernRound(task: TaskRecord, continuation: Continuation, signal: AbortSignal): Promise<CallOutcome<TaskResult>> {
     // Questions a handler already answered in this round ride in the continuation; wait only for the rest.
     const waiting = continuation.questions.filter((q) => continuation.answered?.[q.id] === undefined);
     const stored = await Promise.all(waiting.map((q) => broker.awaitAnswer(q.id, { signal })));
     const answers: Record<string, Answer> = {};
     waiting.forEach((q, i) => (answers[q.id] = toAnswer(stored[i]!)));
     const host = await options.host(task.session);
-    const next = await host.resume(continuation, answers, { signal });
+    const next = await host.resume<TaskResult>(continuation, answers, { signal });
     callToTask.set(next.callId, task.id);
     for (const q of continuation.questions) {
       await broker.recordResumed({ elicit: q.id, trace: next.callId, parent: continuation.callId, session: task.session });
@@ -194,7 +197,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   }
 
   /** Runs rounds until the call completes or fails; `first` resolves at the first stop. */
-  async function drive(task: TaskRecord, outcome: Promise<CallOutcome>, first: (step: TaskStep) => void, signal: AbortSignal): Promise<void> {
+  async function drive(task: TaskRecord, outcome: Promise<CallOutcome<TaskResult>>, first: (step: TaskStep) => void, signal: AbortSignal): Promise<void> {
     let legacy: ReturnType<typeof legacyWatch> | undefined;
     try {
       let current = await outcome;
@@ -271,6 +274,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         ...(input.parent ? { parent: input.parent } : {}),
         server: input.server,
         tool: input.tool,
+        ...(input.method ? { method: input.method } : {}),
         arguments: input.arguments,
         session: input.session,
         ...(input.elicit ? { elicit: input.elicit } : {}),
@@ -287,7 +291,12 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       return track(task, (first, signal) => {
         const outcome = options
           .host(input.session, input.sessionSource)
-          .then((host) => host.callTool(input.server, input.tool, input.arguments, { callId: task.callId, ...(input.parent ? { parent: input.parent } : {}), signal }));
+          .then((host): Promise<CallOutcome<TaskResult>> => {
+            const callOptions = { callId: task.callId, ...(input.parent ? { parent: input.parent } : {}), signal };
+            if (input.method === 'prompts/get') return host.getPrompt(input.server, input.tool, input.arguments as Record<string, string>, callOptions);
+            if (input.method === 'resources/read') return host.readResource(input.server, input.tool, callOptions);
+            return host.callTool(input.server, input.tool, input.arguments, callOptions);
+          });
         return drive(task, outcome, first, signal);
       });
     },

@@ -2,7 +2,7 @@
  * Tasks: a call the daemon holds (`tsk-<16 hex>`), driven to completion while its questions wait in the broker.
  * The host is the narrow part of `createMcpx` the runner needs, so the runner knows no connection details.
  */
-import type { CallToolResult } from '@modelcontextprotocol/client';
+import type { CallToolResult, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/client';
 import type { CallOptions, CallOutcome, Continuation } from '../client/outcome.js';
 import type { PolicyMode } from '../policy/schema.js';
 import type { Answer, Era, Question } from '../types.js';
@@ -11,11 +11,15 @@ export type { CallOptions, CallOutcome, Continuation };
 
 /** A tool result as the server sent it (MCP `CallToolResult`); a tool error is a result with `isError`. */
 export type ToolResult = CallToolResult;
+/** What a task ends with: a tool result, or (for a prompt or resource task) the prompt's messages or the resource's contents. */
+export type TaskResult = ToolResult | GetPromptResult | ReadResourceResult;
 
 /** What the runner needs from an mcpx instance (`createMcpx` satisfies it). */
 export interface TaskHost {
   callTool(server: string, tool: string, args: Record<string, unknown>, options?: CallOptions): Promise<CallOutcome>;
-  resume(continuation: Continuation, answers: Record<string, Answer>, options?: { signal?: AbortSignal }): Promise<CallOutcome>;
+  getPrompt(server: string, name: string, args?: Record<string, string>, options?: CallOptions): Promise<CallOutcome<GetPromptResult>>;
+  readResource(server: string, uri: string, options?: CallOptions): Promise<CallOutcome<ReadResourceResult>>;
+  resume<R = CallToolResult>(continuation: Continuation, answers: Record<string, Answer>, options?: { signal?: AbortSignal }): Promise<CallOutcome<R>>;
 }
 
 export type TaskState = 'running' | 'input-required' | 'complete' | 'failed';
@@ -26,7 +30,10 @@ export interface TaskRecord {
   callId: string;
   parent?: string;
   server: string;
+  /** The tool's name; with `method`, the prompt's name or the resource's URI. */
   tool: string;
+  /** Set for a prompt or resource task; absent for a tool call. */
+  method?: 'prompts/get' | 'resources/read';
   arguments: Record<string, unknown>;
   session: string;
   state: TaskState;
@@ -39,7 +46,7 @@ export interface TaskRecord {
   waitingOn: string[];
   /** Modern: the round waiting for answers, so another daemon can resume it. */
   continuation?: Continuation;
-  result?: ToolResult;
+  result?: TaskResult;
   error?: { code: string; message: string; data?: Record<string, unknown> };
   /** The daemon process that holds (or held) the call. */
   pid: number;
@@ -51,6 +58,6 @@ export interface TaskRecord {
 
 /** Where a call stands when its caller hears back: finished, or stopped at questions (a value, not an error). */
 export type TaskStep =
-  | { status: 'complete'; task: TaskRecord; result: ToolResult }
+  | { status: 'complete'; task: TaskRecord; result: TaskResult }
   | { status: 'input-required'; task: TaskRecord; questions: Question[] }
   | { status: 'failed'; task: TaskRecord; error: NonNullable<TaskRecord['error']> };

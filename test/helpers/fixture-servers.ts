@@ -98,8 +98,8 @@ export interface FixtureEcho {
   text?: string;
 }
 
-export function fixtureEcho(result: { structuredContent?: unknown }): FixtureEcho {
-  if (!result.structuredContent) throw new Error(`fixture result has no structuredContent: ${JSON.stringify(result)}`);
+export function fixtureEcho(result: object): FixtureEcho {
+  if (!('structuredContent' in result) || !result.structuredContent) throw new Error(`fixture result has no structuredContent: ${JSON.stringify(result)}`);
   return result.structuredContent as FixtureEcho;
 }
 
