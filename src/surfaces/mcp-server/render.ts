@@ -48,7 +48,7 @@ export function inputRequiredResult(task: TaskRecord, questions: ElicitRequest[]
 
 /** A stop as a tool result for the fallback path: the result, the failure, or the questions still waiting. */
 export function stopResult(step: TaskStep, pending: ElicitRequest[], now: number): CallToolResult {
-  if (step.status === 'complete') return passResult(step.result);
+  if (step.status === 'complete') return passResult(step.result as CallToolResult); // this surface starts tool calls only
   if (step.status === 'failed') return failedResult(step.task, step.error);
   return inputRequiredResult(step.task, pending, now);
 }

@@ -91,7 +91,7 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
     let current = stop;
     for (;;) {
       const { step } = current;
-      if (step.status === 'complete') return passResult(step.result);
+      if (step.status === 'complete') return passResult(step.result as CallToolResult); // this surface starts tool calls only
       if (step.status === 'failed') return failedOrThrow(step.task, step.error);
       const pending = await pendingOf(step);
       // Answered meanwhile (the CLI, REST, the policy): the call has moved on or is about to.
