@@ -4,7 +4,11 @@
 // against scripts/conformance-client.ts, and scores each from its checks.json:
 // a scenario passes iff it has >= 1 SUCCESS, 0 FAILURE and 0 WARNING, and the referee itself exited 0.
 //
+// Then the server half (scripts/conformance-server.mjs): the server scenarios against a fixture, directly and
+// through `mcpx serve --http`.
+//
 // Usage: node scripts/conformance.mjs [--scenario <name>[@<spec>]]... [--client "<command>"] [--keep]
+//                                     [--client-only | --server-only] [--server-scenario <name>]...
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,6 +42,9 @@ const { values: options } = parseArgs({
     scenario: { type: 'string', multiple: true },
     client: { type: 'string' },
     keep: { type: 'boolean', default: false },
+    'client-only': { type: 'boolean', default: false },
+    'server-only': { type: 'boolean', default: false },
+    'server-scenario': { type: 'string', multiple: true },
   },
 });
 
@@ -123,7 +130,7 @@ async function main() {
   let passed = 0;
   let failed = 0;
 
-  for (const { name, spec } of selected) {
+  for (const { name, spec } of options['server-only'] ? [] : selected) {
     const outDir = join(resultsDir, `${name}@${spec}`);
     // Each run gets its own mcpx state, so era verdicts and questions never leak between scenarios.
     const stateDir = mkdtempSync(join(tmpdir(), 'mcpx-conformance-'));
@@ -152,8 +159,13 @@ async function main() {
   }
 
   const total = ((Date.now() - started) / 1000).toFixed(1);
-  console.log(`conformance: ${passed} passed, ${failed} failed (${total}s; results in ${resultsDir})`);
-  process.exitCode = failed > 0 ? 1 : 0;
+  if (!options['server-only']) console.log(`conformance: ${passed} passed, ${failed} failed (${total}s; results in ${resultsDir})`);
+  let serverOk = true;
+  if (!options['client-only']) {
+    const { runServerScenarios } = await import('./conformance-server.mjs');
+    serverOk = await runServerScenarios({ repo, runReferee, resultsDir, only: options['server-scenario'] });
+  }
+  process.exitCode = failed > 0 || !serverOk ? 1 : 0;
 }
 
 await main();
