@@ -14,6 +14,8 @@ export type McpxErrorCode =
   | 'CALL_FAILED'
   | 'CONTINUATION_INVALID'
   | 'CONTINUATION_STALE'
+  // adapters (OpenAPI and CLI)
+  | 'ADAPTER_INVALID'
   // answers
   | 'ANSWER_INVALID'
   | 'URL_NOT_SUPPORTED'

@@ -2,7 +2,8 @@
  * createMcpx: the Node API. Reads the `mcpServers` config, opens connections lazily in the era each server speaks,
  * and hands every server question to one handler; a question nobody answers here comes back as input-required.
  */
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { adapterConnectors } from './adapters/connectors.js';
 import { loadConfig } from './config/load.js';
 import type { McpxConfig } from './config/schema.js';
 import { createClientPool, type ClientPool } from './client/client-pool.js';
@@ -46,9 +47,12 @@ export async function createMcpx(options: McpxOptions = {}): Promise<Mcpx> {
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
   const loaded = loadConfig({ ...(options.config !== undefined ? { config: options.config } : {}), cwd, env });
+  // OpenAPI and CLI adapters are in-process servers; host-wired servers of the same name win.
+  const adapters = adapterConnectors(loaded.config.adapters, { baseDir: loaded.path ? dirname(loaded.path) : cwd, env });
+  const servers = { ...adapters, ...(options.servers ?? {}) };
   const pool = createClientPool({
     config: loaded.config,
-    ...(options.servers ? { servers: options.servers } : {}),
+    ...(Object.keys(servers).length ? { servers } : {}),
     cwd,
     env,
     ...(options.onElicit ? { onElicit: options.onElicit } : {}),

@@ -217,6 +217,8 @@ function isProbeClosed(error: unknown): boolean {
 }
 
 function connectFailed(name: string, server: ServerConfig | ServerConnector, error: unknown, stderr: string): McpxError {
+  // A host-supplied server that refuses with its own error (an adapter whose description is unusable) says why itself.
+  if (isConnector(server) && error instanceof McpxError) return error;
   const target = isConnector(server) ? 'a host-supplied transport' : isHttpServer(server) ? server.url : [server.command, ...(server.args ?? [])].join(' ');
   const reason = error instanceof Error ? error.message : String(error);
   const tail = stderr.trim() ? `\nserver stderr:\n${stderr.trim().split('\n').slice(-5).join('\n')}` : '';

@@ -35,6 +35,8 @@ export interface LegacyCallOptions {
 interface Waiting {
   question: Question;
   expiresAt: number;
+  /** The server asked (`_meta["io.mcpx/reportExpiry"]`) to be told when a cancel is the deadline's. */
+  reportExpiry: boolean;
   /** Nobody in this process is answering it: it is part of the input-required outcome. */
   external: boolean;
   timer: NodeJS.Timeout;
@@ -100,6 +102,7 @@ export class LegacyCall<R = CallToolResult> {
       const entry: Waiting = {
         question,
         expiresAt,
+        reportExpiry: (params._meta as Record<string, unknown> | undefined)?.['io.mcpx/reportExpiry'] === true,
         external: false,
         handlerAbort: new AbortController(),
         resolve,
@@ -169,7 +172,9 @@ export class LegacyCall<R = CallToolResult> {
     this.waiting.delete(questionId);
     clearTimeout(entry.timer);
     entry.handlerAbort.abort();
-    entry.resolve(result);
+    // A server that asked (mcpx's own adapters) is told when a cancel is the deadline's, not a dismissal.
+    const expired = entry.reportExpiry && result.action === 'cancel' && this.options.now() >= entry.expiresAt;
+    entry.resolve(expired ? { ...result, _meta: { 'io.mcpx/expired': true } } : result);
     if (this.waiting.size === 0) this.armWatchdog();
     this.notify();
   }

@@ -6,3 +6,5 @@ export { configCandidates, loadConfig, parseConfig, readConfigFile } from './loa
 export type { LoadConfigOptions, LoadedConfig } from './load.js';
 export { eraSettingSchema, isHttpServer, SERVER_NAME } from './schema.js';
 export type { EraSetting, HttpServerConfig, McpxConfig, ServerConfig, StdioServerConfig } from './schema.js';
+export { isAdapterEntry, isOpenApiAdapter, READ_METHODS } from './adapters.js';
+export type { AdapterConfig, CliAdapterConfig, CliCommandConfig, HttpMethod, OpenApiAdapterConfig } from './adapters.js';

@@ -8,6 +8,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import type * as z from 'zod';
 import { McpxError, type Issue } from '../errors.js';
 import { configDir } from '../paths.js';
+import { isAdapterEntry, parseAdapter, type AdapterConfig } from './adapters.js';
 import { expandDeep } from './expand.js';
 import { EXPECTED, SERVER_NAME, httpServerSchema, stdioServerSchema, type McpxConfig, type ServerConfig } from './schema.js';
 
@@ -87,12 +88,19 @@ export function parseConfig(raw: unknown, source: string, env: Env): McpxConfig 
     fail(source, [{ field: 'mcpServers', expected: 'an object mapping server names to server entries', message: `"mcpServers" is ${kindOf(servers)}` }]);
   }
   const out: Record<string, ServerConfig> = {};
+  const adapters: Record<string, AdapterConfig> = {};
   for (const [name, entry] of Object.entries(servers as Record<string, unknown>)) {
+    if (isAdapterEntry(entry)) {
+      if (!SERVER_NAME.test(name)) issues.push({ field: `mcpServers.${name}`, expected: 'a server name of letters, digits, "_" and "-"', message: `server "${name}": the name may only use letters, digits, "_" and "-"` });
+      const adapter = parseAdapter(name, entry, env, issues);
+      if (adapter) adapters[name] = adapter;
+      continue;
+    }
     const parsed = parseServer(name, entry, env, issues);
     if (parsed) out[name] = parsed;
   }
   if (issues.length) fail(source, issues);
-  return { mcpServers: out };
+  return Object.keys(adapters).length ? { mcpServers: out, adapters } : { mcpServers: out };
 }
 
 function parseServer(name: string, entry: unknown, env: Env, issues: Issue[]): ServerConfig | undefined {

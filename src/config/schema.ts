@@ -3,6 +3,7 @@
  * Unknown keys other tools keep in the same file (`disabled`, `autoApprove`...) are tolerated and ignored.
  */
 import * as z from 'zod';
+import type { AdapterConfig } from './adapters.js';
 
 /** How a server's protocol era is chosen: probe once and cache (`auto`, the default), or pin one era. */
 export const eraSettingSchema = z.enum(['auto', 'legacy', 'modern']);
@@ -39,6 +40,8 @@ export type ServerConfig = StdioServerConfig | HttpServerConfig;
 /** The whole file. */
 export interface McpxConfig {
   mcpServers: Record<string, ServerConfig>;
+  /** Entries of `mcpServers` that are OpenAPI or CLI adapters (`{"openapi": ...}`, `{"cli": ...}`), by name. */
+  adapters?: Record<string, AdapterConfig>;
 }
 
 export function isHttpServer(server: ServerConfig): server is HttpServerConfig {
