@@ -14,7 +14,7 @@ export { createFileEraCache, createMemoryEraCache } from './client/index.js';
 export type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
 export { loadConfig, parseConfig } from './config/index.js';
 export type { EraSetting, HttpServerConfig, LoadedConfig, McpxConfig, ServerConfig, StdioServerConfig } from './config/index.js';
-export { createBroker, createManualClock, openMemoryStore, openSqliteStore, openRedisStore, toBrokerStore, resolveSession, defaultSqlitePath } from './broker/index.js';
+export { createBroker, createManualClock, openMemoryStore, openSqliteStore, openRedisStore, openPostgresStore, toBrokerStore, resolveSession, defaultSqlitePath } from './broker/index.js';
 export type {
   Broker,
   BrokerEvent,

@@ -14,6 +14,8 @@ export { openSqliteStore, wrapSqliteKeyv } from './stores/sqlite.js';
 export type { SqliteStoreOptions } from './stores/sqlite.js';
 export { openRedisStore, wrapRedisKeyv } from './stores/redis.js';
 export type { RedisStoreOptions } from './stores/redis.js';
+export { openPostgresStore, wrapPostgresKeyv } from './stores/postgres.js';
+export type { PostgresStoreOptions } from './stores/postgres.js';
 export { resolveSession } from './session.js';
 export type { SessionBinding } from './session.js';
 export { defaultSqlitePath } from './default-store.js';

@@ -2,6 +2,7 @@
 import type { Keyv } from 'keyv';
 import { McpxError } from '../errors.js';
 import { openMemoryStore } from './stores/memory.js';
+import { isPostgresAdapter, wrapPostgresKeyv } from './stores/postgres.js';
 import { isRedisAdapter, wrapRedisKeyv } from './stores/redis.js';
 import { isSqliteAdapter, wrapSqliteKeyv } from './stores/sqlite.js';
 import type { BrokerStore } from './types.js';
@@ -12,7 +13,7 @@ export function isBrokerStore(value: unknown): value is BrokerStore {
 }
 
 /**
- * A keyv over a Map, @keyv/sqlite or @keyv/redis becomes a BrokerStore (the same wrapper for the same keyv).
+ * A keyv over a Map, @keyv/sqlite, @keyv/redis or @keyv/postgres becomes a BrokerStore (the same wrapper for the same keyv).
  * keyv swallows store errors by default, which would make a store that is down read as "not found":
  * the broker turns `throwOnErrors` on. Any other adapter is refused: keyv has no compare-and-set, and
  * answer-once needs the store's own atomic primitive.
@@ -28,10 +29,11 @@ export function toBrokerStore(store?: BrokerStore | Keyv): BrokerStore {
   if (keyv.store instanceof Map) return openMemoryStore(keyv);
   if (isSqliteAdapter(keyv.store)) return wrapSqliteKeyv(keyv);
   if (isRedisAdapter(keyv.store)) return wrapRedisKeyv(keyv);
+  if (isPostgresAdapter(keyv.store)) return wrapPostgresKeyv(keyv);
   const name = (keyv.store as { constructor?: { name?: string } }).constructor?.name ?? 'unknown';
   throw new McpxError(
     'STORE_UNSUPPORTED',
-    `the keyv adapter ${name} has no atomic put-if-absent the broker knows; use a Map, @keyv/sqlite or @keyv/redis, or implement BrokerStore (see docs/stores.md)`,
+    `the keyv adapter ${name} has no atomic put-if-absent the broker knows; use a Map, @keyv/sqlite, @keyv/redis or @keyv/postgres, or implement BrokerStore (see docs/stores.md)`,
     { data: { adapter: name } },
   );
 }

@@ -153,7 +153,7 @@ export interface Clock {
  * retention (how long a record is kept), never the question's deadline, which rides on the request.
  */
 export interface BrokerStore {
-  readonly kind: 'memory' | 'sqlite' | 'redis';
+  readonly kind: 'memory' | 'sqlite' | 'redis' | 'postgres';
   /** The keyv instance (constructed with throwOnErrors), for hosts that keep their own records beside the broker's. */
   readonly keyv: import('keyv').Keyv;
   /** Writes the question, its pending-index entry and its open event unless the id exists; false when it already did. */

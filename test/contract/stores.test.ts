@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Keyv } from 'keyv';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { openRedisStore, openSqliteStore } from '../../src/broker/index.js';
+import { openPostgresStore, openRedisStore, openSqliteStore } from '../../src/broker/index.js';
 import { storeComplianceCases, type StoreFactory } from '../../src/testing.js';
+import { startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 
 function register(name: string, factory: () => StoreFactory): void {
@@ -32,3 +33,12 @@ afterAll(async () => {
   await redis?.stop();
 });
 register('Redis (@keyv/redis on a real redis-server, a new connection per handle)', () => ({ open: () => openRedisStore(redis!.url) }));
+
+let postgres: PostgresServer | undefined;
+beforeAll(async () => {
+  postgres = await startPostgres();
+}, 60_000);
+afterAll(async () => {
+  await postgres?.stop();
+});
+register('Postgres (@keyv/postgres on a real server from initdb, a new pool per handle)', () => ({ open: () => openPostgresStore(postgres!.url) }));

@@ -4,9 +4,7 @@
  * and a task cannot be driven (that needs a daemon), and the commands say so.
  */
 import { createBroker, type StoreBroker } from '../../broker/broker.js';
-import { defaultSqlitePath } from '../../broker/default-store.js';
-import { openRedisStore } from '../../broker/stores/redis.js';
-import { openSqliteStore } from '../../broker/stores/sqlite.js';
+import { openStoreFromEnv } from '../../broker/store-url.js';
 import type { BrokerEvent, ElicitRequest, PendingEntry, RequestState } from '../../broker/types.js';
 import { McpxError } from '../../errors.js';
 import { createTaskStore } from '../../tasks/task-store.js';
@@ -14,11 +12,9 @@ import type { Backend, Elicitation, TaskView } from './backend.js';
 
 const STATES: RequestState[] = ['pending', 'answered', 'expired', 'abandoned'];
 
-/** Opens the broker over the state store the daemon uses: Redis when MCPX_STORE_URL names one, else the SQLite file. */
+/** Opens the broker over the state store the daemon uses: Redis or Postgres when MCPX_STORE_URL names one, else the SQLite file. */
 export async function openStoreBroker(env: Record<string, string | undefined>): Promise<StoreBroker> {
-  const url = env.MCPX_STORE_URL;
-  if (url && !/^rediss?:\/\//.test(url)) throw new McpxError('CONFIG_INVALID', `MCPX_STORE_URL must be a redis:// or rediss:// URL (or unset for the SQLite file), got ${JSON.stringify(url)}`);
-  const store = url ? await openRedisStore(url) : await openSqliteStore(defaultSqlitePath(env));
+  const store = await openStoreFromEnv(env);
   return createBroker({ store, allowAnySession: true });
 }
 

@@ -1,12 +1,12 @@
 /**
- * The real parts of a daemon: the state store (SQLite at `<stateDir>/mcpx.sqlite`, or Redis with MCPX_STORE_URL),
+ * The real parts of a daemon: the state store (SQLite at `<stateDir>/mcpx.sqlite`, or Redis or Postgres with MCPX_STORE_URL),
  * a broker that sees every session, and one mcpx instance per session whose questions go to the broker.
  */
 import { join } from 'node:path';
 import { readFileSync, statSync } from 'node:fs';
 import { createElicitationPipeline } from '../../elicitation/pipeline.js';
-import { createBroker, defaultSqlitePath, openRedisStore, openSqliteStore, resolveSession } from '../../broker/index.js';
-import type { BrokerStore } from '../../broker/types.js';
+import { createBroker, resolveSession } from '../../broker/index.js';
+import { openStoreFromEnv } from '../../broker/store-url.js';
 import { createFileEraCache } from '../../client/era-cache.js';
 import { McpxError } from '../../errors.js';
 import { createMcpx } from '../../mcpx.js';
@@ -25,12 +25,6 @@ export interface DaemonWiringOptions {
   version: string;
 }
 
-async function openStore(env: Env): Promise<BrokerStore> {
-  const url = env.MCPX_STORE_URL;
-  if (url && /^rediss?:\/\//.test(url)) return openRedisStore(url);
-  if (url) throw new McpxError('CONFIG_INVALID', `MCPX_STORE_URL must be a redis:// or rediss:// URL (or unset for the SQLite file), got ${JSON.stringify(url)}`);
-  return openSqliteStore(defaultSqlitePath(env));
-}
 
 function ttlFrom(options: DaemonWiringOptions): number {
   if (options.ttlMs !== undefined) return options.ttlMs;
@@ -69,7 +63,7 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
   // Checked now, so a broken config or policy stops the daemon from starting with a clear error.
   const policy = readPolicy(configPath);
   const ttlMs = options.ttlMs ?? policy.ttlMs ?? ttlFrom(options);
-  const store = await openStore(env);
+  const store = await openStoreFromEnv(env);
   const broker = createBroker({ store, allowAnySession: true, ttlMs });
   const own = resolveSession(env, { ...(configPath ? { configPath } : {}), cwd });
   const eraCache = createFileEraCache(join(stateDir(env), 'era-cache.json'));

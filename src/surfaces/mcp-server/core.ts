@@ -7,9 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Tool } from '@modelcontextprotocol/client';
-import { createBroker, defaultSqlitePath, openRedisStore, openSqliteStore } from '../../broker/index.js';
+import { createBroker } from '../../broker/index.js';
 import { createElicitationPipeline } from '../../elicitation/pipeline.js';
-import type { Broker, BrokerStore, ElicitRequest } from '../../broker/types.js';
+import { openStoreFromEnv } from '../../broker/store-url.js';
+import type { Broker, ElicitRequest } from '../../broker/types.js';
 import { createFileEraCache } from '../../client/era-cache.js';
 import { McpxError } from '../../errors.js';
 import { createMcpx, type Mcpx } from '../../mcpx.js';
@@ -67,12 +68,6 @@ export interface ServeCore {
   close(): Promise<void>;
 }
 
-async function openStore(env: Env): Promise<BrokerStore> {
-  const url = env.MCPX_STORE_URL;
-  if (url && /^rediss?:\/\//.test(url)) return openRedisStore(url);
-  if (url) throw new McpxError('CONFIG_INVALID', `MCPX_STORE_URL must be a redis:// or rediss:// URL (or unset for the SQLite file), got ${JSON.stringify(url)}`);
-  return openSqliteStore(defaultSqlitePath(env));
-}
 
 function readPolicy(configPath: string | undefined): Policy {
   if (!configPath) return parsePolicy({});
@@ -98,7 +93,7 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
   const { env, cwd, configPath } = options;
   const policy = readPolicy(configPath);
   const ttlMs = ttlOf(env, policy);
-  const store = await openStore(env);
+  const store = await openStoreFromEnv(env);
   const broker = createBroker({ store, allowAnySession: true, ttlMs });
   const tasks = createTaskStore(store.keyv);
   const fromEnv = env.MCPX_SESSION_ID?.trim();

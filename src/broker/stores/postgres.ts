@@ -1,0 +1,327 @@
+/**
+ * Many hosts on the database most teams already run: keyv over @keyv/postgres (on `pg`). Every write is one
+ * statement, so one round trip and atomic: the answer is an `INSERT … ON CONFLICT DO UPDATE … WHERE expired`
+ * (the answer row is the claim), and the same statement drops the pending entry, logs the event and queues a
+ * `pg_notify`, which Postgres delivers only when it commits. Waiters in every process LISTEN on one
+ * connection: no polling. The pending index and the audit log are tables of their own, the log ordered by
+ * a sequence (write order).
+ */
+import type { Pool, Client, Notification } from 'pg';
+import { Keyv } from 'keyv';
+import { McpxError } from '../../errors.js';
+import type { BrokerEvent, BrokerStore, ElicitRequest, StoredAnswer } from '../types.js';
+import { decodeRowsSync, encodeRow, keys, rawKey } from './rows.js';
+
+type Query = (sql: string, params?: unknown[]) => Promise<Array<Record<string, unknown>>>;
+type Watcher = (answer?: StoredAnswer) => void;
+
+export interface PostgresStoreOptions {
+  /** Give up connecting after this long (ms): 3 000. */
+  connectTimeoutMs?: number;
+  /** Connections in this process's pool: 10. */
+  poolSize?: number;
+  namespace?: string;
+}
+
+// pg_notify's payload is limited to 8000 bytes: a longer answer is announced by id and re-read.
+const MAX_PAYLOAD = 7_900;
+
+/** Is this keyv's store the @keyv/postgres adapter? Duck-typed so the root entry never loads pg. */
+export function isPostgresAdapter(store: unknown): boolean {
+  const s = store as { query?: unknown; opts?: { dialect?: string } } | undefined;
+  return typeof s?.query === 'function' && s.opts?.dialect === 'postgres';
+}
+
+class PostgresStore implements BrokerStore {
+  readonly kind = 'postgres' as const;
+  private readonly watchers = new Map<string, Set<Watcher>>();
+  private readonly table: string;
+  private readonly pendingTable: string;
+  private readonly logTable: string;
+  private readonly channel: string;
+  private readonly namespace: string;
+  readonly ready: Promise<void>;
+  private listener: Promise<Client | undefined> | undefined;
+  private closed = false;
+
+  constructor(
+    readonly keyv: Keyv,
+    private readonly rawQuery: Query,
+    private readonly connectListener: () => Promise<Client>,
+    private readonly ownPool: Pool | undefined,
+  ) {
+    const opts = (keyv.store as { opts: { schema?: string; table?: string } }).opts;
+    const schema = ident(opts.schema ?? 'public');
+    this.table = `${schema}.${ident(opts.table ?? 'keyv')}`;
+    this.pendingTable = `${schema}.${ident(`${opts.table ?? 'keyv'}_mcpx_pending`)}`;
+    this.logTable = `${schema}.${ident(`${opts.table ?? 'keyv'}_mcpx_log`)}`;
+    this.namespace = keyv.namespace ?? '';
+    this.channel = `${opts.table ?? 'keyv'}_mcpx_answered_${this.namespace}`.slice(0, 63);
+    this.ready = this.createTables();
+    this.ready.catch(() => undefined);
+  }
+
+  private async query(sql: string, params?: unknown[]): Promise<Array<Record<string, unknown>>> {
+    await this.ready;
+    return this.rawQuery(sql, params);
+  }
+
+  private async createTables(): Promise<void> {
+    const statements = [
+      `CREATE TABLE IF NOT EXISTS ${this.table} (key VARCHAR(255) PRIMARY KEY, value TEXT)`,
+      `CREATE TABLE IF NOT EXISTS ${this.pendingTable} (namespace TEXT NOT NULL, id TEXT NOT NULL, created_at BIGINT NOT NULL, expires BIGINT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (namespace, id))`,
+      `CREATE INDEX IF NOT EXISTS ${ident(`${this.pendingTable.split('.').pop()!.replace(/"/g, '')}_order`)} ON ${this.pendingTable} (namespace, created_at, id)`,
+      `CREATE TABLE IF NOT EXISTS ${this.logTable} (seq BIGSERIAL PRIMARY KEY, namespace TEXT NOT NULL, at BIGINT NOT NULL, expires BIGINT NOT NULL, value TEXT NOT NULL)`,
+      `CREATE INDEX IF NOT EXISTS ${ident(`${this.logTable.split('.').pop()!.replace(/"/g, '')}_expires`)} ON ${this.logTable} (expires)`,
+    ];
+    // One string, no parameters: Postgres runs it as one transaction, and the advisory lock makes processes
+    // that open the same database at once create the tables one after another (concurrent IF NOT EXISTS can fail).
+    const create = (): Promise<unknown> => this.rawQuery(`BEGIN; SELECT pg_advisory_xact_lock(hashtext('mcpx-schema')); ${statements.join('; ')}; COMMIT`);
+    // A host's own adapter creates its table without the lock: if that raced ours, the tables exist now.
+    await create().catch((error: { code?: string }) => {
+      if (['23505', '42P07', '42710'].includes(error.code ?? '')) return create();
+      throw error;
+    });
+  }
+
+  /** The claim: writes the row unless a live one exists (an expired row is replaceable). */
+  private claimSql(extra: string, select: string): string {
+    return `WITH won AS (
+        INSERT INTO ${this.table} AS t (key, value) VALUES ($1::text, $2::text)
+        ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE (t.value::json->>'expires')::bigint < $3::bigint
+        RETURNING key),
+      logged AS (INSERT INTO ${this.logTable} (namespace, at, expires, value) SELECT $4::text, $5::bigint, $6::bigint, $7::text FROM won)
+      ${extra}
+      SELECT (SELECT count(*) FROM won)::int AS won ${select}`;
+  }
+
+  async putQuestion(request: ElicitRequest, ttlMs: number, event: BrokerEvent): Promise<boolean> {
+    const row = await encodeRow(this.keyv, request, ttlMs);
+    const expires = Date.now() + ttlMs;
+    const [result] = await this.query(
+      this.claimSql(
+        `, indexed AS (INSERT INTO ${this.pendingTable} (namespace, id, created_at, expires, value) SELECT $4::text, $8::text, $9::bigint, $6::bigint, $10::text FROM won
+          ON CONFLICT (namespace, id) DO UPDATE SET created_at = excluded.created_at, expires = excluded.expires, value = excluded.value)`,
+        '',
+      ),
+      [rawKey(this.keyv, keys.question(request.id)), row, Date.now(), this.namespace, event.at, expires, await encodeRow(this.keyv, event, ttlMs), request.id, request.createdAt, JSON.stringify(request)],
+    );
+    return Number(result?.won) === 1;
+  }
+
+  async updateQuestion(request: ElicitRequest, ttlMs: number): Promise<void> {
+    const row = await encodeRow(this.keyv, request, ttlMs);
+    await this.query(
+      `WITH written AS (INSERT INTO ${this.table} (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value)
+       UPDATE ${this.pendingTable} SET value = $3, expires = $4 WHERE namespace = $5 AND id = $6`,
+      [rawKey(this.keyv, keys.question(request.id)), row, JSON.stringify(request), Date.now() + ttlMs, this.namespace, request.id],
+    );
+  }
+
+  async getQuestion(id: string): Promise<ElicitRequest | undefined> {
+    return (await this.getEntry(id)).request;
+  }
+
+  async getEntry(id: string): Promise<{ request?: ElicitRequest; answer?: StoredAnswer }> {
+    const question = rawKey(this.keyv, keys.question(id));
+    const answer = rawKey(this.keyv, keys.answer(id));
+    const rows = await this.query(`SELECT key, value FROM ${this.table} WHERE key = ANY($1)`, [[question, answer]]);
+    const found = new Map(rows.map((r) => [r.key as string, r.value]));
+    const [request] = decodeRowsSync<ElicitRequest>(this.keyv, [found.get(question)]);
+    const [stored] = decodeRowsSync<StoredAnswer>(this.keyv, [found.get(answer)]);
+    return { ...(request ? { request } : {}), ...(stored ? { answer: stored } : {}) };
+  }
+
+  async claimAnswer(answer: StoredAnswer, ttlMs: number, event: BrokerEvent): Promise<boolean> {
+    const row = await encodeRow(this.keyv, answer, ttlMs);
+    const message = JSON.stringify(answer);
+    const payload = Buffer.byteLength(message) <= MAX_PAYLOAD ? message : JSON.stringify({ id: answer.id });
+    // A data-modifying CTE always runs; the notify is a SELECT, so the final SELECT must read it.
+    const [result] = await this.query(
+      this.claimSql(
+        `, unindexed AS (DELETE FROM ${this.pendingTable} WHERE namespace = $4::text AND id = $8::text AND EXISTS (SELECT 1 FROM won)),
+          notified AS (SELECT pg_notify($9::text, $10::text) FROM won)`,
+        ', (SELECT count(*) FROM notified) AS notified',
+      ),
+      [rawKey(this.keyv, keys.answer(answer.id)), row, Date.now(), this.namespace, event.at, Date.now() + ttlMs, await encodeRow(this.keyv, event, ttlMs), answer.id, this.channel, payload],
+    );
+    if (Number(result?.won) !== 1) return false;
+    this.wake(answer.id, answer);
+    return true;
+  }
+
+  async getAnswer(id: string): Promise<StoredAnswer | undefined> {
+    return (await this.getAnswers([id]))[0];
+  }
+
+  async getAnswers(ids: string[]): Promise<Array<StoredAnswer | undefined>> {
+    if (ids.length === 0) return [];
+    const wanted = ids.map((id) => rawKey(this.keyv, keys.answer(id)));
+    const rows = await this.query(`SELECT key, value FROM ${this.table} WHERE key = ANY($1)`, [wanted]);
+    const found = new Map(rows.map((r) => [r.key as string, r.value]));
+    return wanted.map((key) => decodeRowsSync<StoredAnswer>(this.keyv, [found.get(key)])[0]);
+  }
+
+  async listUnanswered(): Promise<ElicitRequest[]> {
+    const rows = await this.query(`SELECT value FROM ${this.pendingTable} WHERE namespace = $1 AND expires >= $2 ORDER BY created_at, id`, [this.namespace, Date.now()]);
+    return rows.map((r) => JSON.parse(r.value as string) as ElicitRequest);
+  }
+
+  async listQuestions(): Promise<ElicitRequest[]> {
+    const rows = await this.query(`SELECT value FROM ${this.table} WHERE starts_with(key, $1)`, [rawKey(this.keyv, 'q:')]);
+    return decodeRowsSync<ElicitRequest>(
+      this.keyv,
+      rows.map((r) => r.value),
+    );
+  }
+
+  async appendEvent(event: BrokerEvent, ttlMs: number): Promise<void> {
+    await this.query(`INSERT INTO ${this.logTable} (namespace, at, expires, value) VALUES ($1, $2, $3, $4)`, [this.namespace, event.at, Date.now() + ttlMs, await encodeRow(this.keyv, event, ttlMs)]);
+  }
+
+  /** The log in write order; rows past their retention are deleted first. */
+  async readEvents(since = 0): Promise<BrokerEvent[]> {
+    await this.query(`DELETE FROM ${this.logTable} WHERE expires < $1`, [Date.now()]);
+    const rows = await this.query(`SELECT value FROM ${this.logTable} WHERE namespace = $1 AND at >= $2 ORDER BY seq`, [this.namespace, since]);
+    return decodeRowsSync<BrokerEvent>(
+      this.keyv,
+      rows.map((r) => r.value),
+    );
+  }
+
+  watch(id: string, onAnswer: Watcher): () => void {
+    let set = this.watchers.get(id);
+    if (!set) this.watchers.set(id, (set = new Set()));
+    set.add(onAnswer);
+    void this.listen();
+    return () => {
+      set.delete(onAnswer);
+      if (set.size === 0) this.watchers.delete(id);
+    };
+  }
+
+  private wake(id: string, answer?: StoredAnswer): void {
+    const set = this.watchers.get(id);
+    if (set) for (const watcher of [...set]) watcher(answer);
+  }
+
+  /** One LISTEN connection per store; when it drops, the next watch (or the reconnect) listens again. */
+  private listen(): Promise<Client | undefined> {
+    this.listener ??= (async () => {
+      if (this.closed) return undefined;
+      await this.ready;
+      const client = await this.connectListener();
+      const lost = (): void => {
+        this.listener = undefined;
+        client.removeAllListeners('notification');
+        if (this.closed) return;
+        // Reconnect after a pause while anyone waits; an answer committed meanwhile is found by the re-read.
+        setTimeout(() => this.watchers.size && void this.listen(), 100).unref?.();
+      };
+      client.on('error', lost);
+      client.on('end', lost);
+      client.on('notification', (message: Notification) => {
+        if (!message.payload) return;
+        const answer = JSON.parse(message.payload) as StoredAnswer;
+        this.wake(answer.id, answer.action ? answer : undefined);
+      });
+      await client.query(`LISTEN ${ident(this.channel)}`);
+      if (this.closed) {
+        await client.end().catch(() => undefined);
+        return undefined;
+      }
+      // Anything answered while we were connecting: let every waiter re-read once.
+      for (const id of [...this.watchers.keys()]) this.wake(id);
+      return client;
+    })().catch(() => {
+      this.listener = undefined;
+      if (!this.closed) setTimeout(() => this.watchers.size && void this.listen(), 250).unref?.();
+      return undefined;
+    });
+    return this.listener;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.watchers.clear();
+    const client = await this.listener?.catch(() => undefined);
+    await client?.end().catch(() => undefined);
+    await this.ready.catch(() => undefined);
+    if (this.ownPool) await this.ownPool.end();
+    else await this.keyv.disconnect();
+  }
+}
+
+function ident(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+const wrapped = new WeakMap<Keyv, PostgresStore>();
+
+/** Wraps a host's keyv over @keyv/postgres (one wrapper per keyv instance); waiters LISTEN on a connection of their own. */
+export function wrapPostgresKeyv(keyv: Keyv): BrokerStore {
+  let store = wrapped.get(keyv);
+  if (!store) {
+    const adapter = keyv.store as { query: Query; opts: { uri: string } };
+    const connect = async (): Promise<Client> => {
+      const pg = (await import('pg')).default;
+      const client = new pg.Client({ connectionString: adapter.opts.uri });
+      await client.connect();
+      return client;
+    };
+    wrapped.set(keyv, (store = new PostgresStore(keyv, (sql, params) => adapter.query(sql, params), connect, undefined)));
+  }
+  return store;
+}
+
+/** Connects to Postgres at `url` (postgres://user@host:port/db) with a pool of its own; STORE_UNAVAILABLE when it cannot. */
+export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<BrokerStore> {
+  const [{ default: pg }, { KeyvPostgres }] = await Promise.all([import('pg'), import('@keyv/postgres')]);
+  const connectionTimeoutMillis = options.connectTimeoutMs ?? 3_000;
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, connectionTimeoutMillis });
+  pool.on('error', () => {
+    // An idle connection dropped; the pool replaces it and the next query reports a server that is down.
+  });
+  const query: Query = async (sql, params) => (await pool.query(sql, params)).rows as Array<Record<string, unknown>>;
+  // @keyv/postgres keeps one module-wide pool (a second handle's close would end the first's): give it ours.
+  // Its own CREATE TABLE waits until ours (under the schema lock) is done, so the two never race.
+  let tablesCreated: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => (tablesCreated = resolve));
+  class PooledKeyvPostgres extends KeyvPostgres {
+    override async connect(): Promise<(sql: string, values?: unknown[]) => Promise<unknown[]>> {
+      return async (sql, values) => {
+        await gate;
+        return query(sql, values);
+      };
+    }
+    override async disconnect(): Promise<void> {}
+  }
+  try {
+    await query('SELECT 1');
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw new McpxError('STORE_UNAVAILABLE', `cannot reach the Postgres store at ${redact(url)}: ${(error as Error).message}. Check that it is running and the URL is right.`, {
+      cause: error,
+      data: { store: 'postgres', url: redact(url) },
+    });
+  }
+  const adapter = new PooledKeyvPostgres({ uri: url });
+  const keyv = new Keyv({ store: adapter, namespace: options.namespace ?? 'mcpx', throwOnErrors: true });
+  keyv.on('error', () => {
+    // Reported by the failing operation itself (throwOnErrors); this only keeps the emitter quiet.
+  });
+  const connectListener = async (): Promise<Client> => {
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis });
+    await client.connect();
+    return client;
+  };
+  const store = new PostgresStore(keyv, query, connectListener, pool);
+  store.ready.then(tablesCreated, tablesCreated);
+  wrapped.set(keyv, store);
+  return store;
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+}
