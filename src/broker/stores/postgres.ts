@@ -67,12 +67,24 @@ class PostgresStore implements BrokerStore {
   }
 
   private async createTables(): Promise<void> {
+    const opts = (this.keyv.store as { opts: { schema?: string; table?: string } }).opts;
+    const schema = opts.schema ?? 'public';
+    const base = opts.table ?? 'keyv';
+    const objects = [this.table, this.pendingTable, this.logTable, `${ident(schema)}.${ident(`${base}_mcpx_pending_order`)}`, `${ident(schema)}.${ident(`${base}_mcpx_log_expires`)}`];
+    // Every open checks first: DDL on tables in use takes locks that can deadlock with other processes' writes.
+    const exists = async (): Promise<boolean> => {
+      const [row] = await this.rawQuery(`SELECT ${objects.map((_, i) => `to_regclass($${i + 1}) IS NOT NULL`).join(' AND ')} AS ready`, objects);
+      return row?.ready === true;
+    };
+    if (await exists()) return;
+    const index = (name: string, on: string, columns: string): string =>
+      `DO $$ BEGIN IF to_regclass(${literal(`${ident(schema)}.${ident(name)}`)}) IS NULL THEN CREATE INDEX ${ident(name)} ON ${on} (${columns}); END IF; END $$`;
     const statements = [
       `CREATE TABLE IF NOT EXISTS ${this.table} (key VARCHAR(255) PRIMARY KEY, value TEXT)`,
       `CREATE TABLE IF NOT EXISTS ${this.pendingTable} (namespace TEXT NOT NULL, id TEXT NOT NULL, created_at BIGINT NOT NULL, expires BIGINT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (namespace, id))`,
-      `CREATE INDEX IF NOT EXISTS ${ident(`${this.pendingTable.split('.').pop()!.replace(/"/g, '')}_order`)} ON ${this.pendingTable} (namespace, created_at, id)`,
+      index(`${base}_mcpx_pending_order`, this.pendingTable, 'namespace, created_at, id'),
       `CREATE TABLE IF NOT EXISTS ${this.logTable} (seq BIGSERIAL PRIMARY KEY, namespace TEXT NOT NULL, at BIGINT NOT NULL, expires BIGINT NOT NULL, value TEXT NOT NULL)`,
-      `CREATE INDEX IF NOT EXISTS ${ident(`${this.logTable.split('.').pop()!.replace(/"/g, '')}_expires`)} ON ${this.logTable} (expires)`,
+      index(`${base}_mcpx_log_expires`, this.logTable, 'expires'),
     ];
     // One string, no parameters: Postgres runs it as one transaction, and the advisory lock makes processes
     // that open the same database at once create the tables one after another (concurrent IF NOT EXISTS can fail).
@@ -255,6 +267,10 @@ class PostgresStore implements BrokerStore {
 
 function ident(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
+}
+
+function literal(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
 }
 
 const wrapped = new WeakMap<Keyv, PostgresStore>();
