@@ -7,10 +7,21 @@ import { PRELUDE_FILENAME } from './prelude.js';
 
 export type StackMapper = (text: string) => string;
 
+/** A source map (v3) as esbuild writes it: declared here so the public types need no @types/node. */
+export interface ScriptSourceMap {
+  version: number;
+  file: string;
+  sources: string[];
+  sourcesContent: string[];
+  names: string[];
+  mappings: string;
+  sourceRoot: string;
+}
+
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-export function createStackMapper(filename: string, payload?: SourceMapPayload): StackMapper {
-  const map = payload ? new SourceMap(payload) : undefined;
+export function createStackMapper(filename: string, payload?: ScriptSourceMap): StackMapper {
+  const map = payload ? new SourceMap(payload satisfies SourceMapPayload) : undefined;
   const position = new RegExp(`${escape(filename)}:(\\d+)(?::(\\d+))?`, 'g');
   const preludeFrame = new RegExp(`^\\s*at .*${escape(PRELUDE_FILENAME)}.*$\\n?`, 'gm');
   return (text) => {

@@ -3,7 +3,7 @@
  * (about 4 ms, against about 25 ms for `ts.transpileModule`), with a source map so errors point at the
  * script's own lines. JavaScript is evaluated as written.
  */
-import type { SourceMapPayload } from 'node:module';
+import type { ScriptSourceMap } from './stack-map.js';
 import { McpxError } from '../errors.js';
 import type { ScriptSource } from './types.js';
 
@@ -23,7 +23,7 @@ export async function prepareScript(source: string, filename: string): Promise<S
       sourcesContent: false,
       logLevel: 'silent',
     });
-    return { code: result.code, filename, sourceMap: JSON.parse(result.map) as SourceMapPayload };
+    return { code: result.code, filename, sourceMap: JSON.parse(result.map) as ScriptSourceMap };
   } catch (error) {
     const errors = (error as { errors?: Array<{ text: string; location?: { line: number; column: number } | null }> }).errors;
     const first = errors?.[0];

@@ -2,7 +2,7 @@
  * The shapes of a script run, shared by the in-thread sandbox and the worker that hosts one (kept apart from
  * both so neither imports the other for its types).
  */
-import type { SourceMapPayload } from 'node:module';
+import type { ScriptSourceMap } from './stack-map.js';
 import type { McpxError } from '../errors.js';
 import type { ElicitHandler } from '../types.js';
 import type { HostBindings } from './host-bindings.js';
@@ -13,7 +13,7 @@ export interface ScriptSource {
   code: string;
   /** Shown in stack traces: the script's path as the person gave it. */
   filename: string;
-  sourceMap?: SourceMapPayload;
+  sourceMap?: ScriptSourceMap;
 }
 
 export interface StartScriptOptions {

@@ -2,6 +2,8 @@
  * `mcpx`: the only code that touches process, the terminal and exit codes.
  * Commands load lazily so a warm call pays only for what it uses.
  */
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { CliIO } from './io.js';
 import { EXIT } from './io.js';
 import { commands } from './commands/index.js';
@@ -55,7 +57,6 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
 async function version(): Promise<string> {
   const { readFileSync } = await import('node:fs');
   const { dirname, join } = await import('node:path');
-  const { fileURLToPath } = await import('node:url');
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     try {
@@ -70,8 +71,21 @@ async function version(): Promise<string> {
   }
 }
 
-const isEntry = typeof process !== 'undefined' && process.argv[1] !== undefined && /(?:^|[\\/])(cli|main)\.(js|ts|mjs)$/.test(process.argv[1]);
-if (isEntry) {
+/**
+ * True when node was started on this file: by path, or through a link such as npm's `bin/mcpx` or
+ * `node_modules/.bin/mcpx` (so the name of the link never matters). False when another module imports this one.
+ */
+function startedAsProgram(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (startedAsProgram()) {
   const io: CliIO = {
     stdout: process.stdout,
     stderr: process.stderr,
