@@ -8,6 +8,7 @@ export default defineConfig([
       index: 'src/index.ts',
       broker: 'src/broker/index.ts',
       testing: 'src/testing.ts',
+      opencode: 'src/surfaces/plugin/opencode.ts',
     },
     format: ['esm', 'cjs'],
     dts: true,
