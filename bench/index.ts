@@ -30,6 +30,7 @@ const suites: Record<string, () => Promise<{ run: BenchSuite }>> = {
   runtime: () => import('./runtime.js'),
   badge: () => import('./badge.js'),
   web: () => import('./web.js'),
+  adapters: () => import('./adapters.js'),
 };
 
 async function main(): Promise<void> {
