@@ -1,7 +1,8 @@
 /**
- * Broker figures on memory, SQLite and a real redis-server: open → await → respond cycles per second,
- * answer-to-wake latency in the same process and in another one (p50, p99), and `pending()` over 100,000
- * questions. Targets from the broker issue ride along with each figure.
+ * Broker figures on memory, SQLite, a real redis-server and a real Postgres (a cluster made by initdb): open →
+ * await → respond cycles per second, answer-to-wake latency in the same process and in another one (p50, p99),
+ * and `pending()` over 100,000 questions. Targets from the broker issues ride along with each figure.
+ * MCPX_BENCH_STORES=sqlite,postgres runs only those stores.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,7 +11,9 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { createBroker, openMemoryStore, openRedisStore, openSqliteStore, type BrokerStore, type ElicitRequest, type OpenRequestInput, type StoredAnswer, type StoreBroker } from '../src/broker/index.js';
+import { createBroker, openMemoryStore, openPostgresStore, openRedisStore, openSqliteStore, type BrokerStore, type ElicitRequest, type OpenRequestInput, type StoredAnswer, type StoreBroker } from '../src/broker/index.js';
+import { rawKey } from '../src/broker/stores/rows.js';
+import { startPostgres } from '../test/helpers/postgres.js';
 import { startRedis } from '../test/helpers/redis.js';
 import type { BenchFigure, BenchSuite } from './index.js';
 
@@ -24,9 +27,9 @@ const ask: OpenRequestInput = {
   era: 'legacy',
   requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
 };
-const CYCLES = { memory: 20_000, sqlite: 3_000, redis: 5_000 } as const;
-const CYCLE_TARGET = { memory: '≥ 20,000 cycles/s', sqlite: '≥ 2,000 cycles/s', redis: '≥ 5,000 cycles/s' } as const;
-const WAKE_TARGET = { memory: undefined, sqlite: 'p50 < 20 ms', redis: 'p50 < 2 ms' } as const;
+const CYCLES = { memory: 20_000, sqlite: 3_000, redis: 5_000, postgres: 3_000 } as const;
+const CYCLE_TARGET = { memory: '≥ 20,000 cycles/s', sqlite: '≥ 2,000 cycles/s', redis: '≥ 5,000 cycles/s', postgres: '≥ 2,000 cycles/s' } as const;
+const WAKE_TARGET = { memory: undefined, sqlite: 'p50 < 20 ms', redis: 'p50 < 2 ms', postgres: 'p50 < 5 ms' } as const;
 type Kind = keyof typeof CYCLES;
 
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
@@ -69,7 +72,7 @@ async function wakeInProcess(broker: StoreBroker, samples: number): Promise<numb
 /** What one store round trip costs on this machine right now: the unit a cycle is made of. */
 async function roundTrip(store: BrokerStore): Promise<number> {
   const send =
-    store.kind === 'sqlite'
+    store.kind === 'sqlite' || store.kind === 'postgres'
       ? () => (store.keyv.store as unknown as { query: (sql: string) => Promise<unknown> }).query('SELECT 1')
       : async () => (await (store.keyv.store as unknown as { getClient(): Promise<{ sendCommand(args: string[]): Promise<unknown> }> }).getClient()).sendCommand(['PING']);
   for (let i = 0; i < 100; i++) await send();
@@ -79,7 +82,7 @@ async function roundTrip(store: BrokerStore): Promise<number> {
 }
 
 /** The waiter runs in a child process; latency is from our respond call to its `woke` line arriving here. */
-async function wakeAcrossProcesses(kind: 'sqlite' | 'redis', location: string, broker: StoreBroker, waiter: string, samples: number): Promise<number[]> {
+async function wakeAcrossProcesses(kind: 'sqlite' | 'redis' | 'postgres', location: string, broker: StoreBroker, waiter: string, samples: number): Promise<number[]> {
   const child = spawn(process.execPath, [waiter, kind, location], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   const next = async (): Promise<string> => {
@@ -136,6 +139,34 @@ async function seed(store: BrokerStore, total: number, pending: number): Promise
     await query('COMMIT');
     return;
   }
+  if (store.kind === 'postgres') {
+    const query = (store.keyv.store as unknown as { query: (sql: string, params?: unknown[]) => Promise<unknown> }).query;
+    const row = (value: unknown): string => JSON.stringify({ value, expires: now + ttlMs * 2 });
+    const namespace = store.keyv.namespace ?? '';
+    for (let n = 0; n < rows.length; n += 10_000) {
+      const batch = rows.slice(n, n + 10_000);
+      const keys: string[] = [];
+      const values: string[] = [];
+      for (const { request, answer } of batch) {
+        keys.push(rawKey(store.keyv, `q:${request.id}`));
+        values.push(row(request));
+        if (answer) {
+          keys.push(rawKey(store.keyv, `a:${answer.id}`));
+          values.push(row(answer));
+        }
+      }
+      await query('INSERT INTO keyv (key, value) SELECT * FROM unnest($1::text[], $2::text[])', [keys, values]);
+      const open = batch.filter((r) => !r.answer).map((r) => r.request);
+      await query('INSERT INTO keyv_mcpx_pending (namespace, id, created_at, expires, value) SELECT $1, id, $2, $3, value FROM unnest($4::text[], $5::text[]) AS u(id, value)', [
+        namespace,
+        now,
+        now + ttlMs * 2,
+        open.map((r) => r.id),
+        open.map((r) => JSON.stringify(r)),
+      ]);
+    }
+    return;
+  }
   for (let n = 0; n < rows.length; n += 500) {
     await Promise.all(
       rows.slice(n, n + 500).map(async ({ request, answer }) => {
@@ -163,18 +194,22 @@ export const run: BenchSuite = async () => {
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-bench-broker-'));
   const waiter = join(here, '..', 'node_modules', '.cache', 'mcpx-bench', `broker-waiter-${process.pid}.mjs`);
   await build({ entryPoints: [join(here, 'broker-waiter.ts')], outfile: waiter, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'error' });
+  const only = process.env.MCPX_BENCH_STORES?.split(',').map((k) => k.trim());
+  const kinds = (['memory', 'sqlite', 'redis', 'postgres'] as Kind[]).filter((k) => !only || only.includes(k));
   const redis = await startRedis();
+  const postgres = await startPostgres();
   const add = (name: string, value: number, unit: string, target?: string, note?: string): void => {
     figures.push({ suite: 'broker', name, value, unit, ...(target ? { target } : {}), ...(note ? { note } : {}) });
   };
   try {
-    for (const kind of ['memory', 'sqlite', 'redis'] as Kind[]) {
-      const location = kind === 'sqlite' ? join(dir, 'bench.sqlite') : redis.url;
-      const open = async (): Promise<BrokerStore | undefined> => (kind === 'memory' ? undefined : kind === 'sqlite' ? openSqliteStore(location) : openRedisStore(location));
+    for (const kind of kinds) {
+      const location = kind === 'sqlite' ? join(dir, 'bench.sqlite') : kind === 'postgres' ? postgres.url : redis.url;
+      const open = async (): Promise<BrokerStore | undefined> =>
+        kind === 'memory' ? undefined : kind === 'sqlite' ? openSqliteStore(location) : kind === 'postgres' ? openPostgresStore(location) : openRedisStore(location);
       const store = await open();
       const broker = createBroker({ ...(store ? { store } : {}), allowAnySession: true });
       for (let i = 0; i < 200; i++) await cycle(broker);
-      if (store) add(`${kind}: one store round trip (calibration: ${kind === 'sqlite' ? 'SELECT 1' : 'PING'})`, await roundTrip(store), 'µs', undefined, 'a cycle costs about four of these; read the cycles against it');
+      if (store) add(`${kind}: one store round trip (calibration: ${kind === 'redis' ? 'PING' : 'SELECT 1'})`, await roundTrip(store), 'µs', undefined, 'a cycle costs about four of these; read the cycles against it');
       add(`${kind}: open/await/respond cycles, one at a time`, await cyclesPerSecond(broker, CYCLES[kind], 1), 'cycles/s', CYCLE_TARGET[kind]);
       add(`${kind}: open/await/respond cycles, 32 in flight`, await cyclesPerSecond(broker, CYCLES[kind], 32), 'cycles/s', CYCLE_TARGET[kind]);
       const local = await wakeInProcess(broker, 500);
@@ -192,7 +227,14 @@ export const run: BenchSuite = async () => {
         [1_000, 'pending() with 100,000 questions stored, 1,000 of them pending', '< 200 ms'],
         [100_000, 'pending() listing 100,000 pending questions', undefined],
       ] as const) {
-        const listStore = kind === 'memory' ? openMemoryStore() : kind === 'sqlite' ? await openSqliteStore(join(dir, `pending-${pending}.sqlite`)) : await openRedisStore(redis.url, { namespace: `mcpx-bench-${pending}` });
+        const listStore =
+          kind === 'memory'
+            ? openMemoryStore()
+            : kind === 'sqlite'
+              ? await openSqliteStore(join(dir, `pending-${pending}.sqlite`))
+              : kind === 'postgres'
+                ? await openPostgresStore(postgres.url, { namespace: `mcpx-bench-${pending}` })
+                : await openRedisStore(redis.url, { namespace: `mcpx-bench-${pending}` });
         await seed(listStore, 100_000, pending);
         const lister = createBroker({ store: listStore, allowAnySession: true });
         add(`${kind}: ${label} (median of 3)`, await timePending(lister, pending), 'ms', target);
@@ -202,6 +244,7 @@ export const run: BenchSuite = async () => {
     }
   } finally {
     await redis.stop();
+    await postgres.stop();
     rmSync(waiter, { force: true });
     rmSync(dir, { recursive: true, force: true });
   }

@@ -14,7 +14,8 @@ class MemoryStore implements BrokerStore {
   private readonly map: Map<string, unknown>;
   // The pending index and the log are in-process structures: a Map store lives and dies with this process anyway.
   private readonly unanswered = new Map<string, ElicitRequest>();
-  private readonly events: BrokerEvent[] = [];
+  private events: Array<{ event: BrokerEvent; expires: number }> = [];
+  private trimmedAt = 0;
   private readonly watchers = new Map<string, Set<Watcher>>();
 
   constructor(readonly keyv: Keyv) {
@@ -31,7 +32,7 @@ class MemoryStore implements BrokerStore {
     if (isLive(this.map.get(key))) return false;
     this.map.set(key, row);
     this.unanswered.set(request.id, request);
-    this.events.push(event);
+    this.log(event, ttlMs);
     return true;
   }
 
@@ -55,7 +56,7 @@ class MemoryStore implements BrokerStore {
     if (isLive(this.map.get(key))) return false;
     this.map.set(key, row);
     this.unanswered.delete(answer.id);
-    this.events.push(event);
+    this.log(event, ttlMs);
     const watchers = this.watchers.get(answer.id);
     if (watchers) queueMicrotask(() => watchers.forEach((watch) => watch(copyAnswer(answer))));
     return true;
@@ -84,12 +85,32 @@ class MemoryStore implements BrokerStore {
     return found;
   }
 
-  async appendEvent(event: BrokerEvent): Promise<void> {
-    this.events.push(event);
+  async appendEvent(event: BrokerEvent, ttlMs: number): Promise<void> {
+    this.log(event, ttlMs);
   }
 
   async readEvents(since = 0): Promise<BrokerEvent[]> {
-    return this.events.filter((event) => event.at >= since);
+    this.trim(true);
+    return this.events.filter(({ event }) => event.at >= since).map(({ event }) => event);
+  }
+
+  private log(event: BrokerEvent, ttlMs: number): void {
+    this.events.push({ event, expires: Date.now() + ttlMs });
+    this.trim(false);
+  }
+
+  /**
+   * Retention: drops log entries, rows and index entries past their keep-until (retainMs after the deadline),
+   * so a long-lived process does not grow without bound. At most once a second unless asked.
+   */
+  private trim(now: boolean): void {
+    const time = Date.now();
+    if (!now && time - this.trimmedAt < 1_000) return;
+    this.trimmedAt = time;
+    this.events = this.events.filter((entry) => entry.expires >= time);
+    const prefix = rawKey(this.keyv, '');
+    for (const [key, raw] of this.map) if (key.startsWith(prefix) && !isLive(raw)) this.map.delete(key);
+    for (const id of this.unanswered.keys()) if (!this.map.has(rawKey(this.keyv, keys.question(id)))) this.unanswered.delete(id);
   }
 
   watch(id: string, onAnswer: Watcher): () => void {

@@ -335,6 +335,15 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   const store = new PostgresStore(keyv, query, connectListener, pool);
   store.ready.then(tablesCreated, tablesCreated);
   wrapped.set(keyv, store);
+  try {
+    await store.ready;
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    throw new McpxError('STORE_UNAVAILABLE', `cannot create the mcpx tables in the Postgres store at ${redact(url)}: ${(error as Error).message}. The user needs CREATE on the schema.`, {
+      cause: error,
+      data: { store: 'postgres', url: redact(url) },
+    });
+  }
   return store;
 }
 

@@ -43,6 +43,20 @@ const UPDATE_QUESTION = `redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 const CLAIM_ANSWER = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   redis.call('HDEL', KEYS[2], ARGV[3]) redis.call('RPUSH', KEYS[3], ARGV[6]) redis.call('PUBLISH', ARGV[4], ARGV[5]) return 1 end return 0`;
 
+// Retention: pops log entries from the head while they are past their keep-until (entries go in roughly in
+// expiry order, so the head is the oldest); bounded per call so one trim never blocks Redis for long.
+const TRIM_LOG = `local popped = 0
+  while popped < 1000 do
+    local head = redis.call('LINDEX', KEYS[1], 0)
+    if not head then break end
+    local ok, entry = pcall(cjson.decode, head)
+    if not ok or type(entry) ~= 'table' or not entry._expires or tonumber(entry._expires) >= tonumber(ARGV[1]) then break end
+    redis.call('LPOP', KEYS[1]) popped = popped + 1
+  end return popped`;
+
+/** A log entry carries its own keep-until, so the list can be trimmed by retention. */
+const logEntry = (event: BrokerEvent, ttlMs: number): string => JSON.stringify({ ...event, _expires: Date.now() + ttlMs });
+
 class RedisStore implements BrokerStore {
   readonly kind = 'redis' as const;
   private readonly watchers = new Map<string, Set<Watcher>>();
@@ -50,6 +64,7 @@ class RedisStore implements BrokerStore {
   private subscribing: Promise<void> | undefined;
   private pollTimer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
+  private trimmedAt = 0;
   private readonly pendingKey: string;
   private readonly logKey: string;
   private readonly channel: string;
@@ -74,7 +89,7 @@ class RedisStore implements BrokerStore {
 
   async putQuestion(request: ElicitRequest, ttlMs: number, event: BrokerEvent): Promise<boolean> {
     const row = await encodeRow(this.keyv, request, ttlMs);
-    const won = await this.eval(PUT_QUESTION, [rawKey(this.keyv, keys.question(request.id)), this.pendingKey, this.logKey], [row, ttlMs, request.id, JSON.stringify(request), JSON.stringify(event)]);
+    const won = await this.eval(PUT_QUESTION, [rawKey(this.keyv, keys.question(request.id)), this.pendingKey, this.logKey], [row, ttlMs, request.id, JSON.stringify(request), logEntry(event, ttlMs)]);
     return Number(won) === 1;
   }
 
@@ -95,9 +110,10 @@ class RedisStore implements BrokerStore {
 
   async claimAnswer(answer: StoredAnswer, ttlMs: number, event: BrokerEvent): Promise<boolean> {
     const row = await encodeRow(this.keyv, answer, ttlMs);
-    const won = await this.eval(CLAIM_ANSWER, [rawKey(this.keyv, keys.answer(answer.id)), this.pendingKey, this.logKey], [row, ttlMs, answer.id, this.channel, JSON.stringify(answer), JSON.stringify(event)]);
+    const won = await this.eval(CLAIM_ANSWER, [rawKey(this.keyv, keys.answer(answer.id)), this.pendingKey, this.logKey], [row, ttlMs, answer.id, this.channel, JSON.stringify(answer), logEntry(event, ttlMs)]);
     if (Number(won) !== 1) return false;
     this.wake(answer.id, answer);
+    if (Date.now() - this.trimmedAt >= 1_000) await this.trimLog();
     return true;
   }
 
@@ -131,15 +147,29 @@ class RedisStore implements BrokerStore {
     return found;
   }
 
-  async appendEvent(event: BrokerEvent): Promise<void> {
+  async appendEvent(event: BrokerEvent, ttlMs: number): Promise<void> {
     const client = await this.client();
-    await client.sendCommand(['RPUSH', this.logKey, JSON.stringify(event)]);
+    await client.sendCommand(['RPUSH', this.logKey, logEntry(event, ttlMs)]);
+    // At most once a second per process, after the write: retention is housekeeping, not part of the append.
+    if (Date.now() - this.trimmedAt >= 1_000) await this.trimLog();
   }
 
   async readEvents(since = 0): Promise<BrokerEvent[]> {
+    await this.trimLog();
     const client = await this.client();
     const lines = (await client.sendCommand(['LRANGE', this.logKey, '0', '-1'])) as string[];
-    return lines.map((line) => JSON.parse(line) as BrokerEvent).filter((event) => event.at >= since);
+    const now = Date.now();
+    const events: BrokerEvent[] = [];
+    for (const line of lines) {
+      const { _expires: expires, ...event } = JSON.parse(line) as BrokerEvent & { _expires?: number };
+      if (event.at >= since && (expires === undefined || expires >= now)) events.push(event);
+    }
+    return events;
+  }
+
+  private async trimLog(): Promise<void> {
+    this.trimmedAt = Date.now();
+    await this.eval(TRIM_LOG, [this.logKey], [this.trimmedAt]);
   }
 
   watch(id: string, onAnswer: Watcher): () => void {

@@ -39,7 +39,8 @@ class SqliteStore implements BrokerStore {
   private pollTimer: ReturnType<typeof setTimeout> | undefined;
   private dataVersion = -1;
   private closed = false;
-  private readonly ready: Promise<void>;
+  /** The log table and triggers are in place (created in one transaction on this connection). */
+  readonly ready: Promise<void>;
 
   constructor(
     readonly keyv: Keyv,
@@ -324,7 +325,10 @@ export async function openSqliteStore(path: string, options: SqliteStoreOptions 
     // WAL lets readers and the one writer proceed together; NORMAL sync is durable across process crashes.
     await query('PRAGMA journal_mode = WAL');
     await query('PRAGMA synchronous = NORMAL');
-    return wrapSqliteKeyv(keyv, options);
+    const store = wrapSqliteKeyv(keyv, options) as SqliteStore;
+    // Until the setup transaction commits, anything else on this connection would run inside it.
+    await store.ready;
+    return store;
   } catch (error) {
     throw new McpxError('STORE_UNAVAILABLE', `cannot open the SQLite store at ${path}: ${(error as Error).message}. Check that the directory is writable (MCPX_STATE_DIR moves it).`, {
       cause: error,

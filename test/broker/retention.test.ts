@@ -1,0 +1,45 @@
+/** Retention (retainMs): the memory store and the Redis audit list drop what is past its keep-until, not just hide it. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBroker, openMemoryStore, openRedisStore } from '../../src/broker/index.js';
+import { startRedis, type RedisServer } from '../helpers/redis.js';
+
+const ask = { trace: 'cal-00000000000000c1', server: 's', tool: 't', mode: 'form' as const, message: 'ok?', era: 'legacy' as const, ttlMs: 20 };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('retention', () => {
+  let redis: RedisServer;
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => redis?.stop());
+
+  it('empties the memory store of questions, answers and events once retainMs has passed', async () => {
+    const store = openMemoryStore();
+    const broker = createBroker({ store, session: 's1', retainMs: 30 });
+    const { id } = await broker.openRequest(ask);
+    await broker.respond({ id, action: 'decline', by: 'cli' });
+    await broker.recordResumed({ elicit: id, trace: 'cal-00000000000000c2' });
+    expect(await broker.audit()).toHaveLength(3);
+    await sleep(120);
+    expect(await broker.audit()).toEqual([]);
+    expect([...(store.keyv.store as Map<string, unknown>).keys()]).toEqual([]);
+    await broker.close();
+  });
+
+  it('trims the Redis audit list itself once retainMs has passed', async () => {
+    const store = await openRedisStore(redis.url, { namespace: 'retention' });
+    const broker = createBroker({ store, session: 's1', retainMs: 30 });
+    const { id } = await broker.openRequest(ask);
+    await broker.respond({ id, action: 'decline', by: 'cli' });
+    await broker.recordResumed({ elicit: id, trace: 'cal-00000000000000c2' });
+    const client = await (store.keyv.store as { getClient(): Promise<{ sendCommand(args: string[]): Promise<unknown> }> }).getClient();
+    const logKeys = (await client.sendCommand(['KEYS', '*log*'])) as string[];
+    expect(logKeys).toHaveLength(1);
+    expect(await client.sendCommand(['LLEN', logKeys[0]!])).toBe(3);
+    await sleep(120);
+    expect(await broker.audit()).toEqual([]);
+    expect(await client.sendCommand(['LLEN', logKeys[0]!])).toBe(0);
+    await broker.close();
+    await store.close();
+  });
+});
