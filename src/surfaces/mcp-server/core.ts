@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Tool } from '@modelcontextprotocol/client';
+import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
 import { createBroker } from '../../broker/index.js';
 import { createElicitationPipeline } from '../../elicitation/pipeline.js';
 import { openStoreFromEnv } from '../../broker/store-url.js';
@@ -41,6 +41,13 @@ export interface Catalog {
   byName: Map<string, ToolRef>;
   /** Servers whose tools could not be listed, with why. */
   failed: Map<string, string>;
+  /** Prompts under served names (named as tools are), and which upstream prompt each is. */
+  prompts: Prompt[];
+  promptsByName: Map<string, ToolRef>;
+  /** Resources keep their URIs; each remembers the server that listed it. */
+  resources: Resource[];
+  resourceTemplates: ResourceTemplate[];
+  serverOfUri: Map<string, string>;
 }
 
 /** A stop of a call (a round of questions, or the end), numbered per task so a waiter knows what is new. */
@@ -59,7 +66,8 @@ export interface ServeCore {
   catalog(): Promise<Catalog>;
   /** Which configured servers are served. */
   serverNames(): string[];
-  call(session: string, ref: ToolRef, args: Record<string, unknown>): Promise<Stop>;
+  /** Starts a tool call (or, with `method`, a prompts/get or resources/read) that the runner holds. */
+  call(session: string, ref: ToolRef, args: Record<string, unknown>, method?: 'prompts/get' | 'resources/read'): Promise<Stop>;
   /** The first stop of the task after `afterSeq` (resolves at once when there is one). */
   nextStop(taskId: string, afterSeq: number, signal?: AbortSignal): Promise<Stop>;
   latestStop(taskId: string): Stop | undefined;
@@ -170,9 +178,36 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
       }
       const byName = assignNames(refs, { prefixed: served.length > 1, reserved: options.reserved });
       const tools = [...byName].map(([name, ref]) => ({ ...defs.get(`${ref.server}\u0000${ref.tool}`)!, name }));
+      // Prompts and resources only where a server has them: a server without them answers -32601, which is no failure.
+      const quietly = <T>(work: () => Promise<T[]>): Promise<T[]> => work().catch(() => []);
+      const extras = await Promise.all(
+        served
+          .filter((server) => !failed.has(server))
+          .map(async (server) => ({
+            server,
+            prompts: await quietly(() => mcpx.listPrompts(server)),
+            resources: await quietly(() => mcpx.listResources(server)),
+            templates: await quietly(() => mcpx.listResourceTemplates(server)),
+          })),
+      );
+      const promptDefs = new Map<string, Prompt>();
+      for (const { server, prompts } of extras) for (const prompt of prompts) promptDefs.set(`${server}\u0000${prompt.name}`, prompt);
+      const promptsByName = assignNames([...promptDefs.keys()].map((key) => ({ server: key.split('\u0000')[0]!, tool: key.split('\u0000')[1]! })), { prefixed: served.length > 1 });
+      const prompts = [...promptsByName].map(([name, ref]) => ({ ...promptDefs.get(`${ref.server}\u0000${ref.tool}`)!, name }));
+      const serverOfUri = new Map<string, string>();
+      for (const { server, resources } of extras) for (const resource of resources) if (!serverOfUri.has(resource.uri)) serverOfUri.set(resource.uri, server);
       // A server that failed is listed again on the next tools/list.
       if (failed.size) listing = undefined;
-      return { tools, byName, failed };
+      return {
+        tools,
+        byName,
+        failed,
+        prompts,
+        promptsByName,
+        resources: extras.flatMap((e) => e.resources),
+        resourceTemplates: extras.flatMap((e) => e.templates),
+        serverOfUri,
+      };
     })());
 
   const nextStop = (taskId: string, afterSeq: number, signal?: AbortSignal): Promise<Stop> =>
@@ -209,8 +244,8 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     mcpx,
     catalog,
     serverNames: () => served,
-    async call(session, ref, args) {
-      const step = await runner.start({ server: ref.server, tool: ref.tool, arguments: args, session, sessionSource: session === fromEnv ? 'env' : 'explicit' });
+    async call(session, ref, args, method) {
+      const step = await runner.start({ server: ref.server, tool: ref.tool, ...(method ? { method } : {}), arguments: args, session, sessionSource: session === fromEnv ? 'env' : 'explicit' });
       return stops.get(step.task.id) ?? { seq: 1, step };
     },
     nextStop,

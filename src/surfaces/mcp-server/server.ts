@@ -58,7 +58,7 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
   const server = new Server(
     { name: 'mcpx', version },
     {
-      capabilities: { tools: {} },
+      capabilities: { tools: {}, prompts: {}, resources: {} },
       instructions:
         'mcpx serves the tools of the MCP servers it is configured with. When a tool asks a question and this client cannot show it, the result says so: answer only what you know with mcpx_elicit_answer, decline what you cannot know (a person is asked instead), and collect the result with mcpx_call_result.',
       requestState: { verify: (state, ctx) => seal.verify(state, ctx) },
@@ -87,19 +87,19 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
   };
 
   /** The stop as this client gets it: the result, or the questions (asked, or described). */
-  const answer = async (stop: Stop, name: string, args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> => {
+  const answer = async (kind: Kind, stop: Stop, name: string, args: Record<string, unknown>, ctx: ServerContext): Promise<Served> => {
     let current = stop;
     for (;;) {
       const { step } = current;
-      if (step.status === 'complete') return passResult(step.result as CallToolResult); // this surface starts tool calls only
-      if (step.status === 'failed') return failedOrThrow(step.task, step.error);
+      if (step.status === 'complete') return passResult(step.result as CallToolResult);
+      if (step.status === 'failed') return failedOrThrow(kind, step.task, step.error);
       const pending = await pendingOf(step);
       // Answered meanwhile (the CLI, REST, the policy): the call has moved on or is about to.
       if (!pending.length) {
         current = await core.nextStop(step.task.id, current.seq, ctx.mcpReq.signal);
         continue;
       }
-      if (!canAsk(capabilitiesOf(ctx), pending)) return stopResult(step, pending, Date.now());
+      if (!canAsk(capabilitiesOf(ctx), pending)) return asKind(kind, stopResult(step, pending, Date.now()), name);
       const asked: Record<string, string> = {};
       const inputRequests: Record<string, ReturnType<typeof inputRequired.elicit>> = {};
       for (const q of pending) {
@@ -136,15 +136,20 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
       }
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}. mcpx serves ${catalog.byName.size} upstream tools (see tools/list) from ${core.serverNames().join(', ') || 'no servers'}.`);
     }
+    return run('tool', name, ref, args, ctx) as never;
+  });
+
+  /** A tools/call, prompts/get or resources/read of an upstream: started, or (a retry) answered and followed. */
+  const run = async (kind: Kind, name: string, ref: { server: string; tool: string }, args: Record<string, unknown>, ctx: ServerContext): Promise<Served> => {
     const state = ctx.mcpReq.requestState<ServeState>();
     if (state === undefined || typeof state !== 'object') {
       let stop: Stop;
       try {
-        stop = await core.call(session, ref, args);
+        stop = await core.call(session, ref, args, METHODS[kind]);
       } catch (error) {
-        return failedResult(ref, { code: isMcpxError(error) ? error.code : 'CALL_FAILED', message: (error as Error)?.message ?? String(error) });
+        return failedOrThrow(kind, ref, { code: isMcpxError(error) ? error.code : 'CALL_FAILED', message: (error as Error)?.message ?? String(error) });
       }
-      return answer(stop, name, args, ctx);
+      return answer(kind, stop, name, args, ctx);
     }
     // A retry: the state must be ours (verified already), for this very call and session.
     if (state.tool !== name || state.args !== argsDigest(args) || state.session !== session) {
@@ -169,16 +174,53 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
     }
     const latest = core.latestStop(state.task);
     if (!latest) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', { reason: 'request_state_unknown_call', detail: 'this mcpx serve no longer holds that call; run it again' });
-    return answer(latest.seq > state.seq ? latest : { seq: state.seq, step: latest.step }, name, args, ctx);
+    return answer(kind, latest.seq > state.seq ? latest : { seq: state.seq, step: latest.step }, name, args, ctx);
+  };
+
+  server.setRequestHandler('prompts/list', async () => ({ prompts: (await core.catalog()).prompts }));
+  server.setRequestHandler('prompts/get', async (request, ctx) => {
+    const name = request.params.name;
+    const ref = (await core.catalog()).promptsByName.get(name);
+    if (!ref) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${name} (see prompts/list)`);
+    return run('prompt', name, ref, (request.params.arguments ?? {}) as Record<string, unknown>, ctx) as never;
+  });
+  server.setRequestHandler('resources/list', async () => ({ resources: (await core.catalog()).resources }));
+  server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: (await core.catalog()).resourceTemplates }));
+  server.setRequestHandler('resources/read', async (request, ctx) => {
+    const uri = request.params.uri;
+    const catalog = await core.catalog();
+    // A listed URI goes to the server that listed it; any other (a template's) to the only server, if one.
+    const server = catalog.serverOfUri.get(uri) ?? (core.serverNames().length === 1 ? core.serverNames()[0] : undefined);
+    if (!server) throw new ProtocolError(-32002 as ProtocolErrorCode, `Resource not found: ${uri}`, { uri });
+    return run('resource', uri, { server, tool: uri }, {}, ctx) as never;
   });
 
   return server;
 }
 
-/** A call refused for a client capability the upstream needs is the same refusal here (-32021); anything else is a tool error. */
-function failedOrThrow(task: { server: string; tool: string }, error: { code: string; message: string; data?: Record<string, unknown> }): CallToolResult {
+type Kind = 'tool' | 'prompt' | 'resource';
+type Served = CallToolResult | InputRequiredResult | Record<string, unknown>;
+const METHODS: Record<Kind, 'prompts/get' | 'resources/read' | undefined> = { tool: undefined, prompt: 'prompts/get', resource: 'resources/read' };
+
+/**
+ * A call refused for a client capability the upstream needs is the same refusal here (-32021). Anything else is a
+ * tool error for a tool; a prompt or resource has no error result, so it is a JSON-RPC error naming the server.
+ */
+function failedOrThrow(kind: Kind, task: { server: string; tool: string }, error: { code: string; message: string; data?: Record<string, unknown> }): CallToolResult {
   if (error.data?.code === -32021) {
     throw new ProtocolError(-32021 as ProtocolErrorCode, error.message, { requiredCapabilities: error.data.requiredCapabilities ?? {} });
   }
+  if (kind !== 'tool') {
+    const code = typeof error.data?.code === 'number' ? (error.data.code as ProtocolErrorCode) : ProtocolErrorCode.InternalError;
+    throw new ProtocolError(code, `mcpx: ${task.server} ${kind} ${task.tool} failed (${error.code}): ${error.message}`);
+  }
   return failedResult(task, error);
+}
+
+/** The fallback text in the shape of the request: a tool result, a prompt's one message, or a resource's text. */
+function asKind(kind: Kind, result: CallToolResult, name: string): Served {
+  if (kind === 'tool') return result;
+  const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+  if (kind === 'prompt') return { messages: [{ role: 'user', content: { type: 'text', text } }], ...(result._meta ? { _meta: result._meta } : {}) };
+  return { contents: [{ uri: name, mimeType: 'text/plain', text }], ...(result._meta ? { _meta: result._meta } : {}) };
 }
