@@ -18,9 +18,6 @@ export const KNOWN_GAPS = {
   '2026-07-28:input-required-result-basic-list-roots': 'mcpx does not declare or forward roots upstream',
   '2026-07-28:input-required-result-multiple-input-requests': 'includes sampling and roots requests',
   '2026-07-28:input-required-result-capability-check': 'the upstream asks mcpx (which declares elicitation only), not the referee',
-  '2026-07-28:input-required-result-non-tool-request': 'prompts are not passed through yet',
-  '2025-11-25:prompts-list': 'prompts are not passed through yet',
-  '2026-07-28:prompts-list': 'prompts are not passed through yet',
 };
 
 /** Starts a child that prints its URL as the first stdout line. */
