@@ -31,6 +31,7 @@ const suites: Record<string, () => Promise<{ run: BenchSuite }>> = {
   badge: () => import('./badge.js'),
   web: () => import('./web.js'),
   adapters: () => import('./adapters.js'),
+  serve: () => import('./serve.js'),
 };
 
 async function main(): Promise<void> {
