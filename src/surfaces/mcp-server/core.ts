@@ -64,6 +64,8 @@ export interface ServeCore {
   /** The session of a connection that names none: MCPX_SESSION_ID, else one made for this process. */
   readonly defaultSession: string;
   catalog(): Promise<Catalog>;
+  /** Lists the upstreams again on the next catalog() (their lists change: tools/list_changed, a late registration). */
+  refresh(): void;
   /** Which configured servers are served. */
   serverNames(): string[];
   /** Starts a tool call (or, with `method`, a prompts/get or resources/read) that the runner holds. */
@@ -243,6 +245,7 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     defaultSession,
     mcpx,
     catalog,
+    refresh: () => void (listing = undefined),
     serverNames: () => served,
     async call(session, ref, args, method) {
       const step = await runner.start({ server: ref.server, tool: ref.tool, ...(method ? { method } : {}), arguments: args, session, sessionSource: session === fromEnv ? 'env' : 'explicit' });

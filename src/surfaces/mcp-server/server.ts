@@ -118,6 +118,8 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
   };
 
   server.setRequestHandler('tools/list', async () => {
+    // Listed afresh each time: upstream lists change, and names stay the same for the same tools.
+    core.refresh();
     const catalog = await core.catalog();
     return { tools: [...catalog.tools, ...fallback.definitions] };
   });
@@ -126,7 +128,12 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
     const name = request.params.name;
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
     if (fallback.has(name)) return fallback.call(name, args, ctx.mcpReq.signal);
-    const catalog = await core.catalog();
+    let catalog = await core.catalog();
+    if (!catalog.byName.has(name)) {
+      // A tool registered since the last listing (some servers add tools after initialize): list once more.
+      core.refresh();
+      catalog = await core.catalog();
+    }
     const ref = catalog.byName.get(name);
     if (!ref) {
       const failedServer = [...catalog.failed.keys()].find((s) => name.startsWith(`${s}__`) || core.serverNames().length === 1);
