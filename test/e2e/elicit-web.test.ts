@@ -78,13 +78,18 @@ describe('mcpx elicit web', () => {
     await expect.poll(() => (existsSync(opened) ? readFileSync(opened, 'utf8') : '')).toBe(url);
   });
 
-  it('says how to add a port when the daemon runs without one', async () => {
+  it('opens the port of a daemon started without one', async () => {
     const noPort = { MCPX_STATE_DIR: join(dir, 'state-no-port') };
     expect((await mcpx(['daemon', 'start'], noPort)).code).toBe(0);
-    const run = await mcpx(['elicit', 'web'], noPort);
-    expect(run.code).toBe(1);
-    expect(run.stdout).toBe('');
-    expect(run.stderr).toContain('the daemon runs without a port');
-    expect(run.stderr).toContain('mcpx daemon start --port 0');
+    expect(JSON.parse((await mcpx(['daemon', 'status', '--json'], noPort)).stdout).port).toBeUndefined();
+    const run = await mcpx(['elicit', 'web', '--json'], noPort);
+    expect(run.stderr).toBe('');
+    const link = new URL((JSON.parse(run.stdout) as { url: string }).url);
+    const status = JSON.parse((await mcpx(['daemon', 'status', '--json'], noPort)).stdout) as { port?: number };
+    expect(status.port).toBe(Number(link.port));
+    expect((await fetch(new URL('/ui', link))).status).toBe(200);
+    // A second link reuses the port.
+    const again = new URL((JSON.parse((await mcpx(['elicit', 'web', '--json'], noPort)).stdout) as { url: string }).url);
+    expect(again.port).toBe(link.port);
   });
 });

@@ -48,7 +48,7 @@ export interface DaemonCoreOptions {
 export interface DaemonCore {
   runner: TaskRunner;
   /** The REST app; with a token, every request must carry it (the loopback TCP port). */
-  app(token?: string): ReturnType<typeof createApp>;
+  app(token?: string, options?: { openPort?: () => Promise<number> }): ReturnType<typeof createApp>;
   /** Sessions with an open mcpx instance. */
   sessions(): string[];
   /** Closes the instances of sessions with no call in flight and none started for `sessionIdleMs` (runs every minute). */
@@ -111,8 +111,8 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
     startedAt,
     sessions: () => [...hosts.keys()],
     sweep,
-    app: (token) =>
-      createApp({ broker: parts.broker, tasks: runner, info, defaultSession: parts.defaultSession, ...(token ? { token } : {}), ...(options.inline ? { inline: true } : {}), clock: now, catalog, web }),
+    app: (token, appOptions) =>
+      createApp({ broker: parts.broker, tasks: runner, info, defaultSession: parts.defaultSession, ...(token ? { token } : {}), ...(options.inline ? { inline: true } : {}), clock: now, catalog, web, ...(appOptions?.openPort ? { openPort: appOptions.openPort } : {}) }),
     async close(reason) {
       clearInterval(sweeper);
       await runner.close(reason);

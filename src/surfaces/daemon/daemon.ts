@@ -109,9 +109,40 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
         return listener(...args);
       }) as T;
 
+    const state: DaemonState = {
+      pid: process.pid,
+      version: options.version,
+      startedAt: core.startedAt,
+      socket: paths.socket,
+      ...(paths.configPath ? { configPath: paths.configPath } : {}),
+    };
+    const writeState = (): void => {
+      const tmp = `${paths.state}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify(state, null, 2) + '\n', { mode: 0o600 });
+      renameSync(tmp, paths.state);
+    };
+    let opening: Promise<number> | undefined;
+    // The loopback port with its bearer token: at start with --port, or later on request; once.
+    const openPort = (port: number): Promise<number> =>
+      (opening ??= (async () => {
+        const token = randomBytes(32).toString('hex');
+        const tcpServer = serve(touch(getRequestListener(core!.app(token).fetch)));
+        await listen(tcpServer, port);
+        servers.push(tcpServer);
+        state.port = (tcpServer.address() as AddressInfo).port;
+        state.token = token;
+        writeState();
+        log(`listening on 127.0.0.1:${state.port}`);
+        return state.port;
+      })().catch((error: unknown) => {
+        opening = undefined;
+        throw error;
+      }));
+
     // Nobody else may connect to the socket: create it 0600 (umask), then make sure.
     rmSync(paths.socket, { force: true });
-    const socketServer = serve(touch(getRequestListener(core.app().fetch)));
+    // The web inbox's sign-in opens the loopback port on first need (`mcpx elicit web` against a daemon without one).
+    const socketServer = serve(touch(getRequestListener(core.app(undefined, { openPort: () => openPort(0) }).fetch)));
     servers.push(socketServer);
     const umask = process.umask(0o177);
     try {
@@ -120,26 +151,9 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
       process.umask(umask);
     }
     chmodSync(paths.socket, 0o600);
-
-    const state: DaemonState = {
-      pid: process.pid,
-      version: options.version,
-      startedAt: core.startedAt,
-      socket: paths.socket,
-      ...(paths.configPath ? { configPath: paths.configPath } : {}),
-    };
-    if (options.port !== undefined) {
-      const token = randomBytes(32).toString('hex');
-      const tcpServer = serve(touch(getRequestListener(core.app(token).fetch)));
-      servers.push(tcpServer);
-      await listen(tcpServer, options.port);
-      state.port = (tcpServer.address() as AddressInfo).port;
-      state.token = token;
-    }
-    const tmp = `${paths.state}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(state, null, 2) + '\n', { mode: 0o600 });
-    renameSync(tmp, paths.state);
-    log(`listening on ${paths.socket}${state.port ? ` and 127.0.0.1:${state.port}` : ''}`);
+    log(`listening on ${paths.socket}`);
+    if (options.port !== undefined) await openPort(options.port);
+    else writeState();
 
     let resolveStopped!: () => void;
     const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));

@@ -58,6 +58,8 @@ export interface AppDeps {
   catalog?: ToolCatalog;
   /** The web inbox's sign-ins (shared by the socket app, which mints codes, and the port's, which browsers use). */
   web?: WebAuth;
+  /** Opens the daemon's loopback port if it has none yet, and says which it is (the socket app: web sign-in links). */
+  openPort?: () => Promise<number>;
 }
 
 /** What the tool-listing routes read: the daemon's own warm connections, so no server is spawned per request. */
@@ -199,7 +201,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   app.notFound((c) => c.json(errorBody('NOT_FOUND', `No route ${c.req.method} ${c.req.path}; see /openapi.json`), 404));
 
   if (deps.token !== undefined) app.use('*', accessGuard(deps.token, deps.web));
-  if (deps.web) mountWebRoutes(app, { web: deps.web, broker, clock: now });
+  if (deps.web) mountWebRoutes(app, { web: deps.web, broker, clock: now, ...(deps.openPort ? { openPort: deps.openPort } : {}) });
 
   const toElicitation = (request: ElicitRequest): Elicitation & Pick<ElicitRequest, 'requestedSchema'> => ({
     ...request,

@@ -1,8 +1,8 @@
 /**
  * `mcpx elicit web [--open] [--json]`: a sign-in link to the daemon's web inbox. The link carries a one-time code
  * in its fragment (never sent to a server, so it reaches no log and no Referer header); the page trades it for a
- * session cookie. The daemon needs a loopback port for a browser to reach it: one is started with a free port
- * when none runs.
+ * session cookie. A browser reaches the daemon on its loopback port: the daemon opens one (a free port) when it
+ * has none yet.
  */
 import { isMcpxError } from '../../../errors.js';
 import { ensureDaemon } from '../../daemon/daemon-client.js';
@@ -18,21 +18,17 @@ export async function elicitWeb(io: CliIO, options: { config?: string; open: boo
   let client;
   try {
     const configPath = findConfigPath(options.config, io.cwd, io.env);
-    client = await ensureDaemon(io.env, configPath, { cwd: io.cwd, port: 0, inlineFallback: false });
+    client = await ensureDaemon(io.env, configPath, { cwd: io.cwd, inlineFallback: false });
   } catch (error) {
     return fail(isMcpxError(error) ? error.message : (error as Error).message);
   }
   try {
-    const port = client.state?.port;
-    if (port === undefined) {
-      return fail(
-        'the daemon runs without a port, and a browser cannot reach its unix socket. Restart it with one:\n' +
-          '  mcpx daemon stop && mcpx daemon start --port 0\nthen run mcpx elicit web again.',
-      );
-    }
     const response = await client.fetch('/ui/code', { method: 'POST' });
     if (!response.ok) return fail(`the daemon refused a sign-in code (${response.status}); is it older than this mcpx? Restart it: mcpx daemon stop`);
-    const { path, expiresAt } = (await response.json()) as { path: string; expiresAt: number };
+    const reply = (await response.json()) as { path: string; expiresAt: number; port?: number };
+    const { path, expiresAt } = reply;
+    const port = reply.port ?? client.state?.port;
+    if (port === undefined) return fail('the daemon runs inside this command (MCPX_DAEMON=inline), where no browser can reach it; unset MCPX_DAEMON and run this again.');
     const url = `http://127.0.0.1:${port}${path}`;
     if (options.json) io.stdout.write(`${JSON.stringify({ url, expiresAt })}\n`);
     else {

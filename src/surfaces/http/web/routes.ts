@@ -1,6 +1,7 @@
 /**
  * The web inbox's routes on the daemon app: the page (`GET /ui`), its assets, the sign-in exchange, the history
- * summary, and `POST /ui/code` (bearer token or unix socket only) that `mcpx elicit web` calls for a sign-in link.
+ * summary, and `POST /ui/code` (bearer token or unix socket only) that `mcpx elicit web` calls for a sign-in link
+ * (over the socket it also opens the daemon's loopback port when there is none yet).
  */
 import type { Context, Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
@@ -15,6 +16,8 @@ export interface WebRouteDeps {
   web: WebAuth;
   broker: Broker;
   clock: () => number;
+  /** The daemon's loopback port, opened on first need; absent where there is none to open (inline, tests). */
+  openPort?: () => Promise<number>;
 }
 
 const DAY_MS = 24 * 60 * 60_000;
@@ -42,10 +45,11 @@ export function mountWebRoutes(app: Hono<any>, deps: WebRouteDeps): void {
   app.get('/ui/history', (c) => asset(c, 'index.html'));
   app.get('/ui/assets/:name', (c) => asset(c, c.req.param('name')));
 
-  app.post('/ui/code', (c) => {
+  app.post('/ui/code', async (c) => {
     if (c.get('mcpxVia') === 'web') return c.json(errorBody('WEB_FORBIDDEN', 'A signed-in browser cannot mint sign-in codes.'), 403);
+    const port = deps.openPort ? await deps.openPort() : undefined;
     const { code, expiresAt } = web.mintCode();
-    return c.json({ code, expiresAt, path: `/ui#code=${code}` }, 200);
+    return c.json({ code, expiresAt, path: `/ui#code=${code}`, ...(port !== undefined ? { port } : {}) }, 200);
   });
 
   app.post('/ui/session', async (c) => {
