@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Keyv } from 'keyv';
 import { McpxError, isMcpxError } from '../errors.js';
 import { checkContent } from '../elicitation/validate.js';
+import { pageOf } from './paging.js';
 import { systemClock } from './clock.js';
 import { toBrokerStore } from './store.js';
 import type {
@@ -308,10 +309,11 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
         const lapsed = found.filter((f) => !f.answer && now >= f.request.expiresAt);
         for (const entry of lapsed) entry.answer = await settle(entry.request);
       }
-      return found
+      const sorted = found
         .map(({ request, answer }) => ({ ...request, state: stateOf(request, answer, now), timeLeftMs: Math.max(0, request.expiresAt - now) }))
         .filter((entry) => states.has(entry.state))
-        .sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
+        .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      return filter.limit === undefined && filter.cursor === undefined ? sorted : pageOf(sorted, filter.limit, filter.cursor);
     },
 
     async abandon(id: string, reason: string): Promise<ElicitRequest> {

@@ -16,6 +16,7 @@ export { openRedisStore, wrapRedisKeyv } from './stores/redis.js';
 export type { RedisStoreOptions } from './stores/redis.js';
 export { openPostgresStore, wrapPostgresKeyv } from './stores/postgres.js';
 export type { PostgresStoreOptions } from './stores/postgres.js';
+export { cursorAfter } from './paging.js';
 export { resolveSession } from './session.js';
 export type { SessionBinding } from './session.js';
 export { defaultSqlitePath } from './default-store.js';

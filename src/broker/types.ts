@@ -75,6 +75,10 @@ export interface PendingFilter {
   tool?: string;
   trace?: string;
   state?: RequestState | RequestState[];
+  /** At most this many entries (a page); continue with `cursor: cursorAfter(lastEntry)`. */
+  limit?: number;
+  /** Start after the entry this cursor names (from `cursorAfter`, or `nextCursor` of GET /v1/elicit). */
+  cursor?: string;
 }
 
 /** A request listed with its time left. */

@@ -7,6 +7,7 @@ import { OpenAPIHono, createRoute, type z } from '@hono/zod-openapi';
 import type { Tool } from '@modelcontextprotocol/client';
 import { streamSSE } from 'hono/streaming';
 import type { Broker, BrokerEvent, ElicitRequest, RequestState } from '../../broker/types.js';
+import { cursorAfter, parseCursor } from '../../broker/paging.js';
 import { McpxError } from '../../errors.js';
 import type { Question } from '../../types.js';
 import { describeInputRequired, respondWith } from '../../elicitation/describe.js';
@@ -254,14 +255,19 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     const wanted = query.state === undefined ? ['pending'] : query.state === 'all' ? STATES : query.state.split(',').map((s) => s.trim());
     const bad = wanted.filter((s) => !STATES.includes(s as RequestState));
     if (bad.length) return c.json(errorBody('REQUEST_INVALID', `Unknown state "${bad.join(', ')}": use ${STATES.join(', ')}, a comma list, or all.`), 400);
+    if (query.cursor !== undefined && !cursorIsValid(query.cursor)) return c.json(errorBody('REQUEST_INVALID', 'The cursor is not one a listing gave out: start again without it.'), 400);
     const entries = await broker.pending({
       ...(query.session ? { session: query.session } : {}),
       ...(query.server ? { server: query.server } : {}),
       ...(query.tool ? { tool: query.tool } : {}),
       ...(query.trace ? { trace: query.trace } : {}),
+      ...(query.limit !== undefined ? { limit: query.limit } : {}),
+      ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
       state: wanted as RequestState[],
     });
-    return c.json({ elicitations: entries.map(toElicitation) }, 200);
+    const last = entries.at(-1);
+    const full = query.limit !== undefined && last !== undefined && entries.length === query.limit;
+    return c.json({ elicitations: entries.map(toElicitation), ...(full ? { nextCursor: cursorAfter(last) } : {}) }, 200);
   });
 
   app.openapi(getRoute, async (c) => {
@@ -367,4 +373,13 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   });
 
   return app;
+}
+
+function cursorIsValid(cursor: string): boolean {
+  try {
+    parseCursor(cursor);
+    return true;
+  } catch {
+    return false;
+  }
 }

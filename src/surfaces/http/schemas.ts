@@ -177,6 +177,8 @@ export const ElicitListQuery = z.object({
     .string()
     .optional()
     .openapi({ description: 'pending (default), answered, expired, abandoned, or a comma list; `all` for every state.' }),
+  limit: z.coerce.number().int().min(1).max(10_000).optional().openapi({ description: 'At most this many (a page); the answer then carries nextCursor when more may follow.' }),
+  cursor: z.string().optional().openapi({ description: 'nextCursor of the previous page.' }),
 });
 
 export const TaskQuery = z.object({
@@ -211,7 +213,9 @@ export const EventSchema = z
   })
   .openapi('BrokerEvent');
 
-export const ElicitationListSchema = z.object({ elicitations: z.array(ElicitationSchema) }).openapi('ElicitationList');
+export const ElicitationListSchema = z
+  .object({ elicitations: z.array(ElicitationSchema), nextCursor: z.string().optional().openapi({ description: 'Pass as cursor for the next page (only with limit, when the page was full).' }) })
+  .openapi('ElicitationList');
 export const ElicitationWithAnswerSchema = z.object({ elicitation: ElicitationSchema, answer: AnswerSchema.optional() }).openapi('ElicitationWithAnswer');
 export const AnsweredSchema = z.object({ answer: AnswerSchema }).openapi('Answered');
 export const TaskEnvelopeSchema = z.object({ task: TaskSchema }).openapi('TaskEnvelope');
