@@ -3,15 +3,14 @@
  * a broker that sees every session, and one mcpx instance per session whose questions go to the broker.
  */
 import { join } from 'node:path';
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { createElicitationPipeline } from '../../elicitation/pipeline.js';
 import { createBroker, resolveSession } from '../../broker/index.js';
 import { openStoreFromEnv } from '../../broker/store-url.js';
 import { createFileEraCache } from '../../client/era-cache.js';
-import { McpxError } from '../../errors.js';
-import { createMcpx } from '../../mcpx.js';
+import { createMcpx, DEFAULT_ELICIT_TTL_MS } from '../../mcpx.js';
 import { stateDir } from '../../paths.js';
-import { parsePolicy, type Policy } from '../../policy/index.js';
+import { readPolicyFile, ttlFromEnv } from '../../policy/index.js';
 import type { DaemonParts } from './daemon-core.js';
 
 type Env = Record<string, string | undefined>;
@@ -27,25 +26,9 @@ export interface DaemonWiringOptions {
 
 
 function ttlFrom(options: DaemonWiringOptions): number {
-  if (options.ttlMs !== undefined) return options.ttlMs;
-  const raw = options.env.MCPX_ELICIT_TTL_MS;
-  if (raw === undefined || raw === '') return 120_000;
-  const ttl = Number(raw);
-  if (!Number.isFinite(ttl) || ttl <= 0) throw new McpxError('CONFIG_INVALID', `MCPX_ELICIT_TTL_MS must be a positive number of milliseconds, got ${JSON.stringify(raw)}`);
-  return ttl;
+  return options.ttlMs ?? ttlFromEnv(options.env.MCPX_ELICIT_TTL_MS, DEFAULT_ELICIT_TTL_MS);
 }
 
-/** The policy block (`elicit`) of the config file, read once when the daemon starts. */
-function readPolicy(configPath: string | undefined): Policy {
-  if (!configPath) return parsePolicy({});
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(configPath, 'utf8'));
-  } catch (error) {
-    throw new McpxError('CONFIG_INVALID', `cannot read the policy in ${configPath}: ${(error as Error).message}`, { cause: error, data: { file: configPath } });
-  }
-  return parsePolicy((raw as { elicit?: unknown } | null)?.elicit ?? {});
-}
 
 /** Changes whenever the config file does (or appears, or goes). */
 function stampOf(configPath: string | undefined): string {
@@ -61,7 +44,7 @@ function stampOf(configPath: string | undefined): string {
 export async function openDaemonParts(options: DaemonWiringOptions): Promise<DaemonParts> {
   const { env, cwd, configPath } = options;
   // Checked now, so a broken config or policy stops the daemon from starting with a clear error.
-  const policy = readPolicy(configPath);
+  const policy = readPolicyFile(configPath);
   const ttlMs = options.ttlMs ?? policy.ttlMs ?? ttlFrom(options);
   const store = await openStoreFromEnv(env);
   const broker = createBroker({ store, allowAnySession: true, ttlMs });
@@ -74,7 +57,7 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
     configStamp: () => stampOf(configPath),
     async openHost(session, sessionSource, stampingBroker, modeOf) {
       // Read again for each new instance: an edited config (servers, policy) applies without a restart.
-      const policy = readPolicy(configPath);
+      const policy = readPolicyFile(configPath);
       const ttlMs = options.ttlMs ?? policy.ttlMs ?? ttlFrom(options);
       const mcpx = await createMcpx({
         config: configPath ?? { mcpServers: {} },

@@ -4,7 +4,6 @@
  * task runner that keeps each call going while its questions wait, and the catalogue of served tool names.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
 import { createBroker } from '../../broker/index.js';
@@ -13,9 +12,9 @@ import { openStoreFromEnv } from '../../broker/store-url.js';
 import type { Broker, ElicitRequest } from '../../broker/types.js';
 import { createFileEraCache } from '../../client/era-cache.js';
 import { McpxError } from '../../errors.js';
-import { createMcpx, type Mcpx } from '../../mcpx.js';
+import { createMcpx, DEFAULT_ELICIT_TTL_MS, type Mcpx } from '../../mcpx.js';
 import { stateDir } from '../../paths.js';
-import { parsePolicy, type Policy } from '../../policy/index.js';
+import { readPolicyFile, ttlFromEnv, type Policy } from '../../policy/index.js';
 import { createTaskRunner, type TaskRunner } from '../../tasks/runner.js';
 import { createTaskStore, type TaskStore } from '../../tasks/task-store.js';
 import type { TaskStep } from '../../tasks/types.js';
@@ -79,29 +78,14 @@ export interface ServeCore {
 }
 
 
-function readPolicy(configPath: string | undefined): Policy {
-  if (!configPath) return parsePolicy({});
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(configPath, 'utf8'));
-  } catch (error) {
-    throw new McpxError('CONFIG_INVALID', `cannot read the policy in ${configPath}: ${(error as Error).message}`, { cause: error, data: { file: configPath } });
-  }
-  return parsePolicy((raw as { elicit?: unknown } | null)?.elicit ?? {});
-}
 
 function ttlOf(env: Env, policy: Policy): number {
-  if (policy.ttlMs !== undefined) return policy.ttlMs;
-  const raw = env.MCPX_ELICIT_TTL_MS;
-  if (raw === undefined || raw === '') return 120_000;
-  const ttl = Number(raw);
-  if (!Number.isFinite(ttl) || ttl <= 0) throw new McpxError('CONFIG_INVALID', `MCPX_ELICIT_TTL_MS must be a positive number of milliseconds, got ${JSON.stringify(raw)}`);
-  return ttl;
+  return policy.ttlMs ?? ttlFromEnv(env.MCPX_ELICIT_TTL_MS, DEFAULT_ELICIT_TTL_MS);
 }
 
 export async function createServeCore(options: ServeCoreOptions): Promise<ServeCore> {
   const { env, cwd, configPath } = options;
-  const policy = readPolicy(configPath);
+  const policy = readPolicyFile(configPath);
   const ttlMs = ttlOf(env, policy);
   const store = await openStoreFromEnv(env);
   const broker = createBroker({ store, allowAnySession: true, ttlMs });

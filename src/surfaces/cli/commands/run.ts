@@ -3,13 +3,12 @@
  * `onElicit`, `ask`, `console` and timers. Exit 0 done (a default export is printed as JSON), 1 an uncaught error
  * (the script's stack, mapped to its own lines) or a limit, 2 usage, 75 a question nobody here could answer.
  */
-import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Broker } from '../../../broker/types.js';
 import { McpxError } from '../../../errors.js';
 import type { McpxOptions } from '../../../mcpx.js';
-import { parsePolicy, type Policy } from '../../../policy/index.js';
+import { readPolicyFile } from '../../../policy/index.js';
 import { parseDuration, parseSize, prepareScript, startScript, type RunOutcome, type ScriptLimits } from '../../../runtime/index.js';
 import { elicitModeOf, parseArgs, UsageError, type ParsedArgs } from '../args.js';
 import { findConfigPath } from '../connect.js';
@@ -84,7 +83,7 @@ export async function runSource(source: string, file: string, flags: ParsedArgs[
       broker: broker.broker,
       config: configPath ?? { mcpServers: {} },
       ...(deps.servers ? { servers: deps.servers } : {}),
-      policy: readPolicy(configPath),
+      policy: readPolicyFile(configPath),
       prompt: deps.prompt ?? terminalPrompt(io),
     });
     try {
@@ -142,17 +141,6 @@ function limitsFrom(flags: Record<string, string | boolean | undefined>): Script
   return limits;
 }
 
-/** The policy block (`elicit`) of the config file, as the daemon reads it. */
-function readPolicy(configPath: string | undefined): Policy {
-  if (!configPath) return parsePolicy({});
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(configPath, 'utf8'));
-  } catch (error) {
-    throw new McpxError('CONFIG_INVALID', `cannot read the policy in ${configPath}: ${(error as Error).message}`, { cause: error, data: { file: configPath } });
-  }
-  return parsePolicy((raw as { elicit?: unknown } | null)?.elicit ?? {});
-}
 
 async function openRunBroker(io: CliIO): Promise<{ broker: Broker; close(): Promise<void> }> {
   // The shared state store: questions a run opens are listed and audited like any other (`mcpx elicit list`, `mcpx log`).
