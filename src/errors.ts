@@ -42,7 +42,10 @@ export type McpxErrorCode =
   | 'CODEGEN_STALE'
   // daemon
   | 'DAEMON_UNAVAILABLE'
-  | 'TASK_NOT_FOUND';
+  | 'TASK_NOT_FOUND'
+  // secrets
+  | 'SECRET_STORE_FAILED'
+  | 'SECRET_MISSING';
 
 /** A field-level problem: which field, what was expected, in words. */
 export interface Issue {

@@ -1,0 +1,115 @@
+/**
+ * The fallback where no OS keychain works (a headless Linux box): one JSON file, mode 0600, in a 0700 state dir.
+ * Writes go to a temp file that is renamed over the old one, under a lock file, so two processes never lose each other's secrets.
+ */
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { McpxError } from '../errors.js';
+import type { SecretStore } from './types.js';
+
+export const SECRETS_FILE_NAME = 'secrets.json';
+const LOCK_STALE_MS = 10_000;
+const LOCK_ATTEMPTS = 400;
+
+type Secrets = Record<string, Record<string, string>>;
+
+export function openFileSecretStore(stateDir: string): SecretStore {
+  const path = join(stateDir, SECRETS_FILE_NAME);
+
+  const read = async (): Promise<Secrets> => {
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
+      throw storeError(`cannot read the secrets file ${path}`, err);
+    }
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Secrets;
+    } catch {
+      // fall through: a file we did not write is not silently replaced
+    }
+    throw storeError(`the secrets file ${path} is not a JSON object; move it aside to start afresh`);
+  };
+
+  const update = async (change: (secrets: Secrets) => boolean): Promise<boolean> =>
+    withLock(`${path}.lock`, async () => {
+      const secrets = await read();
+      const changed = change(secrets);
+      if (changed) await writeAtomically(path, JSON.stringify(secrets, null, 2) + '\n');
+      return changed;
+    });
+
+  return {
+    kind: 'file',
+    location: path,
+    async get(service, account) {
+      return (await read())[service]?.[account];
+    },
+    async set(service, account, value) {
+      await mkdir(stateDir, { recursive: true, mode: 0o700 });
+      await chmod(stateDir, 0o700);
+      await update((secrets) => {
+        (secrets[service] ??= {})[account] = value;
+        return true;
+      });
+    },
+    async delete(service, account) {
+      return update((secrets) => {
+        const accounts = secrets[service];
+        if (!accounts || !(account in accounts)) return false;
+        delete accounts[account];
+        if (Object.keys(accounts).length === 0) delete secrets[service];
+        return true;
+      }).catch((err: unknown) => {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+        throw err;
+      });
+    },
+  };
+}
+
+async function writeAtomically(path: string, text: string): Promise<void> {
+  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  // Created 0600 from the first byte, so the secret is never readable by others, even briefly.
+  const handle = await open(temp, 'wx', 0o600);
+  try {
+    await handle.writeFile(text, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await rename(temp, path);
+  } catch (err) {
+    await rm(temp, { force: true });
+    throw storeError(`cannot write the secrets file ${path}`, err);
+  }
+}
+
+async function withLock<T>(lockPath: string, body: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await writeFile(lockPath, String(process.pid), { flag: 'wx', mode: 0o600 });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      // A lock left by a process that died is taken over once it is old.
+      const age = await stat(lockPath).then((s) => Date.now() - s.mtimeMs, () => 0);
+      if (age > LOCK_STALE_MS) await rm(lockPath, { force: true });
+      else if (attempt >= LOCK_ATTEMPTS) throw storeError(`the secrets file is locked by ${lockPath}; remove it if no mcpx is running`);
+      else await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
+    }
+  }
+  try {
+    return await body();
+  } finally {
+    await rm(lockPath, { force: true });
+  }
+}
+
+function storeError(message: string, cause?: unknown): McpxError {
+  return new McpxError('SECRET_STORE_FAILED', message, { cause });
+}
