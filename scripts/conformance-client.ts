@@ -14,33 +14,57 @@ if (!url || !/^https?:\/\//.test(url) || !scenario) {
   process.exit(2);
 }
 
-interface PlannedCall {
-  tool: string;
-  args: Record<string, unknown>;
+/**
+ * What a user would do against each scenario's server, through mcpx's public API: call named tools, or look
+ * around (list what the server offers and use each of it). Nothing here answers the referee's checks directly.
+ */
+type Step =
+  | { call: string; args: Record<string, unknown> }
+  /** List the tools, then call each one listed (with no arguments). */
+  | { explore: 'tools' }
+  /** List the resources and prompts, then read each resource and get each prompt. */
+  | { explore: 'resources-and-prompts' }
+  | { list: 'tools' };
+
+/** Tool calls the referee names in MCP_CONFORMANCE_CONTEXT (`toolCalls: [{name, arguments}]`), as a user would be told them. */
+function contextCalls(): Step[] {
+  const raw = process.env.MCP_CONFORMANCE_CONTEXT;
+  if (!raw) return [];
+  const context = JSON.parse(raw) as { toolCalls?: Array<{ name: string; arguments?: Record<string, unknown> }> };
+  return (context.toolCalls ?? []).map((c) => ({ call: c.name, args: c.arguments ?? {} }));
 }
 
-/** The tool calls each scenario's mock server expects, in order. */
-const callsByScenario: Record<string, PlannedCall[]> = {
-  tools_call: [{ tool: 'add_numbers', args: { a: 2, b: 3 } }],
-  'elicitation-sep1034-client-defaults': [{ tool: 'test_client_elicitation_defaults', args: {} }],
+const plans: Record<string, () => Step[]> = {
+  tools_call: () => [{ call: 'add_numbers', args: { a: 2, b: 3 } }],
+  'elicitation-sep1034-client-defaults': () => [{ call: 'test_client_elicitation_defaults', args: {} }],
   // test_mrtr_unrelated runs between two MRTR flows: it must carry nothing from either.
-  'sep-2322-client-request-state': [
-    { tool: 'test_mrtr_echo_state', args: {} },
-    { tool: 'test_mrtr_unrelated', args: {} },
-    { tool: 'test_mrtr_no_state', args: {} },
+  'sep-2322-client-request-state': () => [
+    { call: 'test_mrtr_echo_state', args: {} },
+    { call: 'test_mrtr_unrelated', args: {} },
+    { call: 'test_mrtr_no_state', args: {} },
     // A 2026-07-28 result without resultType: complete (no retry), as the spec says.
-    { tool: 'test_mrtr_no_result_type', args: {} },
+    { call: 'test_mrtr_no_result_type', args: {} },
   ],
   // Any request will do: the mock rejects the first with -32022 and checks the retry and every request's _meta.
-  'request-metadata': [],
+  'request-metadata': () => [{ list: 'tools' }],
+  initialize: () => [{ list: 'tools' }],
+  // A call whose SSE stream the server closes: the transport reconnects after `retry` with Last-Event-ID.
+  'sse-retry': () => [{ call: 'test_reconnection', args: {} }],
+  'http-standard-headers': () => [{ explore: 'tools' }, { explore: 'resources-and-prompts' }],
+  // Tools with invalid x-mcp-header declarations never reach the list a user sees, so they are never called.
+  'http-invalid-tool-headers': () => [{ explore: 'tools' }],
+  'json-schema-ref-no-deref': () => [{ list: 'tools' }],
+  // Called without listing first: mcpx learns the tool's x-mcp-header declarations itself.
+  'http-custom-headers': contextCalls,
 };
 
-const calls = callsByScenario[scenario];
-if (!calls) {
+const plan = plans[scenario];
+if (!plan) {
   // Never exit quietly on an unknown scenario: that reads as an all-SKIPPED "pass".
   console.error(`conformance-client: no plan for scenario ${scenario}`);
   process.exit(1);
 }
+const steps = plan();
 
 // The seam fills the schema's defaults into accepted content before it is sent; the referee checks they arrive.
 const acceptWithDefaults = async (question: Question): Promise<Answer> => {
@@ -56,15 +80,33 @@ const mcpx = await createMcpx({
 });
 
 let failed = false;
+const report = (what: string, outcome: { status: string; questions?: unknown[] }, result: unknown): void => {
+  if (outcome.status !== 'complete') {
+    failed = true;
+    console.log(`${what} ${outcome.status}: ${outcome.questions?.length ?? 0} question(s) left unanswered`);
+  } else {
+    console.log(`${what} ${JSON.stringify(result)}`);
+  }
+};
+const call = async (tool: string, args: Record<string, unknown>): Promise<void> => {
+  const outcome = await mcpx.callTool('mock', tool, args);
+  report(tool, outcome, outcome.status === 'complete' ? outcome.result : undefined);
+};
 try {
-  if (calls.length === 0) console.log(`tools ${(await mcpx.listTools('mock')).map((tool) => tool.name).join(',')}`);
-  for (const { tool, args } of calls) {
-    const outcome = await mcpx.callTool('mock', tool, args);
-    if (outcome.status !== 'complete') {
-      failed = true;
-      console.log(`${tool} ${outcome.status}: ${outcome.questions.length} question(s) left unanswered`);
+  for (const step of steps) {
+    if ('call' in step) await call(step.call, step.args);
+    else if ('list' in step) console.log(`tools ${(await mcpx.listTools('mock')).map((tool) => tool.name).join(',')}`);
+    else if (step.explore === 'tools') {
+      for (const tool of await mcpx.listTools('mock')) await call(tool.name, {});
     } else {
-      console.log(`${tool} ${JSON.stringify(outcome.result)}`);
+      for (const resource of await mcpx.listResources('mock')) {
+        const outcome = await mcpx.readResource('mock', resource.uri);
+        report(`resource ${resource.uri}`, outcome, outcome.status === 'complete' ? outcome.result : undefined);
+      }
+      for (const prompt of await mcpx.listPrompts('mock')) {
+        const outcome = await mcpx.getPrompt('mock', prompt.name);
+        report(`prompt ${prompt.name}`, outcome, outcome.status === 'complete' ? outcome.result : undefined);
+      }
     }
   }
 } finally {

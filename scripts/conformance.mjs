@@ -33,6 +33,12 @@ const scenarios = [
   { name: 'elicitation-sep1034-client-defaults', spec: '2025-11-25' },
   { name: 'sep-2322-client-request-state', spec: '2026-07-28' },
   { name: 'request-metadata', spec: '2026-07-28' },
+  { name: 'initialize', spec: '2025-11-25' },
+  { name: 'sse-retry', spec: '2025-11-25' },
+  { name: 'http-standard-headers', spec: '2026-07-28' },
+  { name: 'http-custom-headers', spec: '2026-07-28' },
+  { name: 'http-invalid-tool-headers', spec: '2026-07-28' },
+  { name: 'json-schema-ref-no-deref', spec: '2026-07-28' },
 ];
 
 const refereeTimeoutMs = 30_000;

@@ -16,7 +16,7 @@ import { createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import * as z from 'zod';
-import { McpServer, createMcpHandler, createRequestStateCodec, inputRequired, inputResponse, isLegacyRequest } from '@modelcontextprotocol/server';
+import { McpServer, createMcpHandler, fromJsonSchema, createRequestStateCodec, inputRequired, inputResponse, isLegacyRequest } from '@modelcontextprotocol/server';
 import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 
 export const DEFAULT_STATE_KEY = 'mcpx-fixture-request-state-key-0123456789abcdef';
@@ -123,6 +123,12 @@ export function createDualEraServer({ era = 'legacy', stateKey = process.env.MCP
       requestState: await codec.mint({ tool: 'ask_rounds', round: 1 }, ctx),
     });
   });
+
+  // SEP-2243: calls must carry `Mcp-Param-Region` mirroring `region` (the HTTP entry refuses them with -32020 otherwise).
+  server.registerTool('region_echo', {
+    description: 'Echoes its region, which every modern HTTP call mirrors into the Mcp-Param-Region header.',
+    inputSchema: fromJsonSchema({ type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } }, required: ['region'] }),
+  }, async ({ region }) => echo('region_echo', era, {}, { text: region }));
 
   // A prompt and a resource that ask first (2026-07-28 allows input_required on prompts/get and resources/read).
   server.registerPrompt('plain_prompt', { description: 'Never asks.', argsSchema: z.object({ topic: z.string().optional() }) }, async ({ topic }) => ({
