@@ -29,7 +29,7 @@ describe('mcpx gen', () => {
     const first = await run(['gen', '--out', 'gen'], dir, state);
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
-    expect(first.stdout).toContain(`wrote ${join(dir, 'gen', 'fx-dual.ts')} (7 tools)`);
+    expect(first.stdout).toContain(`wrote ${join(dir, 'gen', 'fx-dual.ts')} (8 tools)`);
     const module = readFileSync(join(dir, 'gen', 'fx-dual.ts'), 'utf8');
     expect(module).toContain('export function createFxDualTools(mcpx: ToolCaller, server = "fx-dual"): FxDualTools');
     expect(module).toContain('from "mcpx"');

@@ -47,7 +47,7 @@ describe('mcpx gen with a daemon', () => {
     const warm = await run(['gen', '--out', 'warm'], dir, env);
     expect(warm.stderr).toBe('');
     expect(warm.code).toBe(0);
-    expect(warm.stdout).toContain(`wrote ${join(dir, 'warm', 'fx-dual.ts')} (7 tools)`);
+    expect(warm.stdout).toContain(`wrote ${join(dir, 'warm', 'fx-dual.ts')} (8 tools)`);
     // The daemon opened its instance to list: the servers were not started by gen.
     expect(daemon.core.sessions()).toHaveLength(1);
 
@@ -82,6 +82,6 @@ describe('mcpx gen with a daemon', () => {
     const result = await run(['gen', 'fx-dual', '--out', 'gen'], dir, env);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('(7 tools)');
+    expect(result.stdout).toContain('(8 tools)');
   });
 });
