@@ -21,6 +21,7 @@ export type {
   BrokerEventKind,
   BrokerOptions,
   BrokerStore,
+  ClaimOptions,
   Clock,
   ElicitRequest,
   OpenRequestInput,

@@ -28,6 +28,8 @@ import type {
 const DEFAULT_TTL_MS = 120_000;
 const DEFAULT_RETAIN_MS = 7 * 24 * 60 * 60 * 1000;
 const ACTIONS = new Set(['accept', 'decline', 'cancel']);
+/** How many open questions a broker remembers (a respond to one of them skips its read). */
+const KNOWN_MAX = 10_000;
 
 /** A broker and the store it keeps its questions in (hosts keep their own records beside them). */
 export interface StoreBroker extends Broker {
@@ -45,6 +47,13 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
   const listeners = new Set<(event: BrokerEvent) => void>();
   const expiryTimers = new Map<string, unknown>();
   const onClose = new Set<() => void>();
+  // Questions this broker opened or read, by id: a respond to one of them is a single claim (the claim itself
+  // checks, in the store, that the question is still there and not abandoned). Their fields never change.
+  const known = new Map<string, ElicitRequest>();
+  const remember = (request: ElicitRequest): void => {
+    if (known.size >= KNOWN_MAX) known.delete(known.keys().next().value as string);
+    known.set(request.id, request);
+  };
   let closed = false;
 
   const ensureOpen = (): void => {
@@ -105,6 +114,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
     const answer: StoredAnswer = { id: request.id, action: 'cancel', by: 'expiry', at: Math.max(now, request.expiresAt), pid: process.pid };
     const event = eventFor('elicit.expired', request, answer.at, { action: 'cancel', by: 'expiry', answeredAfterMs: answer.at - request.createdAt });
     if (await guard(store.claimAnswer(answer, rowTtl(request), event))) {
+      known.delete(request.id);
       clearExpiry(request.id);
       notify(event);
       return answer;
@@ -142,9 +152,8 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
   async function load(id: string, asking?: string): Promise<{ request: ElicitRequest; answer?: StoredAnswer }> {
     const { request, answer } = await guard(store.getEntry(id));
     if (!request) throw notFound(id);
-    if (!visible(request, asking)) {
-      throw new McpxError('ELICITATION_FORBIDDEN', `question ${id} belongs to another session; answer it from that session (MCPX_SESSION_ID) or from a host that allows any session`, { data: { id } });
-    }
+    if (!visible(request, asking)) throw forbidden(id);
+    if (!answer && request.state === 'pending') remember(request);
     return answer ? { request, answer } : { request };
   }
 
@@ -180,6 +189,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
         if (existing.request) return withState(existing.request, existing.answer);
       }
       scheduleExpiry(request);
+      remember(request);
       notify(event);
       return { ...request };
     },
@@ -249,7 +259,10 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
         });
       }
       if (input.by === 'expiry') throw new McpxError('ANSWER_INVALID', "by: 'expiry' is reserved for the broker's own cancel at the deadline", { data: { id: input.id, issues: [] } });
-      const { request, answer: existing } = await load(input.id, input.session);
+      // A question known here skips the read: the claim below checks in the store that it is still open.
+      const cached = known.get(input.id);
+      if (cached && !visible(cached, input.session)) throw forbidden(input.id);
+      const { request, answer: existing } = cached ? { request: cached, answer: undefined } : await load(input.id, input.session);
       if (existing) refuseAnswered(request, existing);
       if (request.state === 'abandoned') throw abandoned(request);
       const now = clock.now();
@@ -261,11 +274,16 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       if (answering !== undefined) answer.session = answering;
       const event = eventFor('elicit.answered', request, now, { action: answer.action, by: answer.by, answeredAfterMs: now - request.createdAt });
       if (answering !== undefined && answering !== request.session) event.data = { answeringSession: answering };
-      if (!(await guard(store.claimAnswer(answer, rowTtl(request), event)))) {
-        const winner = await guard(store.getAnswer(request.id));
-        if (winner) refuseAnswered(request, winner);
+      if (!(await guard(store.claimAnswer(answer, rowTtl(request), event, { open: true })))) {
+        // Lost: to an answer, an abandon, or the question is gone. One read says which.
+        known.delete(request.id);
+        const current = await guard(store.getEntry(request.id));
+        if (current.answer) refuseAnswered(request, current.answer);
+        if (!current.request) throw notFound(request.id);
+        if (current.request.state === 'abandoned') throw abandoned(current.request);
         throw new McpxError('STORE_UNAVAILABLE', `the ${store.kind} store refused the answer to ${request.id} but holds none`, { data: { id: request.id } });
       }
+      known.delete(request.id);
       clearExpiry(request.id);
       notify(event);
       return { ...answer };
@@ -318,13 +336,18 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
 
     async abandon(id: string, reason: string): Promise<ElicitRequest> {
       ensureOpen();
-      const loaded = await load(id);
-      const request = loaded.request;
-      const answer = loaded.answer ?? (await settle(request));
+      const { request, answer: stored } = await load(id);
+      const answer = stored ?? (clock.now() >= request.expiresAt ? await expire(request) : undefined);
       if (answer) refuseAnswered(request, answer);
       if (request.state === 'abandoned') return request;
       const updated: ElicitRequest = { ...request, state: 'abandoned', abandonedReason: reason };
-      await guard(store.updateQuestion(updated, rowTtl(updated)));
+      // Conditional on no answer, atomically: a respond racing this either lands first (and we refuse) or is refused.
+      if (!(await guard(store.updateQuestion(updated, rowTtl(updated))))) {
+        const winner = await guard(store.getAnswer(id));
+        if (winner) refuseAnswered(request, winner);
+        throw new McpxError('STORE_UNAVAILABLE', `the ${store.kind} store refused to abandon ${id} but holds no answer`, { data: { id } });
+      }
+      known.delete(id);
       await emit({ kind: 'elicit.abandoned', elicit: id, trace: request.trace, parent: request.parent, session: request.session, server: request.server, tool: request.tool, data: { reason } });
       return updated;
     },
@@ -365,6 +388,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       closed = true;
       for (const handle of expiryTimers.values()) clock.clearTimer(handle);
       expiryTimers.clear();
+      known.clear();
       for (const closing of [...onClose]) closing();
       listeners.clear();
       if (ownsStore) await store.close();
@@ -395,6 +419,10 @@ function checkAnswerContent(request: ElicitRequest, input: RespondInput): Record
 function checkTtl(ttl: number): number {
   if (!Number.isFinite(ttl) || ttl <= 0) throw new McpxError('CONFIG_INVALID', `a question's time to live must be a positive number of milliseconds, got ${ttl}`, { data: { ttlMs: ttl } });
   return ttl;
+}
+
+function forbidden(id: string): McpxError {
+  return new McpxError('ELICITATION_FORBIDDEN', `question ${id} belongs to another session; answer it from that session (MCPX_SESSION_ID) or from a host that allows any session`, { data: { id } });
 }
 
 function notFound(id: string): McpxError {

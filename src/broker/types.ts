@@ -162,16 +162,21 @@ export interface BrokerStore {
   readonly keyv: import('keyv').Keyv;
   /** Writes the question, its pending-index entry and its open event unless the id exists; false when it already did. */
   putQuestion(request: ElicitRequest, ttlMs: number, event: BrokerEvent): Promise<boolean>;
-  /** Rewrites a question (and its index entry while it is unanswered), e.g. when it is abandoned. */
-  updateQuestion(request: ElicitRequest, ttlMs: number): Promise<void>;
+  /**
+   * Rewrites a question (and its index entry) only while it has no answer row: how a question is abandoned.
+   * False when an answer is there. Atomic with `claimAnswer(…, { open: true })`: of an abandon and a respond
+   * racing, exactly one wins.
+   */
+  updateQuestion(request: ElicitRequest, ttlMs: number): Promise<boolean>;
   getQuestion(id: string): Promise<ElicitRequest | undefined>;
   /** The question and its answer in one read. */
   getEntry(id: string): Promise<{ request?: ElicitRequest; answer?: StoredAnswer }>;
   /**
    * The atomic step: writes the answer row only if none exists; true when this call won. The winner's write
-   * also drops the index entry, appends `event` to the log and wakes waiters.
+   * also drops the index entry, appends `event` to the log and wakes waiters. With `open`, the same step also
+   * requires the question to be stored, live and not abandoned (false otherwise): a respond is one round trip.
    */
-  claimAnswer(answer: StoredAnswer, ttlMs: number, event: BrokerEvent): Promise<boolean>;
+  claimAnswer(answer: StoredAnswer, ttlMs: number, event: BrokerEvent, options?: ClaimOptions): Promise<boolean>;
   getAnswer(id: string): Promise<StoredAnswer | undefined>;
   getAnswers(ids: string[]): Promise<Array<StoredAnswer | undefined>>;
   /** Indexed questions that have no answer row (pending or abandoned, possibly past their deadline). */
@@ -183,6 +188,11 @@ export interface BrokerStore {
   /** Calls back when the id may have been answered (with the answer when the store knows it). Returns an unsubscribe. */
   watch(id: string, onAnswer: (answer?: StoredAnswer) => void): () => void;
   close(): Promise<void>;
+}
+
+export interface ClaimOptions {
+  /** Claim only while the question is stored, live and not abandoned (a respond); expiry claims without it. */
+  open?: boolean;
 }
 
 export interface BrokerOptions {

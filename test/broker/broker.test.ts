@@ -128,8 +128,12 @@ describe('broker', () => {
       const { id } = await broker.openRequest(question());
       const waiting = broker.awaitAnswer(id);
       clock.advance(999);
+      // Answered from another broker on the store (another process): its respond reads the question first.
+      // (A broker that knows the question claims at once; that leaves no room for the expiry in between.)
+      const other = createBroker({ clock, session: 'sess-a', store: broker.store });
+      other.subscribe((e) => events.push(e));
       // The respond passes its deadline check, then the deadline fires before its claim lands.
-      const responding = broker.respond({ id, action: 'accept', content: { repo: `r${round}` }, by: 'cli' }).then(
+      const responding = other.respond({ id, action: 'accept', content: { repo: `r${round}` }, by: 'cli' }).then(
         (answer) => ({ ok: true as const, answer }),
         (error: McpxError) => ({ ok: false as const, error }),
       );
@@ -151,6 +155,7 @@ describe('broker', () => {
         expect(stored).toMatchObject({ action: 'cancel', by: 'expiry' });
         expect(answeredEvents[0]?.kind).toBe('elicit.expired');
       }
+      await other.close();
       await broker.close();
     }
     expect([...outcomes].sort()).toEqual([false, true]);

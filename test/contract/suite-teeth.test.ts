@@ -21,7 +21,36 @@ function naiveStore(): BrokerStore {
   });
 }
 
+/** A store whose abandon checks for an answer and then writes, and whose respond claim ignores an abandon. */
+function checkThenAbandonStore(): BrokerStore {
+  const inner = openMemoryStore();
+  return new Proxy(inner, {
+    get(target, property, receiver) {
+      if (property === 'claimAnswer') {
+        return (answer: Parameters<BrokerStore['claimAnswer']>[0], ttlMs: number, event: Parameters<BrokerStore['claimAnswer']>[2]) => target.claimAnswer(answer, ttlMs, event);
+      }
+      if (property === 'updateQuestion') {
+        return async (request: Parameters<BrokerStore['updateQuestion']>[0], ttlMs: number) => {
+          if (await target.getAnswer(request.id)) return false;
+          await new Promise((resolve) => setImmediate(resolve));
+          await target.keyv.set(`q:${request.id}`, request, ttlMs);
+          return true;
+        };
+      }
+      const value = Reflect.get(target, property, receiver) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 describe('store compliance suite', () => {
+  it('fails a store where an abandon and a respond can both win', async () => {
+    const store = checkThenAbandonStore();
+    const results = await runStoreCompliance({ open: async () => store });
+    const failed = results.filter((r) => !r.ok).map((r) => r.name);
+    expect(failed).toContain('lets exactly one of an abandon and a respond racing on two handles win, and every handle agrees');
+  });
+
   it('fails a store whose answer claim is not atomic', async () => {
     const store = naiveStore();
     const results = await runStoreCompliance({ open: async () => store });

@@ -4,7 +4,7 @@
  * copies so no caller can change a stored question or answer; a host's keyv with a serializer works too.
  */
 import { Keyv } from 'keyv';
-import type { BrokerEvent, BrokerStore, ElicitRequest, StoredAnswer } from '../types.js';
+import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, StoredAnswer } from '../types.js';
 import { decodeRow, encodeRow, keys, rawKey } from './rows.js';
 
 type Watcher = (answer?: StoredAnswer) => void;
@@ -36,9 +36,13 @@ class MemoryStore implements BrokerStore {
     return true;
   }
 
-  async updateQuestion(request: ElicitRequest, ttlMs: number): Promise<void> {
-    this.map.set(rawKey(this.keyv, keys.question(request.id)), await encodeRow(this.keyv, request, ttlMs));
+  async updateQuestion(request: ElicitRequest, ttlMs: number): Promise<boolean> {
+    const row = await encodeRow(this.keyv, request, ttlMs);
+    // No await from the check to the set: a claim cannot land in between.
+    if (isLive(this.map.get(rawKey(this.keyv, keys.answer(request.id))))) return false;
+    this.map.set(rawKey(this.keyv, keys.question(request.id)), row);
     if (this.unanswered.has(request.id)) this.unanswered.set(request.id, request);
+    return true;
   }
 
   async getQuestion(id: string): Promise<ElicitRequest | undefined> {
@@ -49,11 +53,12 @@ class MemoryStore implements BrokerStore {
     return { request: copyRequest(await this.read<ElicitRequest>(keys.question(id))), answer: copyAnswer(await this.read<StoredAnswer>(keys.answer(id))) };
   }
 
-  async claimAnswer(answer: StoredAnswer, ttlMs: number, event: BrokerEvent): Promise<boolean> {
+  async claimAnswer(answer: StoredAnswer, ttlMs: number, event: BrokerEvent, options: ClaimOptions = {}): Promise<boolean> {
     const row = await encodeRow(this.keyv, answer, ttlMs);
     const key = rawKey(this.keyv, keys.answer(answer.id));
     // From here to the set there is no await: nothing else in this process can interleave.
     if (isLive(this.map.get(key))) return false;
+    if (options.open && !isOpen(this.map.get(rawKey(this.keyv, keys.question(answer.id))))) return false;
     this.map.set(key, row);
     this.unanswered.delete(answer.id);
     this.log(event, ttlMs);
@@ -141,6 +146,13 @@ function isLive(raw: unknown): boolean {
   if (raw === undefined || raw === null) return false;
   const { expires } = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { expires?: number | null };
   return typeof expires !== 'number' || expires >= Date.now();
+}
+
+/** A live question row that is not abandoned (synchronous, like isLive). */
+function isOpen(raw: unknown): boolean {
+  if (!isLive(raw)) return false;
+  const { value } = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { value?: { state?: string } };
+  return value !== undefined && value.state !== 'abandoned';
 }
 
 const wrapped = new WeakMap<Keyv, MemoryStore>();

@@ -9,7 +9,7 @@
 import type { Pool, Client, Notification } from 'pg';
 import { Keyv } from 'keyv';
 import { McpxError } from '../../errors.js';
-import type { BrokerEvent, BrokerStore, ElicitRequest, StoredAnswer } from '../types.js';
+import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, StoredAnswer } from '../types.js';
 import { decodeRowsSync, encodeRow, keys, rawKey } from './rows.js';
 
 type Query = (sql: string, params?: unknown[]) => Promise<Array<Record<string, unknown>>>;
@@ -97,9 +97,9 @@ class PostgresStore implements BrokerStore {
   }
 
   /** The claim: writes the row unless a live one exists (an expired row is replaceable). */
-  private claimSql(extra: string, select: string): string {
-    return `WITH won AS (
-        INSERT INTO ${this.table} AS t (key, value) VALUES ($1::text, $2::text)
+  private claimSql(extra: string, select: string, guard = ''): string {
+    return `WITH ${guard} won AS (
+        INSERT INTO ${this.table} AS t (key, value) SELECT $1::text, $2::text ${guard ? 'WHERE EXISTS (SELECT 1 FROM open_question)' : ''}
         ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE (t.value::json->>'expires')::bigint < $3::bigint
         RETURNING key),
       logged AS (INSERT INTO ${this.logTable} (namespace, at, expires, value) SELECT $4::text, $5::bigint, $6::bigint, $7::text FROM won)
@@ -121,13 +121,19 @@ class PostgresStore implements BrokerStore {
     return Number(result?.won) === 1;
   }
 
-  async updateQuestion(request: ElicitRequest, ttlMs: number): Promise<void> {
+  /**
+   * The pending row is the lock an abandon and a respond share: an answer deletes it in its claim, so an abandon
+   * that waited on it finds nothing to update, and a claim that waited on an abandon re-reads it as abandoned.
+   */
+  async updateQuestion(request: ElicitRequest, ttlMs: number): Promise<boolean> {
     const row = await encodeRow(this.keyv, request, ttlMs);
-    await this.query(
-      `WITH written AS (INSERT INTO ${this.table} (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value)
-       UPDATE ${this.pendingTable} SET value = $3, expires = $4 WHERE namespace = $5 AND id = $6`,
+    const [result] = await this.query(
+      `WITH indexed AS (UPDATE ${this.pendingTable} SET value = $3, expires = $4 WHERE namespace = $5 AND id = $6 RETURNING id),
+         written AS (UPDATE ${this.table} SET value = $2 WHERE key = $1 AND EXISTS (SELECT 1 FROM indexed))
+       SELECT count(*)::int AS written FROM indexed`,
       [rawKey(this.keyv, keys.question(request.id)), row, JSON.stringify(request), Date.now() + ttlMs, this.namespace, request.id],
     );
+    return Number(result?.written) === 1;
   }
 
   async getQuestion(id: string): Promise<ElicitRequest | undefined> {
@@ -144,7 +150,7 @@ class PostgresStore implements BrokerStore {
     return { ...(request ? { request } : {}), ...(stored ? { answer: stored } : {}) };
   }
 
-  async claimAnswer(answer: StoredAnswer, ttlMs: number, event: BrokerEvent): Promise<boolean> {
+  async claimAnswer(answer: StoredAnswer, ttlMs: number, event: BrokerEvent, options: ClaimOptions = {}): Promise<boolean> {
     const row = await encodeRow(this.keyv, answer, ttlMs);
     const message = JSON.stringify(answer);
     const payload = Buffer.byteLength(message) <= MAX_PAYLOAD ? message : JSON.stringify({ id: answer.id });
@@ -154,6 +160,11 @@ class PostgresStore implements BrokerStore {
         `, unindexed AS (DELETE FROM ${this.pendingTable} WHERE namespace = $4::text AND id = $8::text AND EXISTS (SELECT 1 FROM won)),
           notified AS (SELECT pg_notify($9::text, $10::text) FROM won)`,
         ', (SELECT count(*) FROM notified) AS notified',
+        // A respond: the question's pending row, locked (an abandon racing us waits, or we re-read its write).
+        options.open
+          ? `open_question AS (SELECT id FROM ${this.pendingTable} WHERE namespace = $4::text AND id = $8::text AND expires >= $3::bigint
+              AND (value::json->>'state') IS DISTINCT FROM 'abandoned' FOR UPDATE),`
+          : '',
       ),
       [rawKey(this.keyv, keys.answer(answer.id)), row, Date.now(), this.namespace, event.at, Date.now() + ttlMs, await encodeRow(this.keyv, event, ttlMs), answer.id, this.channel, payload],
     );

@@ -5,7 +5,7 @@
  */
 import { Keyv } from 'keyv';
 import { McpxError } from '../../errors.js';
-import type { BrokerEvent, BrokerStore, ElicitRequest, StoredAnswer } from '../types.js';
+import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, StoredAnswer } from '../types.js';
 import { decodeRowsSync, encodeRow, keys, rawKey } from './rows.js';
 
 type Watcher = (answer?: StoredAnswer) => void;
@@ -38,9 +38,16 @@ export function isRedisAdapter(store: unknown): boolean {
 // KEYS: the row, the pending hash, the log. One round trip each, and the row, index and event move together.
 const PUT_QUESTION = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   redis.call('HSET', KEYS[2], ARGV[3], ARGV[4]) redis.call('RPUSH', KEYS[3], ARGV[5]) return 1 end return 0`;
-const UPDATE_QUESTION = `redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+// KEYS[3]: the answer row; a question that has one is not rewritten (abandon loses to an answer).
+const UPDATE_QUESTION = `if redis.call('EXISTS', KEYS[3]) == 1 then return 0 end redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
   if redis.call('HEXISTS', KEYS[2], ARGV[3]) == 1 then redis.call('HSET', KEYS[2], ARGV[3], ARGV[4]) end return 1`;
-const CLAIM_ANSWER = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+// KEYS[4]: the question row; with ARGV[7] = '1' (a respond) the claim needs it stored and not abandoned.
+const CLAIM_ANSWER = `if ARGV[7] == '1' then
+    local raw = redis.call('GET', KEYS[4]) if not raw then return 0 end
+    local ok, row = pcall(cjson.decode, raw)
+    if not ok or type(row) ~= 'table' or type(row.value) ~= 'table' or row.value.state == 'abandoned' then return 0 end
+  end
+  if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   redis.call('HDEL', KEYS[2], ARGV[3]) redis.call('RPUSH', KEYS[3], ARGV[6]) redis.call('PUBLISH', ARGV[4], ARGV[5]) return 1 end return 0`;
 
 // Retention: pops log entries from the head while they are past their keep-until (entries go in roughly in
@@ -93,9 +100,10 @@ class RedisStore implements BrokerStore {
     return Number(won) === 1;
   }
 
-  async updateQuestion(request: ElicitRequest, ttlMs: number): Promise<void> {
+  async updateQuestion(request: ElicitRequest, ttlMs: number): Promise<boolean> {
     const row = await encodeRow(this.keyv, request, ttlMs);
-    await this.eval(UPDATE_QUESTION, [rawKey(this.keyv, keys.question(request.id)), this.pendingKey], [row, ttlMs, request.id, JSON.stringify(request)]);
+    const written = await this.eval(UPDATE_QUESTION, [rawKey(this.keyv, keys.question(request.id)), this.pendingKey, rawKey(this.keyv, keys.answer(request.id))], [row, ttlMs, request.id, JSON.stringify(request)]);
+    return Number(written) === 1;
   }
 
   getQuestion(id: string): Promise<ElicitRequest | undefined> {
@@ -108,9 +116,13 @@ class RedisStore implements BrokerStore {
     return { request: decodeRowsSync<ElicitRequest>(this.keyv, [question])[0], answer: decodeRowsSync<StoredAnswer>(this.keyv, [answer])[0] };
   }
 
-  async claimAnswer(answer: StoredAnswer, ttlMs: number, event: BrokerEvent): Promise<boolean> {
+  async claimAnswer(answer: StoredAnswer, ttlMs: number, event: BrokerEvent, options: ClaimOptions = {}): Promise<boolean> {
     const row = await encodeRow(this.keyv, answer, ttlMs);
-    const won = await this.eval(CLAIM_ANSWER, [rawKey(this.keyv, keys.answer(answer.id)), this.pendingKey, this.logKey], [row, ttlMs, answer.id, this.channel, JSON.stringify(answer), logEntry(event, ttlMs)]);
+    const won = await this.eval(
+      CLAIM_ANSWER,
+      [rawKey(this.keyv, keys.answer(answer.id)), this.pendingKey, this.logKey, rawKey(this.keyv, keys.question(answer.id))],
+      [row, ttlMs, answer.id, this.channel, JSON.stringify(answer), logEntry(event, ttlMs), options.open ? '1' : '0'],
+    );
     if (Number(won) !== 1) return false;
     this.wake(answer.id, answer);
     if (Date.now() - this.trimmedAt >= 1_000) await this.trimLog();

@@ -10,7 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Keyv } from 'keyv';
 import { McpxError } from '../../errors.js';
-import type { BrokerEvent, BrokerStore, ElicitRequest, StoredAnswer } from '../types.js';
+import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, StoredAnswer } from '../types.js';
 import { decodeRowsSync, encodeRow, keys, prefixEnd, rawKey } from './rows.js';
 
 type Query = (sql: string, ...params: unknown[]) => Promise<Array<Record<string, unknown>>>;
@@ -104,27 +104,35 @@ class SqliteStore implements BrokerStore {
     }
   }
 
-  /** Writes the row when the key is absent or its row has expired; true when this call wrote it. */
-  private async putIfAbsent(key: string, value: unknown, ttlMs: number): Promise<boolean> {
+  /**
+   * Writes the row when the key is absent or its row has expired; true when this call wrote it. With `openQuestion`
+   * (a question's raw key), only while that question is stored, live and not abandoned.
+   */
+  private async putIfAbsent(key: string, value: unknown, ttlMs: number, openQuestion: string | null = null): Promise<boolean> {
     const row = await encodeRow(this.keyv, value, ttlMs);
-    return new Promise<boolean>((resolve, reject) => this.puts.add({ key: rawKey(this.keyv, key), row, resolve, reject }));
+    return new Promise<boolean>((resolve, reject) => this.puts.add({ key: rawKey(this.keyv, key), row, openQuestion, resolve, reject }));
   }
 
   /**
    * Group commit: while one put-if-absent statement is in flight, the next ones queue and go together as one
    * multi-row upsert; RETURNING names the rows written. A key twice in one batch: the later one loses.
    */
-  private readonly puts = createBatcher<{ key: string; row: string; resolve: (won: boolean) => void; reject: (error: unknown) => void }>(async (batch) => {
+  private readonly puts = createBatcher<{ key: string; row: string; openQuestion: string | null; resolve: (won: boolean) => void; reject: (error: unknown) => void }>(async (batch) => {
     const first = new Map<string, (typeof batch)[number]>();
     for (const entry of batch) if (!first.has(entry.key)) first.set(entry.key, entry);
     const unique = [...first.values()];
     const t = this.table;
+    const now = Date.now();
     try {
+      // One statement (SQLite runs one writer at a time): the open check and the claim cannot be split by an abandon.
       const rows = await this.query(
-        `INSERT INTO ${t} (key, value) VALUES ${unique.map(() => '(?, ?)').join(', ')} ON CONFLICT(key) DO UPDATE SET value = excluded.value
-         WHERE json_extract(${t}.value, '$.expires') < ? RETURNING key`,
-        ...unique.flatMap((e) => [e.key, e.row]),
-        Date.now(),
+        `INSERT INTO ${t} (key, value) SELECT v.column1, v.column2 FROM (VALUES ${unique.map(() => '(?, ?, ?)').join(', ')}) AS v
+         WHERE v.column3 IS NULL OR EXISTS (SELECT 1 FROM ${t} q WHERE q.key = v.column3 AND json_extract(q.value, '$.expires') >= ?
+           AND json_extract(q.value, '$.value.state') IS NOT 'abandoned')
+         ON CONFLICT(key) DO UPDATE SET value = excluded.value WHERE json_extract(${t}.value, '$.expires') < ? RETURNING key`,
+        ...unique.flatMap((e) => [e.key, e.row, e.openQuestion]),
+        now,
+        now,
       );
       const written = new Set(rows.map((r) => r.key));
       for (const entry of batch) entry.resolve(first.get(entry.key) === entry && written.has(entry.key));
@@ -144,11 +152,6 @@ class SqliteStore implements BrokerStore {
     }
   });
 
-  private async upsert(key: string, value: unknown, ttlMs: number): Promise<void> {
-    const row = await encodeRow(this.keyv, value, ttlMs);
-    await this.query(`INSERT INTO ${this.table} (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, rawKey(this.keyv, key), row);
-  }
-
   private async range(prefix: string): Promise<unknown[]> {
     const raw = rawKey(this.keyv, prefix);
     const rows = await this.query(`SELECT value FROM ${this.table} WHERE key >= ? AND key < ? ORDER BY key`, raw, prefixEnd(raw));
@@ -160,8 +163,16 @@ class SqliteStore implements BrokerStore {
     return this.putIfAbsent(keys.question(request.id), { ...request, _event: event }, ttlMs);
   }
 
-  async updateQuestion(request: ElicitRequest, ttlMs: number): Promise<void> {
-    await this.upsert(keys.question(request.id), request, ttlMs);
+  async updateQuestion(request: ElicitRequest, ttlMs: number): Promise<boolean> {
+    const row = await encodeRow(this.keyv, request, ttlMs);
+    const written = await this.query(
+      `UPDATE ${this.table} SET value = ? WHERE key = ? AND NOT EXISTS (SELECT 1 FROM ${this.table} a WHERE a.key = ? AND json_extract(a.value, '$.expires') >= ?) RETURNING key`,
+      row,
+      rawKey(this.keyv, keys.question(request.id)),
+      rawKey(this.keyv, keys.answer(request.id)),
+      Date.now(),
+    );
+    return written.length === 1;
   }
 
   async getQuestion(id: string): Promise<ElicitRequest | undefined> {
@@ -177,8 +188,9 @@ class SqliteStore implements BrokerStore {
     return { ...(request ? { request } : {}), ...(stored ? { answer: stored } : {}) };
   }
 
-  async claimAnswer(answer: StoredAnswer, ttlMs: number, event: BrokerEvent): Promise<boolean> {
-    if (!(await this.putIfAbsent(keys.answer(answer.id), { ...answer, _event: event }, ttlMs))) return false;
+  async claimAnswer(answer: StoredAnswer, ttlMs: number, event: BrokerEvent, options: ClaimOptions = {}): Promise<boolean> {
+    const openQuestion = options.open ? rawKey(this.keyv, keys.question(answer.id)) : null;
+    if (!(await this.putIfAbsent(keys.answer(answer.id), { ...answer, _event: event }, ttlMs, openQuestion))) return false;
     this.wake(answer.id, answer);
     return true;
   }
