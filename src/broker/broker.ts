@@ -247,7 +247,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
         guard(store.getQuestion(id))
           .then((current) => (current?.state === 'abandoned' ? finish(() => reject(abandoned(current))) : expire(current ?? request).then((answer) => finish(() => resolve(answer)))))
           .catch((error: unknown) => finish(() => reject(error)));
-      }, request.expiresAt - clock.now());
+      }, request.expiresAt - clock.now(), { keepAlive: true });
       return result;
     },
 

@@ -3,14 +3,17 @@ import type { Clock } from './types.js';
 // setTimeout fires at once for delays past 2^31-1 ms (about 24.8 days): longer deadlines are chained.
 const MAX_DELAY_MS = 2_147_483_647;
 
-/** Wall time; timers are unref'd so a waiting question never keeps a process alive on its own. */
+/**
+ * Wall time. Timers are unref'd so a question nobody awaits never keeps a process alive; an awaited deadline
+ * (`keepAlive`) does, or a process whose only work is awaiting an answer would end with its await unsettled.
+ */
 export const systemClock: Clock = {
   now: () => Date.now(),
-  setTimer(callback, delayMs) {
+  setTimer(callback, delayMs, options) {
     const handle: { timeout?: ReturnType<typeof setTimeout> } = {};
     const arm = (remaining: number): void => {
       handle.timeout = setTimeout(() => (remaining > MAX_DELAY_MS ? arm(remaining - MAX_DELAY_MS) : callback()), Math.min(Math.max(0, remaining), MAX_DELAY_MS));
-      handle.timeout.unref?.();
+      if (!options?.keepAlive) handle.timeout.unref?.();
     };
     arm(delayMs);
     return handle;

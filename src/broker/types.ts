@@ -146,7 +146,8 @@ export interface Broker {
 /** Time as the broker sees it: injected so tests drive deadlines with a manual clock. */
 export interface Clock {
   now(): number;
-  setTimer(callback: () => void, delayMs: number): unknown;
+  /** `keepAlive`: the timer holds the process open (someone awaits it); otherwise it never does on its own. */
+  setTimer(callback: () => void, delayMs: number, options?: { keepAlive?: boolean }): unknown;
   clearTimer(handle: unknown): void;
 }
 
