@@ -25,6 +25,12 @@ export interface TaskRunnerOptions {
   clock?: () => number;
   /** Told of every stop of every call (each round's questions, then complete or failed), not only the first. */
   onStop?: (step: TaskStep) => void;
+  /**
+   * `always` (default): a task is stored when it starts and at each stop. `on-question`: only once its call asks
+   * (before the question is opened, so the question's task is always readable); a call that never asks never
+   * touches the store, and its caller has the result from its stop.
+   */
+  persist?: 'always' | 'on-question';
 }
 
 export interface StartInput {
@@ -88,11 +94,17 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   const ambiguous = new Set<string>();
   const settled = new Map<string, Set<() => void>>();
   let closed = false;
+  const lazy = options.persist === 'on-question';
+  /** Tasks written to the store at least once: from then on every change is. */
+  const kept = new Set<string>();
 
   const save = async (task: TaskRecord): Promise<void> => {
     task.updatedAt = now();
+    kept.add(task.id);
     await store.put(structuredClone(task));
   };
+  /** A change of a task that may never have asked: stored only if the task is. */
+  const update = (task: TaskRecord): Promise<void> => (!lazy || kept.has(task.id) ? save(task) : Promise.resolve());
 
   const notify = (id: string): void => {
     for (const wake of settled.get(id) ?? []) wake();
@@ -205,7 +217,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         if (current.status === 'complete') {
           Object.assign(task, { state: 'complete', result: current.result, waitingOn: [] });
           delete task.continuation;
-          await save(task);
+          await update(task);
           first({ status: 'complete', task: structuredClone(task), result: current.result });
           return;
         }
@@ -236,7 +248,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       if (closed && signal.aborted) return;
       Object.assign(task, { state: 'failed', error: errorOf(error), waitingOn: [] });
       delete task.continuation;
-      await save(task).catch(() => undefined);
+      await update(task).catch(() => undefined);
       first({ status: 'failed', task: structuredClone(task), error: task.error! });
     }
   }
@@ -255,6 +267,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     driving.set(task.id, entry);
     entry.done = run(first, abort.signal).finally(() => {
       driving.delete(task.id);
+      kept.delete(task.id);
       for (const [callId, taskId] of callToTask) if (taskId === task.id) callToTask.delete(callId);
       for (const id of task.questions) if (![...driving.values()].some((d) => d.task.questions.includes(id))) ambiguous.delete(id);
       notify(task.id);
@@ -287,7 +300,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         updatedAt: at,
       };
       callToTask.set(task.callId, task.id);
-      await save(task);
+      if (!lazy) await save(task);
       return track(task, (first, signal) => {
         const outcome = options
           .host(input.session, input.sessionSource)
@@ -345,6 +358,9 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
             const candidates = new Set((input.candidateCalls ?? []).map((callId) => callToTask.get(callId)));
             unsure = [...driving.values()].filter((d) => d.task.id !== taskId && candidates.has(d.task.id) && !d.reported);
           }
+          // A lazily kept task is stored before its first question names it.
+          const held = taskId ? driving.get(taskId)?.task : undefined;
+          if (held && lazy && !kept.has(held.id)) await save(held);
           const request = await inner.openRequest(taskId ? { ...input, task: taskId } : input);
           // The question may be theirs: their callers hear of it now, marked ambiguous, instead of waiting out the TTL.
           for (const other of unsure) await reportAmbiguous(other, request);
@@ -386,7 +402,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         if (entry.task.era === 'legacy' || entry.task.state === 'running') {
           for (const id of entry.task.waitingOn) await abandonQuietly(id, reason);
           Object.assign(entry.task, { state: 'failed', waitingOn: [], error: { code: 'ELICITATION_ABANDONED', message: `${reason}; run the call again` } });
-          await save(entry.task).catch(() => undefined);
+          await update(entry.task).catch(() => undefined);
         }
         entry.abort.abort();
       }

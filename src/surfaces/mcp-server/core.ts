@@ -114,7 +114,9 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     },
   };
 
-  const runner = createTaskRunner({ broker, store: tasks, host: async () => mcpx, holder: `serve-${process.pid}-${randomBytes(4).toString('hex')}`, pid: process.pid, onStop });
+  const runner = createTaskRunner({ broker, store: tasks, host: async () => mcpx, holder: `serve-${process.pid}-${randomBytes(4).toString('hex')}`, pid: process.pid, onStop,
+    // A call that never asks never touches the store: its caller is right here, waiting for its stop.
+    persist: 'on-question' });
   // The runner's host is read only when a call starts, after this is set.
   const mcpx: Mcpx = await createMcpx({
     config: configPath ?? { mcpServers: {} },
