@@ -23,7 +23,7 @@ export default defineConfig([
   },
   {
     // The CLI: ESM only, loads layers lazily so a warm call stays fast.
-    entry: { cli: 'src/surfaces/cli/main.ts' },
+    entry: { cli: 'src/surfaces/cli/entry.ts' },
     format: ['esm'],
     sourcemap: true,
     clean: false,

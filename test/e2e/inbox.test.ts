@@ -48,10 +48,21 @@ async function received(task: string): Promise<Record<string, { action: string; 
   return (JSON.parse(result.stdout) as { structuredContent: { received: Record<string, { action: string; content?: Record<string, unknown> }> } }).structuredContent.received;
 }
 
-function openInbox(): Terminal {
-  terminal = openTerminal(['sh', '-c', `${process.execPath} ${cli} elicit ui; echo "EXIT=$?"`], { cwd: dir, env });
+function openInbox(command = 'elicit ui'): Terminal {
+  terminal = openTerminal(['sh', '-c', `${process.execPath} ${cli} ${command}; echo "EXIT=$?"`], { cwd: dir, env });
   return terminal;
 }
+
+describe('mcpx elicit count (the program\'s own fast path)', () => {
+  it('answers --help, and refuses arguments with a usage error and exit 2', async () => {
+    const help = await mcpx(['elicit', 'count', '--help']);
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    expect(help.stdout).toContain('usage: mcpx elicit count');
+    const wrong = await mcpx(['elicit', 'count', 'elc-0000000000000000']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toBe('mcpx elicit: count takes no arguments, got "elc-0000000000000000"\nsee: mcpx elicit --help\n');
+  });
+});
 
 describe('mcpx elicit ui', () => {
   it('shows a question live, and d / c reach the server as decline / cancel', async () => {
@@ -78,8 +89,8 @@ describe('mcpx elicit ui', () => {
     expect(await t.waitFor('EXIT=')).toContain('EXIT=0');
   });
 
-  it('opens the detail with its fields, and a fills the terminal form and accepts', async () => {
-    const t = openInbox();
+  it('opens the detail with its fields, and a fills the terminal form and accepts (as mcpx inbox)', async () => {
+    const t = openInbox('inbox');
     await t.waitFor('no questions waiting', 30_000);
     const first = await ask('legacy.ask_form', 'title=one');
     const second = await ask('modern.ask_form', 'title=two');

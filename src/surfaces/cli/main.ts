@@ -1,8 +1,7 @@
 /**
  * `mcpx`: the only code that touches process, the terminal and exit codes.
- * Commands load lazily so a warm call pays only for what it uses.
+ * Commands load lazily so a warm call pays only for what it uses. The program starts in entry.ts.
  */
-import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { CliIO } from './io.js';
 import { EXIT } from './io.js';
@@ -69,37 +68,4 @@ async function version(): Promise<string> {
     if (parent === dir) return 'unknown';
     dir = parent;
   }
-}
-
-/**
- * True when node was started on this file: by path, or through a link such as npm's `bin/mcpx` or
- * `node_modules/.bin/mcpx` (so the name of the link never matters). False when another module imports this one.
- */
-function startedAsProgram(): boolean {
-  const entry = process.argv[1];
-  if (!entry) return false;
-  try {
-    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (startedAsProgram()) {
-  const io: CliIO = {
-    stdout: process.stdout,
-    stderr: process.stderr,
-    stdin: process.stdin,
-    env: process.env,
-    cwd: process.cwd(),
-    isTTY: Boolean(process.stdin.isTTY && process.stdout.isTTY),
-  };
-  main(process.argv.slice(2), io).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (error: unknown) => {
-      process.exitCode = reportError(error, io);
-    },
-  );
 }

@@ -1,11 +1,10 @@
 /**
  * `mcpx elicit count`: the badge for a shell prompt or a tmux status line: `mcpx: 2 waiting`, or nothing when
  * nothing waits. Fast on purpose: one read-only query on the state file (or, for a shared store, one request to
- * the running daemon); nothing else is loaded, and no daemon is started.
+ * the running daemon); nothing else is loaded, and no daemon is started. The program (entry.ts) runs this module
+ * without the rest of the CLI, so its static imports stay few and small: the rest is imported where needed.
  */
-import { McpxError } from '../../../errors.js';
 import { parseArgs, UsageError } from '../args.js';
-import { findConfigPath } from '../connect.js';
 import { EXIT, type Command } from '../io.js';
 
 const USAGE = `usage: mcpx elicit count [--session s] [--json] [--config file]
@@ -46,7 +45,7 @@ export async function countWaiting(env: Env, cwd: string, config: string | undef
     const [{ countPendingInSqliteFile }, { defaultSqlitePath }] = await Promise.all([import('../../../broker/stores/sqlite-count.js'), import('../../../broker/default-store.js')]);
     return countPendingInSqliteFile(defaultSqlitePath(env), session ? { session } : {});
   }
-  const { daemonPaths, isAlive, readDaemonState } = await import('../../daemon/daemon-paths.js');
+  const [{ daemonPaths, isAlive, readDaemonState }, { findConfigPath }] = await Promise.all([import('../../daemon/daemon-paths.js'), import('../connect.js')]);
   const state = readDaemonState(daemonPaths(env, findConfigPath(config, cwd, env)));
   if (state && isAlive(state.pid)) {
     const counted = await countFromDaemon(state.socket, session);
@@ -63,7 +62,7 @@ export async function countWaiting(env: Env, cwd: string, config: string | undef
 
 /** One GET over the daemon's socket; undefined when nothing listens there (a stale state file). */
 async function countFromDaemon(socket: string, session: string | undefined): Promise<number | undefined> {
-  const { request } = await import('node:http');
+  const [{ request }, { McpxError }] = await Promise.all([import('node:http'), import('../../../errors.js')]);
   const path = `/v1/elicit${session ? `?session=${encodeURIComponent(session)}` : ''}`;
   return new Promise((resolve, reject) => {
     const req = request({ socketPath: socket, path, headers: { accept: 'application/json' } }, (res) => {

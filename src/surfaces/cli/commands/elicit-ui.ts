@@ -12,7 +12,7 @@ import { renderInbox, type InboxState } from '../inbox/view.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { sanitizeLine } from '../sanitize.js';
 
-const USAGE = `usage: mcpx elicit ui [--session s] [--config file]
+const USAGE = `usage: mcpx elicit ui [--session s] [--config file]     (or: mcpx inbox)
 
 A live inbox of waiting questions, across servers and sessions (--session: one session's only).
 New questions appear as they are asked. Keys:
