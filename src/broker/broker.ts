@@ -268,12 +268,19 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       const now = clock.now();
       if (now >= request.expiresAt) refuseAnswered(request, await expire(request));
       const content = checkAnswerContent(request, input);
-      const answer: StoredAnswer = { id: request.id, action: input.action, by: input.by, at: now, pid: process.pid };
+      const answer: StoredAnswer = { id: request.id, action: input.action, by: input.by, at: now, pid: input.pid ?? process.pid };
+      if (input.user !== undefined) answer.user = input.user;
       if (content !== undefined) answer.content = content;
       const answering = input.session ?? own?.session;
       if (answering !== undefined) answer.session = answering;
       const event = eventFor('elicit.answered', request, now, { action: answer.action, by: answer.by, answeredAfterMs: now - request.createdAt });
       if (answering !== undefined && answering !== request.session) event.data = { answeringSession: answering };
+      // §6b: the event names the process that answered; a relaying process (the daemon) is named beside it.
+      if (answer.pid !== process.pid) {
+        event.pid = answer.pid;
+        event.data = { ...event.data, relayedBy: process.pid };
+      }
+      if (answer.user !== undefined) event.data = { ...event.data, user: answer.user };
       if (!(await guard(store.claimAnswer(answer, rowTtl(request), event, { open: true })))) {
         // Lost: to an answer, an abandon, or the question is gone. One read says which.
         known.delete(request.id);

@@ -56,7 +56,10 @@ export interface StoredAnswer {
   content?: Record<string, unknown>;
   by: AnsweredBy;
   at: number;
+  /** The answering process (a CLI relayed through the daemon: the CLI's, not the daemon's). */
   pid: number;
+  /** The answering user, when the surface knows it. */
+  user?: string;
   session?: string;
 }
 
@@ -67,6 +70,10 @@ export interface RespondInput {
   by: AnsweredBy;
   /** The answering session; refused (ELICITATION_FORBIDDEN) when it is not the question's, unless the broker allows any. */
   session?: string;
+  /** The answering process when it is not this one (a daemon relaying a CLI's answer); this process otherwise. */
+  pid?: number;
+  /** The answering user, as the surface knows it (recorded, not checked). */
+  user?: string;
 }
 
 export interface PendingFilter {

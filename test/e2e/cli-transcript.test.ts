@@ -18,13 +18,14 @@ interface Run {
   code: number;
   stdout: string;
   stderr: string;
+  pid: number;
 }
 
 function mcpx(args: string[], env: Record<string, string>, cwd: string): Promise<Run> {
   return new Promise((done) => {
-    execFile(process.execPath, [cli, ...args], { cwd, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
+    const child = execFile(process.execPath, [cli, ...args], { cwd, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      done({ code, stdout, stderr });
+      done({ code, stdout, stderr, pid: child.pid! });
     });
   });
 }
@@ -98,6 +99,8 @@ for (const server of ['legacy', 'modern'] as const) {
       const log = await s.run(['log', '--chain', elicit]);
       expect(log.stdout).toMatch(/elicit\.open/);
       expect(log.stdout).toMatch(/elicit\.answered .*action=accept/);
+      // §6b: the answer names the process that answered (the CLI), not the daemon that relayed it.
+      expect(log.stdout).toMatch(new RegExp(`elicit\\.answered .*by=cli.* pid=${answer.pid}\\b`));
       expect(log.stdout).toMatch(/elicit\.resumed/);
     });
 

@@ -111,6 +111,20 @@ describe('REST app', () => {
     expect(answered).toEqual(expect.arrayContaining([[a.id, 'cli'], [b.id, 'http']]));
   });
 
+  it('records the answering process and user named in X-Mcpx-Pid and X-Mcpx-User, with the daemon as the relay (§6b)', async () => {
+    const [relayed, direct, bad] = await Promise.all([broker.openRequest(question), broker.openRequest(question), broker.openRequest(question)]);
+    const headers = { 'x-mcpx-by': 'cli', 'x-mcpx-pid': '424242', 'x-mcpx-user': 'ana' };
+    expect((await app.request(`/v1/elicit/${relayed.id}/decline`, { method: 'POST', headers })).status).toBe(200);
+    expect((await app.request(`/v1/elicit/${direct.id}/decline`, { method: 'POST' })).status).toBe(200);
+    expect((await app.request(`/v1/elicit/${bad.id}/decline`, { method: 'POST', headers: { 'x-mcpx-pid': 'me' } })).status).toBe(400);
+    expect(await broker.lookup(relayed.id)).toMatchObject({ pid: 424242, user: 'ana', by: 'cli' });
+    expect(await broker.lookup(direct.id)).toMatchObject({ pid: process.pid });
+    expect((await broker.lookup(direct.id))?.user).toBeUndefined();
+    const [event] = (await broker.audit({ elicit: relayed.id })).filter((e) => e.kind === 'elicit.answered');
+    expect(event).toMatchObject({ pid: 424242, data: { relayedBy: process.pid, user: 'ana' } });
+    expect(await broker.lookup(bad.id)).toBeUndefined();
+  });
+
   it('keeps decline and cancel apart', async () => {
     const a = await broker.openRequest(question);
     const b = await broker.openRequest(question);

@@ -5,6 +5,7 @@
 import type { BrokerEvent, StoredAnswer } from '../../broker/types.js';
 import { McpxError, type McpxErrorCode } from '../../errors.js';
 import type { Answer } from '../../types.js';
+import { currentUser } from './util.js';
 import type { Backend, CallResponse, Elicitation, ListFilter, TaskView } from './backend.js';
 
 /** Sends one request to the daemon: a path (`/v1/...`) and fetch's init; answers a standard Response. */
@@ -15,6 +16,11 @@ export interface RestBackendOptions {
   /** The daemon runs inside this command (daemon.inline): a call cannot outlive it. Asked when a call returns. */
   inline?: boolean | (() => boolean);
   close?: () => Promise<void>;
+}
+
+function userHeader(): Record<string, string> {
+  const user = currentUser();
+  return user ? { 'x-mcpx-user': user } : {};
 }
 
 export function createRestBackend(options: RestBackendOptions): Backend {
@@ -64,7 +70,8 @@ export function createRestBackend(options: RestBackendOptions): Backend {
 
     async answer(id, answer: Answer, { session }) {
       // Recorded as the answer's `by`, so the audit log says the CLI answered, not REST.
-      const init: RequestInit = { method: 'POST', headers: { 'content-type': 'application/json', 'x-mcpx-by': 'cli', ...sessionHeader(session) } };
+      // This process answered; the daemon only relays, so the record names us (§6b).
+      const init: RequestInit = { method: 'POST', headers: { 'content-type': 'application/json', 'x-mcpx-by': 'cli', 'x-mcpx-pid': String(process.pid), ...userHeader(), ...sessionHeader(session) } };
       if (answer.action === 'accept') init.body = JSON.stringify(answer.content === undefined ? {} : { content: answer.content });
       const { body } = await send<{ answer: StoredAnswer }>(`/v1/elicit/${encodeURIComponent(id)}/${answer.action}`, init);
       return body.answer;

@@ -9,6 +9,7 @@ import type { BrokerEvent, ElicitRequest, PendingEntry, RequestState } from '../
 import { McpxError } from '../../errors.js';
 import { createTaskStore } from '../../tasks/task-store.js';
 import type { Backend, Elicitation, TaskView } from './backend.js';
+import { currentUser } from './util.js';
 
 const STATES: RequestState[] = ['pending', 'answered', 'expired', 'abandoned'];
 
@@ -62,7 +63,8 @@ export async function createStoreBackend(env: Record<string, string | undefined>
     },
 
     answer(id, answer, { session }) {
-      return broker.respond({ id, action: answer.action, by: 'cli', ...('content' in answer && answer.content !== undefined ? { content: answer.content } : {}), ...(session ? { session } : {}) });
+      const user = currentUser();
+      return broker.respond({ id, action: answer.action, by: 'cli', ...(user ? { user } : {}), ...('content' in answer && answer.content !== undefined ? { content: answer.content } : {}), ...(session ? { session } : {}) });
     },
 
     async task(id, { waitSeconds } = {}) {

@@ -1,4 +1,5 @@
 /** Small helpers the commands share. */
+import { userInfo } from 'node:os';
 import type { Readable } from 'node:stream';
 import type { Question } from '../../types.js';
 import type { Elicitation } from './backend.js';
@@ -22,4 +23,13 @@ export function toQuestion(e: Elicitation): Question {
     ...(e.requestedSchema ? { requestedSchema: e.requestedSchema } : {}),
     ...(e.url ? { url: e.url } : {}),
   };
+}
+
+/** The user this process runs as, for the answer's record; undefined where the OS will not say (no passwd entry). */
+export function currentUser(): string | undefined {
+  try {
+    return userInfo().username || undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -282,10 +282,11 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     const route = answerRoute(action);
     app.openapi(route, async (c) => {
       const { id } = c.req.valid('param');
-      const { 'x-mcpx-session': session, 'x-mcpx-by': claimed = 'http' } = c.req.valid('header');
+      const { 'x-mcpx-session': session, 'x-mcpx-by': claimed = 'http', 'x-mcpx-pid': pid, 'x-mcpx-user': user } = c.req.valid('header');
       const by = c.get('mcpxVia') ?? claimed;
       const content = action === 'accept' ? ((c.req.valid('json' as never) as { content?: Record<string, unknown> } | undefined)?.content) : undefined;
-      const answer = await broker.respond({ id, action, by, ...(content !== undefined ? { content } : {}), ...(session ? { session } : {}) });
+      const answerer = { ...(pid !== undefined ? { pid } : {}), ...(user ? { user } : {}) };
+      const answer = await broker.respond({ id, action, by, ...(content !== undefined ? { content } : {}), ...(session ? { session } : {}), ...answerer });
       return c.json({ answer }, 200);
     });
   }

@@ -62,6 +62,7 @@ export const AnswerSchema = z
     by: z.string(),
     at: z.number().int(),
     pid: z.number().int(),
+    user: z.string().optional(),
     session: z.string().optional(),
   })
   .openapi('Answer');
@@ -166,6 +167,8 @@ export const AnswerHeaders = z.object({
     .enum(CLIENT_ANSWERED_BY)
     .optional()
     .openapi({ description: 'The surface answering, recorded on the answer and in the audit log (default http); policy and expiry are the broker’s own.' }),
+  'x-mcpx-pid': z.coerce.number().int().positive().optional().openapi({ description: 'The answering process (the CLI that relayed through the daemon), recorded on the answer instead of the daemon’s own (§6b).' }),
+  'x-mcpx-user': z.string().min(1).max(256).optional().openapi({ description: 'The answering user, recorded on the answer.' }),
 });
 
 export const ElicitListQuery = z.object({
