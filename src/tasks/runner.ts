@@ -31,6 +31,11 @@ export interface TaskRunnerOptions {
    * touches the store, and its caller has the result from its stop.
    */
   persist?: 'always' | 'on-question';
+  /**
+   * false: nothing resumes this runner's calls once it closes (an inline run's holder is its own): on close its
+   * modern questions are abandoned too, so an answer to one is refused instead of accepted and never delivered.
+   */
+  resumable?: boolean;
 }
 
 export interface StartInput {
@@ -399,7 +404,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       closed = true;
       const entries = [...driving.values()];
       for (const entry of entries) {
-        if (entry.task.era === 'legacy' || entry.task.state === 'running') {
+        if (entry.task.era === 'legacy' || entry.task.state === 'running' || options.resumable === false) {
           for (const id of entry.task.waitingOn) await abandonQuietly(id, reason);
           Object.assign(entry.task, { state: 'failed', waitingOn: [], error: { code: 'ELICITATION_ABANDONED', message: `${reason}; run the call again` } });
           await update(entry.task).catch(() => undefined);

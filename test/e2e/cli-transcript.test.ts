@@ -192,4 +192,19 @@ describe('mcpx call and the daemon', () => {
     const status = await s.run(['daemon', 'status', '--json']);
     expect((JSON.parse(status.stdout) as { running: boolean }).running).toBe(false);
   });
+
+  it('refuses an answer to a modern question of an inline run that exited: nothing could deliver it', async () => {
+    const s = setup({ MCPX_DAEMON: 'inline' });
+    setups.push(s);
+    const call = await s.run(['call', 'modern.ask_form', '--json']);
+    expect(call.code, call.stderr).toBe(75);
+    const [question] = (JSON.parse(call.stdout) as { inputRequired: { questions: Array<{ id: string; era: string }> } }).inputRequired.questions;
+    expect(question!.era).toBe('modern');
+    // No daemon holds the call and none will resume an inline run's: the answer is refused, not swallowed.
+    const answer = await s.run(['elicit', 'answer', question!.id, '{"repo":"me/thing"}']);
+    expect(answer.code).toBe(1);
+    expect(answer.stderr).toContain('ELICITATION_ABANDONED');
+    const abandoned = await s.run(['elicit', 'list', '--state', 'abandoned', '--json']);
+    expect(abandoned.stdout).toContain(question!.id);
+  });
 });

@@ -85,7 +85,7 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
     }
     return host;
   };
-  const runner: TaskRunner = createTaskRunner({ broker: parts.broker, store: createTaskStore(parts.taskKeyv), host: hostFor, holder: options.holder, pid: options.pid, clock: now });
+  const runner: TaskRunner = createTaskRunner({ broker: parts.broker, store: createTaskStore(parts.taskKeyv), host: hostFor, holder: options.holder, pid: options.pid, clock: now, resumable: !options.inline });
   await runner.recover();
   const info = { pid: options.pid, version: options.version, startedAt };
   const web = createWebAuth({ clock: now });
