@@ -4,7 +4,7 @@
  */
 import { dirname, join } from 'node:path';
 import { adapterConnectors } from './adapters/connectors.js';
-import { loadConfig } from './config/load.js';
+import { loadConfig, type LoadedConfig } from './config/load.js';
 import type { McpxConfig } from './config/schema.js';
 import { createClientPool, type ClientPool } from './client/client-pool.js';
 import type { ServerConnector } from './client/connection.js';
@@ -15,6 +15,8 @@ import type { ElicitHandler } from './types.js';
 export interface McpxOptions {
   /** A config object, or a config file path; otherwise found: MCPX_CONFIG, ./mcpx.json, ./.mcp.json, <configDir>/mcpx.json. */
   config?: McpxConfig | string;
+  /** A config the host already loaded with loadConfig (its file is not read again); wins over `config`. */
+  loaded?: LoadedConfig;
   cwd?: string;
   env?: Record<string, string | undefined>;
   /** Answers questions (both eras). Return undefined to leave one unanswered: the call comes back input-required. */
@@ -46,7 +48,7 @@ const VERSION = '0.1.0';
 export async function createMcpx(options: McpxOptions = {}): Promise<Mcpx> {
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
-  const loaded = loadConfig({ ...(options.config !== undefined ? { config: options.config } : {}), cwd, env });
+  const loaded = options.loaded ?? loadConfig({ ...(options.config !== undefined ? { config: options.config } : {}), cwd, env });
   // OpenAPI and CLI adapters are in-process servers; host-wired servers of the same name win.
   const adapters = adapterConnectors(loaded.config.adapters, { baseDir: loaded.path ? dirname(loaded.path) : cwd, env });
   const servers = { ...adapters, ...(options.servers ?? {}) };

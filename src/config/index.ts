@@ -4,6 +4,7 @@
  */
 export { configCandidates, loadConfig, parseConfig, readConfigFile } from './load.js';
 export type { LoadConfigOptions, LoadedConfig } from './load.js';
+export { readConfigJson } from './read-json.js';
 export { eraSettingSchema, isHttpServer, SERVER_NAME } from './schema.js';
 export type { EraSetting, HttpServerConfig, McpxConfig, ServerConfig, StdioServerConfig } from './schema.js';
 export { isAdapterEntry, isOpenApiAdapter, READ_METHODS } from './adapters.js';

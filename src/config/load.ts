@@ -3,13 +3,16 @@
  * MCPX_CONFIG, then ./mcpx.json, ./.mcp.json, <configDir>/mcpx.json. Every error names the file, the server and the
  * field, and says what is expected.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import type * as z from 'zod';
 import { McpxError, type Issue } from '../errors.js';
 import { configDir } from '../paths.js';
 import { isAdapterEntry, parseAdapter, type AdapterConfig } from './adapters.js';
 import { expandDeep } from './expand.js';
+import type { Policy } from '../policy/index.js';
+import { parseElicitBlock } from './policy-block.js';
+import { readConfigJson } from './read-json.js';
 import { EXPECTED, SERVER_NAME, httpServerSchema, stdioServerSchema, type McpxConfig, type ServerConfig } from './schema.js';
 
 type Env = Record<string, string | undefined>;
@@ -27,6 +30,8 @@ export interface LoadedConfig {
   path?: string;
   /** The files looked for, in order, when searching. */
   searched: string[];
+  /** The parsed `elicit` block (the policy); the default policy when there is none. */
+  policy: Policy;
 }
 
 /** Where a config file is looked for, in order. */
@@ -40,40 +45,30 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
   if (options.config !== undefined && typeof options.config !== 'string') {
-    return { config: parseConfig(options.config, 'the config object', env), searched: [] };
+    return { ...parseConfigAndPolicy(options.config, 'the config object', env), searched: [] };
   }
   if (typeof options.config === 'string') {
     const path = isAbsolute(options.config) ? options.config : resolve(cwd, options.config);
     if (!existsSync(path)) throw new McpxError('CONFIG_NOT_FOUND', `config file ${path} does not exist`, { data: { file: path } });
-    return { config: readConfigFile(path, env), path, searched: [path] };
+    return { ...parseConfigAndPolicy(readConfigJson(path), path, env), path, searched: [path] };
   }
   const searched = configCandidates(cwd, env);
   const path = searched.find((p) => existsSync(p));
-  if (!path) return { config: { mcpServers: {} }, searched };
-  return { config: readConfigFile(path, env), path, searched };
+  if (!path) return { config: { mcpServers: {} }, searched, policy: parseElicitBlock(undefined).policy };
+  return { ...parseConfigAndPolicy(readConfigJson(path), path, env), path, searched };
 }
 
 export function readConfigFile(path: string, env: Env): McpxConfig {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new McpxError('CONFIG_NOT_FOUND', `cannot read config file ${path}: ${(error as Error).message}`, { cause: error, data: { file: path } });
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    throw new McpxError('CONFIG_INVALID', `config file ${path} is not valid JSON: ${(error as Error).message}`, {
-      cause: error,
-      data: { file: path, issues: [{ field: '', expected: 'a JSON object like {"mcpServers": {...}}', message: (error as Error).message }] },
-    });
-  }
-  return parseConfig(raw, path, env);
+  return parseConfig(readConfigJson(path), path, env);
 }
 
 /** Validates a raw config value and expands `${VAR}` references. Throws CONFIG_INVALID listing every problem. */
 export function parseConfig(raw: unknown, source: string, env: Env): McpxConfig {
+  return parseConfigAndPolicy(raw, source, env).config;
+}
+
+/** The servers and the `elicit` block together, so one report lists the problems of both. */
+function parseConfigAndPolicy(raw: unknown, source: string, env: Env): { config: McpxConfig; policy: Policy } {
   const issues: Issue[] = [];
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
     fail(source, [{ field: '', expected: 'a JSON object like {"mcpServers": {"name": {"command": "..."}}}', message: `the config is ${kindOf(raw)}, not an object` }]);
@@ -99,8 +94,10 @@ export function parseConfig(raw: unknown, source: string, env: Env): McpxConfig 
     const parsed = parseServer(name, entry, env, issues);
     if (parsed) out[name] = parsed;
   }
+  const elicit = parseElicitBlock(record.elicit);
+  issues.push(...elicit.issues);
   if (issues.length) fail(source, issues);
-  return Object.keys(adapters).length ? { mcpServers: out, adapters } : { mcpServers: out };
+  return { config: Object.keys(adapters).length ? { mcpServers: out, adapters } : { mcpServers: out }, policy: elicit.policy };
 }
 
 function parseServer(name: string, entry: unknown, env: Env, issues: Issue[]): ServerConfig | undefined {

@@ -48,7 +48,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     const command = await entry.load();
     return await command(rest, io);
   } catch (error) {
-    return reportError(error, io, name);
+    return reportError(error, io, name, rest.includes('--json'));
   }
 }
 

@@ -6,7 +6,7 @@
 import type { Broker } from '../../broker/types.js';
 import { createElicitationPipeline, type Answerer } from '../../elicitation/pipeline.js';
 import { assignNames, memberName } from '../../codegen/names.js';
-import type { McpxConfig } from '../../config/index.js';
+import type { LoadedConfig, McpxConfig } from '../../config/index.js';
 import { McpxError } from '../../errors.js';
 import { newCallId, newElicitationId } from '../../ids.js';
 import { createMcpx, type Mcpx, type McpxOptions } from '../../mcpx.js';
@@ -25,6 +25,8 @@ export interface ScriptHostOptions {
   io: CliIO;
   mode: ElicitMode;
   config?: McpxConfig | string;
+  /** The config already loaded (wins over `config`). */
+  loaded?: LoadedConfig;
   /** Host-wired servers (tests). */
   servers?: McpxOptions['servers'];
   broker: Broker;
@@ -63,6 +65,7 @@ export async function createScriptHost(options: ScriptHostOptions): Promise<Scri
 
   const mcpx = await createMcpx({
     ...(options.config !== undefined ? { config: options.config } : {}),
+    ...(options.loaded ? { loaded: options.loaded } : {}),
     ...(options.servers ? { servers: options.servers } : {}),
     cwd: io.cwd,
     env: io.env,

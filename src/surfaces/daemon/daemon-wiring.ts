@@ -8,9 +8,10 @@ import { createElicitationPipeline } from '../../elicitation/pipeline.js';
 import { createBroker, resolveSession } from '../../broker/index.js';
 import { openStoreFromEnv } from '../../broker/store-url.js';
 import { createFileEraCache } from '../../client/era-cache.js';
+import { loadConfig } from '../../config/index.js';
 import { createMcpx, DEFAULT_ELICIT_TTL_MS } from '../../mcpx.js';
 import { stateDir } from '../../paths.js';
-import { readPolicyFile, ttlFromEnv } from '../../policy/index.js';
+import { ttlFromEnv } from '../../policy/index.js';
 import type { DaemonParts } from './daemon-core.js';
 
 type Env = Record<string, string | undefined>;
@@ -44,7 +45,7 @@ function stampOf(configPath: string | undefined): string {
 export async function openDaemonParts(options: DaemonWiringOptions): Promise<DaemonParts> {
   const { env, cwd, configPath } = options;
   // Checked now, so a broken config or policy stops the daemon from starting with a clear error.
-  const policy = readPolicyFile(configPath);
+  const { policy } = loadConfig({ config: configPath ?? { mcpServers: {} }, cwd, env });
   const ttlMs = options.ttlMs ?? policy.ttlMs ?? ttlFrom(options);
   const store = await openStoreFromEnv(env);
   const broker = createBroker({ store, allowAnySession: true, ttlMs });
@@ -57,10 +58,11 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
     configStamp: () => stampOf(configPath),
     async openHost(session, sessionSource, stampingBroker, modeOf) {
       // Read again for each new instance: an edited config (servers, policy) applies without a restart.
-      const policy = readPolicyFile(configPath);
+      const loaded = loadConfig({ config: configPath ?? { mcpServers: {} }, cwd, env });
+      const { policy } = loaded;
       const ttlMs = options.ttlMs ?? policy.ttlMs ?? ttlFrom(options);
       const mcpx = await createMcpx({
-        config: configPath ?? { mcpServers: {} },
+        loaded,
         cwd,
         env,
         // No person and no script answers here: the policy, then the broker, where the question waits for

@@ -14,7 +14,8 @@ import { createFileEraCache } from '../../client/era-cache.js';
 import { McpxError } from '../../errors.js';
 import { createMcpx, DEFAULT_ELICIT_TTL_MS, type Mcpx } from '../../mcpx.js';
 import { stateDir } from '../../paths.js';
-import { readPolicyFile, ttlFromEnv, type Policy } from '../../policy/index.js';
+import { loadConfig } from '../../config/index.js';
+import { ttlFromEnv, type Policy } from '../../policy/index.js';
 import { createTaskRunner, type TaskRunner } from '../../tasks/runner.js';
 import { createTaskStore, type TaskStore } from '../../tasks/task-store.js';
 import type { TaskStep } from '../../tasks/types.js';
@@ -85,7 +86,8 @@ function ttlOf(env: Env, policy: Policy): number {
 
 export async function createServeCore(options: ServeCoreOptions): Promise<ServeCore> {
   const { env, cwd, configPath } = options;
-  const policy = readPolicyFile(configPath);
+  const loaded = loadConfig({ config: configPath ?? { mcpServers: {} }, cwd, env });
+  const { policy } = loaded;
   const ttlMs = ttlOf(env, policy);
   const store = await openStoreFromEnv(env);
   const broker = createBroker({ store, allowAnySession: true, ttlMs });
@@ -119,7 +121,7 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     persist: 'on-question' });
   // The runner's host is read only when a call starts, after this is set.
   const mcpx: Mcpx = await createMcpx({
-    config: configPath ?? { mcpServers: {} },
+    loaded,
     cwd,
     env,
     // Policy first; a question it leaves open waits in the broker, where the MCP client, the CLI or REST answer it.

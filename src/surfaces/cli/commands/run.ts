@@ -7,8 +7,9 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Broker } from '../../../broker/types.js';
 import { McpxError } from '../../../errors.js';
-import type { McpxOptions } from '../../../mcpx.js';
-import { readPolicyFile } from '../../../policy/index.js';
+import { loadConfig } from '../../../config/index.js';
+import { DEFAULT_ELICIT_TTL_MS, type McpxOptions } from '../../../mcpx.js';
+import { ttlFromEnv } from '../../../policy/index.js';
 import { parseDuration, parseSize, prepareScript, startScript, type RunOutcome, type ScriptLimits } from '../../../runtime/index.js';
 import { elicitModeOf, parseArgs, UsageError, type ParsedArgs } from '../args.js';
 import { findConfigPath } from '../connect.js';
@@ -75,15 +76,19 @@ export async function runSource(source: string, file: string, flags: ParsedArgs[
   const configFlag = typeof flags.config === 'string' ? flags.config : undefined;
   const configPath = deps.servers && !configFlag ? undefined : findConfigPath(configFlag, io.cwd, io.env);
 
+  // Read once: the servers and the policy (with its TTL) together, before anything starts.
+  const loaded = loadConfig({ config: configPath ?? { mcpServers: {} }, cwd: io.cwd, env: io.env });
+  const elicitTtlMs = loaded.policy.ttlMs ?? ttlFromEnv(io.env.MCPX_ELICIT_TTL_MS, DEFAULT_ELICIT_TTL_MS);
   const broker = deps.broker ? { broker: deps.broker, close: async () => undefined } : await openRunBroker(io);
   try {
     const host = await createScriptHost({
       io,
       mode,
       broker: broker.broker,
-      config: configPath ?? { mcpServers: {} },
+      loaded,
       ...(deps.servers ? { servers: deps.servers } : {}),
-      policy: readPolicyFile(configPath),
+      policy: loaded.policy,
+      elicitTtlMs,
       prompt: deps.prompt ?? terminalPrompt(io),
     });
     try {
