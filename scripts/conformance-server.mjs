@@ -13,12 +13,7 @@ const SPECS = ['2025-11-25', '2026-07-28'];
 /**
  * What mcpx serve does not pass through yet, with why. `<spec>:<scenario>`.
  */
-export const KNOWN_GAPS = {
-  '2026-07-28:input-required-result-basic-sampling': 'mcpx does not declare or forward sampling upstream',
-  '2026-07-28:input-required-result-basic-list-roots': 'mcpx does not declare or forward roots upstream',
-  '2026-07-28:input-required-result-multiple-input-requests': 'includes sampling and roots requests',
-  '2026-07-28:input-required-result-capability-check': 'the upstream asks mcpx (which declares elicitation only), not the referee',
-};
+export const KNOWN_GAPS = {};
 
 /** Starts a child that prints its URL as the first stdout line. */
 function startPrinting(command, args, env) {

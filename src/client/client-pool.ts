@@ -3,7 +3,7 @@
  * listTools, callTool (complete or input-required, never an error for a question) and resume.
  */
 import type { CallToolResult, Client, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
-import { ProtocolError, SdkError, SdkHttpError } from '@modelcontextprotocol/client';
+import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, SdkError, SdkHttpError } from '@modelcontextprotocol/client';
 import { McpxError } from '../errors.js';
 import { newCallId } from '../ids.js';
 import type { Answer, ElicitHandler, Era } from '../types.js';
@@ -14,7 +14,7 @@ import { LegacyCall } from './legacy-call.js';
 import { callError, inputResponsesFor, parseContinuation, runModernCall, type ModernCallOptions } from './modern-call.js';
 import type { CallOptions, CallOutcome, Continuation, PromptOutcome, ResourceOutcome } from './outcome.js';
 import { paramHeaders, scanHeaderDeclarations, type HeaderScan } from './param-headers.js';
-import { requestLabel, type AskingMethod } from './requests.js';
+import { requestLabel, requestParams, type AskingMethod } from './requests.js';
 import type { WireElicitResult } from './seam.js';
 
 // setTimeout's ceiling: the SDK's own request timeout is effectively off; LegacyCall's watchdog does the job.
@@ -53,7 +53,20 @@ export interface ClientPool {
   readResource(server: string, uri: string, options?: CallOptions): Promise<ResourceOutcome>;
   /** Re-sends a modern call, prompt or resource read with its answers (the continuation says which). */
   resume<R = CallToolResult>(continuation: Continuation | unknown, answers: Record<string, Answer>, options?: { signal?: AbortSignal }): Promise<CallOutcome<R>>;
+  /**
+   * One request to a modern server as another client's proxy (`mcpx serve`): it declares that client's
+   * capabilities, carries its `inputResponses` and `requestState` as given, and returns the raw result, complete or
+   * `input_required`, for that client to answer. Throws McpxError like a call; CALL_FAILED for a legacy server.
+   */
+  relay(server: string, method: AskingMethod, target: string, args: Record<string, unknown>, options: RelayOptions): Promise<Record<string, unknown>>;
   close(): Promise<void>;
+}
+
+export interface RelayOptions {
+  capabilities: Record<string, unknown>;
+  inputResponses?: unknown;
+  requestState?: string;
+  signal?: AbortSignal;
 }
 
 interface Pooled {
@@ -342,8 +355,31 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
     );
   };
 
+  const relay = async (server: string, method: AskingMethod, target: string, args: Record<string, unknown>, relayOptions: RelayOptions): Promise<Record<string, unknown>> => {
+    const pooled = await get(server);
+    const { connection } = pooled;
+    if (connection.era !== 'modern') throw new McpxError('CALL_FAILED', `server "${server}" speaks the legacy era: its questions cannot be relayed, only asked`, { data: { server, tool: target } });
+    const params: Record<string, unknown> = { ...requestParams(method, target, args), _meta: { [CLIENT_CAPABILITIES_META_KEY]: relayOptions.capabilities } };
+    if (relayOptions.inputResponses !== undefined) params.inputResponses = relayOptions.inputResponses;
+    if (relayOptions.requestState !== undefined) params.requestState = relayOptions.requestState;
+    const headers = method === 'tools/call' ? await toolHeaders(server, pooled, target, args).headers!() : undefined;
+    try {
+      const result = await connection.client.request({ method, params } as never, {
+        allowInputRequired: true,
+        timeout: timeoutFor(server),
+        ...(relayOptions.signal ? { signal: relayOptions.signal } : {}),
+        ...(headers && Object.keys(headers).length ? { headers } : {}),
+      } as never);
+      await onSuccess(server, pooled);
+      return result as Record<string, unknown>;
+    } catch (error) {
+      throw callError(server, target, error, relayOptions.requestState !== undefined, method);
+    }
+  };
+
   return {
     serverNames,
+    relay,
     era: async (server) => (await get(server)).connection.era,
     listTools: (server) => listTools(server),
     callTool,

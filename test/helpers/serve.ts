@@ -205,3 +205,41 @@ export async function httpClient(url: string, options: { sdk: 'v1' | 'v2'; era?:
     close: () => client.close(),
   };
 }
+
+/** One raw 2026-07-28 POST (the envelope in `_meta`, the SEP-2243 headers); the JSON-RPC answer, from JSON or SSE. */
+export async function modernPost(
+  url: string,
+  method: string,
+  params: Record<string, unknown>,
+  options: { version?: string; capabilities?: Record<string, unknown>; headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: { result?: Record<string, any>; error?: { code: number; message: string; data?: Record<string, any> } } }> {
+  const version = options.version ?? '2026-07-28';
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': version, 'mcp-method': method, ...(typeof params.name === 'string' ? { 'mcp-name': params.name } : {}), ...options.headers },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method,
+      params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': version, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': options.capabilities ?? {} } },
+    }),
+  });
+  const text = await response.text();
+  const json = text.trim().startsWith('{') ? text : (text.split('\n').find((line) => line.startsWith('data:'))?.slice(5) ?? '{}');
+  return { status: response.status, body: JSON.parse(json) };
+}
+
+/** The conformance fixture (examples/servers/conformance.mjs): a v2 server, both eras, over Streamable HTTP. */
+export async function startConformanceFixture(): Promise<{ url: string; stop(): void }> {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(process.execPath, [join(root, 'examples', 'servers', 'conformance.mjs'), '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((done, fail) => {
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('\n')) done(out.split('\n')[0]!.trim());
+    });
+    child.once('exit', (code) => fail(new Error(`the conformance fixture exited (${code})`)));
+  });
+  return { url, stop: () => void child.kill('SIGTERM') };
+}

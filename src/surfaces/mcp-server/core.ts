@@ -20,6 +20,7 @@ import { createTaskRunner, type TaskRunner } from '../../tasks/runner.js';
 import { createTaskStore, type TaskStore } from '../../tasks/task-store.js';
 import type { TaskStep } from '../../tasks/types.js';
 import { assignNames, type ToolRef } from './names.js';
+import { requestStateKey } from './request-state.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -61,6 +62,8 @@ export interface ServeCore {
   readonly runner: TaskRunner;
   readonly tasks: TaskStore;
   readonly ttlMs: number;
+  /** What request states are signed with: MCPX_SERVE_STATE_KEY, else the store's (shared by every serve on it). */
+  readonly stateKey: string;
   /** The session of a connection that names none: MCPX_SESSION_ID, else one made for this process. */
   readonly defaultSession: string;
   catalog(): Promise<Catalog>;
@@ -92,6 +95,7 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
   const store = await openStoreFromEnv(env);
   const broker = createBroker({ store, allowAnySession: true, ttlMs });
   const tasks = createTaskStore(store.keyv);
+  const stateKey = await requestStateKey(env, store.keyv);
   const fromEnv = env.MCPX_SESSION_ID?.trim();
   const defaultSession = fromEnv || `mcp-${randomBytes(8).toString('hex')}`;
 
@@ -230,6 +234,7 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     runner,
     tasks,
     ttlMs,
+    stateKey,
     defaultSession,
     mcpx,
     catalog,

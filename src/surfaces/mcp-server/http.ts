@@ -65,7 +65,7 @@ export async function serveOverHttp(core: ServeCore, options: HttpServeOptions):
   if (!loopback && !token) throw new McpxError('CONFIG_INVALID', `serving on ${options.host} (not loopback) needs a bearer token`);
   const allowedHosts = loopback ? localhostAllowedHostnames() : [...localhostAllowedHostnames(), options.host.replace(/^\[|\]$/g, '')];
   const allowedOrigins = loopback ? localhostAllowedOrigins() : [...localhostAllowedOrigins(), options.host.replace(/^\[|\]$/g, '')];
-  const seal = createRequestStateSeal(options.env, core.ttlMs);
+  const seal = createRequestStateSeal(core.stateKey, core.ttlMs);
 
   // Modern: one instance per request. Its session: the X-Mcpx-Session header, else this process's.
   const modern = toNodeHandler(

@@ -22,6 +22,7 @@ import { isMcpxError } from '../../errors.js';
 import type { ServeCore, Stop } from './core.js';
 import { createFallbackTools } from './fallback-tools.js';
 import { failedResult, passResult, stopResult } from './render.js';
+import { relay, wantsRelay, type RelayState } from './relay.js';
 import type { RequestStateSeal } from './request-state.js';
 
 export interface ConnectionInfo {
@@ -117,6 +118,13 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
     }
   };
 
+  /** A modern client that declared sampling or roots, in front of a modern upstream: relayed (relay.ts). */
+  const relays = async (upstream: string, ctx: ServerContext): Promise<boolean> => {
+    if (connection.era !== 'modern' || !wantsRelay(capabilitiesOf(ctx))) return false;
+    // An upstream that cannot be reached fails the usual way, on the usual path.
+    return (await core.mcpx.era(upstream).catch(() => undefined)) === 'modern';
+  };
+
   server.setRequestHandler('tools/list', async () => {
     // Listed afresh each time: upstream lists change, and names stay the same for the same tools.
     core.refresh();
@@ -148,7 +156,17 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
 
   /** A tools/call, prompts/get or resources/read of an upstream: started, or (a retry) answered and followed. */
   const run = async (kind: Kind, name: string, ref: { server: string; tool: string }, args: Record<string, unknown>, ctx: ServerContext): Promise<Served> => {
-    const state = ctx.mcpReq.requestState<ServeState>();
+    const state = ctx.mcpReq.requestState<ServeState | RelayState>();
+    const relayed = typeof state === 'object' && state !== null && (state as RelayState).kind === 'relay';
+    if (relayed || (state === undefined && (await relays(ref.server, ctx)))) {
+      try {
+        const request = { method: METHODS[kind] ?? 'tools/call', name, ref, args, argsDigest: argsDigest(args), session, caps: capabilitiesOf(ctx), ctx } as const;
+        return await relay(core, seal, relayed ? { ...request, state: state as RelayState } : request);
+      } catch (error) {
+        if (error instanceof ProtocolError) throw error;
+        return failedOrThrow(kind, ref, { code: isMcpxError(error) ? error.code : 'CALL_FAILED', message: (error as Error)?.message ?? String(error), ...(isMcpxError(error) && error.data ? { data: error.data } : {}) });
+      }
+    }
     if (state === undefined || typeof state !== 'object') {
       let stop: Stop;
       try {
@@ -159,7 +177,7 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
       return answer(kind, stop, name, args, ctx);
     }
     // A retry: the state must be ours (verified already), for this very call and session.
-    if (state.tool !== name || state.args !== argsDigest(args) || state.session !== session) {
+    if (!('task' in state) || state.tool !== name || state.args !== argsDigest(args) || state.session !== session) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', { reason: 'request_state_mismatch', detail: 'the requestState was minted for another call, other arguments or another session' });
     }
     const responses = (ctx.mcpReq.inputResponses ?? {}) as Record<string, unknown>;

@@ -10,7 +10,7 @@ export interface StdioServe {
 }
 
 export function serveOverStdio(core: ServeCore, options: { env: Record<string, string | undefined>; version: string; transport?: Transport; onerror?: (error: Error) => void }): StdioServe {
-  const seal = createRequestStateSeal(options.env, core.ttlMs);
+  const seal = createRequestStateSeal(core.stateKey, core.ttlMs);
   // One connection per process: its questions belong to MCPX_SESSION_ID when the host set it, else to this process.
   const handle = serveStdio(({ era }) => createServeServer(core, seal, { session: core.defaultSession, era }, options.version), {
     ...(options.transport ? { transport: options.transport } : {}),
