@@ -157,4 +157,61 @@ describe('mcpx/opencode plugin', () => {
     expect(elsewhere).toEqual([]);
     await mcpx(['elicit', 'cancel', third.id]);
   });
+
+  it('ask: a form that needs values goes to opencode\'s question dialog with its exact fields, and the person\'s reply is recorded by the plugin; the calls resume', async () => {
+    const hooks = await loadPlugin({ elicit: 'ask' });
+    const shell = await shellEnv(hooks, 'ses_E');
+    const first = await agentCalls(shell, 'legacy.ask_form', 'title=gamma');
+    const asked = String(await hooks.tool!.mcpx_elicit_ask!.execute({ id: first.id }, context('ses_E', async () => expect.fail('no yes/no prompt for a form that needs values'))));
+    expect(asked).toContain('Call the question tool now with exactly these arguments');
+    const prepared = JSON.parse(asked.split('\n')[1]!) as { questions: Array<{ header: string; question: string; options: Array<{ label: string }> }> };
+    expect(prepared.questions.map((q) => q.header)).toEqual(['Repository', 'Private', 'Priority', `mcpx ${first.id}`]);
+    expect(prepared.questions[2]!.options.map((o) => o.label)).toEqual(['low', 'normal', 'high', 'Leave empty']);
+    expect(prepared.questions[3]!.question).toContain('legacy (via mcpx) asks: Where should "gamma" go?');
+
+    // The agent's question call, copied loosely: the plugin puts its own questions back before opencode shows them.
+    const call = { questions: prepared.questions.map((q) => ({ ...q, question: 'something else', options: [] })) };
+    await hooks['tool.execute.before']!({ tool: 'question', sessionID: 'ses_E', callID: 'q1' }, { args: call });
+    expect(call.questions).toEqual(prepared.questions);
+    // Another session cannot show this session's question in its dialog.
+    await expect(hooks['tool.execute.before']!({ tool: 'question', sessionID: 'ses_F', callID: 'q2' }, { args: { questions: prepared.questions } })).rejects.toThrow('No question');
+
+    // What opencode publishes while the person answers: the dialog opens, then the reply.
+    await hooks.event!({ event: { type: 'question.asked', properties: { id: 'que_1', sessionID: 'ses_E', questions: call.questions } } } as never);
+    const answers = [['me/gamma'], ['Yes'], ['high'], ['Accept']];
+    await hooks.event!({ event: { type: 'question.replied', properties: { sessionID: 'ses_E', requestID: 'que_1', answers } } } as never);
+    expect((await received(first.task)).details).toEqual({ action: 'accept', content: { repo: 'me/gamma', private: true, priority: 'high' } });
+    // The question tool's result tells the agent what was recorded (the reply is not recorded twice).
+    const result = { title: 'Asked 4 questions', output: 'User has answered your questions: ...', metadata: { answers } };
+    await hooks['tool.execute.after']!({ tool: 'question', sessionID: 'ses_E', callID: 'q1', args: call }, result);
+    expect(result.output).toContain(`The person accepted ${first.id}; mcpx recorded it and the call goes on.`);
+    expect(toasts.some((t) => t.message.includes(`accepted ${first.id}`))).toBe(true);
+
+    // Decline is a choice in the dialog; dismissing the dialog cancels. Neither is collapsed into the other.
+    const second = await agentCalls(shell, 'legacy.ask_form', 'title=delta');
+    const secondArgs = JSON.parse(String(await hooks.tool!.mcpx_elicit_ask!.execute({ id: second.id }, context('ses_E'))).split('\n')[1]!) as { questions: unknown[] };
+    // Only the tool's own result this time (no bus event reached the plugin): it records the reply itself.
+    const declined = { title: 'Asked', output: 'answered', metadata: { answers: [['x/y'], [], [], ['Decline']] } };
+    await hooks['tool.execute.after']!({ tool: 'question', sessionID: 'ses_E', callID: 'q3', args: secondArgs }, declined);
+    expect(declined.output).toContain(`The person declined ${second.id}`);
+    expect((await received(second.task)).details?.action).toBe('decline');
+
+    const third = await agentCalls(shell, 'legacy.ask_form', 'title=epsilon');
+    const thirdArgs = JSON.parse(String(await hooks.tool!.mcpx_elicit_ask!.execute({ id: third.id }, context('ses_E'))).split('\n')[1]!) as { questions: unknown[] };
+    await hooks.event!({ event: { type: 'question.asked', properties: { id: 'que_3', sessionID: 'ses_E', questions: thirdArgs.questions } } } as never);
+    await hooks.event!({ event: { type: 'question.rejected', properties: { sessionID: 'ses_E', requestID: 'que_3' } } } as never);
+    expect((await received(third.task)).details?.action).toBe('cancel');
+  });
+
+  it('ask: answers that do not fit the form are not sent, and the question still waits', async () => {
+    const hooks = await loadPlugin({ elicit: 'ask' });
+    const shell = await shellEnv(hooks, 'ses_G');
+    const q = await agentCalls(shell, 'legacy.ask_form', 'title=zeta');
+    const args = JSON.parse(String(await hooks.tool!.mcpx_elicit_ask!.execute({ id: q.id }, context('ses_G'))).split('\n')[1]!) as { questions: unknown[] };
+    const result = { title: 'Asked', output: 'answered', metadata: { answers: [['ab'], ['Yes'], ['urgent'], ['Accept']] } };
+    await hooks['tool.execute.after']!({ tool: 'question', sessionID: 'ses_G', callID: 'q4', args }, result);
+    expect(result.output).toContain('priority: "urgent" is not one of the choices');
+    expect((await mcpx(['elicit', 'list', '--json'])).stdout).toContain(q.id);
+    await mcpx(['elicit', 'cancel', q.id]);
+  });
 });

@@ -4,7 +4,8 @@
  * one of three levels (plugin option `elicit`, else MCPX_PLUGIN_ELICIT; default notify):
  *   notify  the question is appended to the session's next tool result and shown as a toast; the agent answers
  *           with the mcpx_elicit_* tools (or hands it to the person with mcpx_elicit_ask)
- *   ask     the question goes to the person through opencode's permission dialog (mcpx_elicit_ask)
+ *   ask     the question goes to the person through opencode's dialogs (mcpx_elicit_ask): its permission prompt
+ *           when a yes/no answers it, else its question dialog with one question per field (dialog-hooks.ts)
  *   auto    policy only: the agent's calls run with MCPX_ELICIT=auto
  * Only the default export is a function: opencode calls every exported function as a plugin.
  */
@@ -16,6 +17,7 @@ import type { BrokerEvent } from '../../broker/types.js';
 import type { Answer } from '../../types.js';
 import type { Elicitation } from '../cli/backend.js';
 import { allowAnswer, describeForAgent, permissionFor, toastFor, type PluginLevel } from './describe.js';
+import { createDialogHooks, type DialogHooks } from './dialog-hooks.js';
 import { createQuestionLink, type QuestionLink } from './link.js';
 
 const LEVELS: readonly PluginLevel[] = ['notify', 'ask', 'auto'];
@@ -36,6 +38,7 @@ const McpxOpencodePlugin: Plugin = async (input, rawOptions) => {
   const link = createQuestionLink(env, input.directory, options.config);
   const sessions = new Set<string>(); // the opencode sessions this plugin has seen: toasts go only to them
   const announced = new Set<string>();
+  const dialogs = createDialogHooks(link, (q, text) => input.client.tui.showToast({ body: { title: `${q.server} (via mcpx)`, message: text.slice(0, 300), variant: 'info' } }).then(() => undefined));
 
   const onEvent = (event: BrokerEvent): void => {
     if (event.kind !== 'elicit.open' || !event.elicit || !event.session || !sessions.has(event.session)) return;
@@ -52,9 +55,17 @@ const McpxOpencodePlugin: Plugin = async (input, rawOptions) => {
       output.env.MCPX_ELICIT = level === 'auto' ? 'auto' : 'return';
       await follow();
     },
+    async 'tool.execute.before'(call, output) {
+      if (level !== 'auto') dialogs.before(call.tool, call.sessionID, output.args as Record<string, unknown>);
+    },
+    async event({ event }) {
+      if (level !== 'auto') await dialogs.event(event);
+    },
     async 'tool.execute.after'(call, output) {
       sessions.add(call.sessionID);
       if (level === 'auto' || OWN_TOOLS.has(call.tool)) return;
+      const recorded = await dialogs.after(call.tool, call.sessionID, call.args, output.metadata);
+      if (recorded) output.output = `${output.output ?? ''}\n\n${recorded}`;
       await follow();
       const pending = await link.pending(call.sessionID).catch(() => [] as Elicitation[]);
       if (!pending.length) return;
@@ -66,7 +77,7 @@ const McpxOpencodePlugin: Plugin = async (input, rawOptions) => {
       await link.close();
     },
   };
-  if (level !== 'auto' && options.tools !== false && !servedByMcpx(input.directory)) hooks.tool = questionTools(link, level);
+  if (level !== 'auto' && options.tools !== false && !servedByMcpx(input.directory)) hooks.tool = questionTools(link, level, dialogs);
   return hooks;
 };
 
@@ -118,7 +129,7 @@ const answerArgs = {
 };
 const askArgs = { id: z.string().describe('the question id, elc-...') };
 
-function questionTools(link: QuestionLink, level: PluginLevel) {
+function questionTools(link: QuestionLink, level: PluginLevel, dialogs: DialogHooks) {
   return {
     mcpx_elicit_list: defineTool({
       description: 'Questions that tools called through mcpx are waiting on in this session: id, who asks, the message, the schema an answer must match, and the time left.',
@@ -144,23 +155,27 @@ function questionTools(link: QuestionLink, level: PluginLevel) {
       },
     }),
     mcpx_elicit_ask: defineTool({
-      description: 'Show a waiting mcpx question to the person in a dialog (allow accepts, deny declines) and record their answer.',
+      description:
+        'Show a waiting mcpx question to the person in a dialog and record their answer: a yes/no prompt (allow accepts, deny declines), or, for a form that needs values, the question tool call to make (the person answers there and mcpx records it; you do not relay the values).',
       args: argsOf(askArgs),
       async execute(raw, ctx) {
         const args = z.object(askArgs).parse(raw);
         const q = await ownQuestion(link, args.id, ctx.sessionID);
         if (!q) return notHere(args.id);
+        if (!allowAnswer(q)) {
+          return [
+            `${q.id} needs values only the person has. Call the question tool now with exactly these arguments:`,
+            JSON.stringify(dialogs.prepare(q, ctx.sessionID)),
+            'The person fills in the fields and chooses Accept or Decline; mcpx records their answer itself and the call goes on. Do not answer it with mcpx_elicit_answer.',
+          ].join('\n');
+        }
         try {
           await ctx.ask(permissionFor(q));
         } catch {
           // opencode rejects a denied permission; an aborted one was dismissed, not refused
           return answered(link, q, { action: ctx.abort.aborted ? 'cancel' : 'decline' }, ctx.sessionID);
         }
-        const answer = allowAnswer(q);
-        if (!answer) {
-          return `The person allowed ${q.id}, but it needs values a dialog cannot collect (${Object.keys(q.requestedSchema?.properties ?? {}).join(', ')}). Ask them for the values, then answer with mcpx_elicit_answer; they can also answer it in a terminal with: mcpx elicit ui`;
-        }
-        return answered(link, q, answer, ctx.sessionID);
+        return answered(link, q, allowAnswer(q)!, ctx.sessionID);
       },
     }),
   };
