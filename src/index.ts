@@ -8,6 +8,8 @@ export { checkContent } from './elicitation/validate.js';
 export type { ContentCheck } from './elicitation/validate.js';
 export { createMcpx, DEFAULT_ELICIT_TTL_MS, DEFAULT_REQUEST_TIMEOUT_MS } from './mcpx.js';
 export type { Mcpx, McpxOptions } from './mcpx.js';
+export type { DurableMcpx, PolicyOption, ResultOptions, StoreOption } from './mcpx-durable.js';
+export type { TaskRecord, TaskResult, TaskState } from './tasks/types.js';
 export type { CallOptions, CallOutcome, CompleteOutcome, Continuation, InputRequiredOutcome, LiveCall, PromptOutcome, ResourceOutcome, AskingMethod, EraCache, EraVerdict, ServerConnector } from './client/index.js';
 export { createFileEraCache, createMemoryEraCache } from './client/index.js';
 // The MCP shapes the list, call, prompt and resource methods hand back, so hosts can type them without importing the SDK.

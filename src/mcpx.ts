@@ -11,6 +11,7 @@ import type { ServerConnector } from './client/connection.js';
 import { createFileEraCache, type EraCache } from './client/era-cache.js';
 import { stateDir } from './paths.js';
 import type { ElicitHandler } from './types.js';
+import { createDurableMcpx, type DurableMcpx, type PolicyOption, type StoreOption } from './mcpx-durable.js';
 
 export interface McpxOptions {
   /** A config object, or a config file path; otherwise found: MCPX_CONFIG, ./mcpx.json, ./.mcp.json, <configDir>/mcpx.json. */
@@ -34,6 +35,16 @@ export interface McpxOptions {
   clientInfo?: { name: string; version: string };
   /** Servers wired by the host (custom or in-memory transports), beside the configured ones. */
   servers?: Record<string, ServerConnector>;
+  /**
+   * Where questions live (openSqliteStore, openRedisStore, a keyv instance over one, or a URL: `sqlite:file`,
+   * `redis://`, `postgres://`). With it, calls are tasks in that store and the instance answers, lists and resumes
+   * them from any process on it (see DurableMcpx).
+   */
+  store?: StoreOption;
+  /** With `store`: the policy that answers before anyone is asked; default the config file's `elicit` block. */
+  policy?: PolicyOption;
+  /** With `store`: the session the questions belong to; default MCPX_SESSION_ID, else a fingerprint of config + cwd. */
+  session?: string;
 }
 
 export interface Mcpx extends ClientPool {
@@ -45,7 +56,14 @@ export const DEFAULT_ELICIT_TTL_MS = 120_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 const VERSION = '0.1.0';
 
-export async function createMcpx(options: McpxOptions = {}): Promise<Mcpx> {
+export function createMcpx(options: McpxOptions & { store: StoreOption }): Promise<DurableMcpx>;
+export function createMcpx(options?: McpxOptions): Promise<Mcpx>;
+export async function createMcpx(options: McpxOptions = {}): Promise<Mcpx | DurableMcpx> {
+  if (options.store !== undefined) return createDurableMcpx({ ...options, store: options.store }, createPlainMcpx);
+  return createPlainMcpx(options);
+}
+
+async function createPlainMcpx(options: McpxOptions): Promise<Mcpx> {
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
   const loaded = options.loaded ?? loadConfig({ ...(options.config !== undefined ? { config: options.config } : {}), cwd, env });

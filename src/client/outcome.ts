@@ -13,6 +13,8 @@ export interface CallOutcomeBase {
   tool: string;
   /** Set for `prompts/get` and `resources/read`; absent for a tool call. */
   method?: 'prompts/get' | 'resources/read';
+  /** The task (`tsk-`) holding the call when the instance has a store: `mcpx.result(task)` from any process on it. */
+  task?: string;
 }
 
 /** A tool error is complete too, with `result.isError`. */

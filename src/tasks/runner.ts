@@ -69,6 +69,8 @@ export interface TaskRunner {
   elicitModeOf(callId: string): PolicyMode | undefined;
   /** A broker that stamps each question with the task holding its call, and notes ambiguous ones. Give it to the pipeline. */
   wrapBroker(broker: Broker): Broker;
+  /** Drives a stored modern task waiting at a round (its holder let it go) from its continuation; resolves at its next stop. */
+  adopt(task: TaskRecord): Promise<TaskStep>;
   /** After a restart: legacy questions of this holder's unfinished tasks are abandoned, modern rounds resumed. */
   recover(): Promise<{ abandoned: string[]; resumed: string[] }>;
   /** Calls this runner is driving right now (of one session, when given). */
@@ -372,6 +374,16 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
           return request;
         },
       };
+    },
+
+    async adopt(task) {
+      if (closed) throw new Error('the task runner is closed');
+      const continuation = task.continuation;
+      if (task.state !== 'input-required' || task.era !== 'modern' || !continuation) throw new Error(`the task ${task.id} is not a modern call waiting at a round`);
+      Object.assign(task, { pid, ...(options.holder ? { holder: options.holder } : {}) });
+      await save(task);
+      callToTask.set(task.callId, task.id);
+      return track(task, (first, signal) => drive(task, modernRound(task, continuation, signal), first, signal));
     },
 
     async recover() {

@@ -1,0 +1,196 @@
+/**
+ * createMcpx({ store }): calls whose questions live where the host says. A question nobody answers here (the
+ * policy, then `onElicit`) is opened in the store under its `elc-` id, and the call is a task (`tsk-`) recorded
+ * beside it, so any process on the same store can list and answer it and read the call's result. A legacy call
+ * stays open in the process that asked; a modern call is resumed from its stored continuation by whichever process
+ * asks for its result once the asking one has let it go.
+ */
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Keyv } from 'keyv';
+import { createBroker, type StoreBroker } from './broker/broker.js';
+import { resolveSession, type SessionBinding } from './broker/session.js';
+import { toBrokerStore } from './broker/store.js';
+import { openStoreUrl } from './broker/store-url.js';
+import type { AnsweredBy, BrokerStore, ElicitRequest, PendingEntry, PendingFilter, StoredAnswer } from './broker/types.js';
+import type { CallOutcome } from './client/outcome.js';
+import { createElicitationPipeline } from './elicitation/pipeline.js';
+import { McpxError, type McpxErrorCode } from './errors.js';
+import { loadConfig } from './config/load.js';
+import { parsePolicy, readPolicyFile, type Policy, type PolicyMode } from './policy/index.js';
+import { createTaskRunner, type TaskRunner } from './tasks/runner.js';
+import { createTaskStore } from './tasks/task-store.js';
+import type { TaskRecord, TaskResult, TaskStep } from './tasks/types.js';
+import type { Answer, Question } from './types.js';
+import type { Mcpx, McpxOptions } from './mcpx.js';
+
+/** Where questions live: a store of ours (openSqliteStore, openRedisStore, ...), a keyv instance over one, or a store URL. */
+export type StoreOption = BrokerStore | Keyv | string;
+
+/** The `elicit` block of a config (`{ mode, ttl, audience, rules }`), or a Policy from `parsePolicy`. */
+export type PolicyOption = Policy | { mode?: PolicyMode; ttl?: number | string; audience?: 'person' | 'any'; rules?: unknown[] };
+
+export interface ResultOptions {
+  /** Give up waiting after this long and return the call as it stands (input-required). Default: wait until it ends. */
+  timeoutMs?: number;
+  /** Resume a modern call whose asking process is gone without letting it go (it crashed): only when it surely is gone. */
+  adopt?: boolean;
+  signal?: AbortSignal;
+}
+
+/** An mcpx instance whose questions and calls live in a store: what `createMcpx({ store })` resolves with. */
+export interface DurableMcpx extends Mcpx {
+  readonly broker: StoreBroker;
+  /** Answers a question (`elc-` id) asked by any process on the store. Throws ANSWER_INVALID, ELICITATION_ALREADY_ANSWERED, ... */
+  answer(questionId: string, answer: Answer, options?: { by?: AnsweredBy }): Promise<StoredAnswer>;
+  /** Questions waiting (default) or in the given states, from every process on the store. */
+  pending(filter?: PendingFilter): Promise<PendingEntry[]>;
+  /** A call's record (`tsk-` id, or the `task` of an outcome): its state, questions and result. */
+  task(id: string): Promise<TaskRecord | undefined>;
+  /** The call's outcome once it ends (complete; a failure throws its McpxError), driving a modern call let go by its asker. */
+  result<R = TaskResult>(taskId: string, options?: ResultOptions): Promise<CallOutcome<R>>;
+}
+
+const POLL_MS = 200;
+
+export async function createDurableMcpx(options: McpxOptions & { store: StoreOption }, createPlain: (options: McpxOptions) => Promise<Mcpx>): Promise<DurableMcpx> {
+  const cwd = options.cwd ?? process.cwd();
+  const env = options.env ?? process.env;
+  // The config and policy are read before the store opens, so a bad one leaves nothing open.
+  const configPath = loadConfig({ ...(options.config !== undefined ? { config: options.config } : {}), cwd, env }).path;
+  const policyInput = options.policy ?? (typeof options.config === 'object' ? (options.config as { elicit?: PolicyOption }).elicit : undefined);
+  const chosen = policyInput === undefined ? readPolicyFile(configPath) : policyOf(policyInput);
+  const ownsStore = typeof options.store === 'string';
+  const store = typeof options.store === 'string' ? await openStoreUrl(options.store, cwd) : toBrokerStore(options.store);
+  const holder = `app-${randomBytes(8).toString('hex')}`;
+  const binding: SessionBinding = options.session ? { session: options.session, sessionSource: 'explicit' } : resolveSession(env, { ...(configPath ? { configPath } : {}), cwd });
+  const broker = createBroker({ store, allowAnySession: true });
+  const tasks = createTaskStore(store.keyv);
+  const { store: _store, policy: _policy, session: _session, ...plain } = options;
+  const ttlMs = options.elicitTtlMs ?? chosen.ttlMs;
+  let inner: Mcpx | undefined;
+  const runner: TaskRunner = createTaskRunner({ broker, store: tasks, holder, pid: process.pid, host: async () => inner! });
+  try {
+    inner = await createPlain({
+      ...plain,
+      // The policy first, then the host's onElicit; unanswered, the question waits in the store for anyone.
+      onElicit: createElicitationPipeline({
+        broker: runner.wrapBroker(broker),
+        policy: chosen,
+        session: binding,
+        env,
+        modeOf: (question) => runner.elicitModeOf(question.callId),
+        answerers: options.onElicit ? [{ kind: 'script', by: 'api', name: 'onElicit', answer: options.onElicit }] : [],
+      }),
+      answerLater: true,
+      ...(ttlMs !== undefined ? { elicitTtlMs: ttlMs } : {}),
+    });
+  } catch (error) {
+    await broker.close();
+    if (ownsStore) await store.close();
+    throw error;
+  }
+  const first = inner;
+  const started = new Set<string>();
+
+  async function start<R>(input: Parameters<TaskRunner['start']>[0]): Promise<CallOutcome<R>> {
+    const step = await runner.start(input);
+    started.add(step.task.id);
+    return outcomeOf<R>(step);
+  }
+
+  async function questionsOf(task: TaskRecord): Promise<Question[]> {
+    const requests = await Promise.all(task.waitingOn.map((id) => broker.get(id)));
+    return requests.filter((r): r is ElicitRequest => r !== undefined).map(questionOfRequest);
+  }
+
+  const session = (): string => binding.session;
+
+  const durable: DurableMcpx = {
+    ...first,
+    configPath: first.configPath,
+    broker,
+    callTool: (server, tool, args = {}, callOptions = {}) =>
+      start({ server, tool, arguments: args, session: session(), sessionSource: binding.sessionSource, ...(callOptions.parent ? { parent: callOptions.parent } : {}) }),
+    getPrompt: (server, name, args = {}, callOptions = {}) =>
+      start({ server, tool: name, method: 'prompts/get', arguments: args, session: session(), ...(callOptions.parent ? { parent: callOptions.parent } : {}) }),
+    readResource: (server, uri, callOptions = {}) =>
+      start({ server, tool: uri, method: 'resources/read', arguments: {}, session: session(), ...(callOptions.parent ? { parent: callOptions.parent } : {}) }),
+    answer: (id, answer, answerOptions = {}) =>
+      broker.respond({ id, action: answer.action, ...(answer.action === 'accept' && answer.content !== undefined ? { content: answer.content } : {}), by: answerOptions.by ?? 'api' }),
+    pending: (filter = {}) => broker.pending(filter),
+    task: (id) => tasks.get(id),
+
+    async result<R>(id: string, resultOptions: ResultOptions = {}): Promise<CallOutcome<R>> {
+      const deadline = resultOptions.timeoutMs === undefined ? Infinity : Date.now() + resultOptions.timeoutMs;
+      for (;;) {
+        resultOptions.signal?.throwIfAborted();
+        const left = deadline - Date.now();
+        const record = await runner.wait(id, { ...(Number.isFinite(left) ? { timeoutMs: Math.max(0, left) } : {}), ...(resultOptions.signal ? { signal: resultOptions.signal } : {}) });
+        if (!record) throw new McpxError('TASK_NOT_FOUND', `No call ${id} in this store: it never existed here or its record has expired (records are kept a week).`, { data: { id } });
+        if (record.state === 'complete' || record.state === 'failed') return outcomeOf<R>(stepOf(record, []));
+        const drivenHere = runner.taskOfCall(record.callId) === record.id;
+        if (!drivenHere && record.state === 'input-required' && record.era === 'modern' && record.continuation && (record.holder === undefined || resultOptions.adopt)) {
+          started.add(record.id);
+          await runner.adopt(record);
+          continue;
+        }
+        if (Date.now() >= deadline) return outcomeOf<R>(stepOf(record, await questionsOf(record)));
+        // Held by another process (or here, past a timeout): its record changes when the call moves on.
+        if (!drivenHere) await sleep(Math.min(POLL_MS, Math.max(0, deadline - Date.now())), undefined, resultOptions.signal ? { signal: resultOptions.signal } : {});
+      }
+    },
+
+    async close() {
+      await runner.close('the process that asked closed');
+      // Modern calls this process was driving are let go: whoever asks for their result next resumes them.
+      for (const id of started) {
+        const record = await tasks.get(id).catch(() => undefined);
+        if (record?.state === 'input-required' && record.era === 'modern' && record.holder === holder) {
+          delete record.holder;
+          record.updatedAt = Date.now();
+          await tasks.put(record).catch(() => undefined);
+        }
+      }
+      await first.close();
+      await broker.close();
+      if (ownsStore) await store.close();
+    },
+  };
+  return durable;
+}
+
+function policyOf(input: PolicyOption): Policy {
+  const { ttlMs, ...rest } = input as Record<string, unknown>;
+  return parsePolicy(ttlMs === undefined ? rest : { ...rest, ttl: ttlMs });
+}
+
+function stepOf(task: TaskRecord, questions: Question[]): TaskStep {
+  if (task.state === 'complete') return { status: 'complete', task, result: task.result! };
+  if (task.state === 'failed') return { status: 'failed', task, error: task.error ?? { code: 'CALL_FAILED', message: 'the call failed' } };
+  return { status: 'input-required', task, questions };
+}
+
+/** A step as the Node API's outcome; the task id rides on it, a failure is the call's McpxError. */
+function outcomeOf<R>(step: TaskStep): CallOutcome<R> {
+  const { task } = step;
+  const base = { callId: task.callId, task: task.id, server: task.server, tool: task.tool, ...(task.method ? { method: task.method } : {}) };
+  if (step.status === 'complete') return { ...base, status: 'complete', result: step.result as R };
+  if (step.status === 'input-required') return { ...base, status: 'input-required', questions: step.questions };
+  throw new McpxError(step.error.code as McpxErrorCode, step.error.message, { data: { ...(step.error.data ?? {}), task: task.id } });
+}
+
+function questionOfRequest(request: ElicitRequest): Question {
+  return {
+    id: request.id,
+    server: request.server,
+    tool: request.tool,
+    mode: request.mode,
+    message: request.message,
+    era: request.era,
+    callId: request.trace,
+    ...(request.requestedSchema ? { requestedSchema: request.requestedSchema } : {}),
+    ...(request.url ? { url: request.url } : {}),
+    ...(request.key ? { key: request.key } : {}),
+  };
+}
