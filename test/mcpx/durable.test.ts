@@ -12,8 +12,8 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/broker/index.js';
 import { createMemoryEraCache } from '../../src/client/era-cache.js';
-import { createMcpx } from '../../src/mcpx.js';
-import type { DurableMcpx } from '../../src/mcpx-durable.js';
+import { createMcpx, type McpxOptions } from '../../src/mcpx.js';
+import type { DurableMcpx, StoreOption } from '../../src/mcpx-durable.js';
 import { socketFetch } from '../../src/surfaces/daemon/daemon-client.js';
 import { daemonPaths } from '../../src/surfaces/daemon/daemon-paths.js';
 import { openDaemonParts } from '../../src/surfaces/daemon/daemon-wiring.js';
@@ -25,7 +25,7 @@ import { startRedis, type RedisServer } from '../helpers/redis.js';
 const root = resolve(import.meta.dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');
 const otherProcess = join(root, 'test', 'helpers', 'durable-process.ts');
-const config = { mcpServers: { fx: { ...stdioFixture('dual-era'), era: 'modern' }, old: { ...stdioFixture('legacy-v1'), era: 'legacy' } } };
+const config = { mcpServers: { fx: { ...stdioFixture('dual-era'), era: 'modern' as const }, old: { ...stdioFixture('legacy-v1'), era: 'legacy' as const } } };
 
 function run(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
@@ -38,8 +38,8 @@ function run(args: string[], env: Record<string, string>): Promise<{ code: numbe
 /** `mcpx elicit ...` from the built CLI, on the app's store, with no daemon anywhere (a fresh state dir). */
 const mcpxCli = (storeUrl: string, ...args: string[]) => run([cli, 'elicit', ...args], { MCPX_STORE_URL: storeUrl, MCPX_STATE_DIR: mkdtempSync(join(tmpdir(), 'mcpx-durable-cli-')) });
 
-const appOn = (store: Parameters<typeof createMcpx>[0]['store'], extra: Partial<Parameters<typeof createMcpx>[0]> = {}): Promise<DurableMcpx> =>
-  createMcpx({ config, store: store!, eraCache: createMemoryEraCache(), env: { PATH: process.env.PATH ?? '', MCPX_STATE_DIR: mkdtempSync(join(tmpdir(), 'mcpx-durable-app-')) }, ...extra });
+const appOn = (store: StoreOption, extra: Partial<McpxOptions> = {}): Promise<DurableMcpx> =>
+  createMcpx({ config, store, eraCache: createMemoryEraCache(), env: { PATH: process.env.PATH ?? '', MCPX_STATE_DIR: mkdtempSync(join(tmpdir(), 'mcpx-durable-app-')) }, ...extra });
 
 let redis: RedisServer;
 // A database per test, so one test's questions never show in another's listing.
