@@ -389,7 +389,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     async recover() {
       const abandoned: string[] = [];
       const resumed: string[] = [];
-      for (const task of await store.unfinished()) {
+      for (const task of await store.unfinished(options.holder)) {
         if (task.holder !== options.holder || driving.has(task.id)) continue;
         if (task.state === 'input-required' && task.era === 'modern' && task.continuation) {
           const continuation = task.continuation;

@@ -1,6 +1,9 @@
 /**
  * Task records in a keyv store (the same database as the broker's questions), so any process that opens the
  * store can read a task and its result. Keys are `task:<id>`; records outlive their call by `retainMs`.
+ * Each holder's unfinished tasks are also listed in one row of its own (`tasks-live:<holder>`), so recovery after
+ * a restart reads that row and those tasks instead of every row in the store. Only the process holding the calls
+ * writes its row (holders are per process: a config's one daemon, `inline-<pid>`, `serve-<pid>-…`).
  */
 import Keyv from 'keyv';
 import { McpxError } from '../errors.js';
@@ -9,8 +12,11 @@ import type { TaskRecord } from './types.js';
 export interface TaskStore {
   put(task: TaskRecord): Promise<void>;
   get(id: string): Promise<TaskRecord | undefined>;
-  /** Every stored task still waiting for answers or running (for recovery after a daemon restart). */
-  unfinished(): Promise<TaskRecord[]>;
+  /**
+   * Every stored task still waiting for answers or running (for recovery after a daemon restart). With a holder,
+   * only that holder's, read from its live-task row (a store written before that row existed is scanned once).
+   */
+  unfinished(holder?: string): Promise<TaskRecord[]>;
 }
 
 export interface TaskStoreOptions {
@@ -20,6 +26,11 @@ export interface TaskStoreOptions {
 
 const DEFAULT_RETAIN_MS = 7 * 24 * 3600_000;
 const PREFIX = 'task:';
+const LIVE = 'tasks-live:';
+/** Set once every holder's live row exists (after the one scan of a store written before the rows). */
+const INDEXED = 'tasks-live';
+
+const isUnfinished = (task: TaskRecord | undefined): boolean => task !== undefined && (task.state === 'running' || task.state === 'input-required');
 
 /**
  * Wraps a keyv instance: the broker store's own (`BrokerStore.keyv`, keys here never collide with the broker's),
@@ -34,19 +45,71 @@ export function createTaskStore(kv: Keyv = new Keyv(), options: TaskStoreOptions
       throw new McpxError('STORE_UNAVAILABLE', `The task store could not ${what}: ${(error as Error).message}. Check the store (SQLite file or Redis URL) is reachable.`, { cause: error });
     }
   };
+
+  // This process's view of each holder's live row: loaded once, then written only when membership changes.
+  const live = new Map<string, Promise<Set<string>>>();
+  let writes: Promise<unknown> = Promise.resolve();
+  const liveSet = (holder: string): Promise<Set<string>> => {
+    let set = live.get(holder);
+    if (!set) {
+      set = (async () => {
+        const [ids, indexed] = (await kv.getMany([LIVE + holder, INDEXED])) as [string[] | undefined, boolean | undefined];
+        if (ids) return new Set(ids);
+        // No row: a holder with no live task, once the store keeps rows; else a store from before the rows,
+        // scanned once to write every holder's row.
+        if (indexed) return new Set<string>();
+        const byHolder = new Map<string, string[]>();
+        for (const task of await scan()) if (task.holder !== undefined) byHolder.set(task.holder, [...(byHolder.get(task.holder) ?? []), task.id]);
+        for (const [other, list] of byHolder) if (other !== holder) await kv.set(LIVE + other, list);
+        await kv.set(LIVE + holder, byHolder.get(holder) ?? []);
+        await kv.set(INDEXED, true);
+        return new Set(byHolder.get(holder));
+      })();
+      set.catch(() => live.delete(holder));
+      live.set(holder, set);
+    }
+    return set;
+  };
+  /** Adds or drops the task in its holder's row; one write at a time per process, so none is lost. */
+  const track = (task: TaskRecord): Promise<void> => {
+    const holder = task.holder;
+    if (holder === undefined) return Promise.resolve();
+    const step = writes.then(async () => {
+      const set = await liveSet(holder);
+      const wanted = isUnfinished(task);
+      if (set.has(task.id) === wanted) return;
+      if (wanted) set.add(task.id);
+      else set.delete(task.id);
+      await kv.set(LIVE + holder, [...set]);
+    });
+    writes = step.catch(() => undefined);
+    return step;
+  };
+
+  async function scan(): Promise<TaskRecord[]> {
+    const out: TaskRecord[] = [];
+    if (!kv.iterator) return out;
+    for await (const [key, value] of kv.iterator(kv.namespace)) {
+      if (typeof key !== 'string' || !key.startsWith(PREFIX)) continue;
+      if (isUnfinished(value as TaskRecord | undefined)) out.push(value as TaskRecord);
+    }
+    return out;
+  }
+
   return {
-    put: (task) => guard('save a task', async () => void (await kv.set(PREFIX + task.id, task, retainMs))),
+    put: (task) =>
+      guard('save a task', async () => {
+        await kv.set(PREFIX + task.id, task, retainMs);
+        await track(task);
+      }),
     get: (id) => guard('read a task', async () => (await kv.get(PREFIX + id)) as TaskRecord | undefined),
-    unfinished: () =>
+    unfinished: (holder) =>
       guard('list tasks', async () => {
-        const out: TaskRecord[] = [];
-        if (!kv.iterator) return out;
-        for await (const [key, value] of kv.iterator(kv.namespace)) {
-          if (typeof key !== 'string' || !key.startsWith(PREFIX)) continue;
-          const task = value as TaskRecord | undefined;
-          if (task && (task.state === 'running' || task.state === 'input-required')) out.push(task);
-        }
-        return out;
+        if (holder === undefined) return scan();
+        const ids = [...(await liveSet(holder))];
+        if (ids.length === 0) return [];
+        const tasks = (await kv.getMany(ids.map((id) => PREFIX + id))) as Array<TaskRecord | undefined>;
+        return tasks.filter((task): task is TaskRecord => isUnfinished(task) && task!.holder === holder);
       }),
   };
 }
