@@ -189,12 +189,64 @@ async function timePending(broker: StoreBroker, expected: number): Promise<numbe
   return times.sort((a, b) => a - b)[1]!;
 }
 
+/**
+ * MCPX_BENCH_BROKER_BASELINE=<dir>: the broker of another checkout (`git archive <commit> src | tar -x -C <dir>`,
+ * the dir inside this one so it finds node_modules) against this one, one at a time, in interleaved rounds on the
+ * same servers: before and after from one run, which a loaded machine cannot skew one way. Only this is run.
+ */
+async function baselineRun(baseline: string, kinds: Kind[]): Promise<BenchFigure[]> {
+  type BrokerModule = typeof import('../src/broker/index.js');
+  const before = (await import(join(baseline, 'src', 'broker', 'index.ts'))) as BrokerModule;
+  const after = (await import('../src/broker/index.js')) as BrokerModule;
+  const dir = mkdtempSync(join(tmpdir(), 'mcpx-bench-baseline-'));
+  const redis = await startRedis();
+  const postgres = await startPostgres();
+  const figures: BenchFigure[] = [];
+  const rounds = 5;
+  try {
+    for (const kind of kinds) {
+      const count = Math.round(CYCLES[kind] / 5);
+      const open = (m: BrokerModule, tag: string): Promise<BrokerStore | undefined> =>
+        kind === 'memory'
+          ? Promise.resolve(undefined)
+          : kind === 'sqlite'
+            ? m.openSqliteStore(join(dir, `${tag}.sqlite`))
+            : kind === 'redis'
+              ? m.openRedisStore(redis.url, { namespace: tag })
+              : m.openPostgresStore(postgres.url, { namespace: tag });
+      const pairs = await Promise.all(
+        ([before, after] as const).map(async (m, i) => {
+          const store = await open(m, i ? 'after' : 'before');
+          return { store, broker: m.createBroker({ ...(store ? { store } : {}), allowAnySession: true }) as unknown as StoreBroker, rates: [] as number[] };
+        }),
+      );
+      for (const pair of pairs) for (let i = 0; i < 100; i++) await cycle(pair.broker);
+      // Each round alternates which goes first, so neither always runs right after the other's writes.
+      for (let r = 0; r < rounds; r++) for (const pair of r % 2 ? [...pairs].reverse() : pairs) pair.rates.push(await cyclesPerSecond(pair.broker, count, 1));
+      pairs.forEach((pair, i) => {
+        figures.push({ suite: 'broker', name: `${kind}: open/await/respond one at a time, ${i ? 'this checkout' : 'baseline'} (median of ${rounds} interleaved rounds)`, value: pair.rates.sort((a, b) => a - b)[Math.floor(rounds / 2)]!, unit: 'cycles/s', target: CYCLE_TARGET[kind] });
+      });
+      for (const pair of pairs) {
+        await pair.broker.close();
+        await pair.store?.close();
+      }
+    }
+  } finally {
+    await redis.stop();
+    await postgres.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return figures;
+}
+
 export const run: BenchSuite = async () => {
+  const baseline = process.env.MCPX_BENCH_BROKER_BASELINE;
+  const only = process.env.MCPX_BENCH_STORES?.split(',').map((k) => k.trim());
+  if (baseline) return baselineRun(baseline, (['memory', 'sqlite', 'redis', 'postgres'] as Kind[]).filter((k) => !only || only.includes(k)));
   const figures: BenchFigure[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-bench-broker-'));
   const waiter = join(here, '..', 'node_modules', '.cache', 'mcpx-bench', `broker-waiter-${process.pid}.mjs`);
   await build({ entryPoints: [join(here, 'broker-waiter.ts')], outfile: waiter, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'error' });
-  const only = process.env.MCPX_BENCH_STORES?.split(',').map((k) => k.trim());
   const kinds = (['memory', 'sqlite', 'redis', 'postgres'] as Kind[]).filter((k) => !only || only.includes(k));
   const redis = await startRedis();
   const postgres = await startPostgres();
