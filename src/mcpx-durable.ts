@@ -17,7 +17,7 @@ import type { CallOutcome } from './client/outcome.js';
 import { createElicitationPipeline } from './elicitation/pipeline.js';
 import { McpxError, type McpxErrorCode } from './errors.js';
 import { loadConfig } from './config/load.js';
-import { parsePolicy, readPolicyFile, type Policy, type PolicyMode } from './policy/index.js';
+import { parsePolicy, type Policy, type PolicyMode } from './policy/index.js';
 import { createTaskRunner, type TaskRunner } from './tasks/runner.js';
 import { createTaskStore } from './tasks/task-store.js';
 import type { TaskRecord, TaskResult, TaskStep } from './tasks/types.js';
@@ -57,9 +57,9 @@ export async function createDurableMcpx(options: McpxOptions & { store: StoreOpt
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
   // The config and policy are read before the store opens, so a bad one leaves nothing open.
-  const configPath = loadConfig({ ...(options.config !== undefined ? { config: options.config } : {}), cwd, env }).path;
-  const policyInput = options.policy ?? (typeof options.config === 'object' ? (options.config as { elicit?: PolicyOption }).elicit : undefined);
-  const chosen = policyInput === undefined ? readPolicyFile(configPath) : policyOf(policyInput);
+  const loaded = loadConfig({ ...(options.config !== undefined ? { config: options.config } : {}), cwd, env });
+  const configPath = loaded.path;
+  const chosen = options.policy === undefined ? loaded.policy : policyOf(options.policy);
   const ownsStore = typeof options.store === 'string';
   const store = typeof options.store === 'string' ? await openStoreUrl(options.store, cwd) : toBrokerStore(options.store);
   const holder = `app-${randomBytes(8).toString('hex')}`;
