@@ -12,7 +12,7 @@ import { fixtureEcho, stdioFixture } from '../helpers/fixture-servers.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** The daemon as a source checkout runs it: node with the tsx loader on the CLI entry. */
-const DAEMON_COMMAND = [process.execPath, '--import', pathToFileURL(join(root, 'node_modules/tsx/dist/loader.mjs')).href, join(root, 'src/surfaces/cli/main.ts'), 'daemon', 'run'];
+const DAEMON_COMMAND = [process.execPath, '--import', pathToFileURL(join(root, 'node_modules/tsx/dist/loader.mjs')).href, join(root, 'src/surfaces/cli/entry.ts'), 'daemon', 'run'];
 
 function setup(): { env: Record<string, string>; cwd: string; configPath: string } {
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-daemon-proc-'));
