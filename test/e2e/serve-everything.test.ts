@@ -37,3 +37,28 @@ describe.each([
     expect(cancelled).not.toMatch(/declined/i);
   });
 });
+
+describe.each([
+  { name: 'v1 client (legacy)', open: (answer: () => Answer) => v1Client(setup, { answer, url: true }) },
+  { name: 'v2 client (modern)', open: (answer: () => Answer) => v2Client(setup, { era: 'modern', answer, url: true }) },
+])('mcpx serve forwards a url-mode question to the $name, which declared url elicitation', ({ open }) => {
+  let client: TestClient;
+  let next: Answer = { action: 'accept' };
+  beforeAll(async () => {
+    client = await open(() => next);
+  });
+  afterAll(() => client?.close());
+
+  it('asks in url mode with the page, naming the server; accept, decline and cancel arrive as given', async () => {
+    const url = 'https://example.com/consent';
+    const accepted = textOf(await client.callTool('trigger-url-elicitation', { url, message: 'Open the consent page' }));
+    expect(client.asked.at(-1)).toMatchObject({ mode: 'url', url, message: 'everything (via mcpx) asks: Open the consent page' });
+    expect(accepted).toContain('completed the URL elicitation flow');
+    next = { action: 'decline' };
+    expect(textOf(await client.callTool('trigger-url-elicitation', { url }))).toMatch(/declined/i);
+    next = { action: 'cancel' };
+    const cancelled = textOf(await client.callTool('trigger-url-elicitation', { url }));
+    expect(cancelled).toMatch(/cancel/i);
+    expect(cancelled).not.toMatch(/declined/i);
+  });
+});

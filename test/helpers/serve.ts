@@ -21,6 +21,7 @@ export interface Asked {
   message: string;
   requestedSchema?: Record<string, unknown>;
   mode?: string;
+  url?: string;
 }
 /** Answers one forwarded question; records what was asked. */
 export type Answerer = (asked: Asked) => Answer;
@@ -64,9 +65,9 @@ export interface TestClient {
 const serveArgs = (setup: ServeSetup, servers: string[]): string[] => [CLI, 'serve', '--config', setup.configPath, ...servers];
 
 /** The v1 SDK client: legacy era only, like most hosts today. */
-export async function v1Client(setup: ServeSetup, options: { answer?: Answerer; servers?: string[] } = {}): Promise<TestClient> {
+export async function v1Client(setup: ServeSetup, options: { answer?: Answerer; servers?: string[]; url?: boolean } = {}): Promise<TestClient> {
   const asked: Asked[] = [];
-  const client = new V1Client({ name: 'v1-test', version: '1.0.0' }, { capabilities: options.answer ? { elicitation: {} } : {} });
+  const client = new V1Client({ name: 'v1-test', version: '1.0.0' }, { capabilities: options.answer ? { elicitation: options.url ? { form: {}, url: {} } : {} } : {} });
   if (options.answer) {
     const answer = options.answer;
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
@@ -85,12 +86,12 @@ export async function v1Client(setup: ServeSetup, options: { answer?: Answerer; 
 }
 
 /** The v2 SDK client, in the era asked for. Modern questions are answered by the SDK's auto-fulfil driver (or by hand with `request`). */
-export async function v2Client(setup: ServeSetup, options: { era: 'legacy' | 'modern'; answer?: Answerer; servers?: string[]; autoFulfill?: boolean }): Promise<TestClient> {
+export async function v2Client(setup: ServeSetup, options: { era: 'legacy' | 'modern'; answer?: Answerer; servers?: string[]; autoFulfill?: boolean; url?: boolean }): Promise<TestClient> {
   const asked: Asked[] = [];
   const client = new V2Client(
     { name: 'v2-test', version: '1.0.0' },
     {
-      capabilities: options.answer ? { elicitation: { form: {} } } : {},
+      capabilities: options.answer ? { elicitation: { form: {}, ...(options.url ? { url: {} } : {}) } } : {},
       versionNegotiation: { mode: options.era === 'modern' ? { pin: '2026-07-28' } : 'legacy' },
       inputRequired: { autoFulfill: options.autoFulfill ?? true },
     },

@@ -131,6 +131,9 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     // Policy first; a question it leaves open waits in the broker, where the MCP client, the CLI or REST answer it.
     onElicit: createElicitationPipeline({ broker: runner.wrapBroker(sessionStamping), policy, env }),
     answerLater: true,
+    // URL mode is declared upstream: a url question goes to a client that declared url mode, else waits for a
+    // person (CLI, REST, web inbox). Whoever accepts it has opened the page; mcpx serve has no browser of its own.
+    openUrl: async () => true,
     elicitTtlMs: ttlMs,
     eraCache: createFileEraCache(join(stateDir(env), 'era-cache.json')),
     clientInfo: { name: 'mcpx-serve', version: options.version },

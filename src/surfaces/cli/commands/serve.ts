@@ -22,7 +22,7 @@ it (as do mcpx elicit and REST, from anywhere).
                   token: MCPX_SERVE_TOKEN, else one is made and printed on stderr
 
 env: MCPX_SESSION_ID (the session questions belong to), MCPX_ELICIT_TTL_MS, MCPX_STORE_URL,
-     MCPX_SERVE_STATE_KEY (HMAC key for request state, >= 32 bytes; default random per process),
+     MCPX_SERVE_STATE_KEY (HMAC key for request state, >= 32 bytes; default: one kept in the state store),
      MCPX_SERVE_TOKEN (with --http: the bearer token every request must carry)
 `;
 
