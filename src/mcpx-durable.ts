@@ -75,7 +75,7 @@ export async function createDurableMcpx(options: McpxOptions & { store: StoreOpt
       ...plain,
       // The policy first, then the host's onElicit; unanswered, the question waits in the store for anyone.
       onElicit: createElicitationPipeline({
-        broker: runner.wrapBroker(broker),
+        broker,
         policy: chosen,
         session: binding,
         env,

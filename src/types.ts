@@ -27,8 +27,8 @@ export interface ElicitationSchema {
   [keyword: string]: unknown;
 }
 
-/** A question a server asked during a call, in our own shape whatever the era. */
-export interface Question {
+/** What a question is wherever it is held: the fields the stored record (`ElicitRequest`) and `Question` share. */
+export interface QuestionFields {
   /** `elc-<16 hex>`: the identity every surface answers by. */
   id: string;
   /** Configured name of the server that asked. */
@@ -44,21 +44,25 @@ export interface Question {
   requestedSchema?: ElicitationSchema;
   /** URL mode: the page the person is asked to open. */
   url?: string;
-  /** Legacy URL mode: the server's own id for the interaction. */
-  elicitationId?: string;
   era: Era;
-  /** `cal-<16 hex>`: the call this question belongs to. */
-  callId: string;
   /** Modern era: the key of this question in the result's `inputRequests`. */
   key?: string;
-  /** `user` when the server asked (via `_meta["io.mcpx/audience"]`) that a person answer; hints toward the agent are ignored. */
-  audience?: 'user';
   /** The server's `_meta` on the request, untouched. */
   meta?: Record<string, unknown>;
-  /** Legacy: the wire did not say which call asked and several were open; `callId` is mcpx's pick among `candidateCalls`. */
+  /** Legacy: the wire did not say which call asked and several were open; the call named is mcpx's pick among `candidateCalls`. */
   ambiguous?: boolean;
   /** With `ambiguous`: every call open on that connection when the question came (callIds, oldest first). */
   candidateCalls?: string[];
+}
+
+/** A question a server asked during a call, as an elicitation handler sees it, whatever the era. */
+export interface Question extends QuestionFields {
+  /** `cal-<16 hex>`: the call this question belongs to (the stored record's `trace`). */
+  callId: string;
+  /** Legacy URL mode: the server's own id for the interaction. */
+  elicitationId?: string;
+  /** `user` when the server asked (via `_meta["io.mcpx/audience"]`) that a person answer; hints toward the agent are ignored. */
+  audience?: 'user';
 }
 
 /** What answers a question. Content only with accept, and only in form mode. */

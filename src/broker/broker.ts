@@ -45,6 +45,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
   const retainMs = options.retainMs ?? DEFAULT_RETAIN_MS;
   const own = typeof options.session === 'string' ? { session: options.session, sessionSource: 'explicit' as const } : options.session;
   const listeners = new Set<(event: BrokerEvent) => void>();
+  const openHooks = new Set<Parameters<Broker['onOpen']>[0]>();
   const expiryTimers = new Map<string, unknown>();
   const onClose = new Set<() => void>();
   // Questions this broker opened or read, by id: a respond to one of them is a single claim (the claim itself
@@ -175,13 +176,18 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       ensureOpen();
       const now = clock.now();
       const requestTtl = checkTtl(input.ttlMs ?? ttlMs);
-      const request = newRequest(input, {
+      const filled = {
         id: input.id ?? nextElicitationId(),
         session: input.session ?? own?.session ?? 'default',
         sessionSource: input.sessionSource ?? (input.session ? 'explicit' : (own?.sessionSource ?? 'explicit')),
         createdAt: now,
         expiresAt: now + requestTtl,
-      });
+      };
+      let request = newRequest(input, filled);
+      for (const hook of openHooks) {
+        const task = (await hook(request))?.task;
+        if (task !== undefined && request.task === undefined) request = newRequest({ ...input, task }, filled);
+      }
       const event = eventFor('elicit.open', request, now, { data: { sessionSource: request.sessionSource, expiresAt: request.expiresAt, mode: request.mode } });
       if (!(await guard(store.putQuestion(request, rowTtl(request), event)))) {
         // Opening the same id twice is idempotent: the first question stands.
@@ -378,6 +384,11 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       return () => listeners.delete(listener);
     },
 
+    onOpen(hook) {
+      openHooks.add(hook);
+      return () => openHooks.delete(hook);
+    },
+
     async audit(query: AuditQuery = {}): Promise<BrokerEvent[]> {
       ensureOpen();
       const events = (await guard(store.readEvents(query.since))).filter(
@@ -398,6 +409,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       known.clear();
       for (const closing of [...onClose]) closing();
       listeners.clear();
+      openHooks.clear();
       if (ownsStore) await store.close();
     },
   };

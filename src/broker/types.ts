@@ -2,7 +2,7 @@
  * The broker's contract: a question is state with an id, a session and a deadline, answered once by anyone.
  * Surfaces (CLI, REST, MCP server, plugin) code against these types; the broker knows no wire and no surface.
  */
-import type { Action, Answer, ElicitMode, ElicitationSchema, Era } from '../types.js';
+import type { Action, Answer, QuestionFields } from '../types.js';
 import type { Issue } from '../errors.js';
 
 export type RequestState = 'pending' | 'answered' | 'expired' | 'abandoned';
@@ -10,23 +10,14 @@ export type RequestState = 'pending' | 'answered' | 'expired' | 'abandoned';
 /** Which surface answered: recorded on every answer and in the audit log. */
 export type AnsweredBy = 'cli' | 'http' | 'mcp' | 'plugin' | 'script' | 'policy' | 'expiry' | 'person' | 'agent' | 'api' | 'web';
 
-/** A stored question. */
-export interface ElicitRequest {
-  id: string; // elc-<16 hex>
+/** A stored question: the one record every surface lists and answers (`questionOf` and `elicitationOf` are its views). */
+export interface ElicitRequest extends QuestionFields {
   trace: string; // the call that asked: cal-<16 hex>
   parent?: string; // that call's own parent (a resumed call points at the call that asked)
   session: string;
   /** How the session was determined: the MCPX_SESSION_ID env, or a fingerprint of config + cwd. */
   sessionSource: 'env' | 'fingerprint' | 'explicit';
-  server: string;
-  tool: string;
-  mode: ElicitMode;
-  message: string;
-  requestedSchema?: ElicitationSchema;
-  url?: string;
-  era: Era;
-  /** Modern era: the inputRequests key; a task id when the daemon holds the call. */
-  key?: string;
+  /** A task id when the daemon holds the call. */
   task?: string;
   audience?: 'user' | 'agent';
   createdAt: number; // ms since epoch
@@ -34,10 +25,14 @@ export interface ElicitRequest {
   state: RequestState;
   /** Set for abandoned questions: why the asking call is gone. */
   abandonedReason?: string;
-  meta?: Record<string, unknown>;
-  /** The asking call could not be told apart from others open on the connection (legacy); `trace` is a pick among `candidateCalls`. */
-  ambiguous?: boolean;
-  candidateCalls?: string[];
+}
+
+/** A stored question as surfaces list it (REST `Elicitation`, `mcpx elicit list --json`). */
+export interface Elicitation extends ElicitRequest {
+  /** Time left before expiry; 0 once not pending. */
+  timeLeftMs: number;
+  /** The exact command that answers it (REST always sets it). */
+  respondWith?: string;
 }
 
 /** What openRequest needs; the broker fills id (unless given), createdAt, expiresAt, state. */
@@ -75,6 +70,9 @@ export interface RespondInput {
   /** The answering user, as the surface knows it (recorded, not checked). */
   user?: string;
 }
+
+/** What an `onOpen` hook may say of a question: the task holding the asking call. */
+export type OpenHookResult = { task?: string } | void;
 
 export interface PendingFilter {
   session?: string;
@@ -146,6 +144,12 @@ export interface Broker {
   /** Records a policy decision or a pipeline hand-off in the audit log (the kinds nothing else writes). */
   recordEvent(event: Omit<BrokerEvent, 'at' | 'pid' | 'kind'> & { kind: 'policy.fired' | 'elicit.passed' }): Promise<void>;
   subscribe(listener: (event: BrokerEvent) => void): () => void;
+  /**
+   * Runs `hook` on each question this broker opens, before it is stored and announced: a host that drives calls
+   * (the task runner) names the task holding the asking call, and hears of the question first; the broker awaits a
+   * hook that returns a promise. Returns an unsubscribe.
+   */
+  onOpen(hook: (request: Readonly<ElicitRequest>) => OpenHookResult | Promise<OpenHookResult>): () => void;
   audit(query?: AuditQuery): Promise<BrokerEvent[]>;
   close(): Promise<void>;
 }

@@ -10,6 +10,7 @@ import { audienceOf, evaluatePolicy } from '../policy/evaluate.js';
 import { parsePolicy, withMode, type Policy, type PolicyMode } from '../policy/schema.js';
 import type { Answer, ElicitContext, ElicitHandler, Question } from '../types.js';
 import { systemClock } from '../broker/clock.js';
+import { openInputOf, toAnswer } from '../broker/question.js';
 import type { SessionBinding } from '../broker/session.js';
 import type { AnsweredBy, Broker, Clock, ElicitRequest, StoredAnswer } from '../broker/types.js';
 
@@ -61,20 +62,7 @@ export function createElicitationPipeline(options: PipelineOptions): ElicitHandl
     const decision = evaluatePolicy(active, question, env);
     const audience = decision.kind === 'ask' ? decision.audience : audienceOf(active, question);
     const request = await broker.openRequest({
-      id: question.id,
-      trace: question.callId,
-      server: question.server,
-      tool: question.tool,
-      mode: question.mode,
-      message: question.message,
-      requestedSchema: question.requestedSchema,
-      url: question.url,
-      era: question.era,
-      key: question.key,
-      audience: audience === 'person' ? 'user' : undefined,
-      meta: question.meta,
-      // The client knows whether the wire tied a legacy question to its call; a guess is marked and lists the calls.
-      ...(question.ambiguous ? { ambiguous: true, candidateCalls: question.candidateCalls } : {}),
+      ...openInputOf(question, audience === 'person' ? 'user' : undefined),
       ...binding,
       ttlMs: Math.max(1, context.expiresAt - clock.now()),
     });
@@ -193,11 +181,6 @@ async function record(broker: Broker, request: ElicitRequest, answer: Answer, by
     if (winner) return winner;
     throw error;
   }
-}
-
-function toAnswer(stored: StoredAnswer): Answer {
-  if (stored.action === 'accept') return stored.content === undefined ? { action: 'accept' } : { action: 'accept', content: stored.content };
-  return { action: stored.action };
 }
 
 function isAnswer(value: unknown): value is Answer {

@@ -5,11 +5,12 @@
  * question of the round is answered, the call is re-sent (host.resume), which may ask again.
  * Expiry is the broker answering cancel, so cancel reaches the server in both eras.
  */
-import type { Broker, ElicitRequest, StoredAnswer } from '../broker/types.js';
+import type { Broker, ElicitRequest } from '../broker/types.js';
 import { isMcpxError } from '../errors.js';
 import type { PolicyMode } from '../policy/schema.js';
 import { newCallId, newTaskId } from '../ids.js';
 import type { Answer, Question } from '../types.js';
+import { questionOf, toAnswer } from '../broker/question.js';
 import type { TaskStore } from './task-store.js';
 import type { InputRequiredOutcome, LiveCall } from '../client/outcome.js';
 import type { CallOutcome, Continuation, TaskHost, TaskRecord, TaskResult, TaskStep } from './types.js';
@@ -67,8 +68,6 @@ export interface TaskRunner {
   isAmbiguous(questionId: string): boolean;
   /** The policy mode the caller chose for the call (by `cal-` id, any round), while this runner drives it. */
   elicitModeOf(callId: string): PolicyMode | undefined;
-  /** A broker that stamps each question with the task holding its call, and notes ambiguous ones. Give it to the pipeline. */
-  wrapBroker(broker: Broker): Broker;
   /** Drives a stored modern task waiting at a round (its holder let it go) from its continuation; resolves at its next stop. */
   adopt(task: TaskRecord): Promise<TaskStep>;
   /** After a restart: legacy questions of this holder's unfinished tasks are abandoned, modern rounds resumed. */
@@ -89,9 +88,6 @@ interface Driving {
   reported: boolean;
 }
 
-const toAnswer = (stored: StoredAnswer): Answer =>
-  stored.action === 'accept' ? (stored.content === undefined ? { action: 'accept' } : { action: 'accept', content: stored.content }) : { action: stored.action };
-
 export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   const { broker, store } = options;
   const now = options.clock ?? Date.now;
@@ -104,6 +100,30 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   const lazy = options.persist === 'on-question';
   /** Tasks written to the store at least once: from then on every change is. */
   const kept = new Set<string>();
+
+  // The broker shows the runner each question before storing it: the record gets the task holding the asking call,
+  // and a question the client could not tie to one call goes, once announced, to the other calls it may belong to.
+  const toReport = new Map<string, { request: ElicitRequest; unsure: Driving[] }>();
+  const offOpen = broker.onOpen(async (request) => {
+    const taskId = request.task ?? callToTask.get(request.trace);
+    if (request.ambiguous) {
+      ambiguous.add(request.id);
+      const candidates = new Set((request.candidateCalls ?? []).map((callId) => callToTask.get(callId)));
+      const unsure = [...driving.values()].filter((d) => d.task.id !== taskId && candidates.has(d.task.id) && !d.reported);
+      if (unsure.length) toReport.set(request.id, { request, unsure });
+    }
+    // A lazily kept task is stored before its first question names it.
+    const held = taskId ? driving.get(taskId)?.task : undefined;
+    if (held && lazy && !kept.has(held.id)) await save(held);
+    return taskId ? { task: taskId } : undefined;
+  });
+  const offEvents = broker.subscribe((event) => {
+    const report = event.kind === 'elicit.open' && event.elicit ? toReport.get(event.elicit) : undefined;
+    if (!report) return;
+    toReport.delete(report.request.id);
+    // The question may be theirs: their callers hear of it now, marked ambiguous, instead of waiting out the TTL.
+    for (const other of report.unsure) void reportAmbiguous(other, report.request);
+  });
 
   const save = async (task: TaskRecord): Promise<void> => {
     task.updatedAt = now();
@@ -201,18 +221,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     if (!task.questions.includes(request.id)) task.questions.push(request.id);
     if (!task.waitingOn.includes(request.id)) task.waitingOn.push(request.id);
     await save(task).catch(() => undefined);
-    const question: Question = {
-      id: request.id,
-      server: request.server,
-      tool: request.tool,
-      mode: request.mode,
-      message: request.message,
-      era: request.era,
-      callId: request.trace,
-      ...(request.requestedSchema ? { requestedSchema: request.requestedSchema } : {}),
-      ...(request.url ? { url: request.url } : {}),
-    };
-    other.first({ status: 'input-required', task: structuredClone(task), questions: [question] });
+    other.first({ status: 'input-required', task: structuredClone(task), questions: [questionOf(request)] });
   }
 
   /** Runs rounds until the call completes or fails; `first` resolves at the first stop. */
@@ -352,30 +361,6 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       return taskId ? driving.get(taskId)?.task.elicit : undefined;
     },
 
-    wrapBroker(inner) {
-      return {
-        ...inner,
-        openRequest: async (input) => {
-          const taskId = input.task ?? callToTask.get(input.trace);
-          // The client says whether it could tie the question to one call (a stream or token link ties it even
-          // with several calls open); known before the question is announced, so every listener sees it.
-          let unsure: Driving[] = [];
-          if (input.ambiguous && input.id) {
-            ambiguous.add(input.id);
-            const candidates = new Set((input.candidateCalls ?? []).map((callId) => callToTask.get(callId)));
-            unsure = [...driving.values()].filter((d) => d.task.id !== taskId && candidates.has(d.task.id) && !d.reported);
-          }
-          // A lazily kept task is stored before its first question names it.
-          const held = taskId ? driving.get(taskId)?.task : undefined;
-          if (held && lazy && !kept.has(held.id)) await save(held);
-          const request = await inner.openRequest(taskId ? { ...input, task: taskId } : input);
-          // The question may be theirs: their callers hear of it now, marked ambiguous, instead of waiting out the TTL.
-          for (const other of unsure) await reportAmbiguous(other, request);
-          return request;
-        },
-      };
-    },
-
     async adopt(task) {
       if (closed) throw new Error('the task runner is closed');
       const continuation = task.continuation;
@@ -414,6 +399,9 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
 
     async close(reason = 'the daemon holding the call stopped') {
       closed = true;
+      offOpen();
+      offEvents();
+      toReport.clear();
       const entries = [...driving.values()];
       for (const entry of entries) {
         if (entry.task.era === 'legacy' || entry.task.state === 'running' || options.resumable === false) {

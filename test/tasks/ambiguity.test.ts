@@ -35,7 +35,7 @@ describe('task runner ambiguity', () => {
       config: { mcpServers: { old: server } },
       env: { ...process.env, MCPX_STATE_DIR: mkdtempSync(join(tmpdir(), 'mcpx-ambiguity-')) },
       eraCache: createMemoryEraCache(),
-      onElicit: createElicitationPipeline({ broker: runner.wrapBroker(broker), session: 's1' }),
+      onElicit: createElicitationPipeline({ broker, session: 's1' }),
       answerLater: true,
     });
     closers.push(async () => {

@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBroker, createManualClock, type StoreBroker } from '../../src/broker/index.js';
-import type { Broker } from '../../src/broker/types.js';
 import { createElicitationPipeline } from '../../src/elicitation/pipeline.js';
 import { createTaskRunner, type TaskRunner } from '../../src/tasks/runner.js';
 import { createTaskStore, type TaskStore } from '../../src/tasks/task-store.js';
@@ -27,14 +26,9 @@ describe('task runner, persist on-question', () => {
     seenAtOpen = [];
     store = { ...inner, put: async (task) => (writes.push(`${task.id}:${task.state}`), inner.put(task)) };
     runner = createTaskRunner({ broker, store, host: async () => mcpx, holder: 'test', pid: 1, clock: clock.now, persist: 'on-question' });
-    const observing: Broker = {
-      ...broker,
-      openRequest: async (input) => {
-        seenAtOpen.push(input.task ? await store.get(input.task) : undefined);
-        return broker.openRequest(input);
-      },
-    };
-    mcpx = await fixtureMcpx(createElicitationPipeline({ broker: runner.wrapBroker(observing), session: 's1', clock }));
+    // Heard after the runner's own hook, which names the task.
+    broker.onOpen(async (request) => void seenAtOpen.push(request.task ? await store.get(request.task) : undefined));
+    mcpx = await fixtureMcpx(createElicitationPipeline({ broker, session: 's1', clock }));
   });
   afterEach(async () => {
     await runner.close();

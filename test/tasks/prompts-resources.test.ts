@@ -19,7 +19,7 @@ describe('task runner: prompts and resources', () => {
     broker = createBroker({ clock, allowAnySession: true });
     store = createTaskStore(broker.store.keyv);
     runner = createTaskRunner({ broker, store, host: async () => mcpx, holder: 'test', clock: clock.now });
-    mcpx = await fixtureMcpx(createElicitationPipeline({ broker: runner.wrapBroker(broker), session: 's1', clock }));
+    mcpx = await fixtureMcpx(createElicitationPipeline({ broker, session: 's1', clock }));
   });
   afterEach(async () => {
     await runner.close();

@@ -27,7 +27,7 @@ describe('task runner', () => {
     store = createTaskStore(broker.store.keyv);
     runner = createTaskRunner({ broker, store, host: async () => mcpx, holder: 'test', pid: 4242, clock: clock.now });
     // The daemon's pipeline: no policy rules, no answerers, so every question waits in the broker.
-    mcpx = await fixtureMcpx(createElicitationPipeline({ broker: runner.wrapBroker(broker), session: 's1', clock }));
+    mcpx = await fixtureMcpx(createElicitationPipeline({ broker, session: 's1', clock }));
   });
   afterEach(async () => {
     await runner.close();

@@ -3,23 +3,11 @@
  * else the state store directly (questions, answers and the audit log in `<stateDir>/mcpx.sqlite`).
  * The commands see only this interface, so they read the same whichever answers.
  */
-import type { BrokerEvent, StoredAnswer } from '../../broker/types.js';
+import type { BrokerEvent, Elicitation as ListedQuestion, StoredAnswer } from '../../broker/types.js';
 import type { Answer } from '../../types.js';
-import type { WaitingQuestion } from './render.js';
 
-/** A question as the daemon lists it (REST `Elicitation`). */
-export interface Elicitation extends WaitingQuestion {
-  trace: string;
-  session: string;
-  state: 'pending' | 'answered' | 'expired' | 'abandoned';
-  era: 'legacy' | 'modern';
-  task?: string;
-  timeLeftMs: number;
-  createdAt: number;
-  abandonedReason?: string;
-  respondWith?: string;
-  [field: string]: unknown;
-}
+/** A question as the daemon lists it (REST `Elicitation`): the core's listed view; `sessionSource` may be absent. */
+export type Elicitation = Omit<ListedQuestion, 'sessionSource'> & Partial<Pick<ListedQuestion, 'sessionSource'>>;
 
 /** A call the daemon holds (REST `Task`). */
 export interface TaskView {

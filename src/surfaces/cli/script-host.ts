@@ -48,7 +48,7 @@ const DEFAULT_TTL_MS = 120_000;
 
 export async function createScriptHost(options: ScriptHostOptions): Promise<ScriptHost> {
   const { io, mode } = options;
-  const broker = abortingLocally(options.broker);
+  const { broker } = options;
   const ttlMs = options.elicitTtlMs ?? DEFAULT_TTL_MS;
   const basePolicy = options.policy ?? parsePolicy({});
   // prompt and return both ask (rules first); the person is there only in prompt mode.
@@ -136,33 +136,6 @@ export async function createScriptHost(options: ScriptHostOptions): Promise<Scri
     },
     close: () => mcpx.close(),
   };
-}
-
-/**
- * The pipeline stops waiting on the broker as soon as an answerer is done; in this version an abort that lands
- * while the broker is still reading the question leaves a rejection unhandled for a moment, which ends a CLI
- * process. So the wait is aborted here, on our side, and the broker's own wait ends when the broker closes.
- */
-function abortingLocally(broker: Broker): Broker {
-  const awaitAnswer: Broker['awaitAnswer'] = (id, options = {}) => {
-    const waiting = broker.awaitAnswer(id);
-    waiting.catch(() => undefined);
-    const { signal } = options;
-    if (!signal) return waiting;
-    return new Promise((resolve, reject) => {
-      const abort = (): void => reject(signal.reason ?? new Error('the wait was aborted'));
-      if (signal.aborted) return abort();
-      signal.addEventListener('abort', abort, { once: true });
-      waiting.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
-    });
-  };
-  return new Proxy(broker, {
-    get(target, key) {
-      if (key === 'awaitAnswer') return awaitAnswer;
-      const value = Reflect.get(target, key, target) as unknown;
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
 }
 
 function textOf(content: unknown): string {

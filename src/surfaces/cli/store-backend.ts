@@ -5,7 +5,8 @@
  */
 import { createBroker, type StoreBroker } from '../../broker/broker.js';
 import { openStoreFromEnv } from '../../broker/store-url.js';
-import type { BrokerEvent, ElicitRequest, PendingEntry, RequestState } from '../../broker/types.js';
+import { elicitationOf } from '../../broker/question.js';
+import type { BrokerEvent, ElicitRequest, RequestState } from '../../broker/types.js';
 import { McpxError } from '../../errors.js';
 import { createTaskStore } from '../../tasks/task-store.js';
 import type { Backend, Elicitation, TaskView } from './backend.js';
@@ -30,10 +31,7 @@ export async function createStoreBackend(env: Record<string, string | undefined>
   const tasks = createTaskStore(broker.store.keyv);
   const pollMs = options.pollMs ?? 250;
 
-  const toElicitation = (request: ElicitRequest | PendingEntry): Elicitation => ({
-    ...request,
-    timeLeftMs: request.state === 'pending' ? Math.max(0, request.expiresAt - Date.now()) : 0,
-  });
+  const toElicitation = (request: ElicitRequest): Elicitation => elicitationOf(request, Date.now());
 
   return {
     kind: 'store',

@@ -2,6 +2,7 @@
 import { userInfo } from 'node:os';
 import type { Readable } from 'node:stream';
 import type { Question } from '../../types.js';
+import { questionOf } from '../../broker/question.js';
 import type { Elicitation } from './backend.js';
 
 export async function readStdin(stdin: Readable): Promise<string> {
@@ -11,19 +12,7 @@ export async function readStdin(stdin: Readable): Promise<string> {
 }
 
 /** A listed question in the shared Question shape, for the terminal form. */
-export function toQuestion(e: Elicitation): Question {
-  return {
-    id: e.id,
-    server: e.server,
-    tool: e.tool,
-    mode: e.mode,
-    message: e.message,
-    era: e.era,
-    callId: e.trace,
-    ...(e.requestedSchema ? { requestedSchema: e.requestedSchema } : {}),
-    ...(e.url ? { url: e.url } : {}),
-  };
-}
+export const toQuestion = (listed: Elicitation): Question => questionOf(listed);
 
 /** The user this process runs as, for the answer's record; undefined where the OS will not say (no passwd entry). */
 export function currentUser(): string | undefined {

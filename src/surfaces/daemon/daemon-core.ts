@@ -21,7 +21,7 @@ export interface DaemonParts {
   /** The keyv holding task records: the broker store's own, so any process reading that store sees tasks. */
   taskKeyv: Keyv;
   /**
-   * A new mcpx instance for a session; the runner's broker (it stamps questions with their task) must feed its
+   * A new mcpx instance for a session; `broker` (the runner stamps its questions with their task) must feed its
    * pipeline, and `modeOf` (the policy mode a call's caller chose) its `modeOf`.
    */
   openHost(session: string, sessionSource: SessionSource, broker: Broker, modeOf: (callId: string) => PolicyMode | undefined): Promise<PooledHost>;
@@ -77,7 +77,7 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
     }
     let host = hosts.get(session);
     if (!host) {
-      host = parts.openHost(session, sessionSource, runner.wrapBroker(parts.broker), (callId) => runner.elicitModeOf(callId));
+      host = parts.openHost(session, sessionSource, parts.broker, (callId) => runner.elicitModeOf(callId));
       hosts.set(session, host);
       stamps.set(session, stamp);
       // A session whose instance failed to open may try again on its next call.

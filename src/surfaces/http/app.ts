@@ -6,6 +6,7 @@
 import { OpenAPIHono, createRoute, type z } from '@hono/zod-openapi';
 import type { Tool } from '@modelcontextprotocol/client';
 import { streamSSE } from 'hono/streaming';
+import { elicitationOf } from '../../broker/question.js';
 import type { Broker, BrokerEvent, ElicitRequest, RequestState } from '../../broker/types.js';
 import { cursorAfter, parseCursor } from '../../broker/paging.js';
 import { McpxError } from '../../errors.js';
@@ -39,7 +40,7 @@ import {
   TaskQuery,
   TaskEnvelopeSchema,
   ToolListSchema,
-  type Elicitation,
+  type RestElicitation,
 } from './schemas.js';
 
 export interface AppDeps {
@@ -204,15 +205,11 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   if (deps.token !== undefined) app.use('*', accessGuard(deps.token, deps.web));
   if (deps.web) mountWebRoutes(app, { web: deps.web, broker, clock: now, ...(deps.openPort ? { openPort: deps.openPort } : {}) });
 
-  const toElicitation = (request: ElicitRequest): Elicitation & Pick<ElicitRequest, 'requestedSchema'> => ({
-    ...request,
-    task: request.task ?? tasks.taskOfCall(request.trace),
-    timeLeftMs: request.state === 'pending' ? Math.max(0, request.expiresAt - now()) : 0,
-    ...(tasks.isAmbiguous(request.id) ? { ambiguous: true } : {}),
-    respondWith: respondWith(request),
-  });
+  // The REST `Elicitation` is the core's listed view, with the task that holds the call and the command that answers.
+  const toElicitation = (request: ElicitRequest): RestElicitation =>
+    elicitationOf(request, now(), { task: request.task ?? tasks.taskOfCall(request.trace), respondWith: respondWith(request) }) as RestElicitation;
 
-  const elicitationOf = async (question: Question): Promise<ReturnType<typeof toElicitation>> => {
+  const listedOf = async (question: Question): Promise<RestElicitation> => {
     const request = await broker.get(question.id);
     if (request) return toElicitation(request);
     throw new McpxError('ELICITATION_NOT_FOUND', `The question ${question.id} is not in the broker; the pipeline should have opened it.`);
@@ -238,7 +235,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
       const status = statusOfCode(step.error.code);
       return c.json(errorBody(step.error.code, step.error.message, { ...step.error.data, task: step.task.id }), status);
     }
-    const questions = await Promise.all(step.questions.map(elicitationOf));
+    const questions = await Promise.all(step.questions.map(listedOf));
     const first = questions[0]!;
     c.header('Location', `/v1/elicit/${first.id}`);
     c.header('Retry-After', String(Math.max(0, Math.ceil(Math.min(...questions.map((q) => q.timeLeftMs)) / 1000))));

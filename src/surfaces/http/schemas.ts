@@ -3,6 +3,7 @@
  * them, so the document cannot drift from the routes.
  */
 import { z } from '@hono/zod-openapi';
+import type { Elicitation } from '../../broker/types.js';
 
 const ELC = /^elc-[0-9a-f]{16}$/;
 const TSK = /^tsk-[0-9a-f]{16}$/;
@@ -223,4 +224,8 @@ export const ElicitationWithAnswerSchema = z.object({ elicitation: ElicitationSc
 export const AnsweredSchema = z.object({ answer: AnswerSchema }).openapi('Answered');
 export const TaskEnvelopeSchema = z.object({ task: TaskSchema }).openapi('TaskEnvelope');
 
-export type Elicitation = z.infer<typeof ElicitationSchema>;
+/** The core's listed view as REST sends it: `respondWith` always set. The schema above documents this shape. */
+export type RestElicitation = Elicitation & { respondWith: string };
+// The OpenAPI schema and the core view must agree: a field added to one and not the other fails to compile here.
+type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : never;
+export const ELICITATION_SCHEMA_MATCHES_VIEW: SameKeys<z.infer<typeof ElicitationSchema>, RestElicitation> = true;

@@ -109,11 +109,12 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     if (step.status !== 'input-required') setTimeout(() => stops.get(id)?.step === step && stops.delete(id), 30 * 60_000).unref();
   };
 
-  // Questions belong to the session of the call that asked: the runner stamps the task, the task names the session.
+  // Questions belong to the session of the call that asked: the task holding the call names the session.
   const sessionStamping: Broker = {
     ...broker,
     openRequest: async (input) => {
-      const task = input.task ? await tasks.get(input.task) : undefined;
+      const taskId = input.task ?? runner.taskOfCall(input.trace);
+      const task = taskId ? await tasks.get(taskId) : undefined;
       if (!task) return broker.openRequest(input);
       const sessionSource: ElicitRequest['sessionSource'] = task.session === fromEnv ? 'env' : 'explicit';
       return broker.openRequest({ ...input, session: task.session, sessionSource });
@@ -129,7 +130,7 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     cwd,
     env,
     // Policy first; a question it leaves open waits in the broker, where the MCP client, the CLI or REST answer it.
-    onElicit: createElicitationPipeline({ broker: runner.wrapBroker(sessionStamping), policy, env }),
+    onElicit: createElicitationPipeline({ broker: sessionStamping, policy, env }),
     answerLater: true,
     // URL mode is declared upstream: a url question goes to a client that declared url mode, else waits for a
     // person (CLI, REST, web inbox). Whoever accepts it has opened the page; mcpx serve has no browser of its own.
