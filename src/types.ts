@@ -35,8 +35,6 @@ export interface QuestionFields {
   server: string;
   /** The tool whose call the question belongs to (with `method`: the prompt's name or the resource's URI). */
   tool: string;
-  /** Set when the question belongs to a `prompts/get` or `resources/read` rather than a tool call. */
-  method?: 'prompts/get' | 'resources/read';
   mode: ElicitMode;
   /** Server-supplied text: sanitise before showing it on a terminal. */
   message: string;
@@ -61,6 +59,8 @@ export interface Question extends QuestionFields {
   callId: string;
   /** Legacy URL mode: the server's own id for the interaction. */
   elicitationId?: string;
+  /** Set when the question belongs to a `prompts/get` or `resources/read` rather than a tool call. */
+  method?: 'prompts/get' | 'resources/read';
   /** `user` when the server asked (via `_meta["io.mcpx/audience"]`) that a person answer; hints toward the agent are ignored. */
   audience?: 'user';
 }
