@@ -6,7 +6,7 @@
 import type { BrokerEvent, Elicitation as ListedQuestion, StoredAnswer } from '../../broker/types.js';
 import type { Answer } from '../../types.js';
 
-/** A question as the daemon lists it (REST `Elicitation`): the core's listed view; `sessionSource` may be absent. */
+/** A question as the CLI draws it: the core's listed view (what `list` and `get` return); `sessionSource` may be absent. */
 export type Elicitation = Omit<ListedQuestion, 'sessionSource'> & Partial<Pick<ListedQuestion, 'sessionSource'>>;
 
 /** A call the daemon holds (REST `Task`). */
@@ -41,8 +41,8 @@ export interface Backend {
   readonly kind: 'daemon' | 'store';
   /** `elicit`: the policy mode the daemon applies to this call's questions (else the config's). */
   call(server: string, tool: string, args: Record<string, unknown>, options: { session?: string; parent?: string; elicit?: 'ask' | 'auto' | 'decline' | 'error' }): Promise<CallResponse>;
-  list(filter: ListFilter): Promise<Elicitation[]>;
-  get(id: string): Promise<{ elicitation: Elicitation; answer?: StoredAnswer }>;
+  list(filter: ListFilter): Promise<ListedQuestion[]>;
+  get(id: string): Promise<{ elicitation: ListedQuestion; answer?: StoredAnswer }>;
   answer(id: string, answer: Answer, options: { session?: string }): Promise<StoredAnswer>;
   /** The task; with `waitSeconds`, once it is complete or failed, or as it stands when the wait ends. */
   task(id: string, options?: { waitSeconds?: number; signal?: AbortSignal }): Promise<TaskView>;

@@ -2,30 +2,13 @@
  * Where a command's questions and calls live: the daemon of this config (started on first need for a call),
  * else the state store directly. Only what a path needs is loaded, so a warm `mcpx call` stays a thin client.
  */
-import { existsSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
 import type { BrokerEvent, AuditQuery } from '../../broker/types.js';
 import { McpxError } from '../../errors.js';
-import { configDir } from '../../paths.js';
+import { findConfigPath } from '../../config/find.js';
 import type { Backend } from './backend.js';
 import type { CliIO } from './io.js';
 
 type Env = Record<string, string | undefined>;
-
-/**
- * The config file a command serves, found as the config loader finds it (--config, MCPX_CONFIG, ./mcpx.json,
- * ./.mcp.json, <configDir>/mcpx.json) without loading the loader: the daemon is chosen by this path.
- */
-export function findConfigPath(flag: string | undefined, cwd: string, env: Env): string | undefined {
-  if (flag !== undefined) {
-    const path = isAbsolute(flag) ? flag : resolve(cwd, flag);
-    if (!existsSync(path)) throw new McpxError('CONFIG_NOT_FOUND', `config file ${path} does not exist`, { data: { file: path } });
-    return path;
-  }
-  const candidates = [join(cwd, 'mcpx.json'), join(cwd, '.mcp.json'), join(configDir(env), 'mcpx.json')];
-  if (env.MCPX_CONFIG) candidates.unshift(resolve(cwd, env.MCPX_CONFIG));
-  return candidates.find((p) => existsSync(p));
-}
 
 export interface OpenBackendOptions {
   config: string | undefined;

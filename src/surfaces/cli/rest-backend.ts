@@ -2,11 +2,11 @@
  * The CLI's Backend over the daemon's REST routes (CONTRACTS.md). It takes a fetch-shaped function, so the same
  * code talks to a daemon over its unix socket, to an in-process app (daemon.inline), or to `app.request` in a test.
  */
-import type { BrokerEvent, StoredAnswer } from '../../broker/types.js';
+import type { BrokerEvent, Elicitation as ListedQuestion, StoredAnswer } from '../../broker/types.js';
 import { McpxError, type McpxErrorCode } from '../../errors.js';
 import type { Answer } from '../../types.js';
 import { currentUser } from './util.js';
-import type { Backend, CallResponse, Elicitation, ListFilter, TaskView } from './backend.js';
+import type { Backend, CallResponse, ListFilter, TaskView } from './backend.js';
 
 /** Sends one request to the daemon: a path (`/v1/...`) and fetch's init; answers a standard Response. */
 export type DaemonFetch = (path: string, init?: RequestInit) => Promise<Response>;
@@ -59,12 +59,12 @@ export function createRestBackend(options: RestBackendOptions): Backend {
 
     async list(filter: ListFilter) {
       const query = new URLSearchParams(Object.entries(filter).filter((e): e is [string, string] => typeof e[1] === 'string'));
-      const { body } = await send<{ elicitations: Elicitation[] }>(`/v1/elicit${query.size ? `?${query}` : ''}`);
+      const { body } = await send<{ elicitations: ListedQuestion[] }>(`/v1/elicit${query.size ? `?${query}` : ''}`);
       return body.elicitations;
     },
 
     async get(id) {
-      const { body } = await send<{ elicitation: Elicitation; answer?: StoredAnswer }>(`/v1/elicit/${encodeURIComponent(id)}`);
+      const { body } = await send<{ elicitation: ListedQuestion; answer?: StoredAnswer }>(`/v1/elicit/${encodeURIComponent(id)}`);
       return body;
     },
 

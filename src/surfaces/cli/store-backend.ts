@@ -6,10 +6,10 @@
 import { createBroker, type StoreBroker } from '../../broker/broker.js';
 import { openStoreFromEnv } from '../../broker/store-url.js';
 import { elicitationOf } from '../../broker/question.js';
-import type { BrokerEvent, ElicitRequest, RequestState } from '../../broker/types.js';
+import type { BrokerEvent, ElicitRequest, Elicitation, RequestState } from '../../broker/types.js';
 import { McpxError } from '../../errors.js';
 import { createTaskStore } from '../../tasks/task-store.js';
-import type { Backend, Elicitation, TaskView } from './backend.js';
+import type { Backend, TaskView } from './backend.js';
 import { currentUser } from './util.js';
 
 const STATES: RequestState[] = ['pending', 'answered', 'expired', 'abandoned'];

@@ -3,10 +3,10 @@
  * event stream: no polling while a daemon is up), else the state store directly. A daemon that starts later
  * (the agent's first `mcpx call` starts one) is picked up at the next hook, not by polling.
  */
-import type { BrokerEvent } from '../../broker/types.js';
+import type { BrokerEvent, Elicitation } from '../../broker/types.js';
+import { findConfigPath } from '../../config/find.js';
 import type { Answer } from '../../types.js';
-import type { Backend, Elicitation } from '../cli/backend.js';
-import { findConfigPath } from '../cli/connect.js';
+import type { Backend } from '../cli/backend.js';
 
 type Env = Record<string, string | undefined>;
 

@@ -7,7 +7,7 @@ import { isMcpxError } from '../../../errors.js';
 import { daemonStatus, ensureDaemon, stopDaemon } from '../../daemon/daemon-client.js';
 import { daemonPaths } from '../../daemon/daemon-paths.js';
 import { parseArgs, UsageError } from '../args.js';
-import { findConfigPath } from '../connect.js';
+import { findConfigPath } from '../../../config/find.js';
 import { EXIT, type Command } from '../io.js';
 
 const USAGE = `usage: mcpx daemon start|stop|status|run [--config file] [--port n] [--idle seconds] [--json]

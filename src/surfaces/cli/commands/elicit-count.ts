@@ -45,7 +45,7 @@ export async function countWaiting(env: Env, cwd: string, config: string | undef
     const [{ countPendingInSqliteFile }, { defaultSqlitePath }] = await Promise.all([import('../../../broker/stores/sqlite-count.js'), import('../../../broker/default-store.js')]);
     return countPendingInSqliteFile(defaultSqlitePath(env), session ? { session } : {});
   }
-  const [{ daemonPaths, isAlive, readDaemonState }, { findConfigPath }] = await Promise.all([import('../../daemon/daemon-paths.js'), import('../connect.js')]);
+  const [{ daemonPaths, isAlive, readDaemonState }, { findConfigPath }] = await Promise.all([import('../../daemon/daemon-paths.js'), import('../../../config/find.js')]);
   const state = readDaemonState(daemonPaths(env, findConfigPath(config, cwd, env)));
   if (state && isAlive(state.pid)) {
     const counted = await countFromDaemon(state.socket, session);

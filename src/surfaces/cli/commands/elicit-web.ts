@@ -6,7 +6,7 @@
  */
 import { isMcpxError } from '../../../errors.js';
 import { ensureDaemon } from '../../daemon/daemon-client.js';
-import { findConfigPath } from '../connect.js';
+import { findConfigPath } from '../../../config/find.js';
 import { EXIT, type CliIO } from '../io.js';
 import { openUrl } from '../open-url.js';
 

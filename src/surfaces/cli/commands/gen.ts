@@ -11,7 +11,7 @@ import type { ToolsByServer } from '../../../codegen/index.js';
 import { generateClient, generateScriptDeclarations, planClientFiles, planScriptDeclarations, readSchemaHash } from '../../../codegen/index.js';
 import { McpxError, type McpxErrorCode } from '../../../errors.js';
 import { parseArgs } from '../args.js';
-import { findConfigPath } from '../connect.js';
+import { findConfigPath } from '../../../config/find.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { sanitizeLine } from '../sanitize.js';
 

@@ -12,7 +12,7 @@ import { DEFAULT_ELICIT_TTL_MS, type McpxOptions } from '../../../mcpx.js';
 import { ttlFromEnv } from '../../../policy/index.js';
 import { parseDuration, parseSize, prepareScript, startScript, type RunOutcome, type ScriptLimits } from '../../../runtime/index.js';
 import { elicitModeOf, parseArgs, UsageError, type ParsedArgs } from '../args.js';
-import { findConfigPath } from '../connect.js';
+import { findConfigPath } from '../../../config/find.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { createScriptHost, type PersonPrompt } from '../script-host.js';
 import { sanitize } from '../sanitize.js';

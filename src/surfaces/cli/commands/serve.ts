@@ -4,7 +4,7 @@
  * stdout is the MCP wire; everything mcpx says goes to stderr.
  */
 import { parseArgs, UsageError } from '../args.js';
-import { findConfigPath } from '../connect.js';
+import { findConfigPath } from '../../../config/find.js';
 import { EXIT, type Command } from '../io.js';
 
 const USAGE = `usage: mcpx serve [server...] [--config file] [--http [--port n] [--host h]]
