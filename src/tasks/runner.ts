@@ -70,6 +70,8 @@ export interface TaskRunner {
   elicitModeOf(callId: string): PolicyMode | undefined;
   /** Drives a stored modern task waiting at a round (its holder let it go) from its continuation; resolves at its next stop. */
   adopt(task: TaskRecord): Promise<TaskStep>;
+  /** The session of the call (by `cal-` id, any round), while this runner drives it: known before the task is stored. */
+  sessionOfCall(callId: string): string | undefined;
   /** After a restart: legacy questions of this holder's unfinished tasks are abandoned, modern rounds resumed. */
   recover(): Promise<{ abandoned: string[]; resumed: string[] }>;
   /** Calls this runner is driving right now (of one session, when given). */
@@ -369,6 +371,11 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       await save(task);
       callToTask.set(task.callId, task.id);
       return track(task, (first, signal) => drive(task, modernRound(task, continuation, signal), first, signal));
+    },
+
+    sessionOfCall(callId) {
+      const taskId = callToTask.get(callId);
+      return taskId ? driving.get(taskId)?.task.session : undefined;
     },
 
     async recover() {

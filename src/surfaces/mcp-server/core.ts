@@ -113,11 +113,12 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
   const sessionStamping: Broker = {
     ...broker,
     openRequest: async (input) => {
+      // The runner knows a call it drives before its task is stored (it is stored as the question opens).
       const taskId = input.task ?? runner.taskOfCall(input.trace);
-      const task = taskId ? await tasks.get(taskId) : undefined;
-      if (!task) return broker.openRequest(input);
-      const sessionSource: ElicitRequest['sessionSource'] = task.session === fromEnv ? 'env' : 'explicit';
-      return broker.openRequest({ ...input, session: task.session, sessionSource });
+      const session = runner.sessionOfCall(input.trace) ?? (taskId ? (await tasks.get(taskId))?.session : undefined);
+      if (session === undefined) return broker.openRequest(input);
+      const sessionSource: ElicitRequest['sessionSource'] = session === fromEnv ? 'env' : 'explicit';
+      return broker.openRequest({ ...input, session, sessionSource });
     },
   };
 
