@@ -3,7 +3,12 @@
  * The referee appends the mock server's URL as the last argument and names the scenario and the wire's
  * protocol version in MCP_CONFORMANCE_SCENARIO / MCP_CONFORMANCE_PROTOCOL_VERSION.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createAuth, type OAuthSettings } from '../src/auth/index.js';
 import { createMcpx } from '../src/mcpx.js';
+import { openSecretStore } from '../src/secrets/index.js';
 import type { Answer, Question } from '../src/types.js';
 
 const url = process.argv.at(-1);
@@ -58,7 +63,8 @@ const plans: Record<string, () => Step[]> = {
   'http-custom-headers': contextCalls,
 };
 
-const plan = plans[scenario];
+// Every authorization scenario is the same errand for a user: use the server's tools, signing in when asked.
+const plan = plans[scenario] ?? (scenario.startsWith('auth/') ? (): Step[] => [{ explore: 'tools' }] : undefined);
 if (!plan) {
   // Never exit quietly on an unknown scenario: that reads as an all-SKIPPED "pass".
   console.error(`conformance-client: no plan for scenario ${scenario}`);
@@ -72,11 +78,40 @@ const acceptWithDefaults = async (question: Question): Promise<Answer> => {
   return { action: 'accept', content: {} };
 };
 
+/**
+ * The OAuth client settings a user would put in the server's config: a pre-registered client when the server's
+ * operator handed one out (the referee passes it in MCP_CONFORMANCE_CONTEXT), and this harness's client-id
+ * metadata document URL (the referee's well-known test identity), which mcpx uses only where the authorization
+ * server says it supports them.
+ */
+function oauthSettings(): OAuthSettings {
+  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { client_id?: string; client_secret?: string };
+  return {
+    clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
+    ...(context.client_id ? { clientId: context.client_id } : {}),
+    ...(context.client_secret ? { clientSecret: context.client_secret } : {}),
+  };
+}
+
+// The person at the browser: opens the sign-in URL and follows where the authorization server sends it, which ends
+// on mcpx's loopback redirect. Tokens go to a secret-store file in a state dir of this run's own.
+const signingIn = scenario.startsWith('auth/');
+const auth = signingIn
+  ? createAuth({
+      store: await openSecretStore({ stateDir: mkdtempSync(join(tmpdir(), 'mcpx-conformance-')), prefer: 'file' }),
+      present: async ({ url: signInUrl }) => {
+        console.log(`sign in at ${signInUrl.origin}`);
+        await (await fetch(signInUrl)).text();
+      },
+    })
+  : undefined;
+
 const modern = protocolVersion >= '2026-07-28';
 const mcpx = await createMcpx({
-  config: { mcpServers: { mock: { url, era: modern ? 'modern' : 'legacy' } } },
+  config: { mcpServers: { mock: { url, era: modern ? 'modern' : 'legacy', ...(signingIn ? { oauth: oauthSettings() } : {}) } } },
   onElicit: acceptWithDefaults,
   clientInfo: { name: 'mcpx-conformance', version: '0.1.0' },
+  ...(auth ? { auth } : {}),
 });
 
 let failed = false;
@@ -111,5 +146,6 @@ try {
   }
 } finally {
   await mcpx.close();
+  await auth?.close();
 }
 process.exit(failed ? 1 : 0);

@@ -39,6 +39,17 @@ const scenarios = [
   { name: 'http-custom-headers', spec: '2026-07-28' },
   { name: 'http-invalid-tool-headers', spec: '2026-07-28' },
   { name: 'json-schema-ref-no-deref', spec: '2026-07-28' },
+  // OAuth 2.1 (src/auth): the 14 scenarios of both requirement sets, and the 11 only 2026-07-28 has.
+  ...[
+    'metadata-default', 'metadata-var1', 'metadata-var2', 'metadata-var3', 'basic-cimd',
+    'scope-from-www-authenticate', 'scope-from-scopes-supported', 'scope-omitted-when-undefined', 'scope-retry-limit', 'scope-step-up',
+    'token-endpoint-auth-basic', 'token-endpoint-auth-post', 'token-endpoint-auth-none', 'pre-registration',
+  ].flatMap((name) => ['2025-11-25', '2026-07-28'].map((spec) => ({ name: `auth/${name}`, spec }))),
+  ...[
+    'resource-mismatch', 'offline-access-scope', 'offline-access-not-supported', 'authorization-server-migration',
+    'iss-supported', 'iss-not-advertised', 'iss-supported-missing', 'iss-wrong-issuer', 'iss-unexpected', 'iss-normalized',
+    'metadata-issuer-mismatch',
+  ].map((name) => ({ name: `auth/${name}`, spec: '2026-07-28' })),
 ];
 
 const refereeTimeoutMs = 30_000;
@@ -103,9 +114,12 @@ function runReferee(args, env) {
 }
 
 function findChecks(dir, scenario) {
-  if (!existsSync(dir)) return undefined;
-  const run = readdirSync(dir).find((entry) => entry.startsWith(`${scenario}-`) && existsSync(join(dir, entry, 'checks.json')));
-  return run ? JSON.parse(readFileSync(join(dir, run, 'checks.json'), 'utf8')) : undefined;
+  // The referee writes `auth/x` under DIR/auth/x-<ts>/.
+  const parent = join(dir, dirname(scenario));
+  const base = scenario.split('/').at(-1);
+  if (!existsSync(parent)) return undefined;
+  const run = readdirSync(parent).find((entry) => entry.startsWith(`${base}-`) && existsSync(join(parent, entry, 'checks.json')));
+  return run ? JSON.parse(readFileSync(join(parent, run, 'checks.json'), 'utf8')) : undefined;
 }
 
 /** Strict client scoring: >= 1 SUCCESS, no FAILURE, no WARNING, and a clean referee exit (no client crash or timeout). */

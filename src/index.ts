@@ -10,6 +10,11 @@ export { createMcpx, DEFAULT_ELICIT_TTL_MS, DEFAULT_REQUEST_TIMEOUT_MS } from '.
 export type { Mcpx, McpxOptions } from './mcpx.js';
 export type { DurableMcpx, PolicyOption, ResultOptions, StoreOption } from './mcpx-durable.js';
 export type { TaskRecord, TaskResult, TaskState } from './tasks/types.js';
+// OAuth 2.1 for Streamable HTTP servers (docs/auth.md) over the secret store (keychain or 0600 file).
+export { createAuth, McpxOAuthProvider } from './auth/index.js';
+export type { Auth, AuthOptions, OAuthSettings, PresentSignIn } from './auth/index.js';
+export { openSecretStore } from './secrets/index.js';
+export type { SecretStore } from './secrets/index.js';
 export type { CallOptions, CallOutcome, CompleteOutcome, Continuation, InputRequiredOutcome, LiveCall, PromptOutcome, ResourceOutcome, AskingMethod, EraCache, EraVerdict, ServerConnector } from './client/index.js';
 export { createFileEraCache, createMemoryEraCache } from './client/index.js';
 // The MCP shapes the list, call, prompt and resource methods hand back, so hosts can type them without importing the SDK.

@@ -10,6 +10,7 @@ import { createClientPool, type ClientPool } from './client/client-pool.js';
 import type { ServerConnector } from './client/connection.js';
 import { createFileEraCache, type EraCache } from './client/era-cache.js';
 import { stateDir } from './paths.js';
+import type { Auth } from './auth/index.js';
 import type { ElicitHandler } from './types.js';
 import { createDurableMcpx, type DurableMcpx, type PolicyOption, type StoreOption } from './mcpx-durable.js';
 
@@ -45,6 +46,8 @@ export interface McpxOptions {
   policy?: PolicyOption;
   /** With `store`: the session the questions belong to; default MCPX_SESSION_ID, else a fingerprint of config + cwd. */
   session?: string;
+  /** OAuth for Streamable HTTP servers (`createAuth` from src/auth); the host closes it. */
+  auth?: Auth;
 }
 
 export interface Mcpx extends ClientPool {
@@ -81,6 +84,7 @@ async function createPlainMcpx(options: McpxOptions): Promise<Mcpx> {
     elicitTtlMs: options.elicitTtlMs ?? DEFAULT_ELICIT_TTL_MS,
     requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     eraCache: options.eraCache ?? createFileEraCache(join(stateDir(env), 'era-cache.json')),
+    ...(options.auth ? { auth: options.auth } : {}),
     clientInfo: options.clientInfo ?? { name: 'mcpx', version: VERSION },
     configSource: loaded.path ?? (loaded.searched.length ? `none found; looked in ${loaded.searched.join(', ')}` : 'the config object'),
   });

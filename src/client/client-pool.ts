@@ -8,6 +8,7 @@ import { McpxError } from '../errors.js';
 import { newCallId } from '../ids.js';
 import type { Answer, ElicitHandler, Era } from '../types.js';
 import type { McpxConfig } from '../config/schema.js';
+import type { Auth } from '../auth/index.js';
 import { openConnection, type Connection, type LegacyLink, type ServerConnector } from './connection.js';
 import type { EraCache } from './era-cache.js';
 import { LegacyCall } from './legacy-call.js';
@@ -32,6 +33,8 @@ export interface ClientPoolOptions {
   elicitTtlMs: number;
   requestTimeoutMs: number;
   eraCache: EraCache;
+  /** OAuth for Streamable HTTP servers (sign-in, stored tokens, refresh). */
+  auth?: Auth;
   clientInfo: { name: string; version: string };
   /** Said in SERVER_NOT_FOUND errors: where the config came from. */
   configSource?: string;
@@ -154,6 +157,7 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
       now,
       onLegacyElicit: (params, link) => attribute(name, active, params, link),
       onProgress: (token) => active.find((c) => c.progressToken === token)?.progress(),
+      ...(options.auth ? { auth: options.auth } : {}),
     }).then((connection) => {
       const pooled: Pooled = { connection, active, proven: false };
       opened.set(pooled, opening);

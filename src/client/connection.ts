@@ -8,6 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { McpxError } from '../errors.js';
 import type { Era } from '../types.js';
 import { isHttpServer, type ServerConfig } from '../config/schema.js';
+import type { Auth } from '../auth/index.js';
 import { serverFingerprint, type EraCache, type EraVerdict } from './era-cache.js';
 import type { WireElicitResult } from './seam.js';
 import { createStreamLinks } from './stream-links.js';
@@ -63,6 +64,8 @@ export interface ConnectionOptions {
   onLegacyElicit(params: Record<string, unknown>, link: LegacyLink): Promise<WireElicitResult>;
   /** A `notifications/progress` for a request that carried a progress token of ours. */
   onProgress?(token: string | number): void;
+  /** OAuth for Streamable HTTP servers; absent: a 401 is an error. */
+  auth?: Auth;
   now?: () => number;
 }
 
@@ -101,7 +104,8 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
   const makeTransport = (): Transport | Promise<Transport> => {
     if (isConnector(server)) return server.connect();
     if (isHttpServer(server)) {
-      return new StreamableHTTPClientTransport(new URL(server.url), { fetch: links.fetch, ...(server.headers ? { requestInit: { headers: server.headers } } : {}) });
+      const http = { fetch: links.fetch, ...(server.headers ? { requestInit: { headers: server.headers } } : {}) };
+      return options.auth ? options.auth.transport(options.name, server, http) : new StreamableHTTPClientTransport(new URL(server.url), http);
     }
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(options.env)) if (typeof v === 'string') env[k] = v;

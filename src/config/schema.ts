@@ -30,6 +30,15 @@ export const httpServerSchema = z.looseObject({
   type: z.enum(['http', 'streamable-http', 'streamableHttp']).optional(),
   url: z.url({ protocol: /^https?$/ }),
   headers: stringMap.optional(),
+  /** OAuth client settings; discovery and registration need none of them. Tokens never go here. */
+  oauth: z
+    .strictObject({
+      clientId: z.string().min(1).optional(),
+      clientSecret: z.string().min(1).optional(),
+      clientMetadataUrl: z.url({ protocol: /^https$/ }).optional(),
+      scope: z.string().min(1).optional(),
+    })
+    .optional(),
   ...commonFields,
 });
 
@@ -59,6 +68,7 @@ export const EXPECTED: Record<string, string> = {
   cwd: 'a non-empty string: the directory to start the server in',
   url: 'an http(s) URL: the Streamable HTTP endpoint (e.g. "https://example.com/mcp")',
   headers: 'an object of string values: HTTP headers sent with every request',
+  oauth: 'an object with optional clientId, clientSecret, clientMetadataUrl (https) and scope: this server\'s OAuth client',
   era: '"auto" (probe once, cache the verdict), "legacy" or "modern"',
   timeoutMs: 'a positive integer: milliseconds per request while the server works',
   type: '"stdio" with a command, or "http" with a url (SSE-only servers are not supported)',

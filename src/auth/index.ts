@@ -1,0 +1,44 @@
+/**
+ * OAuth 2.1 for Streamable HTTP servers: one provider per server over the secret store, one loopback redirect per
+ * process (opened on the first sign-in's need), and a transport that completes a sign-in and resends.
+ */
+import type { FetchLike, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { HttpServerConfig } from '../config/schema.js';
+import type { SecretStore } from '../secrets/index.js';
+import { openLoopbackReturn, type LoopbackReturn } from './loopback.js';
+import { McpxOAuthProvider, type AuthorizationReturn, type OAuthSettings, type PresentSignIn } from './provider.js';
+import { serverCredentials } from './token-store.js';
+import { SigningInTransport } from './transport.js';
+
+export { McpxOAuthProvider, type AuthorizationReturn, type OAuthSettings, type PresentSignIn } from './provider.js';
+export { serverCredentials, secondsLeft, OAUTH_SERVICE, type KeptTokens, type ServerCredentials } from './token-store.js';
+export { openLoopbackReturn, CALLBACK_PATH, type LoopbackReturn } from './loopback.js';
+export { SigningInTransport, MAX_SIGN_INS_PER_MESSAGE } from './transport.js';
+
+export interface AuthOptions {
+  store: SecretStore;
+  /** Shows the sign-in URL to the person (a url-mode question); rejects when it cannot or they decline. */
+  present: PresentSignIn;
+  /** Where the browser comes back; default a loopback listener on 127.0.0.1 opened on first need. */
+  back?: AuthorizationReturn;
+}
+
+export interface Auth {
+  transport(name: string, server: HttpServerConfig, options: { fetch?: FetchLike; requestInit?: RequestInit }): Promise<StreamableHTTPClientTransport>;
+  provider(name: string, server: HttpServerConfig): Promise<McpxOAuthProvider>;
+  close(): Promise<void>;
+}
+
+export function createAuth(options: AuthOptions): Auth {
+  let loopback: Promise<LoopbackReturn> | undefined;
+  const back = async (): Promise<AuthorizationReturn> => options.back ?? (await (loopback ??= openLoopbackReturn()));
+  const provider = async (name: string, server: HttpServerConfig): Promise<McpxOAuthProvider> =>
+    new McpxOAuthProvider(name, serverCredentials(options.store, name), (server.oauth ?? {}) as OAuthSettings, await back(), options.present);
+  return {
+    provider,
+    transport: async (name, server, transportOptions) => new SigningInTransport(new URL(server.url), transportOptions, await provider(name, server)),
+    close: async () => {
+      if (loopback) await (await loopback).close();
+    },
+  };
+}

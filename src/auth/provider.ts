@@ -1,0 +1,146 @@
+/**
+ * mcpx's `OAuthClientProvider` for one Streamable HTTP server. The SDK's `auth()` does discovery (RFC 9728,
+ * RFC 8414 / OIDC with the issuer check), registration in the spec's order (pre-registered, client-id metadata
+ * document, dynamic registration), PKCE, the `resource` parameter, scope selection and step-up, refresh and the
+ * RFC 9207 `iss` check; this class keeps what it learns, keyed by issuer, in the secret store, and hands the
+ * authorization URL to whoever asks the person (a question, never a silent browser launch).
+ */
+import { randomBytes } from 'node:crypto';
+import type {
+  OAuthClientInformationContext,
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
+import type { ServerCredentials } from './token-store.js';
+
+/** What a server's config may say about its OAuth client (all optional: discovery and registration do the rest). */
+export interface OAuthSettings {
+  /** A client registered with the authorization server out of band. */
+  clientId?: string;
+  clientSecret?: string;
+  /** An https URL of this client's metadata document (CIMD), used when the authorization server supports it. */
+  clientMetadataUrl?: string;
+  /** Scopes to ask for when neither the server's challenge nor its metadata names any. */
+  scope?: string;
+}
+
+/** Where the browser comes back to, and a way to wait for it. */
+export interface AuthorizationReturn {
+  readonly redirectUrl: string;
+  /** The callback's query parameters for this `state` once the browser arrives. */
+  expect(state: string): Promise<URLSearchParams>;
+}
+
+/** Shows the person the authorization URL (a url-mode question); rejects when they decline or nobody can answer. */
+export type PresentSignIn = (request: { server: string; url: URL }) => Promise<void>;
+
+export class McpxOAuthProvider implements OAuthClientProvider {
+  readonly clientMetadataUrl?: string;
+  private verifier: string | undefined;
+  private discovery: OAuthDiscoveryState | undefined;
+  private pending: URL | undefined;
+
+  constructor(
+    private readonly server: string,
+    private readonly credentials: ServerCredentials,
+    private readonly settings: OAuthSettings,
+    private readonly back: AuthorizationReturn,
+    private readonly present: PresentSignIn,
+  ) {
+    if (settings.clientMetadataUrl) this.clientMetadataUrl = settings.clientMetadataUrl;
+  }
+
+  get redirectUrl(): string {
+    return this.back.redirectUrl;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'mcpx',
+      redirect_uris: [this.back.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      // A CLI keeps no secret it could protect: a public client with PKCE.
+      token_endpoint_auth_method: 'none',
+      application_type: 'native',
+      ...(this.settings.scope ? { scope: this.settings.scope } : {}),
+    };
+  }
+
+  state(): string {
+    return randomBytes(24).toString('base64url');
+  }
+
+  async clientInformation(ctx?: OAuthClientInformationContext): Promise<StoredOAuthClientInformation | undefined> {
+    if (this.settings.clientId) {
+      return { client_id: this.settings.clientId, ...(this.settings.clientSecret ? { client_secret: this.settings.clientSecret } : {}) };
+    }
+    const issuer = ctx?.issuer ?? (await this.credentials.currentIssuer());
+    if (!issuer) return undefined;
+    const client = await this.credentials.client(issuer);
+    // A client registered for another loopback address cannot receive this sign-in: register again.
+    if (client && 'redirect_uris' in client && Array.isArray(client.redirect_uris) && !client.redirect_uris.includes(this.back.redirectUrl)) return undefined;
+    return client;
+  }
+
+  async saveClientInformation(client: StoredOAuthClientInformation, ctx?: OAuthClientInformationContext): Promise<void> {
+    const issuer = ctx?.issuer ?? client.issuer;
+    if (issuer) await this.credentials.saveClient(issuer, client);
+  }
+
+  async tokens(ctx?: OAuthClientInformationContext): Promise<StoredOAuthTokens | undefined> {
+    const issuer = ctx?.issuer ?? (await this.credentials.currentIssuer());
+    return issuer ? this.credentials.tokens(issuer) : undefined;
+  }
+
+  async saveTokens(tokens: StoredOAuthTokens, ctx?: OAuthClientInformationContext): Promise<void> {
+    const issuer = ctx?.issuer ?? tokens.issuer;
+    if (issuer) await this.credentials.saveTokens(issuer, tokens);
+  }
+
+  /** Only notes the URL: the transport decides whether this sign-in is the one to show (see SigningInTransport). */
+  redirectToAuthorization(url: URL): void {
+    this.pending = url;
+  }
+
+  /** The authorization URL the last redirect produced, once. */
+  takeAuthorizationUrl(): URL | undefined {
+    const url = this.pending;
+    this.pending = undefined;
+    return url;
+  }
+
+  /** Shows the URL to the person and waits for the browser to come back: the callback's parameters. */
+  async signIn(url: URL): Promise<URLSearchParams> {
+    const arrived = this.back.expect(url.searchParams.get('state') ?? '');
+    await this.present({ server: this.server, url });
+    return arrived;
+  }
+
+  saveCodeVerifier(verifier: string): void {
+    this.verifier = verifier;
+  }
+
+  codeVerifier(): string {
+    if (!this.verifier) throw new Error(`no sign-in to ${this.server} is in progress (no PKCE verifier)`);
+    return this.verifier;
+  }
+
+  async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
+    if (scope === 'verifier') this.verifier = undefined;
+    if (scope === 'discovery' || scope === 'all') this.discovery = undefined;
+    if (scope === 'tokens') await this.credentials.forget('tokens');
+    if (scope === 'client' || scope === 'all') await this.credentials.forget('all');
+  }
+
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.discovery = state;
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.discovery;
+  }
+}
