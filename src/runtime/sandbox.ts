@@ -340,10 +340,12 @@ class SandboxRun implements ScriptRun, HostSide {
 
   /** An error nobody in the script caught: it ends the run. Disposes `errorHandle`. */
   private uncaught(errorHandle: QuickJSHandle): void {
-    let described: { name?: string; message?: string; stack?: string; code?: unknown } = {};
+    let described: { name?: string; message?: string; stack?: string; code?: unknown; nothingThrown?: boolean } = {};
     try {
       const dumped = this.ctx.dump(errorHandle) as unknown;
-      described = dumped !== null && typeof dumped === 'object' ? (dumped as typeof described) : { message: String(dumped) };
+      // QuickJS throws null when it runs out of memory while making the error itself.
+      if (dumped === null) described = { name: 'InternalError', message: 'out of memory', nothingThrown: true };
+      else described = typeof dumped === 'object' ? (dumped as typeof described) : { message: String(dumped) };
       if (described.name === 'ToolError') {
         const code = this.ctx.getProp(errorHandle, 'code');
         described.code = this.ctx.dump(code);
@@ -362,11 +364,14 @@ class SandboxRun implements ScriptRun, HostSide {
     if (described.name === 'InternalError' && described.message === 'out of memory') {
       this.ending = {
         status: 'failed',
-        error: new McpxError('SCRIPT_MEMORY_LIMIT', `the script ran out of memory: it is limited to ${mib(this.limits.memoryBytes)} (raise it with --memory-limit)`, {
+        error: new McpxError('SCRIPT_MEMORY_LIMIT', `the script ran out of memory${described.nothingThrown ? ' (too far to even make the error object)' : ''}: it is limited to ${mib(this.limits.memoryBytes)} (raise it with --memory-limit)`, {
           data: { memoryBytes: this.limits.memoryBytes },
         }),
       };
       return;
+    }
+    if (described.name === 'InternalError' && described.message === 'string too long') {
+      described.message = 'string too long: the script built a string longer than the sandbox allows (2^30 characters)';
     }
     const stack = this.mapStack(described.stack ?? '').replace(/\n$/, '');
     const headline = `${described.name ?? 'Error'}: ${described.message ?? ''}`;

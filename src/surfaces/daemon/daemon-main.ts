@@ -31,6 +31,7 @@ export async function runDaemonCommand(options: RunDaemonCommandOptions): Promis
       openParts: () => openDaemonParts({ env: options.env, cwd: options.cwd, ...(options.configPath ? { configPath: options.configPath } : {}), version: DAEMON_VERSION }),
       ...(options.idleMs !== undefined ? { idleMs: options.idleMs } : {}),
       ...(options.port !== undefined ? { port: options.port } : {}),
+      ...(options.env.MCPX_ELICIT_TTL_MS ? { elicitTtlEnv: options.env.MCPX_ELICIT_TTL_MS } : {}),
       log: stamp,
     });
   } catch (error) {

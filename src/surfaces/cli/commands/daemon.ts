@@ -84,13 +84,15 @@ export const command: Command = async (argv, io) => {
     }
     const status = await daemonStatus(io.env, configPath);
     if (json) {
-      io.stdout.write(JSON.stringify({ running: status.running, socket: status.paths.socket, configPath: status.paths.configPath, ...status.health, ...(status.state?.port ? { port: status.state.port } : {}) }) + '\n');
+      io.stdout.write(JSON.stringify({ running: status.running, socket: status.paths.socket, configPath: status.paths.configPath, ...status.health, ...(status.state?.port ? { port: status.state.port, tokenFile: status.paths.state } : {}) }) + '\n');
     } else if (status.running && status.health) {
       const h = status.health;
       io.stdout.write(
         `mcpx daemon: running (pid ${h.pid}, version ${h.version}) since ${new Date(h.startedAt).toISOString()}\n` +
           `  socket   ${status.paths.socket}\n` +
-          (status.state?.port ? `  port     127.0.0.1:${status.state.port} (bearer token in ${status.paths.state})\n` : '') +
+          (status.state?.port
+            ? `  port     127.0.0.1:${status.state.port}\n  token    the "token" field of ${status.paths.state} (owner-only); send it as Authorization: Bearer <token>\n`
+            : `  port     none: the socket only (mcpx daemon start --port 0 opens a loopback port with a bearer token)\n`) +
           `  config   ${status.paths.configPath ?? '(none)'}\n` +
           `  calls    ${h.activeCalls} in flight\n`,
       );

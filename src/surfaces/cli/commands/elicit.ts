@@ -10,7 +10,7 @@ import type { Backend, Elicitation } from '../backend.js';
 import { openBackend } from '../connect.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { duration, renderInputRequired } from '../render.js';
-import { sanitizeLine } from '../sanitize.js';
+import { sanitize, sanitizeLine } from '../sanitize.js';
 import { readStdin } from '../util.js';
 
 const USAGE = `usage: mcpx elicit <verb> [options]
@@ -69,6 +69,7 @@ export const command: Command = async (argv, io) => {
         const session = io.env.MCPX_SESSION_ID || undefined;
         const stored = await backend.answer(id, answer, session ? { session } : {});
         if (json) io.stdout.write(`${JSON.stringify({ answer: stored }, null, 2)}\n`);
+        else io.stderr.write(`${answeredLine(id, stored.action, stored.content)}\n`);
         return EXIT.OK;
       });
     }
@@ -163,4 +164,10 @@ async function describeEvent(backend: Backend, event: BrokerEvent): Promise<stri
     default:
       return `${time} ${event.kind.padEnd(15)} ${event.elicit ?? event.trace ?? ''}${who}\n`;
   }
+}
+
+/** What `elicit answer|decline|cancel` did, in one line: the waiting call now goes on with it. */
+function answeredLine(id: string, action: Answer['action'], content: Record<string, unknown> | undefined): string {
+  const did = action === 'accept' ? `accepted ${id}${content && Object.keys(content).length ? ` with ${JSON.stringify(content)}` : ''}` : `${action === 'decline' ? 'declined' : 'cancelled'} ${id}`;
+  return `mcpx: ${sanitize(did)}; the call that asked goes on with this answer (mcpx log --chain ${id} follows it)`;
 }
