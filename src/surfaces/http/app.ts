@@ -16,6 +16,7 @@ import type { TaskRunner } from '../../tasks/runner.js';
 import { accessGuard } from './web/gate.js';
 import type { WebAuth } from './web/auth.js';
 import { mountWebRoutes } from './web/routes.js';
+import { toolPaths } from './tool-paths.js';
 import { errorBody, statusOfCode, toHttpError, type ErrorStatus } from './errors.js';
 import {
   AcceptBody,
@@ -361,13 +362,23 @@ export function createApp(deps: AppDeps): OpenAPIHono {
 
   app.openapi(healthRoute, (c) => c.json({ ...deps.info, activeCalls: tasks.active() }, 200));
 
-  app.doc31('/openapi.json', {
+  const documentConfig = {
     openapi: '3.1.0',
     info: {
       title: 'mcpx daemon',
       version: deps.info.version,
       description: 'Call MCP tools through the mcpx daemon. A call that stops at a question answers 202; answer it at /v1/elicit/{id}/accept|decline|cancel.',
     },
+  };
+  // The routes' document, plus a path per configured tool (typed body and result) when the daemon has a catalog.
+  app.get('/openapi.json', async (c) => {
+    const document = app.getOpenAPI31Document(documentConfig) as unknown as { paths: Record<string, unknown>; components?: { schemas?: Record<string, unknown> } } & Record<string, unknown>;
+    if (!deps.catalog) return c.json(document);
+    const perTool = await toolPaths(deps.catalog);
+    document.paths = { ...document.paths, ...perTool.paths };
+    document.components = { ...document.components, schemas: { ...document.components?.schemas, ...perTool.schemas } };
+    if (perTool.skipped.length) document['x-mcpx-skipped-servers'] = perTool.skipped;
+    return c.json(document);
   });
 
   return app;
