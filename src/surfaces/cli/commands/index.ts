@@ -17,5 +17,6 @@ export const commands: Record<string, CommandEntry> = {
   inbox: { summary: 'a live inbox of waiting questions on this terminal (the same as mcpx elicit ui)', load: async () => (await import('./elicit-ui.js')).command },
   skill: { summary: 'install the mcpx-elicitation skill for opencode and Claude Code: mcpx skill install [--global]', load: async () => (await import('./skill.js')).command },
   exec: { summary: "run an inline script in the sandbox: mcpx exec 'export default await tools.s.t({})' (or - for stdin)", load: async () => (await import('./exec.js')).command },
+  auth: { summary: 'sign in to an OAuth-protected http server, or see or forget sign-ins: mcpx auth <server> | status | logout <server>', load: async () => (await import('./auth.js')).command },
   gen: { summary: 'generate typed tool clients (or script declarations with --types-only): mcpx gen [server...] --out dir', load: async () => (await import('./gen.js')).command },
 };
