@@ -11,6 +11,7 @@ import type { ServerConnector } from './client/connection.js';
 import { createFileEraCache, type EraCache } from './client/era-cache.js';
 import { stateDir } from './paths.js';
 import type { Auth } from './auth/index.js';
+import type { SecretStore } from './secrets/types.js';
 import type { ElicitHandler } from './types.js';
 import { createDurableMcpx, type DurableMcpx, type PolicyOption, type StoreOption } from './mcpx-durable.js';
 
@@ -25,6 +26,13 @@ export interface McpxOptions {
   onElicit?: ElicitHandler;
   /** Opens a URL for a url-mode question. Present: url mode is declared; absent: it never is. */
   openUrl?: (url: string) => Promise<boolean>;
+  /**
+   * Declare url mode with no openUrl, because whoever answers a url question opens the page on their own side
+   * (the daemon: the terminal form, the inbox, a REST client). Accept is then passed on as the person's consent.
+   */
+  urlOpenedByAnswerer?: boolean;
+  /** Where asked credentials (`{"ask": ...}` config entries) are kept; default: the keychain, else `<stateDir>/secrets.json`. */
+  secrets?: SecretStore;
   /** Declare form elicitation even with no handler: questions come back as input-required. */
   answerLater?: boolean;
   /** A question's deadline (default 120 s). Legacy calls are held open at least this long. */
@@ -80,6 +88,8 @@ async function createPlainMcpx(options: McpxOptions): Promise<Mcpx> {
     env,
     ...(options.onElicit ? { onElicit: options.onElicit } : {}),
     ...(options.openUrl ? { openUrl: options.openUrl } : {}),
+    ...(options.urlOpenedByAnswerer ? { urlOpenedByAnswerer: true } : {}),
+    ...(options.secrets ? { secrets: async () => options.secrets! } : {}),
     answerLater: options.answerLater ?? false,
     elicitTtlMs: options.elicitTtlMs ?? DEFAULT_ELICIT_TTL_MS,
     requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,

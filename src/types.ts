@@ -47,6 +47,8 @@ export interface QuestionFields {
   key?: string;
   /** The server's `_meta` on the request, untouched. */
   meta?: Record<string, unknown>;
+  /** Only on mcpx's own question for a secret credential: the answer goes to the secret store here and is never recorded. */
+  secret?: SecretRef;
   /** Legacy: the wire did not say which call asked and several were open; the call named is mcpx's pick among `candidateCalls`. */
   ambiguous?: boolean;
   /** With `ambiguous`: every call open on that connection when the question came (callIds, oldest first). */
@@ -63,6 +65,12 @@ export interface Question extends QuestionFields {
   method?: 'prompts/get' | 'resources/read';
   /** `user` when the server asked (via `_meta["io.mcpx/audience"]`) that a person answer; hints toward the agent are ignored. */
   audience?: 'user';
+}
+
+/** Where a secret is kept in the secret store. */
+export interface SecretRef {
+  service: string;
+  account: string;
 }
 
 /** What answers a question. Content only with accept, and only in form mode. */

@@ -7,6 +7,9 @@ import { randomBytes } from 'node:crypto';
 import type { Keyv } from 'keyv';
 import { McpxError, isMcpxError } from '../errors.js';
 import { checkContent } from '../elicitation/validate.js';
+import { stateDir } from '../paths.js';
+import { keepSecretContent } from '../secrets/answer.js';
+import type { SecretStore } from '../secrets/types.js';
 import { pageOf } from './paging.js';
 import { systemClock } from './clock.js';
 import { toBrokerStore } from './store.js';
@@ -56,6 +59,10 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
     known.set(request.id, request);
   };
   let closed = false;
+
+  let secrets: Promise<SecretStore> | undefined;
+  const secretStore = (): Promise<SecretStore> =>
+    (secrets ??= (options.secrets ?? (async () => (await import('../secrets/index.js')).openSecretStore({ stateDir: stateDir(process.env) })))());
 
   const ensureOpen = (): void => {
     if (closed) throw new McpxError('BROKER_CLOSED', 'the broker is closed; create a new one');
@@ -273,7 +280,9 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       if (request.state === 'abandoned') throw abandoned(request);
       const now = clock.now();
       if (now >= request.expiresAt) refuseAnswered(request, await expire(request));
-      const content = checkAnswerContent(request, input);
+      let content = checkAnswerContent(request, input);
+      // A secret is kept before the answer is claimed: if it cannot be kept, nothing is recorded and the question still waits.
+      if (request.secret && content !== undefined) content = await keepSecretContent(request.secret, content, await secretStore());
       const answer: StoredAnswer = { id: request.id, action: input.action, by: input.by, at: now, pid: input.pid ?? process.pid };
       if (input.user !== undefined) answer.user = input.user;
       if (content !== undefined) answer.content = content;
@@ -454,7 +463,7 @@ function abandoned(request: ElicitRequest): McpxError {
   });
 }
 
-const OPTIONAL_REQUEST_FIELDS = ['parent', 'requestedSchema', 'url', 'key', 'task', 'audience', 'abandonedReason', 'meta', 'ambiguous', 'candidateCalls'] as const;
+const OPTIONAL_REQUEST_FIELDS = ['parent', 'requestedSchema', 'url', 'key', 'task', 'audience', 'abandonedReason', 'meta', 'ambiguous', 'candidateCalls', 'secret'] as const;
 
 /** The stored question: the fields it has, each set once in a fixed order (no undefined fields, one object shape). */
 function newRequest(input: OpenRequestInput, filled: Pick<ElicitRequest, 'id' | 'session' | 'sessionSource' | 'createdAt' | 'expiresAt'>): ElicitRequest {

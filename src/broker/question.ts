@@ -6,7 +6,7 @@ import type { Answer, Question } from '../types.js';
 import type { ElicitRequest, Elicitation, OpenRequestInput, StoredAnswer } from './types.js';
 
 /** The record as an elicitation handler (or the terminal form) sees it. */
-export function questionOf(record: Pick<ElicitRequest, 'id' | 'server' | 'tool' | 'mode' | 'message' | 'era' | 'trace' | 'requestedSchema' | 'url'>): Question {
+export function questionOf(record: Pick<ElicitRequest, 'id' | 'server' | 'tool' | 'mode' | 'message' | 'era' | 'trace' | 'requestedSchema' | 'url' | 'secret'>): Question {
   return {
     id: record.id,
     server: record.server,
@@ -17,6 +17,7 @@ export function questionOf(record: Pick<ElicitRequest, 'id' | 'server' | 'tool' 
     callId: record.trace,
     ...(record.requestedSchema ? { requestedSchema: record.requestedSchema } : {}),
     ...(record.url ? { url: record.url } : {}),
+    ...(record.secret ? { secret: record.secret } : {}),
   };
 }
 
@@ -48,6 +49,7 @@ export function openInputOf(question: Question, audience: ElicitRequest['audienc
     meta: question.meta,
     // The client knows whether the wire tied a legacy question to its call; a guess is marked and lists the calls.
     ...(question.ambiguous ? { ambiguous: true, candidateCalls: question.candidateCalls } : {}),
+    ...(question.secret ? { secret: question.secret } : {}),
   };
 }
 

@@ -3,6 +3,7 @@
  * Surfaces (CLI, REST, MCP server, plugin) code against these types; the broker knows no wire and no surface.
  */
 import type { Action, Answer, QuestionFields } from '../types.js';
+import type { SecretStore } from '../secrets/types.js';
 import type { Issue } from '../errors.js';
 
 export type RequestState = 'pending' | 'answered' | 'expired' | 'abandoned';
@@ -33,6 +34,10 @@ export interface Elicitation extends ElicitRequest {
   timeLeftMs: number;
   /** The exact command that answers it (REST always sets it). */
   respondWith?: string;
+  /** url mode: the host the URL leads to (punycode for look-alike names). */
+  domain?: string;
+  /** url mode: false when mcpx would not open it (only https:, and http: on this machine). */
+  urlOpenable?: boolean;
 }
 
 /** What openRequest needs; the broker fills id (unless given), createdAt, expiresAt, state. */
@@ -219,6 +224,8 @@ export interface BrokerOptions {
   allowAnySession?: boolean;
   /** How long questions, answers and events are kept after the deadline (ms): 7 days. */
   retainMs?: number;
+  /** Where answers to secret questions go; default: the secret store of this process's state dir, opened on first need. */
+  secrets?: () => Promise<SecretStore>;
 }
 
 export type { Answer, Issue };

@@ -6,6 +6,7 @@ import type { CallToolResult, Client, GetPromptResult, Prompt, ReadResourceResul
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, SdkError, SdkHttpError } from '@modelcontextprotocol/client';
 import { McpxError } from '../errors.js';
 import { newCallId } from '../ids.js';
+import { stateDir } from '../paths.js';
 import type { Answer, ElicitHandler, Era } from '../types.js';
 import type { McpxConfig } from '../config/schema.js';
 import type { Auth } from '../auth/index.js';
@@ -14,9 +15,12 @@ import type { EraCache } from './era-cache.js';
 import { LegacyCall } from './legacy-call.js';
 import { callError, inputResponsesFor, parseContinuation, runModernCall, type ModernCallOptions } from './modern-call.js';
 import type { CallOptions, CallOutcome, Continuation, PromptOutcome, ResourceOutcome } from './outcome.js';
+import { askedEntries, credentialParams, keepAnswer, readAsked, type AskedEntry, type AskedValues } from './credentials.js';
 import { paramHeaders, scanHeaderDeclarations, type HeaderScan } from './param-headers.js';
 import { requestLabel, requestParams, type AskingMethod } from './requests.js';
 import type { WireElicitResult } from './seam.js';
+import type { SecretStore } from '../secrets/types.js';
+import type { InputRequiredOutcome } from './outcome.js';
 
 // setTimeout's ceiling: the SDK's own request timeout is effectively off; LegacyCall's watchdog does the job.
 const NO_SDK_TIMEOUT = 2_147_483_647;
@@ -29,6 +33,8 @@ export interface ClientPoolOptions {
   env: Record<string, string | undefined>;
   onElicit?: ElicitHandler;
   openUrl?: (url: string) => Promise<boolean>;
+  /** Declare url mode with no openUrl: whoever answers a url question opens the page on their side. */
+  urlOpenedByAnswerer?: boolean;
   answerLater?: boolean;
   elicitTtlMs: number;
   requestTimeoutMs: number;
@@ -36,6 +42,8 @@ export interface ClientPoolOptions {
   /** OAuth for Streamable HTTP servers (sign-in, stored tokens, refresh). */
   auth?: Auth;
   clientInfo: { name: string; version: string };
+  /** Where asked credentials are kept (`{"ask": ...}` config entries); opened on first need. */
+  secrets?: () => Promise<SecretStore>;
   /** Said in SERVER_NOT_FOUND errors: where the config came from. */
   configSource?: string;
   now?: () => number;
@@ -125,7 +133,7 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
   const now = options.now ?? Date.now;
   const pool = new Map<string, Promise<Pooled>>();
   let closed = false;
-  const elicitation = { form: Boolean(options.onElicit || options.answerLater), url: Boolean(options.openUrl && (options.onElicit || options.answerLater)) };
+  const elicitation = { form: Boolean(options.onElicit || options.answerLater), url: Boolean((options.openUrl || options.urlOpenedByAnswerer) && (options.onElicit || options.answerLater)) };
 
   // A server's own `timeoutMs` (config) wins over the instance default.
   const timeoutFor = (name: string): number => (options.servers?.[name] ?? options.config.mcpServers[name])?.timeoutMs ?? options.requestTimeoutMs;
@@ -146,9 +154,12 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
       );
     }
     const active: LegacyCall<unknown>[] = [];
-    const opening = openConnection({
+    const opening = missingCredentials(name).then((missing) => {
+      if (missing.length) throw credentialsMissing(name, missing);
+      return openConnection({
       name,
       server,
+      ...(askedValues.has(name) ? { asked: askedValues.get(name)! } : {}),
       clientInfo: options.clientInfo,
       elicitation,
       eraCache: options.eraCache,
@@ -158,6 +169,7 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
       onLegacyElicit: (params, link) => attribute(name, active, params, link),
       onProgress: (token) => active.find((c) => c.progressToken === token)?.progress(),
       ...(options.auth ? { auth: options.auth } : {}),
+      });
     }).then((connection) => {
       const pooled: Pooled = { connection, active, proven: false };
       opened.set(pooled, opening);
@@ -205,9 +217,65 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
     pooled.proven = true;
   };
 
+  let secretStore: Promise<SecretStore> | undefined;
+  const secrets = (): Promise<SecretStore> =>
+    (secretStore ??= (options.secrets ?? (async () => (await import('../secrets/index.js')).openSecretStore({ stateDir: stateDir(options.env) })))());
+  /** The values of each configured server's asked entries, once all are known in this process. */
+  const askedValues = new Map<string, AskedValues>();
+
+  /** The asked entries of a configured server that have no value yet, here or in the secret store. */
+  const missingCredentials = async (name: string): Promise<AskedEntry[]> => {
+    const server = options.servers?.[name] ? undefined : options.config.mcpServers[name];
+    if (!server || askedValues.has(name)) return [];
+    const entries = askedEntries(name, server);
+    if (!entries.length) return [];
+    const { values, missing } = await readAsked(entries, await secrets());
+    if (!missing.length) askedValues.set(name, values);
+    return missing;
+  };
+
+  /**
+   * Asks for the missing credentials as mcpx's own questions of the call, held open like a legacy call's (so
+   * every surface sees and answers them as any other), keeps them, then makes the call.
+   */
+  const askCredentials = async <R>(method: AskingMethod, server: string, target: string, args: Record<string, unknown>, callOptions: CallOptions, missing: AskedEntry[]): Promise<CallOutcome<R>> => {
+    const callId = callOptions.callId ?? newCallId();
+    const call = new LegacyCall<true>({
+      server,
+      tool: target,
+      method,
+      arguments: args,
+      callId,
+      progressToken: `${callId}/${++calls}`,
+      ...(options.onElicit ? { onElicit: options.onElicit } : {}),
+      ttlMs: options.elicitTtlMs,
+      requestTimeoutMs: timeoutFor(server),
+      now,
+      mapError: (error) => error,
+    });
+    const onAbort = (): void => call.cancel(new McpxError('CALL_FAILED', `${requestLabel(server, target, method)} was aborted by the caller`, { data: { server, tool: target } }));
+    callOptions.signal?.addEventListener('abort', onAbort, { once: true });
+    const collected = call.run(async () => {
+      try {
+        const store = await secrets();
+        for (const entry of missing) await keepAnswer(server, entry, await call.ask(credentialParams(server, entry), undefined, entry.secret ? entry.ref : undefined), store);
+        return true as const;
+      } finally {
+        callOptions.signal?.removeEventListener('abort', onAbort);
+      }
+    });
+    const proceed = (): Promise<CallOutcome<R>> => run<R>(method, server, target, args, { ...callOptions, callId });
+    const first = await collected;
+    return first.status === 'complete' ? proceed() : afterCredentials(first, proceed);
+  };
+
   let calls = 0;
   /** One request that may ask (a tool call, a prompt, a resource read), in the era the connection speaks. */
   const run = async <R>(method: AskingMethod, server: string, target: string, args: Record<string, unknown>, callOptions: CallOptions): Promise<CallOutcome<R>> => {
+    if (!pool.has(server)) {
+      const missing = await missingCredentials(server);
+      if (missing.length) return askCredentials<R>(method, server, target, args, callOptions, missing);
+    }
     const pooled = await get(server);
     const { connection } = pooled;
     const callId = callOptions.callId ?? newCallId();
@@ -222,6 +290,7 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
         ...(callOptions.parent !== undefined ? { parent: callOptions.parent } : {}),
         ...(options.onElicit ? { onElicit: options.onElicit } : {}),
         ...(options.openUrl ? { openUrl: options.openUrl } : {}),
+        ...(options.urlOpenedByAnswerer ? { urlOpenedByAnswerer: true } : {}),
         ...(method === 'tools/call' ? toolHeaders(server, pooled, target, args) : {}),
         ttlMs: options.elicitTtlMs,
         requestTimeoutMs: timeoutFor(server),
@@ -244,6 +313,7 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
       progressToken: `${callId}/${++calls}`,
       ...(options.onElicit ? { onElicit: options.onElicit } : {}),
       ...(options.openUrl ? { openUrl: options.openUrl } : {}),
+      ...(options.urlOpenedByAnswerer ? { urlOpenedByAnswerer: true } : {}),
       ttlMs: options.elicitTtlMs,
       requestTimeoutMs: timeoutFor(server),
       now,
@@ -350,6 +420,7 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
         ...(continuation.parent !== undefined ? { parent: continuation.parent } : {}),
         ...(options.onElicit ? { onElicit: options.onElicit } : {}),
         ...(options.openUrl ? { openUrl: options.openUrl } : {}),
+        ...(options.urlOpenedByAnswerer ? { urlOpenedByAnswerer: true } : {}),
         ttlMs: options.elicitTtlMs,
         requestTimeoutMs: timeoutFor(continuation.server),
         ...(resumeOptions.signal ? { signal: resumeOptions.signal } : {}),
@@ -408,6 +479,36 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
       retired.clear();
     },
   };
+}
+
+/** The outcome of the credential questions, as the call's own: once they are answered, the call is made. */
+function afterCredentials<R>(outcome: InputRequiredOutcome<true>, proceed: () => Promise<CallOutcome<R>>): InputRequiredOutcome<R> {
+  const live = outcome.live!;
+  let result: Promise<CallOutcome<R>> | undefined;
+  const { questions, callId, server, tool } = outcome;
+  return {
+    status: 'input-required',
+    callId,
+    server,
+    tool,
+    ...(outcome.method ? { method: outcome.method } : {}),
+    questions,
+    live: {
+      expiresAt: live.expiresAt,
+      respond: (id, answer) => live.respond(id, answer),
+      get result() {
+        return (result ??= live.result.then((next) => (next.status === 'complete' ? proceed() : afterCredentials(next, proceed))));
+      },
+    },
+  };
+}
+
+/** A call cannot ask (a listing): the credentials must be in the secret store already. */
+function credentialsMissing(server: string, missing: AskedEntry[]): McpxError {
+  const names = missing.map((m) => `${m.ask} (${m.field}.${m.key})`).join(', ');
+  return new McpxError('SECRET_MISSING', `server "${server}" needs ${names} before it can start; call one of its tools to be asked (mcpx call ${server}.<tool>)`, {
+    data: { server, missing: missing.map((m) => `${m.field}.${m.key}`) },
+  });
 }
 
 /** A legacy request that may ask: `_meta.progressToken` names the call its questions belong to. */

@@ -11,6 +11,7 @@ import { isHttpServer, type ServerConfig } from '../config/schema.js';
 import type { Auth } from '../auth/index.js';
 import { serverFingerprint, type EraCache, type EraVerdict } from './era-cache.js';
 import type { WireElicitResult } from './seam.js';
+import { filled, type AskedValues } from './credentials.js';
 import { createStreamLinks } from './stream-links.js';
 
 /** The modern revision mcpx speaks. */
@@ -60,6 +61,8 @@ export interface ConnectionOptions {
   eraCache: EraCache;
   cwd: string;
   env: Record<string, string | undefined>;
+  /** Values of the config's `{"ask": ...}` entries, asked for or read from the secret store; never part of the era cache key. */
+  asked?: AskedValues;
   /** Answers a legacy `elicitation/create` (the modern era never sends one). */
   onLegacyElicit(params: Record<string, unknown>, link: LegacyLink): Promise<WireElicitResult>;
   /** A `notifications/progress` for a request that carried a progress token of ours. */
@@ -104,7 +107,7 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
   const makeTransport = (): Transport | Promise<Transport> => {
     if (isConnector(server)) return server.connect();
     if (isHttpServer(server)) {
-      const http = { fetch: links.fetch, ...(server.headers ? { requestInit: { headers: server.headers } } : {}) };
+      const http = { fetch: links.fetch, ...(server.headers ? { requestInit: { headers: filled(server.headers, options.asked?.headers) } } : {}) };
       return options.auth ? options.auth.transport(options.name, server, http) : new StreamableHTTPClientTransport(new URL(server.url), http);
     }
     const env: Record<string, string> = {};
@@ -112,7 +115,7 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
     const transport = new InPlaceStdioTransport({
       command: server.command,
       args: server.args ?? [],
-      env: { ...env, ...(server.env ?? {}) },
+      env: { ...env, ...filled(server.env, options.asked?.env) },
       cwd: server.cwd ?? options.cwd,
       stderr: 'pipe',
     });

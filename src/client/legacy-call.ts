@@ -6,7 +6,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { McpxError } from '../errors.js';
-import type { Answer, ElicitHandler, Question } from '../types.js';
+import type { Answer, ElicitHandler, Question, SecretRef } from '../types.js';
 import type { CallOutcome, InputRequiredOutcome, LiveCall } from './outcome.js';
 import { questionFromParams, toWireResult, type WireElicitResult } from './seam.js';
 import { methodField, requestLabel, type AskingMethod } from './requests.js';
@@ -23,6 +23,8 @@ export interface LegacyCallOptions {
   progressToken: string;
   onElicit?: ElicitHandler;
   openUrl?: (url: string) => Promise<boolean>;
+  /** No openUrl here: whoever answers a url question opens the page on their side (the daemon's surfaces). */
+  urlOpenedByAnswerer?: boolean;
   /** A question's deadline. */
   ttlMs: number;
   /** How long the server may work without a word (progress resets it); paused while a question waits. */
@@ -89,10 +91,14 @@ export class LegacyCall<R = CallToolResult> {
     return this.next(new Set());
   }
 
-  /** Serves one `elicitation/create` given to this call; `candidateCalls` when the wire did not say which call asked. */
-  ask(params: Record<string, unknown>, candidateCalls?: string[]): Promise<WireElicitResult> {
+  /**
+   * Serves one `elicitation/create` given to this call; `candidateCalls` when the wire did not say which call asked.
+   * `secret` only for mcpx's own credential questions (a server's params can never set it).
+   */
+  ask(params: Record<string, unknown>, candidateCalls?: string[], secret?: SecretRef): Promise<WireElicitResult> {
     const { options } = this;
     const question = questionFromParams(params, { server: options.server, tool: options.tool, era: 'legacy', callId: options.callId, ...methodField(options.method) });
+    if (secret) question.secret = secret;
     if (candidateCalls) {
       question.ambiguous = true;
       question.candidateCalls = candidateCalls;
@@ -123,7 +129,7 @@ export class LegacyCall<R = CallToolResult> {
             let wire = toWireResult(question, answer);
             if (question.mode === 'url' && wire.action === 'accept') {
               // Accept in url mode is consent to open: if the page cannot be opened, the person was never asked.
-              const opened = options.openUrl && question.url ? await options.openUrl(question.url) : false;
+              const opened = options.openUrl ? Boolean(question.url) && (await options.openUrl(question.url!)) : options.urlOpenedByAnswerer === true;
               if (!opened) wire = { action: 'cancel' };
             }
             this.finish(question.id, wire);

@@ -34,6 +34,8 @@ export interface ModernCallOptions {
   parent?: string;
   onElicit?: ElicitHandler;
   openUrl?: (url: string) => Promise<boolean>;
+  /** No openUrl here: whoever answers a url question opens the page on their side (the daemon's surfaces). */
+  urlOpenedByAnswerer?: boolean;
   ttlMs: number;
   requestTimeoutMs: number;
   signal?: AbortSignal;
@@ -118,7 +120,7 @@ async function askHandler(options: ModernCallOptions, question: Question, expire
     const wire = toWireResult(question, answer);
     if (question.mode === 'url' && wire.action === 'accept') {
       // Accept in url mode is consent to open: if the page cannot be opened, the person was never asked.
-      const opened = options.openUrl && question.url ? await options.openUrl(question.url) : false;
+      const opened = options.openUrl ? Boolean(question.url) && (await options.openUrl(question.url!)) : options.urlOpenedByAnswerer === true;
       return opened ? { action: 'accept' } : { action: 'cancel' };
     }
     return answer;

@@ -37,6 +37,8 @@ interface Question {
   requestedSchema?: ElicitationSchema;
   /** URL mode: the page the person is asked to open. */
   url?: string;
+  /** URL mode: the host the URL leads to (punycode for look-alike names); judge this, not the message. */
+  domain?: string;
   elicitationId?: string;
   era: "legacy" | "modern";
   callId: string;

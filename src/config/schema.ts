@@ -9,7 +9,12 @@ import type { AdapterConfig } from './adapters.js';
 export const eraSettingSchema = z.enum(['auto', 'legacy', 'modern']);
 export type EraSetting = z.infer<typeof eraSettingSchema>;
 
-const stringMap = z.record(z.string(), z.string());
+/** A value mcpx asks for at first use (`{"ask": "GitHub token", "secret": true}`) and then keeps in the secret store. */
+export const askedValueSchema = z.strictObject({ ask: z.string().min(1), secret: z.boolean().optional() });
+export type AskedValue = z.infer<typeof askedValueSchema>;
+
+/** env and headers: plain strings, or values asked for at first use. */
+const credentialMap = z.record(z.string(), z.union([z.string(), askedValueSchema]));
 
 const commonFields = {
   era: eraSettingSchema.optional(),
@@ -21,7 +26,7 @@ export const stdioServerSchema = z.looseObject({
   type: z.literal('stdio').optional(),
   command: z.string().min(1),
   args: z.array(z.string()).optional(),
-  env: stringMap.optional(),
+  env: credentialMap.optional(),
   cwd: z.string().min(1).optional(),
   ...commonFields,
 });
@@ -29,7 +34,7 @@ export const stdioServerSchema = z.looseObject({
 export const httpServerSchema = z.looseObject({
   type: z.enum(['http', 'streamable-http', 'streamableHttp']).optional(),
   url: z.url({ protocol: /^https?$/ }),
-  headers: stringMap.optional(),
+  headers: credentialMap.optional(),
   /** OAuth client settings; discovery and registration need none of them. Tokens never go here. */
   oauth: z
     .strictObject({
@@ -64,10 +69,10 @@ export const SERVER_NAME = /^[A-Za-z0-9_-]+$/;
 export const EXPECTED: Record<string, string> = {
   command: 'a non-empty string: the program to run (e.g. "npx")',
   args: 'an array of strings: the program arguments',
-  env: 'an object of string values: environment variables for the server process',
+  env: 'an object of environment variables for the server process: each a string, or {"ask": "<what to ask for>", "secret": true} to be asked at first use',
   cwd: 'a non-empty string: the directory to start the server in',
   url: 'an http(s) URL: the Streamable HTTP endpoint (e.g. "https://example.com/mcp")',
-  headers: 'an object of string values: HTTP headers sent with every request',
+  headers: 'an object of HTTP headers sent with every request: each a string, or {"ask": "<what to ask for>", "secret": true} to be asked at first use',
   oauth: 'an object with optional clientId, clientSecret, clientMetadataUrl (https) and scope: this server\'s OAuth client',
   era: '"auto" (probe once, cache the verdict), "legacy" or "modern"',
   timeoutMs: 'a positive integer: milliseconds per request while the server works',

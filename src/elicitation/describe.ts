@@ -4,7 +4,7 @@
  * message and the REST body's `text`. The caller gives the time and the zone; server text never leaves here with
  * control characters (a surface may pass its own, stricter cleaning).
  */
-import type { ElicitationSchema, ElicitMode } from '../types.js';
+import type { ElicitationSchema, ElicitMode, SecretRef } from '../types.js';
 
 /** A question as the message shows it. */
 export interface DescribedQuestion {
@@ -16,6 +16,8 @@ export interface DescribedQuestion {
   expiresAt: number;
   /** Other calls share the server, so the question may belong to one of them. */
   ambiguous?: boolean;
+  /** mcpx's own question for a secret credential: answered on stdin, kept in the secret store. */
+  secret?: SecretRef;
 }
 
 export interface InputRequiredView {
@@ -90,6 +92,7 @@ function describeQuestion(q: DescribedQuestion, now: number, offset: (at: number
   }
   lines.push(...row('expires', `${isoAt(q.expiresAt, offset(q.expiresAt))} (${timeLeft(q.expiresAt - now)})`));
   if (q.ambiguous) lines.push(...row('note', 'other calls share this server; this question may belong to one of them (ambiguous)'));
+  if (q.secret) lines.push(...row('secret', 'kept in the secret store, never recorded; give it on stdin, not on the command line (shell history)'));
   lines.push(...row('answer', `${respondWith(q, clean)}\nmcpx elicit decline ${q.id} | mcpx elicit cancel ${q.id}`));
   return lines.join('\n');
 }
@@ -108,8 +111,9 @@ function domainOf(url: string | undefined): string | undefined {
 }
 
 /** The command that answers a question, with example content built from its schema (none in url mode). */
-export function respondWith(q: Pick<DescribedQuestion, 'id' | 'mode' | 'requestedSchema'>, clean: TextCleaner = plain): string {
+export function respondWith(q: Pick<DescribedQuestion, 'id' | 'mode' | 'requestedSchema' | 'secret'>, clean: TextCleaner = plain): string {
   if (q.mode === 'url') return `mcpx elicit answer ${q.id}`;
+  if (q.secret) return `mcpx elicit answer ${q.id} -   (then type ${JSON.stringify(exampleContent(q.requestedSchema, clean))} and Ctrl-D)`;
   return `mcpx elicit answer ${q.id} ${shellQuote(JSON.stringify(exampleContent(q.requestedSchema, clean)))}`;
 }
 

@@ -13,6 +13,7 @@ import { resolveLimits, type ResolvedLimits } from './limits.js';
 import type { GuestFunctions, HostSide, PreparedSandbox } from './prepared.js';
 import { createStackMapper, type StackMapper } from './stack-map.js';
 import type { InputRequiredStop, RunOutcome, RunStats, ScriptRun, StartScriptOptions } from './types.js';
+import { checkUrl } from '../elicitation/url.js';
 
 /** Starts a script; resolves once it is running. */
 export async function startScript(options: StartScriptOptions): Promise<ScriptRun> {
@@ -437,6 +438,7 @@ function questionForScript(question: Question): Record<string, unknown> {
     schema: question.requestedSchema,
     requestedSchema: question.requestedSchema,
     url: question.url,
+    ...(question.mode === 'url' ? { domain: checkUrl(question.url).domain } : {}),
     callId: question.callId,
     era: question.era,
     audience: question.audience,

@@ -1,19 +1,27 @@
-/** Opens a web page in the person's browser: only http(s), never through a shell. `BROWSER` names the program. */
-import { spawn } from 'node:child_process';
+/**
+ * Opens a web page in the person's browser, only after they agreed, and only an https: URL (or http: on this
+ * machine). `BROWSER` names the program when set (run directly, never through a shell); otherwise the `open`
+ * package picks the platform's opener (xdg-open, macOS open, Windows, WSL).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { checkUrl } from '../../elicitation/url.js';
 
 export async function openUrl(url: string, env: Record<string, string | undefined>): Promise<boolean> {
-  let parsed: URL;
+  const check = checkUrl(url);
+  if (!check.openable) return false;
+  let child: ChildProcess;
   try {
-    parsed = new URL(url);
+    if (env.BROWSER) child = spawn(env.BROWSER, [check.href], { detached: true, stdio: 'ignore' });
+    else child = await (await import('open')).default(check.href);
   } catch {
     return false;
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return false;
-  const program = env.BROWSER || (process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open');
   return new Promise((resolve) => {
-    const child = spawn(program, [parsed.href], { detached: true, stdio: 'ignore' });
     child.once('error', () => resolve(false));
-    child.once('spawn', () => {
+    if (child.pid !== undefined) {
+      child.unref();
+      resolve(true);
+    } else child.once('spawn', () => {
       child.unref();
       resolve(true);
     });

@@ -56,7 +56,14 @@ export async function createScriptHost(options: ScriptHostOptions): Promise<Scri
   const person = mode === 'prompt' ? options.prompt : undefined;
 
   let run: ScriptRun | undefined;
-  const script: ElicitHandler = (question, context) => (run ? run.answer(question, context) : Promise.resolve(undefined));
+  // A script accepting a url question consents to the page being opened, as a Node host's onElicit does: it is opened
+  // here (https, or http on this machine); a page that cannot be opened was never shown, so that is a cancel.
+  const script: ElicitHandler = async (question, context) => {
+    const answer = run ? await run.answer(question, context) : undefined;
+    if (question.mode !== 'url' || answer?.action !== 'accept') return answer;
+    const { openUrl } = await import('./open-url.js');
+    return (await openUrl(question.url ?? '', io.env)) ? answer : { action: 'cancel' };
+  };
   const answerers: Answerer[] = [{ kind: 'script', name: 'onElicit', answer: script }];
   if (person) answerers.push({ kind: 'person', name: 'terminal', answer: (question: Question) => person(question) });
   const pipeline = createElicitationPipeline({ broker, policy, answerers, env: io.env });
@@ -71,6 +78,8 @@ export async function createScriptHost(options: ScriptHostOptions): Promise<Scri
     env: io.env,
     onElicit: pipeline,
     answerLater: true,
+    // The script's onElicit and the terminal form open a url question's page themselves, with consent.
+    urlOpenedByAnswerer: true,
     elicitTtlMs: ttlMs,
     clientInfo: { name: 'mcpx-run', version: '0.1.0' },
   });

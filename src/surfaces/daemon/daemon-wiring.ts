@@ -75,6 +75,8 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
           env,
         }),
         answerLater: true,
+        // Whoever answers a url question (the terminal form, the inbox, a REST client) opens it on their side.
+        urlOpenedByAnswerer: true,
         elicitTtlMs: ttlMs,
         eraCache,
         clientInfo: { name: 'mcpx-daemon', version: options.version },

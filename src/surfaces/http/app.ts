@@ -12,6 +12,7 @@ import { cursorAfter, parseCursor } from '../../broker/paging.js';
 import { McpxError } from '../../errors.js';
 import type { Question } from '../../types.js';
 import { describeInputRequired, respondWith } from '../../elicitation/describe.js';
+import { checkUrl } from '../../elicitation/url.js';
 import type { TaskRunner } from '../../tasks/runner.js';
 import { accessGuard } from './web/gate.js';
 import type { WebAuth } from './web/auth.js';
@@ -208,7 +209,10 @@ export function createApp(deps: AppDeps): OpenAPIHono {
 
   // The REST `Elicitation` is the core's listed view, with the task that holds the call and the command that answers.
   const toElicitation = (request: ElicitRequest): RestElicitation =>
-    elicitationOf(request, now(), { task: request.task ?? tasks.taskOfCall(request.trace), respondWith: respondWith(request) }) as RestElicitation;
+    ({
+      ...elicitationOf(request, now(), { task: request.task ?? tasks.taskOfCall(request.trace), respondWith: respondWith(request) }),
+      ...(request.mode === 'url' ? urlView(request.url) : {}),
+    }) as RestElicitation;
 
   const listedOf = async (question: Question): Promise<RestElicitation> => {
     const request = await broker.get(question.id);
@@ -391,4 +395,10 @@ function cursorIsValid(cursor: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** url mode: the domain to show beside the URL, and whether mcpx would open it. */
+function urlView(url: string | undefined): { domain?: string; urlOpenable: boolean } {
+  const check = checkUrl(url);
+  return { ...(check.domain ? { domain: check.domain } : {}), urlOpenable: check.openable };
 }

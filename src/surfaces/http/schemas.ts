@@ -36,9 +36,18 @@ export const ElicitationSchema = z
     message: z.string().openapi({ description: 'Server-supplied text: sanitise before showing it on a terminal.' }),
     requestedSchema: JsonObject.optional(),
     url: z.string().optional(),
+    domain: z.string().optional().openapi({ description: 'url mode: the hostname the URL leads to (punycode for look-alike names): show it beside the URL.' }),
+    urlOpenable: z
+      .boolean()
+      .optional()
+      .openapi({ description: 'url mode: false when mcpx would not open it (only https:, and http: on this machine); a client should not open it either.' }),
     era: z.enum(['legacy', 'modern']),
     key: z.string().optional(),
     task: z.string().optional().openapi({ description: 'The task (tsk-<16 hex>) holding the call, when the daemon holds it.' }),
+    secret: z
+      .object({ service: z.string(), account: z.string() })
+      .optional()
+      .openapi({ description: "mcpx's own question for a secret credential: the accepted value goes to the secret store and is recorded as \"(kept in the secret store)\"." }),
     audience: z.enum(['user', 'agent']).optional(),
     createdAt: z.number().int(),
     expiresAt: z.number().int().openapi({ description: 'ms since epoch; at this instant the broker answers cancel.' }),

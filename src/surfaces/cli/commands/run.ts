@@ -157,6 +157,7 @@ async function openRunBroker(io: CliIO): Promise<{ broker: Broker; close(): Prom
 function terminalPrompt(io: CliIO): PersonPrompt {
   return async (question) => {
     const { promptForAnswer } = await import('../form/index.js');
-    return promptForAnswer(question, { input: io.stdin, output: io.stderr });
+    const { openUrl } = await import('../open-url.js');
+    return promptForAnswer(question, { input: io.stdin, output: io.stderr, openUrl: (url) => openUrl(url, io.env) });
   };
 }

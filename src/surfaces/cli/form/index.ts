@@ -9,6 +9,8 @@ import type { Answer, Question } from '../../../types.js';
 import { sanitize, sanitizeLine } from '../sanitize.js';
 import { fieldsOf, parseTyped, problemWith, type Field } from './fields.js';
 import { checkContent } from '../../../elicitation/validate.js';
+import { askSecret } from './secret.js';
+import { askUrl } from './url.js';
 
 export interface FormOptions {
   input: Readable;
@@ -25,14 +27,16 @@ export interface FormOptions {
 const CANCEL: Answer = { action: 'cancel' };
 
 /** What the form needs of a question: a server's (with server and tool) or a script's own `ask(q)` (without). */
-export type PromptQuestion = Pick<Question, 'message' | 'mode'> & Partial<Pick<Question, 'server' | 'tool' | 'requestedSchema' | 'url'>>;
+export type PromptQuestion = Pick<Question, 'message' | 'mode'> & Partial<Pick<Question, 'server' | 'tool' | 'requestedSchema' | 'url' | 'secret'>>;
 
 /** Asks the question on the terminal; resolves with accept (content checked against the schema), decline or cancel. */
 export async function promptForAnswer(question: PromptQuestion, options: FormOptions): Promise<Answer> {
   const io = { input: options.input, output: options.output, ...(options.signal ? { signal: options.signal } : {}) };
   const asker = question.server ? `${sanitizeLine(question.server)}${question.tool ? `.${sanitizeLine(question.tool)}` : ''}` : 'the script';
   clack.note(sanitize(question.message), `${asker} asks`, io);
-  return question.mode === 'url' ? askUrl(question, options, io) : askForm(question, io, options.answering === true);
+  if (question.mode === 'url') return askUrl(question.url, options.openUrl, io);
+  if (question.secret) return askSecret(question.requestedSchema, io);
+  return askForm(question, io, options.answering === true);
 }
 
 type ClackIO = { input: Readable; output: Writable; signal?: AbortSignal };
@@ -112,32 +116,4 @@ async function askField(field: Field, io: ClackIO): Promise<unknown> {
       }
     }
   }
-}
-
-async function askUrl(question: PromptQuestion, options: FormOptions, io: ClackIO): Promise<Answer> {
-  const url = question.url ?? '';
-  let domain: string;
-  try {
-    domain = new URL(url).hostname; // punycode for look-alike domains, which is what a person should see
-  } catch {
-    clack.log.error(`The server asked to open something that is not a URL: ${sanitizeLine(url)}`, io);
-    return { action: 'decline' };
-  }
-  clack.log.message([`URL     ${sanitizeLine(url, 2000)}`, `domain  ${sanitizeLine(domain)}`], io);
-  const choice = await clack.select({
-    ...io,
-    message: options.openUrl ? `Open this page on ${sanitizeLine(domain)}?` : `Have you opened this page on ${sanitizeLine(domain)} yourself?`,
-    options: [
-      { value: 'accept', label: options.openUrl ? 'Open it' : 'Yes, continue' },
-      { value: 'decline', label: 'Decline', hint: 'explicitly no' },
-      { value: 'cancel', label: 'Cancel', hint: 'dismiss without choosing' },
-    ],
-    initialValue: 'cancel',
-  });
-  if (clack.isCancel(choice) || choice === 'cancel') return CANCEL;
-  if (choice === 'decline') return { action: 'decline' };
-  if (options.openUrl && !(await options.openUrl(url))) {
-    clack.log.warn(`Could not open a browser; open it yourself: ${sanitizeLine(url, 2000)}`, io);
-  }
-  return { action: 'accept' };
 }
