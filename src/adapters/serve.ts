@@ -3,25 +3,12 @@
  * a write confirmed by a live question (`elicitation/create`) before it runs, and the answer honoured exactly:
  * accept runs it, decline and cancel (or a deadline that passed) run nothing and say which.
  */
-import { InMemoryTransport, McpServer, type CallToolResult, type Tool, type Transport } from '@modelcontextprotocol/server';
+import { InMemoryTransport, McpServer, type Transport } from '@modelcontextprotocol/server';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { isOpenApiAdapter, type AdapterConfig } from '../config/adapters.js';
 import { McpxError } from '../errors.js';
 import type { AdapterContext } from './connectors.js';
-
-/** A tool an adapter serves. */
-export interface AdapterTool {
-  definition: Tool;
-  /** The question asked before the call runs (a write), or undefined (a read). */
-  confirmation(args: Record<string, unknown>): string | undefined;
-  run(args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult>;
-}
-
-export interface AdapterToolSet {
-  tools: AdapterTool[];
-  /** What was renamed, skipped or cut short while reading the service's description. */
-  warnings: string[];
-}
+import { failure, type AdapterTool, type AdapterToolSet } from './tool-set.js';
 
 export interface AdapterServerFactory extends AdapterToolSet {
   /** A fresh server on a fresh in-memory pair; the client end is returned. */
@@ -107,9 +94,4 @@ export function serveTools(name: string, set: AdapterToolSet): AdapterServerFact
     return clientSide;
   };
   return { ...set, connect };
-}
-
-/** A tool result that says what went wrong (and, for a write not sent, how the question was answered). */
-export function failure(text: string, meta?: { confirmation: 'declined' | 'cancelled' | 'expired' }): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text }], ...(meta ? { _meta: { 'io.mcpx/confirmation': meta.confirmation } } : {}) };
 }

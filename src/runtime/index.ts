@@ -3,7 +3,7 @@
  * `ask`, `console` and timers, under memory, stack, CPU and wall-clock limits.
  * Sees only a HostBindings interface; never imports broker/, client/ or a surface.
  */
-export { startScript, runScript } from './sandbox.js';
+export { startScript, runScript } from './start.js';
 export type { ScriptSource, StartScriptOptions, ScriptRun, RunOutcome, RunStats, InputRequiredStop } from './types.js';
 export type { HostBindings, ToolCallReply, AskRequest, ConsoleLevel } from './host-bindings.js';
 export { DEFAULT_LIMITS, resolveLimits, parseSize, parseDuration } from './limits.js';

@@ -9,32 +9,19 @@ import type { Answer, ElicitContext, ElicitHandler, ElicitationSchema, Question 
 import { judgeAnswer } from './answer.js';
 import { acquireSandbox } from './engine.js';
 import type { ConsoleLevel, HostBindings, ToolCallReply } from './host-bindings.js';
-import { resolveLimits, type ResolvedLimits } from './limits.js';
+import type { ResolvedLimits } from './limits.js';
 import type { GuestFunctions, HostSide, PreparedSandbox } from './prepared.js';
 import { createStackMapper, type StackMapper } from './stack-map.js';
 import type { InputRequiredStop, RunOutcome, RunStats, ScriptRun, StartScriptOptions } from './types.js';
 import { checkUrl } from '../elicitation/url.js';
 
-/** Starts a script; resolves once it is running. */
-export async function startScript(options: StartScriptOptions): Promise<ScriptRun> {
-  const limits = resolveLimits(options.limits);
-  if (options.isolation === 'worker') {
-    const { startScriptInWorker } = await import('./worker.js').catch((error: unknown) => {
-      // The worker locates itself with import.meta.url, which a CommonJS build cannot parse.
-      throw new McpxError('SCRIPT_ERROR', `worker isolation is not available here (it needs mcpx loaded as an ES module, with import rather than require): ${(error as Error).message}`, { cause: error });
-    });
-    return startScriptInWorker(options, limits);
-  }
+/** Starts a script on this thread; resolves once it is running (`startScript` in start.ts picks the isolation). */
+export async function startScriptHere(options: StartScriptOptions, limits: ResolvedLimits): Promise<ScriptRun> {
   const startedAt = performance.now();
   const sandbox = await acquireSandbox(limits.memoryBytes);
   const run = new SandboxRun(sandbox, options, limits, startedAt);
   run.start();
   return run;
-}
-
-/** Runs a script to its end. */
-export async function runScript(options: StartScriptOptions): Promise<RunOutcome> {
-  return (await startScript(options)).outcome;
 }
 
 type Ending = { status: 'ok'; value: unknown } | { status: 'failed'; error: McpxError } | { status: 'input-required'; stop: InputRequiredStop };

@@ -8,7 +8,7 @@ import { isMainThread, parentPort, Worker, workerData, type MessagePort } from '
 import { McpxError, type McpxErrorCode } from '../errors.js';
 import type { Answer, ElicitContext, Question } from '../types.js';
 import type { AskRequest, ConsoleLevel, HostBindings, ToolCallReply } from './host-bindings.js';
-import type { ResolvedLimits } from './limits.js';
+import { resolveLimits, type ResolvedLimits } from './limits.js';
 import type { RunOutcome, RunStats, ScriptRun, ScriptSource, StartScriptOptions } from './types.js';
 
 const MARKER = 'mcpxSandboxWorker';
@@ -200,7 +200,7 @@ function deserialize(outcome: SerializedOutcome): RunOutcome {
 
 /** The worker's side: runs the script on this thread with bindings that are messages to the caller. */
 async function serve(port: MessagePort, input: WorkerInput): Promise<void> {
-  const { startScript } = await import('./sandbox.js');
+  const { startScriptHere } = await import('./sandbox.js');
   let nextId = 1;
   const calls = new Map<number, (reply: ToolCallReply) => void>();
   const asks = new Map<number, { resolve: (answer: Answer | undefined) => void; reject: (error: Error) => void }>();
@@ -226,7 +226,7 @@ async function serve(port: MessagePort, input: WorkerInput): Promise<void> {
     log: (message) => post({ type: 'log', message }),
   };
 
-  const run = await startScript({ script: input.script, bindings, limits: input.limits, meter: new Float64Array(input.meter) });
+  const run = await startScriptHere({ script: input.script, bindings, limits: input.limits, meter: new Float64Array(input.meter) }, resolveLimits(input.limits));
   port.on('message', (message: ToWorker) => {
     switch (message.type) {
       case 'call-reply': {

@@ -10,7 +10,7 @@ import type { CliAdapterConfig, CliCommandConfig } from '../../config/adapters.j
 import { McpxError } from '../../errors.js';
 import type { AdapterContext } from '../connectors.js';
 import { createNamer } from '../names.js';
-import { failure, type AdapterTool, type AdapterToolSet } from '../serve.js';
+import { failure, type AdapterTool, type AdapterToolSet } from '../tool-set.js';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;

@@ -8,7 +8,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { READ_METHODS, type HttpMethod, type OpenApiAdapterConfig } from '../../config/adapters.js';
 import type { AdapterContext } from '../connectors.js';
 import { createNamer } from '../names.js';
-import { failure, type AdapterTool, type AdapterToolSet } from '../serve.js';
+import { failure, type AdapterTool, type AdapterToolSet } from '../tool-set.js';
 import { invalid, readBody, readOpenApi } from './document.js';
 import { createInliner, type Inliner } from './schema.js';
 
