@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
 
 const noSurfaces = { group: ['**/surfaces/**'], message: 'core layers must not import surfaces' };
 
@@ -24,7 +25,15 @@ export default tseslint.config(
   {
     files: ['src/runtime/**'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [noSurfaces, { group: ['**/broker/**', '**/client/**'], message: 'the runtime sees only HostBindings, never broker/ or client/' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            noSurfaces,
+            { group: ['**/broker/**', '**/client/**'], message: 'the runtime sees only HostBindings, never broker/ or client/' },
+          ],
+        },
+      ],
     },
   },
   {
@@ -36,7 +45,16 @@ export default tseslint.config(
           patterns: [
             noSurfaces,
             {
-              group: ['**/policy/**', '**/client/**', '**/runtime/**', '**/tasks/**', '**/codegen/**', '**/config/**', '**/elicitation/pipeline*', '**/mcpx*'],
+              group: [
+                '**/policy/**',
+                '**/client/**',
+                '**/runtime/**',
+                '**/tasks/**',
+                '**/codegen/**',
+                '**/config/**',
+                '**/elicitation/pipeline*',
+                '**/mcpx*',
+              ],
               message: 'the broker imports only its own types, errors and answer validation',
             },
           ],
@@ -47,23 +65,52 @@ export default tseslint.config(
   // Surfaces do not import each other, except that the CLI may host the daemon, which serves the REST app.
   {
     files: ['src/surfaces/http/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/cli/**', '**/daemon/**'], message: 'the REST app imports no other surface' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/cli/**', '**/daemon/**'], message: 'the REST app imports no other surface' }] },
+      ],
+    },
   },
   {
     files: ['src/surfaces/daemon/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/cli/**'], message: 'the daemon imports no CLI code' }] }] },
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/cli/**'], message: 'the daemon imports no CLI code' }] }],
+    },
   },
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', URL: 'readonly', Buffer: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        URL: 'readonly',
+        Buffer: 'readonly',
+      },
+    },
   },
   {
     // The web inbox runs in a browser.
     files: ['src/surfaces/http/web/ui/**/*.js'],
     languageOptions: {
       globals: Object.fromEntries(
-        ['document', 'location', 'history', 'fetch', 'addEventListener', 'EventSource', 'URL', 'URLSearchParams', 'setInterval', 'setTimeout'].map((name) => [name, 'readonly']),
+        [
+          'document',
+          'location',
+          'history',
+          'fetch',
+          'addEventListener',
+          'EventSource',
+          'URL',
+          'URLSearchParams',
+          'setInterval',
+          'setTimeout',
+        ].map((name) => [name, 'readonly']),
       ),
     },
   },
+  // Layout is prettier's (npm run lint runs prettier --check); eslint keeps to correctness.
+  prettier,
 );

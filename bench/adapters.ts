@@ -28,24 +28,54 @@ function document500(): Record<string, unknown> {
     const name = `Thing${r}`;
     schemas[name] = {
       type: 'object',
-      properties: { id: { type: 'integer' }, name: { type: 'string', maxLength: 200 }, tags: { type: 'array', items: { type: 'string' } }, owner: { $ref: '#/components/schemas/User' }, state: { type: 'string', enum: ['open', 'closed'] } },
+      properties: {
+        id: { type: 'integer' },
+        name: { type: 'string', maxLength: 200 },
+        tags: { type: 'array', items: { type: 'string' } },
+        owner: { $ref: '#/components/schemas/User' },
+        state: { type: 'string', enum: ['open', 'closed'] },
+      },
       required: ['id', 'name'],
     };
     const ref = { $ref: `#/components/schemas/${name}` };
     const json = (schema: unknown) => ({ 'application/json': { schema } });
     paths[`/things${r}`] = {
-      get: { operationId: `list_things${r}`, summary: `List things ${r}`, parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer' } }, { name: 'cursor', in: 'query', schema: { type: 'string' } }], responses: { 200: { description: 'ok', content: json({ type: 'object', properties: { items: { type: 'array', items: ref } } }) } } },
-      post: { operationId: `create_thing${r}`, requestBody: { required: true, content: json(ref) }, responses: { 201: { description: 'created', content: json(ref) } } },
+      get: {
+        operationId: `list_things${r}`,
+        summary: `List things ${r}`,
+        parameters: [
+          { name: 'limit', in: 'query', schema: { type: 'integer' } },
+          { name: 'cursor', in: 'query', schema: { type: 'string' } },
+        ],
+        responses: {
+          200: { description: 'ok', content: json({ type: 'object', properties: { items: { type: 'array', items: ref } } }) },
+        },
+      },
+      post: {
+        operationId: `create_thing${r}`,
+        requestBody: { required: true, content: json(ref) },
+        responses: { 201: { description: 'created', content: json(ref) } },
+      },
     };
     paths[`/things${r}/{id}`] = {
       parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
       get: { operationId: `get_thing${r}`, responses: { 200: { description: 'ok', content: json(ref) } } },
-      put: { operationId: `update_thing${r}`, requestBody: { content: json(ref) }, responses: { 200: { description: 'ok', content: json(ref) } } },
+      put: {
+        operationId: `update_thing${r}`,
+        requestBody: { content: json(ref) },
+        responses: { 200: { description: 'ok', content: json(ref) } },
+      },
       delete: { operationId: `delete_thing${r}`, responses: { 204: { description: 'deleted' } } },
     };
   }
   schemas.User = { type: 'object', properties: { login: { type: 'string' }, email: { type: 'string', format: 'email' } } };
-  return { openapi: '3.1.0', info: { title: 'bench', version: '1' }, servers: [{ url: 'http://127.0.0.1:9' }], paths, components: { schemas } };
+  return {
+    openapi: '3.1.0',
+    info: { title: 'bench', version: '1' },
+    servers: [{ url: 'http://127.0.0.1:9' }],
+    paths,
+    components: { schemas },
+  };
 }
 
 export const run: BenchSuite = async () => {
@@ -58,18 +88,44 @@ export const run: BenchSuite = async () => {
   let toolCount = 0;
   for (let i = 0; i < LIST_RUNS; i++) {
     const started = performance.now();
-    const mcpx = await createMcpx({ config: { mcpServers: { big: { openapi: docPath, methods: ['all'] } } } as never, env: {}, eraCache: createMemoryEraCache(), answerLater: true });
+    const mcpx = await createMcpx({
+      config: { mcpServers: { big: { openapi: docPath, methods: ['all'] } } } as never,
+      env: {},
+      eraCache: createMemoryEraCache(),
+      answerLater: true,
+    });
     toolCount = (await mcpx.listTools('big')).length;
     listTimes.push(performance.now() - started);
     await mcpx.close();
   }
-  figures.push({ suite: 'adapters', name: `tool list, ${toolCount}-operation OpenAPI document, fresh instance (median of ${LIST_RUNS})`, value: percentile(listTimes, 0.5), unit: 'ms', target: '< 200 ms' });
-  figures.push({ suite: 'adapters', name: 'tool list, 500-operation document, first in process', value: listTimes[0]!, unit: 'ms', note: 'includes loading the parser and the MCP server modules' });
+  figures.push({
+    suite: 'adapters',
+    name: `tool list, ${toolCount}-operation OpenAPI document, fresh instance (median of ${LIST_RUNS})`,
+    value: percentile(listTimes, 0.5),
+    unit: 'ms',
+    target: '< 200 ms',
+  });
+  figures.push({
+    suite: 'adapters',
+    name: 'tool list, 500-operation document, first in process',
+    value: listTimes[0]!,
+    unit: 'ms',
+    note: 'includes loading the parser and the MCP server modules',
+  });
 
   const api = await startNotesApi();
-  const mcpx = await createMcpx({ config: { mcpServers: { api: { openapi: `${api.url}/openapi.json` } } } as never, env: {}, eraCache: createMemoryEraCache(), answerLater: true });
+  const mcpx = await createMcpx({
+    config: { mcpServers: { api: { openapi: `${api.url}/openapi.json` } } } as never,
+    env: {},
+    eraCache: createMemoryEraCache(),
+    answerLater: true,
+  });
   try {
-    const create = await fetch(`${api.url}/notes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: 'bench' }) });
+    const create = await fetch(`${api.url}/notes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'bench' }),
+    });
     const { id } = (await create.json()) as { id: number };
     await mcpx.callTool('api', 'get_note', { id }); // connect and warm up outside the timing
     const plain: number[] = [];
@@ -84,10 +140,31 @@ export const run: BenchSuite = async () => {
       if (outcome.status !== 'complete' || outcome.result.isError) throw new Error('the adapter call failed');
       adapted.push(performance.now() - started);
     }
-    figures.push({ suite: 'adapters', name: `plain fetch GET /notes/{id} p50 (${CALLS} calls)`, value: percentile(plain, 0.5), unit: 'ms' });
-    figures.push({ suite: 'adapters', name: `adapter call get_note p50 (${CALLS} calls)`, value: percentile(adapted, 0.5), unit: 'ms' });
-    figures.push({ suite: 'adapters', name: 'adapter overhead over plain fetch, p50', value: percentile(adapted, 0.5) - percentile(plain, 0.5), unit: 'ms', target: '< 1 ms p50' });
-    figures.push({ suite: 'adapters', name: 'adapter overhead over plain fetch, p90', value: percentile(adapted, 0.9) - percentile(plain, 0.9), unit: 'ms' });
+    figures.push({
+      suite: 'adapters',
+      name: `plain fetch GET /notes/{id} p50 (${CALLS} calls)`,
+      value: percentile(plain, 0.5),
+      unit: 'ms',
+    });
+    figures.push({
+      suite: 'adapters',
+      name: `adapter call get_note p50 (${CALLS} calls)`,
+      value: percentile(adapted, 0.5),
+      unit: 'ms',
+    });
+    figures.push({
+      suite: 'adapters',
+      name: 'adapter overhead over plain fetch, p50',
+      value: percentile(adapted, 0.5) - percentile(plain, 0.5),
+      unit: 'ms',
+      target: '< 1 ms p50',
+    });
+    figures.push({
+      suite: 'adapters',
+      name: 'adapter overhead over plain fetch, p90',
+      value: percentile(adapted, 0.9) - percentile(plain, 0.9),
+      unit: 'ms',
+    });
   } finally {
     await mcpx.close();
     await api.close();

@@ -6,7 +6,12 @@ import { createInterface } from 'node:readline';
 import { createBroker, openPostgresStore, openRedisStore, openSqliteStore } from '../src/broker/index.js';
 
 const [kind, location] = process.argv.slice(2);
-const store = kind === 'redis' ? await openRedisStore(location!) : kind === 'postgres' ? await openPostgresStore(location!) : await openSqliteStore(location!);
+const store =
+  kind === 'redis'
+    ? await openRedisStore(location!)
+    : kind === 'postgres'
+      ? await openPostgresStore(location!)
+      : await openSqliteStore(location!);
 const broker = createBroker({ store, allowAnySession: true });
 for await (const id of createInterface({ input: process.stdin })) {
   if (!id) continue;

@@ -11,7 +11,18 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { createBroker, openMemoryStore, openPostgresStore, openRedisStore, openSqliteStore, type BrokerStore, type ElicitRequest, type OpenRequestInput, type StoredAnswer, type StoreBroker } from '../src/broker/index.js';
+import {
+  createBroker,
+  openMemoryStore,
+  openPostgresStore,
+  openRedisStore,
+  openSqliteStore,
+  type BrokerStore,
+  type ElicitRequest,
+  type OpenRequestInput,
+  type StoredAnswer,
+  type StoreBroker,
+} from '../src/broker/index.js';
 import { rawKey } from '../src/broker/stores/rows.js';
 import { startPostgres } from '../test/helpers/postgres.js';
 import { startRedis } from '../test/helpers/redis.js';
@@ -28,11 +39,17 @@ const ask: OpenRequestInput = {
   requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
 };
 const CYCLES = { memory: 20_000, sqlite: 3_000, redis: 5_000, postgres: 3_000 } as const;
-const CYCLE_TARGET = { memory: '≥ 20,000 cycles/s', sqlite: '≥ 2,000 cycles/s', redis: '≥ 5,000 cycles/s', postgres: '≥ 2,000 cycles/s' } as const;
+const CYCLE_TARGET = {
+  memory: '≥ 20,000 cycles/s',
+  sqlite: '≥ 2,000 cycles/s',
+  redis: '≥ 5,000 cycles/s',
+  postgres: '≥ 2,000 cycles/s',
+} as const;
 const WAKE_TARGET = { memory: undefined, sqlite: 'p50 < 20 ms', redis: 'p50 < 2 ms', postgres: 'p50 < 5 ms' } as const;
 type Kind = keyof typeof CYCLES;
 
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
+const percentile = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function cycle(broker: StoreBroker): Promise<void> {
@@ -74,7 +91,12 @@ async function roundTrip(store: BrokerStore): Promise<number> {
   const send =
     store.kind === 'sqlite' || store.kind === 'postgres'
       ? () => (store.keyv.store as unknown as { query: (sql: string) => Promise<unknown> }).query('SELECT 1')
-      : async () => (await (store.keyv.store as unknown as { getClient(): Promise<{ sendCommand(args: string[]): Promise<unknown> }> }).getClient()).sendCommand(['PING']);
+      : async () =>
+          (
+            await (
+              store.keyv.store as unknown as { getClient(): Promise<{ sendCommand(args: string[]): Promise<unknown> }> }
+            ).getClient()
+          ).sendCommand(['PING']);
   for (let i = 0; i < 100; i++) await send();
   const start = performance.now();
   for (let i = 0; i < 2_000; i++) await send();
@@ -82,7 +104,13 @@ async function roundTrip(store: BrokerStore): Promise<number> {
 }
 
 /** The waiter runs in a child process; latency is from our respond call to its `woke` line arriving here. */
-async function wakeAcrossProcesses(kind: 'sqlite' | 'redis' | 'postgres', location: string, broker: StoreBroker, waiter: string, samples: number): Promise<number[]> {
+async function wakeAcrossProcesses(
+  kind: 'sqlite' | 'redis' | 'postgres',
+  location: string,
+  broker: StoreBroker,
+  waiter: string,
+  samples: number,
+): Promise<number[]> {
   const child = spawn(process.execPath, [waiter, kind, location], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   const next = async (): Promise<string> => {
@@ -120,8 +148,20 @@ async function seed(store: BrokerStore, total: number, pending: number): Promise
   const rows: Array<{ request: ElicitRequest; answer?: StoredAnswer }> = [];
   for (let n = 0; n < total; n++) {
     const id = `elc-${n.toString(16).padStart(16, '0')}`;
-    const request: ElicitRequest = { ...ask, id, session: 'bench', sessionSource: 'explicit', createdAt: now, expiresAt: now + ttlMs, state: 'pending' } as ElicitRequest;
-    rows.push(n < pending ? { request } : { request, answer: { id, action: 'accept', content: { ok: true }, by: 'api', at: now, pid: process.pid } });
+    const request: ElicitRequest = {
+      ...ask,
+      id,
+      session: 'bench',
+      sessionSource: 'explicit',
+      createdAt: now,
+      expiresAt: now + ttlMs,
+      state: 'pending',
+    } as ElicitRequest;
+    rows.push(
+      n < pending
+        ? { request }
+        : { request, answer: { id, action: 'accept', content: { ok: true }, by: 'api', at: now, pid: process.pid } },
+    );
   }
   if (store.kind === 'sqlite') {
     const query = (store.keyv.store as unknown as { query: (sql: string, ...params: unknown[]) => Promise<unknown> }).query;
@@ -134,7 +174,10 @@ async function seed(store: BrokerStore, total: number, pending: number): Promise
         values.push(`mcpx:q:${request.id}`, row(request));
         if (answer) values.push(`mcpx:a:${answer.id}`, row(answer));
       }
-      await query(`INSERT INTO keyv (key, value) VALUES ${Array.from({ length: values.length / 2 }, () => '(?, ?)').join(', ')}`, ...values);
+      await query(
+        `INSERT INTO keyv (key, value) VALUES ${Array.from({ length: values.length / 2 }, () => '(?, ?)').join(', ')}`,
+        ...values,
+      );
     }
     await query('COMMIT');
     return;
@@ -157,13 +200,10 @@ async function seed(store: BrokerStore, total: number, pending: number): Promise
       }
       await query('INSERT INTO keyv (key, value) SELECT * FROM unnest($1::text[], $2::text[])', [keys, values]);
       const open = batch.filter((r) => !r.answer).map((r) => r.request);
-      await query('INSERT INTO keyv_mcpx_pending (namespace, id, created_at, expires, value) SELECT $1, id, $2, $3, value FROM unnest($4::text[], $5::text[]) AS u(id, value)', [
-        namespace,
-        now,
-        now + ttlMs * 2,
-        open.map((r) => r.id),
-        open.map((r) => JSON.stringify(r)),
-      ]);
+      await query(
+        'INSERT INTO keyv_mcpx_pending (namespace, id, created_at, expires, value) SELECT $1, id, $2, $3, value FROM unnest($4::text[], $5::text[]) AS u(id, value)',
+        [namespace, now, now + ttlMs * 2, open.map((r) => r.id), open.map((r) => JSON.stringify(r))],
+      );
     }
     return;
   }
@@ -217,14 +257,25 @@ async function baselineRun(baseline: string, kinds: Kind[]): Promise<BenchFigure
       const pairs = await Promise.all(
         ([before, after] as const).map(async (m, i) => {
           const store = await open(m, i ? 'after' : 'before');
-          return { store, broker: m.createBroker({ ...(store ? { store } : {}), allowAnySession: true }) as unknown as StoreBroker, rates: [] as number[] };
+          return {
+            store,
+            broker: m.createBroker({ ...(store ? { store } : {}), allowAnySession: true }) as unknown as StoreBroker,
+            rates: [] as number[],
+          };
         }),
       );
       for (const pair of pairs) for (let i = 0; i < 100; i++) await cycle(pair.broker);
       // Each round alternates which goes first, so neither always runs right after the other's writes.
-      for (let r = 0; r < rounds; r++) for (const pair of r % 2 ? [...pairs].reverse() : pairs) pair.rates.push(await cyclesPerSecond(pair.broker, count, 1));
+      for (let r = 0; r < rounds; r++)
+        for (const pair of r % 2 ? [...pairs].reverse() : pairs) pair.rates.push(await cyclesPerSecond(pair.broker, count, 1));
       pairs.forEach((pair, i) => {
-        figures.push({ suite: 'broker', name: `${kind}: open/await/respond one at a time, ${i ? 'this checkout' : 'baseline'} (median of ${rounds} interleaved rounds)`, value: pair.rates.sort((a, b) => a - b)[Math.floor(rounds / 2)]!, unit: 'cycles/s', target: CYCLE_TARGET[kind] });
+        figures.push({
+          suite: 'broker',
+          name: `${kind}: open/await/respond one at a time, ${i ? 'this checkout' : 'baseline'} (median of ${rounds} interleaved rounds)`,
+          value: pair.rates.sort((a, b) => a - b)[Math.floor(rounds / 2)]!,
+          unit: 'cycles/s',
+          target: CYCLE_TARGET[kind],
+        });
       });
       for (const pair of pairs) {
         await pair.broker.close();
@@ -242,11 +293,24 @@ async function baselineRun(baseline: string, kinds: Kind[]): Promise<BenchFigure
 export const run: BenchSuite = async () => {
   const baseline = process.env.MCPX_BENCH_BROKER_BASELINE;
   const only = process.env.MCPX_BENCH_STORES?.split(',').map((k) => k.trim());
-  if (baseline) return baselineRun(baseline, (['memory', 'sqlite', 'redis', 'postgres'] as Kind[]).filter((k) => !only || only.includes(k)));
+  if (baseline)
+    return baselineRun(
+      baseline,
+      (['memory', 'sqlite', 'redis', 'postgres'] as Kind[]).filter((k) => !only || only.includes(k)),
+    );
   const figures: BenchFigure[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-bench-broker-'));
   const waiter = join(here, '..', 'node_modules', '.cache', 'mcpx-bench', `broker-waiter-${process.pid}.mjs`);
-  await build({ entryPoints: [join(here, 'broker-waiter.ts')], outfile: waiter, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'error' });
+  await build({
+    entryPoints: [join(here, 'broker-waiter.ts')],
+    outfile: waiter,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'error',
+  });
   const kinds = (['memory', 'sqlite', 'redis', 'postgres'] as Kind[]).filter((k) => !only || only.includes(k));
   const redis = await startRedis();
   const postgres = await startPostgres();
@@ -257,19 +321,48 @@ export const run: BenchSuite = async () => {
     for (const kind of kinds) {
       const location = kind === 'sqlite' ? join(dir, 'bench.sqlite') : kind === 'postgres' ? postgres.url : redis.url;
       const open = async (): Promise<BrokerStore | undefined> =>
-        kind === 'memory' ? undefined : kind === 'sqlite' ? openSqliteStore(location) : kind === 'postgres' ? openPostgresStore(location) : openRedisStore(location);
+        kind === 'memory'
+          ? undefined
+          : kind === 'sqlite'
+            ? openSqliteStore(location)
+            : kind === 'postgres'
+              ? openPostgresStore(location)
+              : openRedisStore(location);
       const store = await open();
       const broker = createBroker({ ...(store ? { store } : {}), allowAnySession: true });
       for (let i = 0; i < 200; i++) await cycle(broker);
-      if (store) add(`${kind}: one store round trip (calibration: ${kind === 'redis' ? 'PING' : 'SELECT 1'})`, await roundTrip(store), 'µs', undefined, 'a cycle costs about four of these; read the cycles against it');
-      add(`${kind}: open/await/respond cycles, one at a time`, await cyclesPerSecond(broker, CYCLES[kind], 1), 'cycles/s', CYCLE_TARGET[kind]);
-      add(`${kind}: open/await/respond cycles, 32 in flight`, await cyclesPerSecond(broker, CYCLES[kind], 32), 'cycles/s', CYCLE_TARGET[kind]);
+      if (store)
+        add(
+          `${kind}: one store round trip (calibration: ${kind === 'redis' ? 'PING' : 'SELECT 1'})`,
+          await roundTrip(store),
+          'µs',
+          undefined,
+          'a cycle costs about four of these; read the cycles against it',
+        );
+      add(
+        `${kind}: open/await/respond cycles, one at a time`,
+        await cyclesPerSecond(broker, CYCLES[kind], 1),
+        'cycles/s',
+        CYCLE_TARGET[kind],
+      );
+      add(
+        `${kind}: open/await/respond cycles, 32 in flight`,
+        await cyclesPerSecond(broker, CYCLES[kind], 32),
+        'cycles/s',
+        CYCLE_TARGET[kind],
+      );
       const local = await wakeInProcess(broker, 500);
       add(`${kind}: answer-to-wake in process, p50`, percentile(local, 50), 'ms');
       add(`${kind}: answer-to-wake in process, p99`, percentile(local, 99), 'ms');
       if (kind !== 'memory') {
         const remote = await wakeAcrossProcesses(kind, location, broker, waiter, 200);
-        add(`${kind}: answer-to-wake in another process, p50`, percentile(remote, 50), 'ms', WAKE_TARGET[kind], 'respond call → woke line');
+        add(
+          `${kind}: answer-to-wake in another process, p50`,
+          percentile(remote, 50),
+          'ms',
+          WAKE_TARGET[kind],
+          'respond call → woke line',
+        );
         add(`${kind}: answer-to-wake in another process, p99`, percentile(remote, 99), 'ms');
       }
       await broker.close();

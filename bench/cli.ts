@@ -25,18 +25,29 @@ const WARM = Number(process.env.BENCH_CLI_WARM ?? 15);
 function timed(program: string, args: string[], options: { cwd: string; env: Record<string, string> }): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    execFile(program, args, { cwd: options.cwd, env: { PATH: process.env.PATH ?? '', ...options.env }, timeout: 120_000 }, (error, stdout, stderr) => {
-      const seconds = (performance.now() - started) / 1000;
-      if (error) return reject(new Error(`${program} ${args.join(' ')} failed: ${error.message}\n${stderr}`));
-      if (!stdout.includes('Echo: bench')) return reject(new Error(`${program} ${args.join(' ')} printed ${JSON.stringify(stdout)}`));
-      resolve(seconds);
-    });
+    execFile(
+      program,
+      args,
+      { cwd: options.cwd, env: { PATH: process.env.PATH ?? '', ...options.env }, timeout: 120_000 },
+      (error, stdout, stderr) => {
+        const seconds = (performance.now() - started) / 1000;
+        if (error) return reject(new Error(`${program} ${args.join(' ')} failed: ${error.message}\n${stderr}`));
+        if (!stdout.includes('Echo: bench'))
+          return reject(new Error(`${program} ${args.join(' ')} printed ${JSON.stringify(stdout)}`));
+        resolve(seconds);
+      },
+    );
   });
 }
 
 function quiet(program: string, args: string[], options: { cwd: string; env: Record<string, string> }): void {
   try {
-    execFileSync(program, args, { cwd: options.cwd, env: { PATH: process.env.PATH ?? '', ...options.env }, stdio: 'ignore', timeout: 60_000 });
+    execFileSync(program, args, {
+      cwd: options.cwd,
+      env: { PATH: process.env.PATH ?? '', ...options.env },
+      stdio: 'ignore',
+      timeout: 60_000,
+    });
   } catch {
     // stopping what is not running is fine
   }
@@ -51,7 +62,8 @@ const median = (xs: number[]): number => {
 export const run: BenchSuite = async () => {
   if (!existsSync(cli)) execFileSync('npx', ['tsup', '--silent'], { cwd: root, stdio: 'inherit' });
   const haveMcporter = existsSync(node24) && existsSync(mcporter);
-  if (!haveMcporter) process.stdout.write('  (mcporter not installed: run scripts/install-bench-tools.sh to compare; measuring mcpx alone)\n');
+  if (!haveMcporter)
+    process.stdout.write('  (mcporter not installed: run scripts/install-bench-tools.sh to compare; measuring mcpx alone)\n');
 
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-bench-cli-'));
   const server = { command: process.execPath, args: [everything, 'stdio'] };
@@ -61,14 +73,24 @@ export const run: BenchSuite = async () => {
   for (const side of [mcpxSide, coldSide, warmSide]) mkdirSync(side.cwd, { recursive: true });
   writeFileSync(join(mcpxSide.cwd, 'mcpx.json'), JSON.stringify({ mcpServers: { everything: server } }));
   writeFileSync(join(coldSide.cwd, 'mcporter.json'), JSON.stringify({ mcpServers: { everything: server } }));
-  writeFileSync(join(warmSide.cwd, 'mcporter.json'), JSON.stringify({ mcpServers: { everything: { ...server, lifecycle: 'keep-alive' } } }));
+  writeFileSync(
+    join(warmSide.cwd, 'mcporter.json'),
+    JSON.stringify({ mcpServers: { everything: { ...server, lifecycle: 'keep-alive' } } }),
+  );
 
   const mcpxCall = () => timed(process.execPath, [cli, 'call', 'everything.echo', 'message=bench'], mcpxSide);
   const mcpxStop = () => quiet(process.execPath, [cli, 'daemon', 'stop'], mcpxSide);
-  const porterCall = (side: typeof coldSide) => timed(node24, [mcporter, 'call', 'everything.echo', 'message=bench', '--config', 'mcporter.json'], side);
+  const porterCall = (side: typeof coldSide) =>
+    timed(node24, [mcporter, 'call', 'everything.echo', 'message=bench', '--config', 'mcporter.json'], side);
   const porterDaemon = (verb: string) => quiet(node24, [mcporter, 'daemon', verb, '--config', 'mcporter.json'], warmSide);
 
-  const samples = { mcpxCold: [] as number[], porterCold: [] as number[], mcpxWarm: [] as number[], porterWarm: [] as number[], node: [] as number[] };
+  const samples = {
+    mcpxCold: [] as number[],
+    porterCold: [] as number[],
+    mcpxWarm: [] as number[],
+    porterWarm: [] as number[],
+    node: [] as number[],
+  };
   try {
     // Cold: no daemon; the first call ever also probes the server's era, later ones read the cached verdict.
     await mcpxCall();
@@ -97,17 +119,30 @@ export const run: BenchSuite = async () => {
     rmSync(dir, { recursive: true, force: true });
   }
 
-  const figure = (name: string, value: number, unit: string, extra: Partial<BenchFigure> = {}): BenchFigure => ({ suite: 'cli', name, value, unit, ...extra });
+  const figure = (name: string, value: number, unit: string, extra: Partial<BenchFigure> = {}): BenchFigure => ({
+    suite: 'cli',
+    name,
+    value,
+    unit,
+    ...extra,
+  });
   const figures: BenchFigure[] = [
     figure('mcpx call, cold (no daemon: starts one), median', median(samples.mcpxCold), 's', { note: `${COLD} runs` }),
-    figure('mcpx call, warm (daemon holds the server), median', median(samples.mcpxWarm), 's', { target: '< 0.25 s', note: `${WARM} runs` }),
+    figure('mcpx call, warm (daemon holds the server), median', median(samples.mcpxWarm), 's', {
+      target: '< 0.25 s',
+      note: `${WARM} runs`,
+    }),
     figure('node -e 0, median (the floor of any node CLI)', median(samples.node), 's'),
     figure('mcpx warm minus node -e 0', median(samples.mcpxWarm) - median(samples.node), 's'),
   ];
   if (haveMcporter) {
     figures.push(
-      figure('mcporter call, cold (spawns the server), median', median(samples.porterCold), 's', { note: `${COLD} runs, Node 24` }),
-      figure('mcporter call, warm (keep-alive daemon), median', median(samples.porterWarm), 's', { note: `${WARM} runs, Node 24` }),
+      figure('mcporter call, cold (spawns the server), median', median(samples.porterCold), 's', {
+        note: `${COLD} runs, Node 24`,
+      }),
+      figure('mcporter call, warm (keep-alive daemon), median', median(samples.porterWarm), 's', {
+        note: `${WARM} runs, Node 24`,
+      }),
       figure('cold ratio: mcpx / mcporter', median(samples.mcpxCold) / median(samples.porterCold), 'x', { target: '<= 0.8x' }),
       figure('warm ratio: mcpx / mcporter', median(samples.mcpxWarm) / median(samples.porterWarm), 'x'),
     );

@@ -35,7 +35,11 @@ function servers(dir: string): Record<string, { command: string; args: string[];
   return {
     everything: { command: process.execPath, args: [npm('server-everything', 'index.js'), 'stdio'] },
     filesystem: { command: process.execPath, args: [npm('server-filesystem', 'index.js'), dir] },
-    memory: { command: process.execPath, args: [npm('server-memory', 'index.js')], env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') } },
+    memory: {
+      command: process.execPath,
+      args: [npm('server-memory', 'index.js')],
+      env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') },
+    },
     fixture: { command: process.execPath, args: [join(root, 'examples', 'servers', 'dual-era.mjs'), '--stdio'] },
   };
 }
@@ -43,10 +47,15 @@ function servers(dir: string): Record<string, { command: string; args: string[];
 function timed(program: string, args: string[], cwd: string, env: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    execFile(program, args, { cwd, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 180_000 }, (error, _stdout, stderr) => {
-      if (error) return reject(new Error(`${program} ${args.join(' ')} failed: ${error.message}\n${stderr}`));
-      resolve((performance.now() - started) / 1000);
-    });
+    execFile(
+      program,
+      args,
+      { cwd, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 180_000 },
+      (error, _stdout, stderr) => {
+        if (error) return reject(new Error(`${program} ${args.join(' ')} failed: ${error.message}\n${stderr}`));
+        resolve((performance.now() - started) / 1000);
+      },
+    );
   });
 }
 
@@ -77,7 +86,10 @@ async function compileDir(dir: string, paths: Record<string, string[]> = {}): Pr
   return project
     .getPreEmitDiagnostics()
     .filter((d) => d.getSourceFile()?.getFilePath().startsWith(dir))
-    .map((d) => `${d.getSourceFile()?.getBaseName()}:${d.getLineNumber()} TS${d.getCode()} ${ts.flattenDiagnosticMessageText(d.compilerObject.messageText, ' ').slice(0, 160)}`);
+    .map(
+      (d) =>
+        `${d.getSourceFile()?.getBaseName()}:${d.getLineNumber()} TS${d.getCode()} ${ts.flattenDiagnosticMessageText(d.compilerObject.messageText, ' ').slice(0, 160)}`,
+    );
 }
 
 async function inProcess(): Promise<BenchFigure[]> {
@@ -103,9 +115,29 @@ async function inProcess(): Promise<BenchFigure[]> {
   const lines = files.reduce((n, f) => n + f.text.split('\n').length, 0);
   return [
     { suite: 'codegen', name: 'generateClient, 1,000 tools, first run in process', value: cold, unit: 's', target: '< 0.5 s' },
-    { suite: 'codegen', name: 'generateClient, 1,000 tools, median', value: median(client), unit: 's', target: '< 0.5 s', note: `${IN_PROCESS_RUNS} runs, ${lines} lines` },
-    { suite: 'codegen', name: 'generateClient, 1,000 tools, CPU time (user+system), median', value: median(clientCpu), unit: 's', note: 'steadier than wall time on a loaded machine' },
-    { suite: 'codegen', name: 'generateScriptDeclarations, 1,000 tools, median', value: median(scripts), unit: 's', target: '< 0.5 s', note: `${IN_PROCESS_RUNS} runs` },
+    {
+      suite: 'codegen',
+      name: 'generateClient, 1,000 tools, median',
+      value: median(client),
+      unit: 's',
+      target: '< 0.5 s',
+      note: `${IN_PROCESS_RUNS} runs, ${lines} lines`,
+    },
+    {
+      suite: 'codegen',
+      name: 'generateClient, 1,000 tools, CPU time (user+system), median',
+      value: median(clientCpu),
+      unit: 's',
+      note: 'steadier than wall time on a loaded machine',
+    },
+    {
+      suite: 'codegen',
+      name: 'generateScriptDeclarations, 1,000 tools, median',
+      value: median(scripts),
+      unit: 's',
+      target: '< 0.5 s',
+      note: `${IN_PROCESS_RUNS} runs`,
+    },
   ];
 }
 
@@ -127,7 +159,13 @@ async function versusJstt(): Promise<BenchFigure[]> {
   const { compile } = createRequire(import.meta.url)(entry) as { compile: JsttCompile };
   const importSeconds = (performance.now() - importStarted) / 1000;
   const tools = makeTools(1000);
-  const options = { bannerComment: '', format: false, additionalProperties: false, strictIndexSignatures: false, $refOptions: { resolve: { external: false } } };
+  const options = {
+    bannerComment: '',
+    format: false,
+    additionalProperties: false,
+    strictIndexSignatures: false,
+    $refOptions: { resolve: { external: false } },
+  };
   const once = async (): Promise<string> => {
     const parts: string[] = [];
     for (const [i, tool] of tools.entries()) {
@@ -151,8 +189,20 @@ async function versusJstt(): Promise<BenchFigure[]> {
   const tuple = /range\?: \[string, string\]/.test(ours[0] ?? '') ? 'ours [string, string]' : 'ours wrong';
   const theirTuple = /range\?: (\S+)/.exec(text)?.[1] ?? 'absent';
   return [
-    { suite: 'codegen', name: 'json-schema-to-typescript 16, 1,000 tools (format: false), median', value: median(runs), unit: 's', note: `3 runs; its import ${importSeconds.toFixed(2)} s` },
-    { suite: 'codegen', name: 'json-schema-to-typescript output: strict diagnostics', value: theirs.length, unit: 'errors', note: `prefixItems tuple: theirs ${theirTuple}, ${tuple}` },
+    {
+      suite: 'codegen',
+      name: 'json-schema-to-typescript 16, 1,000 tools (format: false), median',
+      value: median(runs),
+      unit: 's',
+      note: `3 runs; its import ${importSeconds.toFixed(2)} s`,
+    },
+    {
+      suite: 'codegen',
+      name: 'json-schema-to-typescript output: strict diagnostics',
+      value: theirs.length,
+      unit: 'errors',
+      note: `prefixItems tuple: theirs ${theirTuple}, ${tuple}`,
+    },
   ];
 }
 
@@ -161,11 +211,34 @@ export const run: BenchSuite = async () => {
   figures.push(...(await versusJstt()));
   const ratioBase = figures.find((f) => f.name === 'generateClient, 1,000 tools, median');
   const jstt = figures.find((f) => f.name.startsWith('json-schema-to-typescript 16'));
-  if (ratioBase && jstt) figures.push({ suite: 'codegen', name: 'ratio generateClient / json-schema-to-typescript, 1,000 tools', value: ratioBase.value / jstt.value, unit: 'x' });
-  execFileSync('npx', ['tsup', 'src/surfaces/cli/entry.ts', '--no-config', '--silent', '--format', 'esm', '--target', 'node20', '--splitting', '--out-dir', cliDir], { cwd: root, stdio: 'inherit' });
+  if (ratioBase && jstt)
+    figures.push({
+      suite: 'codegen',
+      name: 'ratio generateClient / json-schema-to-typescript, 1,000 tools',
+      value: ratioBase.value / jstt.value,
+      unit: 'x',
+    });
+  execFileSync(
+    'npx',
+    [
+      'tsup',
+      'src/surfaces/cli/entry.ts',
+      '--no-config',
+      '--silent',
+      '--format',
+      'esm',
+      '--target',
+      'node20',
+      '--splitting',
+      '--out-dir',
+      cliDir,
+    ],
+    { cwd: root, stdio: 'inherit' },
+  );
   writeFileSync(join(cliDir, 'package.json'), '{"type":"module"}\n');
   const haveMcporter = existsSync(node24) && existsSync(mcporter);
-  if (!haveMcporter) process.stdout.write('  (mcporter not installed: run scripts/install-bench-tools.sh to compare; measuring mcpx alone)\n');
+  if (!haveMcporter)
+    process.stdout.write('  (mcporter not installed: run scripts/install-bench-tools.sh to compare; measuring mcpx alone)\n');
 
   rmSync(work, { recursive: true, force: true });
   const data = join(work, 'data');
@@ -178,9 +251,15 @@ export const run: BenchSuite = async () => {
 
   const mcpxGen = (server: string, out: string, daemon = false): Promise<number> =>
     timed(process.execPath, [cli, 'gen', server, '--out', out, ...(daemon ? [] : ['--no-daemon'])], work, env);
-  const daemonCtl = (verb: 'start' | 'stop'): Promise<number> => timed(process.execPath, [cli, 'daemon', verb, '--config', 'mcpx.json'], work, env);
+  const daemonCtl = (verb: 'start' | 'stop'): Promise<number> =>
+    timed(process.execPath, [cli, 'daemon', verb, '--config', 'mcpx.json'], work, env);
   const porterEmit = (server: string, out: string): Promise<number> =>
-    timed(node24, [mcporter, 'emit-ts', server, '--mode', 'client', '--out', join(out, `${server}-client.ts`), '--config', 'mcporter.json'], work, env);
+    timed(
+      node24,
+      [mcporter, 'emit-ts', server, '--mode', 'client', '--out', join(out, `${server}-client.ts`), '--config', 'mcporter.json'],
+      work,
+      env,
+    );
 
   try {
     // The generator's own share of `mcpx gen`: the same tool lists, generated in process.
@@ -191,7 +270,12 @@ export const run: BenchSuite = async () => {
         await generateClient({ [s]: tools });
         const started = performance.now();
         await generateClient({ [s]: tools });
-        figures.push({ suite: 'codegen', name: `generateClient for ${s} (${tools.length} tools), in process`, value: performance.now() - started, unit: 'ms' });
+        figures.push({
+          suite: 'codegen',
+          name: `generateClient for ${s} (${tools.length} tools), in process`,
+          value: performance.now() - started,
+          unit: 'ms',
+        });
       }
     } finally {
       await mcpx.close();
@@ -205,7 +289,13 @@ export const run: BenchSuite = async () => {
     for (const s of names) firstListings.push(await mcpxGen(s, join(work, 'warmup-daemon', s), true));
     // What starting a daemon just for gen would add: why gen never starts one itself.
     figures.push({ suite: 'codegen', name: 'mcpx daemon start (until it answers)', value: daemonStart, unit: 's' });
-    figures.push({ suite: 'codegen', name: "mcpx gen, a daemon's first listing of a server (it spawns the server), median", value: median(firstListings), unit: 's', note: `${names.length} servers` });
+    figures.push({
+      suite: 'codegen',
+      name: "mcpx gen, a daemon's first listing of a server (it spawns the server), median",
+      value: median(firstListings),
+      unit: 's',
+      note: `${names.length} servers`,
+    });
     type Sample = { mcpx: number[]; warm: number[]; porter: number[]; unchanged: number[] };
     const samples: Record<string, Sample> = {};
     for (const s of names) samples[s] = { mcpx: [], warm: [], porter: [], unchanged: [] };
@@ -226,14 +316,50 @@ export const run: BenchSuite = async () => {
     for (const s of names) {
       const sample = samples[s] as Sample;
       // Cold and warm must write the same file: the daemon lists with the same capabilities as gen does.
-      const same = readFileSync(join(work, 'mcpx', s, `${s}.ts`), 'utf8') === readFileSync(join(work, 'mcpx-warm', s, `${s}.ts`), 'utf8');
-      figures.push({ suite: 'codegen', name: `mcpx gen ${s}, cold (no daemon: spawn, list, generate, write), median`, value: median(sample.mcpx), unit: 's', note: `${RUNS} runs` });
-      figures.push({ suite: 'codegen', name: `mcpx gen ${s}, cold, unchanged (hash hit, nothing written), median`, value: median(sample.unchanged), unit: 's' });
-      figures.push({ suite: 'codegen', name: `mcpx gen ${s}, warm (daemon up: list over its socket, generate, write), median`, value: median(sample.warm), unit: 's', note: same ? 'same file as cold' : 'DIFFERS from the cold file' });
+      const same =
+        readFileSync(join(work, 'mcpx', s, `${s}.ts`), 'utf8') === readFileSync(join(work, 'mcpx-warm', s, `${s}.ts`), 'utf8');
+      figures.push({
+        suite: 'codegen',
+        name: `mcpx gen ${s}, cold (no daemon: spawn, list, generate, write), median`,
+        value: median(sample.mcpx),
+        unit: 's',
+        note: `${RUNS} runs`,
+      });
+      figures.push({
+        suite: 'codegen',
+        name: `mcpx gen ${s}, cold, unchanged (hash hit, nothing written), median`,
+        value: median(sample.unchanged),
+        unit: 's',
+      });
+      figures.push({
+        suite: 'codegen',
+        name: `mcpx gen ${s}, warm (daemon up: list over its socket, generate, write), median`,
+        value: median(sample.warm),
+        unit: 's',
+        note: same ? 'same file as cold' : 'DIFFERS from the cold file',
+      });
       if (haveMcporter) {
-        figures.push({ suite: 'codegen', name: `mcporter emit-ts ${s} --mode client, median`, value: median(sample.porter), unit: 's', note: `${RUNS} runs, Node 24` });
-        figures.push({ suite: 'codegen', name: `ratio mcpx gen cold / mcporter emit-ts, ${s}`, value: median(sample.mcpx) / median(sample.porter), unit: 'x', target: '<= 0.5x' });
-        figures.push({ suite: 'codegen', name: `ratio mcpx gen warm / mcporter emit-ts, ${s}`, value: median(sample.warm) / median(sample.porter), unit: 'x', target: '<= 0.5x' });
+        figures.push({
+          suite: 'codegen',
+          name: `mcporter emit-ts ${s} --mode client, median`,
+          value: median(sample.porter),
+          unit: 's',
+          note: `${RUNS} runs, Node 24`,
+        });
+        figures.push({
+          suite: 'codegen',
+          name: `ratio mcpx gen cold / mcporter emit-ts, ${s}`,
+          value: median(sample.mcpx) / median(sample.porter),
+          unit: 'x',
+          target: '<= 0.5x',
+        });
+        figures.push({
+          suite: 'codegen',
+          name: `ratio mcpx gen warm / mcporter emit-ts, ${s}`,
+          value: median(sample.warm) / median(sample.porter),
+          unit: 'x',
+          target: '<= 0.5x',
+        });
       }
     }
 
@@ -243,18 +369,46 @@ export const run: BenchSuite = async () => {
     for (const s of names) {
       const mine = await compileDir(join(work, 'mcpx', s), { mcpx: [join(root, 'src', 'codegen', 'client-runtime.ts')] });
       if (mine.length === 0) mcpxClean += 1;
-      figures.push({ suite: 'codegen', name: `mcpx client for ${s}: strict diagnostics`, value: mine.length, unit: 'errors', target: '0', ...(mine[0] ? { note: mine[0] } : {}) });
+      figures.push({
+        suite: 'codegen',
+        name: `mcpx client for ${s}: strict diagnostics`,
+        value: mine.length,
+        unit: 'errors',
+        target: '0',
+        ...(mine[0] ? { note: mine[0] } : {}),
+      });
       if (haveMcporter) {
         const dir = join(work, 'mcporter', s);
         const theirs = existsSync(dir) && readdirSync(dir).length > 0 ? await compileDir(dir) : ['no output'];
         if (theirs.length === 0) porterClean += 1;
-        figures.push({ suite: 'codegen', name: `mcporter client for ${s}: strict diagnostics`, value: theirs.length, unit: 'errors', ...(theirs[0] ? { note: theirs[0] } : {}) });
+        figures.push({
+          suite: 'codegen',
+          name: `mcporter client for ${s}: strict diagnostics`,
+          value: theirs.length,
+          unit: 'errors',
+          ...(theirs[0] ? { note: theirs[0] } : {}),
+        });
       }
     }
-    figures.push({ suite: 'codegen', name: 'servers whose mcpx client compiles clean under strict', value: mcpxClean, unit: `of ${names.length}`, target: `${names.length} of ${names.length}` });
-    if (haveMcporter) figures.push({ suite: 'codegen', name: 'servers whose mcporter client compiles clean under strict', value: porterClean, unit: `of ${names.length}` });
+    figures.push({
+      suite: 'codegen',
+      name: 'servers whose mcpx client compiles clean under strict',
+      value: mcpxClean,
+      unit: `of ${names.length}`,
+      target: `${names.length} of ${names.length}`,
+    });
+    if (haveMcporter)
+      figures.push({
+        suite: 'codegen',
+        name: 'servers whose mcporter client compiles clean under strict',
+        value: porterClean,
+        unit: `of ${names.length}`,
+      });
     const sampleOut = join(work, 'mcporter', 'everything', 'everything-client.ts');
-    if (haveMcporter && existsSync(sampleOut)) process.stdout.write(`  (mcporter output kept in ${dirname(sampleOut)}: ${readFileSync(sampleOut, 'utf8').split('\n').length} lines)\n`);
+    if (haveMcporter && existsSync(sampleOut))
+      process.stdout.write(
+        `  (mcporter output kept in ${dirname(sampleOut)}: ${readFileSync(sampleOut, 'utf8').split('\n').length} lines)\n`,
+      );
   } finally {
     await daemonCtl('stop').catch(() => undefined);
     rmSync(join(work, 'state'), { recursive: true, force: true });

@@ -26,13 +26,33 @@ interface Target {
 }
 
 const targets: Target[] = [
-  { label: 'server-everything (v1)', script: join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), args: ['stdio'], tool: 'echo', toolArgs: { message: 'hi' }, era: 'legacy' },
-  { label: 'dual-era fixture (v2, modern)', script: join(root, 'examples/servers/dual-era.mjs'), args: ['--stdio'], tool: 'no_ask', toolArgs: { text: 'hi' }, era: 'modern' },
+  {
+    label: 'server-everything (v1)',
+    script: join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'),
+    args: ['stdio'],
+    tool: 'echo',
+    toolArgs: { message: 'hi' },
+    era: 'legacy',
+  },
+  {
+    label: 'dual-era fixture (v2, modern)',
+    script: join(root, 'examples/servers/dual-era.mjs'),
+    args: ['--stdio'],
+    tool: 'no_ask',
+    toolArgs: { text: 'hi' },
+    era: 'modern',
+  },
 ];
 
 type Variant = 'mcpx (verdict cached)' | 'plain, same era' | 'plain auto';
 
-async function once(target: Target, variant: Variant, env: Record<string, string>, discover: unknown, stateDir: string): Promise<number> {
+async function once(
+  target: Target,
+  variant: Variant,
+  env: Record<string, string>,
+  discover: unknown,
+  stateDir: string,
+): Promise<number> {
   const started = performance.now();
   if (variant === 'mcpx (verdict cached)') {
     const mcpx = await createMcpx({
@@ -44,10 +64,19 @@ async function once(target: Target, variant: Variant, env: Record<string, string
     if (outcome.status !== 'complete' || outcome.result.isError) throw new Error(`bench call failed: ${JSON.stringify(outcome)}`);
     await mcpx.close();
   } else {
-    const client = new Client({ name: 'bench', version: '0' }, { versionNegotiation: { mode: variant === 'plain auto' ? 'auto' : 'legacy' } });
-    const transport = new StdioClientTransport({ command: process.execPath, args: [counter, target.script, ...target.args], env: { ...(process.env as Record<string, string>), ...env }, stderr: 'pipe' });
+    const client = new Client(
+      { name: 'bench', version: '0' },
+      { versionNegotiation: { mode: variant === 'plain auto' ? 'auto' : 'legacy' } },
+    );
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [counter, target.script, ...target.args],
+      env: { ...(process.env as Record<string, string>), ...env },
+      stderr: 'pipe',
+    });
     transport.stderr?.on('data', () => undefined);
-    if (variant === 'plain, same era' && target.era === 'modern') await client.connect(transport, { prior: { kind: 'modern', discover: discover as never } });
+    if (variant === 'plain, same era' && target.era === 'modern')
+      await client.connect(transport, { prior: { kind: 'modern', discover: discover as never } });
     else await client.connect(transport);
     await client.listTools();
     const result = await client.callTool({ name: target.tool, arguments: target.toolArgs });
@@ -101,9 +130,26 @@ export const run: BenchSuite = async () => {
       { suite: 'connect', name: name('plain v2 client, auto, median'), value: auto, unit: 'ms' },
       { suite: 'connect', name: name('ratio mcpx / plain same era'), value: ours / same, unit: 'x', target: '<= 1.05' },
       { suite: 'connect', name: name('ratio mcpx / plain auto'), value: ours / auto, unit: 'x' },
-      { suite: 'connect', name: name('spawns per connect, mcpx first connect (probe)'), value: coldSpawns, unit: 'spawns', target: '1' },
-      { suite: 'connect', name: name('spawns per connect, mcpx verdict cached'), value: spawnCount['mcpx (verdict cached)'] / ROUNDS, unit: 'spawns', target: '1' },
-      { suite: 'connect', name: name('spawns per connect, plain auto'), value: spawnCount['plain auto'] / ROUNDS, unit: 'spawns' },
+      {
+        suite: 'connect',
+        name: name('spawns per connect, mcpx first connect (probe)'),
+        value: coldSpawns,
+        unit: 'spawns',
+        target: '1',
+      },
+      {
+        suite: 'connect',
+        name: name('spawns per connect, mcpx verdict cached'),
+        value: spawnCount['mcpx (verdict cached)'] / ROUNDS,
+        unit: 'spawns',
+        target: '1',
+      },
+      {
+        suite: 'connect',
+        name: name('spawns per connect, plain auto'),
+        value: spawnCount['plain auto'] / ROUNDS,
+        unit: 'spawns',
+      },
     );
     rmSync(dir, { recursive: true, force: true });
   }

@@ -59,7 +59,7 @@ function inProcessMcpx(onElicit?: ElicitHandler) {
     answerLater: true,
     eraCache: createMemoryEraCache(),
     ...(onElicit ? { onElicit } : {}),
-    }).then((mcpx) => ({
+  }).then((mcpx) => ({
     ...mcpx,
     async close() {
       await mcpx.close();
@@ -77,13 +77,19 @@ async function measureStore(kind: 'memory' | 'sqlite', dir: string): Promise<Ben
     broker,
     taskKeyv: broker.store.keyv,
     defaultSession: 'bench',
-    openHost: (session, sessionSource, stamping) => inProcessMcpx(createElicitationPipeline({ broker: stamping, session: { session, sessionSource } })),
+    openHost: (session, sessionSource, stamping) =>
+      inProcessMcpx(createElicitationPipeline({ broker: stamping, session: { session, sessionSource } })),
     close: async () => {
       await broker.close();
       if (kind === 'sqlite') await (store as BrokerStore).close();
     },
   };
-  const daemon = await runDaemon({ paths: daemonPaths(env, undefined), version: 'bench', openParts: async () => parts, idleMs: 0 });
+  const daemon = await runDaemon({
+    paths: daemonPaths(env, undefined),
+    version: 'bench',
+    openParts: async () => parts,
+    idleMs: 0,
+  });
   const client = socketFetch(daemon.state.socket);
   const json = { method: 'POST', headers: { 'content-type': 'application/json' } };
   try {
@@ -96,14 +102,33 @@ async function measureStore(kind: 'memory' | 'sqlite', dir: string): Promise<Ben
       const asked = await client.fetch('/v1/call/fx/ask_confirm', { ...json, body: '{}' });
       if (asked.status !== 202) throw new Error(`ask answered ${asked.status}`);
       const body = (await asked.json()) as { inputRequired: { task: string; questions: Array<{ id: string }> } };
-      await (await client.fetch(`/v1/elicit/${body.inputRequired.questions[0]!.id}/accept`, { ...json, body: '{"content":{"confirm":true}}' })).arrayBuffer();
-      const task = (await (await client.fetch(`/v1/tasks/${body.inputRequired.task}?wait=10`)).json()) as { task: { state: string } };
+      await (
+        await client.fetch(`/v1/elicit/${body.inputRequired.questions[0]!.id}/accept`, {
+          ...json,
+          body: '{"content":{"confirm":true}}',
+        })
+      ).arrayBuffer();
+      const task = (await (await client.fetch(`/v1/tasks/${body.inputRequired.task}?wait=10`)).json()) as {
+        task: { state: string };
+      };
       if (task.task.state !== 'complete') throw new Error(`task ended ${task.task.state}`);
     });
     return [
-      { suite: 'daemon', name: `REST call via unix socket, ${kind} store: p50`, value: percentile(calls, 50), unit: 'ms', target: '< 5 ms' },
+      {
+        suite: 'daemon',
+        name: `REST call via unix socket, ${kind} store: p50`,
+        value: percentile(calls, 50),
+        unit: 'ms',
+        target: '< 5 ms',
+      },
       { suite: 'daemon', name: `REST call via unix socket, ${kind} store: p95`, value: percentile(calls, 95), unit: 'ms' },
-      { suite: 'daemon', name: `ask + answer + task result via REST, ${kind} store: p50`, value: percentile(asks, 50), unit: 'ms', note: '3 requests, 2 tool calls' },
+      {
+        suite: 'daemon',
+        name: `ask + answer + task result via REST, ${kind} store: p50`,
+        value: percentile(asks, 50),
+        unit: 'ms',
+        note: '3 requests, 2 tool calls',
+      },
     ];
   } finally {
     client.close();

@@ -44,7 +44,9 @@ async function main(): Promise<void> {
     process.stdout.write(`\n## ${name}\n`);
     const suiteFigures = await (await load()).run();
     for (const f of suiteFigures) {
-      process.stdout.write(`  ${f.name.padEnd(60)} ${String(round(f.value)).padStart(12)} ${f.unit}${f.target ? `   (target: ${f.target})` : ''}${f.note ? `   ${f.note}` : ''}\n`);
+      process.stdout.write(
+        `  ${f.name.padEnd(60)} ${String(round(f.value)).padStart(12)} ${f.unit}${f.target ? `   (target: ${f.target})` : ''}${f.note ? `   ${f.note}` : ''}\n`,
+      );
     }
     figures.push(...suiteFigures);
   }

@@ -50,18 +50,37 @@ async function coldStart(figures: BenchFigure[]): Promise<void> {
   await timeToReady(); // compiles the module and warms the JIT
   const fresh: number[] = [];
   for (let i = 0; i < 30; i++) fresh.push(await timeToReady());
-  figures.push({ suite: SUITE, name: 'sandbox ready, fresh capped instance (median of 30)', value: median(fresh), unit: 'ms', note: 'instantiate + runtime + context + prelude' });
+  figures.push({
+    suite: SUITE,
+    name: 'sandbox ready, fresh capped instance (median of 30)',
+    value: median(fresh),
+    unit: 'ms',
+    note: 'instantiate + runtime + context + prelude',
+  });
 
   const pooled: number[] = [];
   for (let i = 0; i < 30; i++) {
     await warmSandboxes({ memoryBytes: MEMORY, count: 2 }); // refill outside the timing, as a pool does between runs
     pooled.push(await timeToReady());
   }
-  figures.push({ suite: SUITE, name: 'sandbox ready, pre-instantiated capped instance (median of 30)', value: median(pooled), unit: 'ms', target: '< 3 ms with the hard memory cap', note: `64 MiB cap kept (a fresh WebAssembly.Memory per run); p90 ${round(pooled.sort((a, b) => a - b)[27] ?? NaN)} ms` });
+  figures.push({
+    suite: SUITE,
+    name: 'sandbox ready, pre-instantiated capped instance (median of 30)',
+    value: median(pooled),
+    unit: 'ms',
+    target: '< 3 ms with the hard memory cap',
+    note: `64 MiB cap kept (a fresh WebAssembly.Memory per run); p90 ${round(pooled.sort((a, b) => a - b)[27] ?? NaN)} ms`,
+  });
 
   const worker: number[] = [];
   for (let i = 0; i < 5; i++) worker.push(await timeToReady('worker'));
-  figures.push({ suite: SUITE, name: 'sandbox ready, worker isolation (median of 5)', value: median(worker), unit: 'ms', note: 'worker start + QuickJS in the worker; what mcpx run pays for its hard CPU kill' });
+  figures.push({
+    suite: SUITE,
+    name: 'sandbox ready, worker isolation (median of 5)',
+    value: median(worker),
+    unit: 'ms',
+    note: 'worker start + QuickJS in the worker; what mcpx run pays for its hard CPU kill',
+  });
 }
 
 async function perCall(figures: BenchFigure[]): Promise<void> {
@@ -70,34 +89,58 @@ async function perCall(figures: BenchFigure[]): Promise<void> {
 
   // Pure overhead: a host that answers at once. Rounds alternate, and the best of each side counts (a loaded
   // machine adds noise to both; the minimum is the cost).
-  const stub: HostBindings = { callTool: async (_s, _t, args) => ({ status: 'ok', value: { n: args.n } }), console: () => undefined };
+  const stub: HostBindings = {
+    callTool: async (_s, _t, args) => ({ status: 'ok', value: { n: args.n } }),
+    console: () => undefined,
+  };
   const sandboxStub: number[] = [];
   const nodeStub: number[] = [];
   const sandboxWall: number[] = [];
   for (let round = 0; round < 5; round++) {
     let cpu = process.cpuUsage();
     const started = performance.now();
-    await (await startScript({ script: script(loop), bindings: stub })).outcome;
+    await (
+      await startScript({ script: script(loop), bindings: stub })
+    ).outcome;
     sandboxWall.push(((performance.now() - started) * 1000) / calls);
     sandboxStub.push(cpuMicros(process.cpuUsage(cpu)) / calls);
     cpu = process.cpuUsage();
-    for (let i = 0; i < calls; i++) await stub.callTool('b', 'echo', JSON.parse(JSON.stringify({ n: i, text: 'hello' })) as Record<string, unknown>);
+    for (let i = 0; i < calls; i++)
+      await stub.callTool('b', 'echo', JSON.parse(JSON.stringify({ n: i, text: 'hello' })) as Record<string, unknown>);
     nodeStub.push(cpuMicros(process.cpuUsage(cpu)) / calls);
   }
   // CPU time, not wall time: on a loaded machine wall time mostly measures the other processes.
   const viaSandboxStub = median(sandboxStub);
   const fromNodeStub = median(nodeStub);
-  figures.push({ suite: SUITE, name: 'tool call through the sandbox, instant host (CPU per call, median of 5)', value: viaSandboxStub, unit: 'µs', note: `from Node directly: ${round(fromNodeStub)} µs; wall ${round(median(sandboxWall))} µs` });
-  figures.push({ suite: SUITE, name: 'sandbox overhead per tool call (sandbox − Node, CPU, instant host)', value: viaSandboxStub - fromNodeStub, unit: 'µs', target: '< 40 µs' });
+  figures.push({
+    suite: SUITE,
+    name: 'tool call through the sandbox, instant host (CPU per call, median of 5)',
+    value: viaSandboxStub,
+    unit: 'µs',
+    note: `from Node directly: ${round(fromNodeStub)} µs; wall ${round(median(sandboxWall))} µs`,
+  });
+  figures.push({
+    suite: SUITE,
+    name: 'sandbox overhead per tool call (sandbox − Node, CPU, instant host)',
+    value: viaSandboxStub - fromNodeStub,
+    unit: 'µs',
+    target: '< 40 µs',
+  });
 
   // A real MCP server in this process (in-memory transport): the ratio a script author sees.
   const fixture = inMemoryServer('dual-era', 'modern');
-  const mcpx = await createMcpx({ config: { mcpServers: {} }, servers: { fx: fixture.connector }, env: { ...process.env, MCPX_STATE_DIR: '/tmp/mcpx-bench-runtime' } });
+  const mcpx = await createMcpx({
+    config: { mcpServers: {} },
+    servers: { fx: fixture.connector },
+    env: { ...process.env, MCPX_STATE_DIR: '/tmp/mcpx-bench-runtime' },
+  });
   try {
     const real: HostBindings = {
       callTool: async (server, tool, args) => {
         const outcome = await mcpx.callTool(server, tool, args);
-        return outcome.status === 'complete' ? { status: 'ok', value: outcome.result } : { status: 'input-required', message: 'unexpected' };
+        return outcome.status === 'complete'
+          ? { status: 'ok', value: outcome.result }
+          : { status: 'input-required', message: 'unexpected' };
       },
       console: () => undefined,
     };
@@ -110,17 +153,32 @@ async function perCall(figures: BenchFigure[]): Promise<void> {
       for (let i = 0; i < n; i++) await mcpx.callTool('fx', 'no_ask', { text: 'hello' });
       direct.push(((performance.now() - started) * 1000) / n);
       started = performance.now();
-      await (await startScript({ script: script(realLoop), bindings: real })).outcome;
+      await (
+        await startScript({ script: script(realLoop), bindings: real })
+      ).outcome;
       viaSandbox.push(((performance.now() - started) * 1000) / n);
     }
     const best = Math.min(...viaSandbox);
     const bestDirect = Math.min(...direct);
-    figures.push({ suite: SUITE, name: 'tool call to an in-memory MCP server: sandbox / Node (best of 5 each)', value: best / bestDirect, unit: 'x', note: `${round(best)} µs through the sandbox vs ${round(bestDirect)} µs from Node (same run)` });
+    figures.push({
+      suite: SUITE,
+      name: 'tool call to an in-memory MCP server: sandbox / Node (best of 5 each)',
+      value: best / bestDirect,
+      unit: 'x',
+      note: `${round(best)} µs through the sandbox vs ${round(bestDirect)} µs from Node (same run)`,
+    });
 
     const workerLoop = `for (let i = 0; i < ${calls}; i++) await tools.b.echo({ n: i });`;
     const started = performance.now();
-    await (await startScript({ script: script(workerLoop), bindings: stub, isolation: 'worker' })).outcome;
-    figures.push({ suite: SUITE, name: 'tool call through a worker-isolated sandbox, instant host (per call, incl. start)', value: ((performance.now() - started) * 1000) / calls, unit: 'µs' });
+    await (
+      await startScript({ script: script(workerLoop), bindings: stub, isolation: 'worker' })
+    ).outcome;
+    figures.push({
+      suite: SUITE,
+      name: 'tool call through a worker-isolated sandbox, instant host (per call, incl. start)',
+      value: ((performance.now() - started) * 1000) / calls,
+      unit: 'µs',
+    });
   } finally {
     await mcpx.close();
     await fixture.close();
@@ -146,7 +204,11 @@ async function parked(figures: BenchFigure[]): Promise<void> {
   await settle();
   const before = process.memoryUsage();
   const started = performance.now();
-  const runs: ScriptRun[] = await Promise.all(Array.from({ length: count }, () => startScript({ script: script('const r = await tools.t.wait({}); export default r;'), bindings: holding })));
+  const runs: ScriptRun[] = await Promise.all(
+    Array.from({ length: count }, () =>
+      startScript({ script: script('const r = await tools.t.wait({}); export default r;'), bindings: holding }),
+    ),
+  );
   while (releases.length < count) await new Promise((resolve) => setImmediate(resolve));
   const allWaiting = performance.now() - started;
   await settle();
@@ -157,9 +219,22 @@ async function parked(figures: BenchFigure[]): Promise<void> {
   const outcomes = await Promise.all(runs.map((r) => r.outcome));
   const total = performance.now() - started;
   const ok = outcomes.filter((o) => o.status === 'ok').length;
-  figures.push({ suite: SUITE, name: 'memory per sandbox parked on a tool call (RSS / 100)', value: perSandbox, unit: 'MiB', target: '< 1 MiB', note: `fresh instance each (no pool), 64 MiB cap each; ${round(reserved)} MiB of WebAssembly memory reserved each, untouched pages not resident` });
+  figures.push({
+    suite: SUITE,
+    name: 'memory per sandbox parked on a tool call (RSS / 100)',
+    value: perSandbox,
+    unit: 'MiB',
+    target: '< 1 MiB',
+    note: `fresh instance each (no pool), 64 MiB cap each; ${round(reserved)} MiB of WebAssembly memory reserved each, untouched pages not resident`,
+  });
   figures.push({ suite: SUITE, name: '100 sandboxes at once: all started and waiting on a call', value: allWaiting, unit: 'ms' });
-  figures.push({ suite: SUITE, name: '100 sandboxes at once: started, answered and finished', value: total, unit: 'ms', note: `${ok}/100 ok` });
+  figures.push({
+    suite: SUITE,
+    name: '100 sandboxes at once: started, answered and finished',
+    value: total,
+    unit: 'ms',
+    note: `${ok}/100 ok`,
+  });
 }
 
 async function stripping(figures: BenchFigure[]): Promise<void> {
@@ -178,7 +253,10 @@ async function handle${i}(item: Item${i}): Promise<string> {
     esbuildTimes.push(performance.now() - started);
   }
   const ts = (await import('typescript')).default;
-  const options = { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, sourceMap: true }, fileName: 'bench.ts' };
+  const options = {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, sourceMap: true },
+    fileName: 'bench.ts',
+  };
   ts.transpileModule(source, options);
   const tsTimes: number[] = [];
   for (let i = 0; i < 20; i++) {
@@ -186,8 +264,19 @@ async function handle${i}(item: Item${i}): Promise<string> {
     ts.transpileModule(source, options);
     tsTimes.push(performance.now() - started);
   }
-  figures.push({ suite: SUITE, name: 'strip types, 250-line script: esbuild (with source map)', value: median(esbuildTimes), unit: 'ms' });
-  figures.push({ suite: SUITE, name: 'strip types, 250-line script: ts.transpileModule (with source map)', value: median(tsTimes), unit: 'ms', note: `esbuild is ${round(median(tsTimes) / median(esbuildTimes))}x faster` });
+  figures.push({
+    suite: SUITE,
+    name: 'strip types, 250-line script: esbuild (with source map)',
+    value: median(esbuildTimes),
+    unit: 'ms',
+  });
+  figures.push({
+    suite: SUITE,
+    name: 'strip types, 250-line script: ts.transpileModule (with source map)',
+    value: median(tsTimes),
+    unit: 'ms',
+    note: `esbuild is ${round(median(tsTimes) / median(esbuildTimes))}x faster`,
+  });
 }
 
 /** Collects garbage until memory stops moving, so RSS differences are the sandboxes'. */

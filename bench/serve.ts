@@ -24,7 +24,10 @@ function p50(samples: number[]): number {
 }
 
 async function connect(transport: StdioClientTransport | StreamableHTTPClientTransport): Promise<Client> {
-  const client = new Client({ name: 'bench', version: '1' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const client = new Client(
+    { name: 'bench', version: '1' },
+    { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
   client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { repo: 'me/bench' } }));
   await client.connect(transport);
   return client;
@@ -69,18 +72,42 @@ export async function run(): Promise<BenchFigure[]> {
   const pair = (name: string, direct: number, through: number, target?: string): void => {
     figures.push({ suite: 'serve', name: `${name}: direct p50`, value: direct, unit: 'ms' });
     figures.push({ suite: 'serve', name: `${name}: through mcpx serve p50`, value: through, unit: 'ms' });
-    figures.push({ suite: 'serve', name: `${name}: added p50`, value: through - direct, unit: 'ms', ...(target ? { target } : {}) });
+    figures.push({
+      suite: 'serve',
+      name: `${name}: added p50`,
+      value: through - direct,
+      unit: 'ms',
+      ...(target ? { target } : {}),
+    });
     figures.push({ suite: 'serve', name: `${name}: ratio`, value: through / direct, unit: 'x' });
   };
   try {
     // stdio
     const stdioConfig = join(dir, 'stdio.json');
     writeFileSync(stdioConfig, JSON.stringify({ mcpServers: { fx: { command: process.execPath, args: [FIXTURE, '--stdio'] } } }));
-    const direct = await connect(new StdioClientTransport({ command: process.execPath, args: [FIXTURE, '--stdio'], env: env as Record<string, string> }));
-    const through = await connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--config', stdioConfig], env: env as Record<string, string> }));
+    const direct = await connect(
+      new StdioClientTransport({ command: process.execPath, args: [FIXTURE, '--stdio'], env: env as Record<string, string> }),
+    );
+    const through = await connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'serve', '--config', stdioConfig],
+        env: env as Record<string, string>,
+      }),
+    );
     try {
-      pair('stdio tools/call no_ask', await time(direct, 'no_ask', { text: 'x' }), await time(through, 'no_ask', { text: 'x' }), 'at most 1 ms added');
-      pair('stdio forwarded question (ask_form, answered at once)', await time(direct, 'ask_form', {}), await time(through, 'ask_form', {}), 'at most 5 ms beyond the answer');
+      pair(
+        'stdio tools/call no_ask',
+        await time(direct, 'no_ask', { text: 'x' }),
+        await time(through, 'no_ask', { text: 'x' }),
+        'at most 1 ms added',
+      );
+      pair(
+        'stdio forwarded question (ask_form, answered at once)',
+        await time(direct, 'ask_form', {}),
+        await time(through, 'ask_form', {}),
+        'at most 5 ms beyond the answer',
+      );
     } finally {
       await direct.close();
       await through.close();
@@ -93,8 +120,18 @@ export async function run(): Promise<BenchFigure[]> {
     const directHttp = await connect(new StreamableHTTPClientTransport(new URL(upstream.url)));
     const throughHttp = await connect(new StreamableHTTPClientTransport(new URL(serve.url)));
     try {
-      pair('http tools/call no_ask', await time(directHttp, 'no_ask', { text: 'x' }), await time(throughHttp, 'no_ask', { text: 'x' }), 'at most 1 ms added');
-      pair('http forwarded question (ask_form, answered at once)', await time(directHttp, 'ask_form', {}), await time(throughHttp, 'ask_form', {}), 'at most 5 ms beyond the answer');
+      pair(
+        'http tools/call no_ask',
+        await time(directHttp, 'no_ask', { text: 'x' }),
+        await time(throughHttp, 'no_ask', { text: 'x' }),
+        'at most 1 ms added',
+      );
+      pair(
+        'http forwarded question (ask_form, answered at once)',
+        await time(directHttp, 'ask_form', {}),
+        await time(throughHttp, 'ask_form', {}),
+        'at most 5 ms beyond the answer',
+      );
     } finally {
       await directHttp.close();
       await throughHttp.close();

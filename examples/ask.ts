@@ -13,7 +13,11 @@ interface Received {
 
 const answer = await ask({
   message: 'Which repository should the issue go in?',
-  requestedSchema: { type: 'object', properties: { repo: { type: 'string', description: 'owner/name', minLength: 3 } }, required: ['repo'] },
+  requestedSchema: {
+    type: 'object',
+    properties: { repo: { type: 'string', description: 'owner/name', minLength: 3 } },
+    required: ['repo'],
+  },
 });
 const repo = answer.action === 'accept' ? answer.content?.repo : undefined;
 
@@ -29,6 +33,10 @@ const received = (result.structuredContent as { received: { details: Received } 
 if (received.action !== answer.action || (answer.action === 'accept' && received.content?.repo !== repo)) {
   throw new Error(`the server received ${JSON.stringify(received)}, not the person's answer ${JSON.stringify(answer)}`);
 }
-console.log(answer.action === 'accept' ? `ok: the issue goes in ${repo}` : `ok: the person chose ${answer.action}, and the server was told so`);
+console.log(
+  answer.action === 'accept'
+    ? `ok: the issue goes in ${repo}`
+    : `ok: the person chose ${answer.action}, and the server was told so`,
+);
 
 export default { answer: answer.action, received };

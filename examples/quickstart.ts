@@ -25,7 +25,12 @@ const result = await tools.fixture.ask_form({ title: 'Hello from mcpx' });
 const echo = result.structuredContent as { era: string; received: { details: Received } };
 const details = echo.received.details;
 
-if (details.action !== 'accept' || details.content?.repo !== 'me/thing' || details.content.priority !== 'high' || details.content.private !== false) {
+if (
+  details.action !== 'accept' ||
+  details.content?.repo !== 'me/thing' ||
+  details.content.priority !== 'high' ||
+  details.content.private !== false
+) {
   throw new Error(`the server did not receive the answer as given: ${JSON.stringify(details)}`);
 }
 console.log(`ok: the server received ${JSON.stringify(details.content)} (${echo.era} era)`);

@@ -80,11 +80,16 @@ export async function runServerScenarios({ repo, runReferee, resultsDir, only })
     for (const spec of SPECS) {
       const required = (await requiredServerScenarios(runReferee, spec)).filter((s) => !only?.length || only.includes(s));
       const results = {};
-      for (const [label, url] of [['direct', upstream], ['mcpx', through]]) {
+      for (const [label, url] of [
+        ['direct', upstream],
+        ['mcpx', through],
+      ]) {
         const out = join(resultsDir, `server@${spec}`, label);
         rmSync(out, { recursive: true, force: true });
         mkdirSync(out, { recursive: true });
-        const args = only?.length ? [...only.flatMap((s) => ['--scenario', s]), '--spec-version', spec] : ['--requirements', spec];
+        const args = only?.length
+          ? [...only.flatMap((s) => ['--scenario', s]), '--spec-version', spec]
+          : ['--requirements', spec];
         const referee = await runReferee(['server', '--url', url, ...args, '-o', out], env);
         writeFileSync(join(out, 'referee.log'), referee.output);
         results[label] = verdicts(out);
@@ -110,13 +115,17 @@ export async function runServerScenarios({ repo, runReferee, resultsDir, only })
         if (direct?.passed && viaMcpx?.passed) both++;
         console.log(`${spec} ${scenario.padEnd(48)} direct ${d}  via mcpx ${m}${note ? `  (${note})` : ''}`);
       }
-      console.log(`server @${spec}: ${[...results.direct.values()].length ? `${required.filter((s) => results.direct.get(s)?.passed).length}/${required.length} pass directly, ${both} of them also through mcpx serve` : 'no results'}`);
+      console.log(
+        `server @${spec}: ${[...results.direct.values()].length ? `${required.filter((s) => results.direct.get(s)?.passed).length}/${required.length} pass directly, ${both} of them also through mcpx serve` : 'no results'}`,
+      );
     }
   } finally {
     await serve?.stop();
     await fixture.stop();
     rmSync(stateDir, { recursive: true, force: true });
   }
-  console.log(`conformance (server): ${regressions} regression(s) through mcpx, ${stale} stale known gap(s) (${((Date.now() - started) / 1000).toFixed(1)}s)`);
+  console.log(
+    `conformance (server): ${regressions} regression(s) through mcpx, ${stale} stale known gap(s) (${((Date.now() - started) / 1000).toFixed(1)}s)`,
+  );
   return regressions === 0 && stale === 0;
 }

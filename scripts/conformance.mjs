@@ -41,13 +41,32 @@ const scenarios = [
   { name: 'json-schema-ref-no-deref', spec: '2026-07-28' },
   // OAuth 2.1 (src/auth): the 14 scenarios of both requirement sets, and the 11 only 2026-07-28 has.
   ...[
-    'metadata-default', 'metadata-var1', 'metadata-var2', 'metadata-var3', 'basic-cimd',
-    'scope-from-www-authenticate', 'scope-from-scopes-supported', 'scope-omitted-when-undefined', 'scope-retry-limit', 'scope-step-up',
-    'token-endpoint-auth-basic', 'token-endpoint-auth-post', 'token-endpoint-auth-none', 'pre-registration',
+    'metadata-default',
+    'metadata-var1',
+    'metadata-var2',
+    'metadata-var3',
+    'basic-cimd',
+    'scope-from-www-authenticate',
+    'scope-from-scopes-supported',
+    'scope-omitted-when-undefined',
+    'scope-retry-limit',
+    'scope-step-up',
+    'token-endpoint-auth-basic',
+    'token-endpoint-auth-post',
+    'token-endpoint-auth-none',
+    'pre-registration',
   ].flatMap((name) => ['2025-11-25', '2026-07-28'].map((spec) => ({ name: `auth/${name}`, spec }))),
   ...[
-    'resource-mismatch', 'offline-access-scope', 'offline-access-not-supported', 'authorization-server-migration',
-    'iss-supported', 'iss-not-advertised', 'iss-supported-missing', 'iss-wrong-issuer', 'iss-unexpected', 'iss-normalized',
+    'resource-mismatch',
+    'offline-access-scope',
+    'offline-access-not-supported',
+    'authorization-server-migration',
+    'iss-supported',
+    'iss-not-advertised',
+    'iss-supported-missing',
+    'iss-wrong-issuer',
+    'iss-unexpected',
+    'iss-normalized',
     'metadata-issuer-mismatch',
   ].map((name) => ({ name: `auth/${name}`, spec: '2026-07-28' })),
 ];
@@ -125,14 +144,13 @@ function findChecks(dir, scenario) {
 /** Strict client scoring: >= 1 SUCCESS, no FAILURE, no WARNING, and a clean referee exit (no client crash or timeout). */
 function score(checks, refereeExit) {
   const by = (status) => checks.filter((check) => check.status === status);
-  const problems = [...by('FAILURE'), ...by('WARNING')].map(
-    (check) => {
-      const why = check.errorMessage ?? check.details?.message;
-      return `${check.status} ${check.id}${why ? `: ${why}` : ''}`;
-    },
-  );
+  const problems = [...by('FAILURE'), ...by('WARNING')].map((check) => {
+    const why = check.errorMessage ?? check.details?.message;
+    return `${check.status} ${check.id}${why ? `: ${why}` : ''}`;
+  });
   if (problems.length === 0 && by('SUCCESS').length === 0) problems.push('no SUCCESS check (all skipped or not run)');
-  if (problems.length === 0 && refereeExit !== 0) problems.push(`referee exited ${refereeExit} (the client crashed or timed out)`);
+  if (problems.length === 0 && refereeExit !== 0)
+    problems.push(`referee exited ${refereeExit} (the client crashed or timed out)`);
   return { passed: problems.length === 0, problems };
 }
 
@@ -140,7 +158,8 @@ async function main() {
   const selected = options.scenario?.length
     ? scenarios.filter((s) => options.scenario.some((want) => want === s.name || want === `${s.name}@${s.spec}`))
     : scenarios;
-  if (selected.length === 0) fail(`no scenario matches ${options.scenario.join(', ')}; known: ${scenarios.map((s) => `${s.name}@${s.spec}`).join(', ')}`);
+  if (selected.length === 0)
+    fail(`no scenario matches ${options.scenario.join(', ')}; known: ${scenarios.map((s) => `${s.name}@${s.spec}`).join(', ')}`);
 
   ensureReferee();
   rmSync(resultsDir, { recursive: true, force: true });
@@ -157,7 +176,19 @@ async function main() {
     const env = { ...process.env, MCPX_STATE_DIR: stateDir, NO_COLOR: '1' };
     const t0 = Date.now();
     const referee = await runReferee(
-      ['client', '--command', client, '--scenario', name, '--spec-version', spec, '-o', outDir, '--timeout', String(refereeTimeoutMs)],
+      [
+        'client',
+        '--command',
+        client,
+        '--scenario',
+        name,
+        '--spec-version',
+        spec,
+        '-o',
+        outDir,
+        '--timeout',
+        String(refereeTimeoutMs),
+      ],
       env,
     );
     if (!options.keep) rmSync(stateDir, { recursive: true, force: true });
@@ -179,7 +210,8 @@ async function main() {
   }
 
   const total = ((Date.now() - started) / 1000).toFixed(1);
-  if (!options['server-only']) console.log(`conformance: ${passed} passed, ${failed} failed (${total}s; results in ${resultsDir})`);
+  if (!options['server-only'])
+    console.log(`conformance: ${passed} passed, ${failed} failed (${total}s; results in ${resultsDir})`);
   let serverOk = true;
   if (!options['client-only']) {
     const { runServerScenarios } = await import('./conformance-server.mjs');

@@ -67,7 +67,9 @@ export class McpxError extends Error {
   }
 
   toJSON(): { code: McpxErrorCode; message: string; data?: Record<string, unknown> } {
-    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
   }
 }
 

@@ -53,7 +53,10 @@ export interface DurableMcpx extends Mcpx {
 
 const POLL_MS = 200;
 
-export async function createDurableMcpx(options: McpxOptions & { store: StoreOption }, createPlain: (options: McpxOptions) => Promise<Mcpx>): Promise<DurableMcpx> {
+export async function createDurableMcpx(
+  options: McpxOptions & { store: StoreOption },
+  createPlain: (options: McpxOptions) => Promise<Mcpx>,
+): Promise<DurableMcpx> {
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
   // The config and policy are read before the store opens, so a bad one leaves nothing open.
@@ -63,7 +66,9 @@ export async function createDurableMcpx(options: McpxOptions & { store: StoreOpt
   const ownsStore = typeof options.store === 'string';
   const store = typeof options.store === 'string' ? await openStoreUrl(options.store, cwd) : toBrokerStore(options.store);
   const holder = `app-${randomBytes(8).toString('hex')}`;
-  const binding: SessionBinding = options.session ? { session: options.session, sessionSource: 'explicit' } : resolveSession(env, { ...(configPath ? { configPath } : {}), cwd });
+  const binding: SessionBinding = options.session
+    ? { session: options.session, sessionSource: 'explicit' }
+    : resolveSession(env, { ...(configPath ? { configPath } : {}), cwd });
   const broker = createBroker({ store, allowAnySession: true });
   const tasks = createTaskStore(store.keyv);
   const { store: _store, policy: _policy, session: _session, ...plain } = options;
@@ -111,13 +116,39 @@ export async function createDurableMcpx(options: McpxOptions & { store: StoreOpt
     configPath: first.configPath,
     broker,
     callTool: (server, tool, args = {}, callOptions = {}) =>
-      start({ server, tool, arguments: args, session: session(), sessionSource: binding.sessionSource, ...(callOptions.parent ? { parent: callOptions.parent } : {}) }),
+      start({
+        server,
+        tool,
+        arguments: args,
+        session: session(),
+        sessionSource: binding.sessionSource,
+        ...(callOptions.parent ? { parent: callOptions.parent } : {}),
+      }),
     getPrompt: (server, name, args = {}, callOptions = {}) =>
-      start({ server, tool: name, method: 'prompts/get', arguments: args, session: session(), ...(callOptions.parent ? { parent: callOptions.parent } : {}) }),
+      start({
+        server,
+        tool: name,
+        method: 'prompts/get',
+        arguments: args,
+        session: session(),
+        ...(callOptions.parent ? { parent: callOptions.parent } : {}),
+      }),
     readResource: (server, uri, callOptions = {}) =>
-      start({ server, tool: uri, method: 'resources/read', arguments: {}, session: session(), ...(callOptions.parent ? { parent: callOptions.parent } : {}) }),
+      start({
+        server,
+        tool: uri,
+        method: 'resources/read',
+        arguments: {},
+        session: session(),
+        ...(callOptions.parent ? { parent: callOptions.parent } : {}),
+      }),
     answer: (id, answer, answerOptions = {}) =>
-      broker.respond({ id, action: answer.action, ...(answer.action === 'accept' && answer.content !== undefined ? { content: answer.content } : {}), by: answerOptions.by ?? 'api' }),
+      broker.respond({
+        id,
+        action: answer.action,
+        ...(answer.action === 'accept' && answer.content !== undefined ? { content: answer.content } : {}),
+        by: answerOptions.by ?? 'api',
+      }),
     pending: (filter = {}) => broker.pending(filter),
     task: (id) => tasks.get(id),
 
@@ -126,18 +157,37 @@ export async function createDurableMcpx(options: McpxOptions & { store: StoreOpt
       for (;;) {
         resultOptions.signal?.throwIfAborted();
         const left = deadline - Date.now();
-        const record = await runner.wait(id, { ...(Number.isFinite(left) ? { timeoutMs: Math.max(0, left) } : {}), ...(resultOptions.signal ? { signal: resultOptions.signal } : {}) });
-        if (!record) throw new McpxError('TASK_NOT_FOUND', `No call ${id} in this store: it never existed here or its record has expired (records are kept a week).`, { data: { id } });
+        const record = await runner.wait(id, {
+          ...(Number.isFinite(left) ? { timeoutMs: Math.max(0, left) } : {}),
+          ...(resultOptions.signal ? { signal: resultOptions.signal } : {}),
+        });
+        if (!record)
+          throw new McpxError(
+            'TASK_NOT_FOUND',
+            `No call ${id} in this store: it never existed here or its record has expired (records are kept a week).`,
+            { data: { id } },
+          );
         if (record.state === 'complete' || record.state === 'failed') return outcomeOf<R>(stepOf(record, []));
         const drivenHere = runner.taskOfCall(record.callId) === record.id;
-        if (!drivenHere && record.state === 'input-required' && record.era === 'modern' && record.continuation && (record.holder === undefined || resultOptions.adopt)) {
+        if (
+          !drivenHere &&
+          record.state === 'input-required' &&
+          record.era === 'modern' &&
+          record.continuation &&
+          (record.holder === undefined || resultOptions.adopt)
+        ) {
           started.add(record.id);
           await runner.adopt(record);
           continue;
         }
         if (Date.now() >= deadline) return outcomeOf<R>(stepOf(record, await questionsOf(record)));
         // Held by another process (or here, past a timeout): its record changes when the call moves on.
-        if (!drivenHere) await sleep(Math.min(POLL_MS, Math.max(0, deadline - Date.now())), undefined, resultOptions.signal ? { signal: resultOptions.signal } : {});
+        if (!drivenHere)
+          await sleep(
+            Math.min(POLL_MS, Math.max(0, deadline - Date.now())),
+            undefined,
+            resultOptions.signal ? { signal: resultOptions.signal } : {},
+          );
       }
     },
 
@@ -167,17 +217,26 @@ function policyOf(input: PolicyOption): Policy {
 
 function stepOf(task: TaskRecord, questions: Question[]): TaskStep {
   if (task.state === 'complete') return { status: 'complete', task, result: task.result! };
-  if (task.state === 'failed') return { status: 'failed', task, error: task.error ?? { code: 'CALL_FAILED', message: 'the call failed' } };
+  if (task.state === 'failed')
+    return { status: 'failed', task, error: task.error ?? { code: 'CALL_FAILED', message: 'the call failed' } };
   return { status: 'input-required', task, questions };
 }
 
 /** A step as the Node API's outcome; the task id rides on it, a failure is the call's McpxError. */
 function outcomeOf<R>(step: TaskStep): CallOutcome<R> {
   const { task } = step;
-  const base = { callId: task.callId, task: task.id, server: task.server, tool: task.tool, ...(task.method ? { method: task.method } : {}) };
+  const base = {
+    callId: task.callId,
+    task: task.id,
+    server: task.server,
+    tool: task.tool,
+    ...(task.method ? { method: task.method } : {}),
+  };
   if (step.status === 'complete') return { ...base, status: 'complete', result: step.result as R };
   if (step.status === 'input-required') return { ...base, status: 'input-required', questions: step.questions };
-  throw new McpxError(step.error.code as McpxErrorCode, step.error.message, { data: { ...(step.error.data ?? {}), task: task.id } });
+  throw new McpxError(step.error.code as McpxErrorCode, step.error.message, {
+    data: { ...(step.error.data ?? {}), task: task.id },
+  });
 }
 
 function questionOfRequest(request: ElicitRequest): Question {

@@ -96,7 +96,8 @@ async function createPlainMcpx(options: McpxOptions): Promise<Mcpx> {
     eraCache: options.eraCache ?? createFileEraCache(join(stateDir(env), 'era-cache.json')),
     ...(options.auth ? { auth: options.auth } : {}),
     clientInfo: options.clientInfo ?? { name: 'mcpx', version: VERSION },
-    configSource: loaded.path ?? (loaded.searched.length ? `none found; looked in ${loaded.searched.join(', ')}` : 'the config object'),
+    configSource:
+      loaded.path ?? (loaded.searched.length ? `none found; looked in ${loaded.searched.join(', ')}` : 'the config object'),
   });
   return { ...pool, configPath: loaded.path };
 }

@@ -68,7 +68,12 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 export function storeComplianceCases(factory: StoreFactory): ComplianceCase[] {
   /** Two brokers over two handles of the store, for one case; always closed afterwards. */
   const pair = async <T>(
-    body: (a: StoreBroker, b: StoreBroker, session: string, clock: ReturnType<typeof createManualClock> | undefined) => Promise<T>,
+    body: (
+      a: StoreBroker,
+      b: StoreBroker,
+      session: string,
+      clock: ReturnType<typeof createManualClock> | undefined,
+    ) => Promise<T>,
     manual = false,
     wrap: (store: BrokerStore, handle: 'a' | 'b') => BrokerStore = (store) => store,
   ): Promise<T> => {
@@ -94,7 +99,11 @@ export function storeComplianceCases(factory: StoreFactory): ComplianceCase[] {
       run: () =>
         pair(async (a, b, session) => {
           const { id } = await a.openRequest(question(session));
-          const codes = await Promise.all(Array.from({ length: 50 }, (_, i) => codeOf((i % 2 ? a : b).respond({ id, action: 'accept', content: { n: i }, by: 'api' }))));
+          const codes = await Promise.all(
+            Array.from({ length: 50 }, (_, i) =>
+              codeOf((i % 2 ? a : b).respond({ id, action: 'accept', content: { n: i }, by: 'api' })),
+            ),
+          );
           strictEqual(codes.filter((c) => c === 'OK').length, 1, `winners: ${codes.join(',')}`);
           strictEqual(codes.filter((c) => c === 'ELICITATION_ALREADY_ANSWERED').length, 49);
           deepStrictEqual(await a.lookup(id), await b.lookup(id));
@@ -107,7 +116,12 @@ export function storeComplianceCases(factory: StoreFactory): ComplianceCase[] {
         // open question), then lets them go: together in one tick (the store decides), or one after the other
         // (the later one must be refused by the store's own atomic step, though its read said open).
         type Step = 'abandon' | 'respond';
-        const race = { order: ['abandon', 'respond'] as Step[], together: true, ready: new Map<Step, () => void>(), finished: new Map<Step, () => void>() };
+        const race = {
+          order: ['abandon', 'respond'] as Step[],
+          together: true,
+          ready: new Map<Step, () => void>(),
+          finished: new Map<Step, () => void>(),
+        };
         const arrive = (step: Step): Promise<void> =>
           new Promise((resolve) => {
             race.ready.set(step, resolve);
@@ -130,9 +144,12 @@ export function storeComplianceCases(factory: StoreFactory): ComplianceCase[] {
         const gated = (store: BrokerStore, handle: 'a' | 'b'): BrokerStore =>
           new Proxy(store, {
             get(target, property) {
-              if (handle === 'a' && property === 'updateQuestion') return (...args: Parameters<BrokerStore['updateQuestion']>) => through('abandon', () => target.updateQuestion(...args));
+              if (handle === 'a' && property === 'updateQuestion')
+                return (...args: Parameters<BrokerStore['updateQuestion']>) =>
+                  through('abandon', () => target.updateQuestion(...args));
               if (handle === 'b' && property === 'claimAnswer') {
-                return (...args: Parameters<BrokerStore['claimAnswer']>) => (args[3]?.open ? through('respond', () => target.claimAnswer(...args)) : target.claimAnswer(...args));
+                return (...args: Parameters<BrokerStore['claimAnswer']>) =>
+                  args[3]?.open ? through('respond', () => target.claimAnswer(...args)) : target.claimAnswer(...args);
               }
               const value = Reflect.get(target, property) as unknown;
               return typeof value === 'function' ? value.bind(target) : value;
@@ -140,29 +157,38 @@ export function storeComplianceCases(factory: StoreFactory): ComplianceCase[] {
           });
         return pair(
           async (a, b, session) => {
-          const outcomes = new Set<string>();
-          for (let round = 0; round < 24; round++) {
-            race.order = round % 2 ? ['abandon', 'respond'] : ['respond', 'abandon'];
-            race.together = round % 3 !== 0;
-            // b opened it: b's respond is one claim; a opened it: b reads it first.
-            const { id } = await (round % 4 < 2 ? a : b).openRequest(question(session));
-            const [abandoned, responded] = await Promise.all([codeOf(a.abandon(id, 'the call is gone')), codeOf(b.respond({ id, action: 'accept', content: { n: round }, by: 'api' }))]);
-            const events = (await b.audit({ elicit: id })).filter((e) => e.kind === 'elicit.answered' || e.kind === 'elicit.abandoned').map((e) => e.kind);
-            if (responded === 'OK') {
-              strictEqual(abandoned, 'ELICITATION_ALREADY_ANSWERED', `round ${round}: the respond won, the abandon must be refused`);
-              strictEqual((await a.get(id))?.state, 'answered');
-              deepStrictEqual(events, ['elicit.answered']);
-              outcomes.add('answered');
-            } else {
-              strictEqual(abandoned, 'OK', `round ${round}: neither won (respond ${responded})`);
-              strictEqual(responded, 'ELICITATION_ABANDONED', `round ${round}: the abandon won, the respond must be refused`);
-              strictEqual((await b.get(id))?.state, 'abandoned');
-              strictEqual(await a.lookup(id), undefined);
-              deepStrictEqual(events, ['elicit.abandoned']);
-              outcomes.add('abandoned');
+            const outcomes = new Set<string>();
+            for (let round = 0; round < 24; round++) {
+              race.order = round % 2 ? ['abandon', 'respond'] : ['respond', 'abandon'];
+              race.together = round % 3 !== 0;
+              // b opened it: b's respond is one claim; a opened it: b reads it first.
+              const { id } = await (round % 4 < 2 ? a : b).openRequest(question(session));
+              const [abandoned, responded] = await Promise.all([
+                codeOf(a.abandon(id, 'the call is gone')),
+                codeOf(b.respond({ id, action: 'accept', content: { n: round }, by: 'api' })),
+              ]);
+              const events = (await b.audit({ elicit: id }))
+                .filter((e) => e.kind === 'elicit.answered' || e.kind === 'elicit.abandoned')
+                .map((e) => e.kind);
+              if (responded === 'OK') {
+                strictEqual(
+                  abandoned,
+                  'ELICITATION_ALREADY_ANSWERED',
+                  `round ${round}: the respond won, the abandon must be refused`,
+                );
+                strictEqual((await a.get(id))?.state, 'answered');
+                deepStrictEqual(events, ['elicit.answered']);
+                outcomes.add('answered');
+              } else {
+                strictEqual(abandoned, 'OK', `round ${round}: neither won (respond ${responded})`);
+                strictEqual(responded, 'ELICITATION_ABANDONED', `round ${round}: the abandon won, the respond must be refused`);
+                strictEqual((await b.get(id))?.state, 'abandoned');
+                strictEqual(await a.lookup(id), undefined);
+                deepStrictEqual(events, ['elicit.abandoned']);
+                outcomes.add('abandoned');
+              }
             }
-          }
-          deepStrictEqual([...outcomes].sort(), ['abandoned', 'answered'], 'both outcomes over 24 rounds');
+            deepStrictEqual([...outcomes].sort(), ['abandoned', 'answered'], 'both outcomes over 24 rounds');
           },
           false,
           gated,
@@ -205,8 +231,14 @@ export function storeComplianceCases(factory: StoreFactory): ComplianceCase[] {
           deepStrictEqual((await b.pending()).map((p) => p.id).sort(), [one.id, two.id].sort());
           ok((await b.pending()).every((p) => p.timeLeftMs > 0 && p.state === 'pending'));
           await b.respond({ id: one.id, action: 'accept', content: { n: 3 }, by: 'cli' });
-          deepStrictEqual((await a.pending()).map((p) => p.id), [two.id]);
-          deepStrictEqual((await a.pending({ state: 'answered' })).map((p) => p.id), [one.id]);
+          deepStrictEqual(
+            (await a.pending()).map((p) => p.id),
+            [two.id],
+          );
+          deepStrictEqual(
+            (await a.pending({ state: 'answered' })).map((p) => p.id),
+            [one.id],
+          );
         }),
     },
     {
@@ -268,7 +300,10 @@ export function storeComplianceCases(factory: StoreFactory): ComplianceCase[] {
       run: () =>
         pair(async (a, b, session) => {
           const id = `elc-${randomBytes(8).toString('hex')}`;
-          const [first, second] = await Promise.all([a.openRequest(question(session, { id, message: 'one' })), b.openRequest(question(session, { id, message: 'two' }))]);
+          const [first, second] = await Promise.all([
+            a.openRequest(question(session, { id, message: 'one' })),
+            b.openRequest(question(session, { id, message: 'two' })),
+          ]);
           strictEqual(first.message, second.message);
           strictEqual((await a.audit({ elicit: id })).filter((e) => e.kind === 'elicit.open').length, 1);
         }),

@@ -74,10 +74,7 @@ export interface SecretRef {
 }
 
 /** What answers a question. Content only with accept, and only in form mode. */
-export type Answer =
-  | { action: 'accept'; content?: Record<string, unknown> }
-  | { action: 'decline' }
-  | { action: 'cancel' };
+export type Answer = { action: 'accept'; content?: Record<string, unknown> } | { action: 'decline' } | { action: 'cancel' };
 
 /** Handed to an elicitation handler alongside the question. */
 export interface ElicitContext {

@@ -25,7 +25,11 @@ const here = dirname(fileURLToPath(import.meta.url));
 const cli = resolve(here, '..', '..', 'dist', 'cli.js');
 const config = join(here, 'mcpx.json');
 const api = await startNotesApi();
-const env = { PATH: process.env.PATH ?? '', MCPX_STATE_DIR: mkdtempSync(join(tmpdir(), 'mcpx-approval-')), NOTES_API_URL: api.url };
+const env = {
+  PATH: process.env.PATH ?? '',
+  MCPX_STATE_DIR: mkdtempSync(join(tmpdir(), 'mcpx-approval-')),
+  NOTES_API_URL: api.url,
+};
 
 function mcpx(...args) {
   return new Promise((done) => {
@@ -39,7 +43,9 @@ class CheckFailed extends Error {}
 
 function check(condition, what, detail) {
   if (condition) return console.log(`ok: ${what}`);
-  console.error(`FAILED: ${what}${detail === undefined ? '' : `\n${typeof detail === 'string' ? detail : JSON.stringify(detail, null, 2)}`}`);
+  console.error(
+    `FAILED: ${what}${detail === undefined ? '' : `\n${typeof detail === 'string' ? detail : JSON.stringify(detail, null, 2)}`}`,
+  );
   throw new CheckFailed(what);
 }
 
@@ -63,7 +69,11 @@ try {
   check(ci.code === 75, 'CI: mcpx call exits 75 while the confirmation waits', ci);
   const waiting = JSON.parse(ci.stdout).inputRequired;
   const question = waiting.questions[0];
-  check(question.message === 'POST /notes with {"title":"release 1.4"}: proceed?', 'the question says what will be sent', question);
+  check(
+    question.message === 'POST /notes with {"title":"release 1.4"}: proceed?',
+    'the question says what will be sent',
+    question,
+  );
   const hoursLeft = (question.expiresAt - Date.now()) / 3_600_000;
   check(hoursLeft > 7.9 && hoursLeft <= 8, `the deadline comes from the config's elicit.ttl (8h; ${hoursLeft.toFixed(2)}h left)`);
   check(api.requests['POST /notes'] === undefined, 'nothing was sent while the question waits', api.requests);
@@ -76,7 +86,11 @@ try {
 
   // 3. CI again: the call resumed and finished.
   const result = await mcpx('task', 'result', waiting.task);
-  check(result.code === 0 && JSON.parse(result.stdout).title === 'release 1.4', `mcpx task result prints the created note: ${result.stdout.trim()}`, result);
+  check(
+    result.code === 0 && JSON.parse(result.stdout).title === 'release 1.4',
+    `mcpx task result prints the created note: ${result.stdout.trim()}`,
+    result,
+  );
   check(api.requests['POST /notes'] === 1, 'the API received the POST exactly once', api.requests);
 
   // 4. A DELETE, declined over REST.
@@ -87,8 +101,16 @@ try {
   const declined = await rest(status.socket, 'POST', `/v1/elicit/${pending.questions[0].id}/decline`);
   check(declined.status === 200, `REST: POST /v1/elicit/${pending.questions[0].id}/decline answers 200`, declined);
   const after = await mcpx('task', 'result', pending.task);
-  check(after.code === 1 && after.stderr.includes('not sent: the confirmation was declined (DELETE /notes/1)'), 'the declined DELETE says so and exits 1', after);
-  check(api.requests['DELETE /notes/{id}'] === undefined && api.notes.has(1), 'the API never received the DELETE; the note is still there', api.requests);
+  check(
+    after.code === 1 && after.stderr.includes('not sent: the confirmation was declined (DELETE /notes/1)'),
+    'the declined DELETE says so and exits 1',
+    after,
+  );
+  check(
+    api.requests['DELETE /notes/{id}'] === undefined && api.notes.has(1),
+    'the API never received the DELETE; the note is still there',
+    api.requests,
+  );
   console.log('ok');
 } catch (error) {
   failed = true;

@@ -30,13 +30,22 @@ const config = join(here, 'mcpx.json');
 // The app's store: a Redis URL when given, else a SQLite file of its own.
 const store = process.argv[2] ?? `sqlite:${join(mkdtempSync(join(tmpdir(), 'mcpx-app-')), 'questions.sqlite')}`;
 // The CLI and the daemon find the app's store through MCPX_STORE_URL; their own state (daemon socket) stays apart.
-const env = { PATH: process.env.PATH ?? '', MCPX_STORE_URL: store, MCPX_STATE_DIR: mkdtempSync(join(tmpdir(), 'mcpx-app-state-')) };
+const env = {
+  PATH: process.env.PATH ?? '',
+  MCPX_STORE_URL: store,
+  MCPX_STATE_DIR: mkdtempSync(join(tmpdir(), 'mcpx-app-state-')),
+};
 
 function mcpxCli(...args) {
   return new Promise((done) => {
-    execFile(process.execPath, [cli, ...args, '--config', config], { cwd: here, env, timeout: 60_000 }, (error, stdout, stderr) => {
-      done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [cli, ...args, '--config', config],
+      { cwd: here, env, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -56,7 +65,9 @@ function rest(socketPath, method, path, body) {
 class CheckFailed extends Error {}
 function check(condition, what, detail) {
   if (condition) return console.log(`ok: ${what}`);
-  console.error(`FAILED: ${what}${detail === undefined ? '' : `\n${typeof detail === 'string' ? detail : JSON.stringify(detail, null, 2)}`}`);
+  console.error(
+    `FAILED: ${what}${detail === undefined ? '' : `\n${typeof detail === 'string' ? detail : JSON.stringify(detail, null, 2)}`}`,
+  );
   throw new CheckFailed(what);
 }
 
@@ -70,19 +81,34 @@ try {
   // 1. The app asks; nobody in the app answers.
   let app = await openApp();
   const deploy = await app.callTool('legacy', 'ask_confirm', { action: 'deploy' });
-  check(deploy.status === 'input-required' && /^tsk-/.test(deploy.task), `the legacy call waits, held by the app, as ${deploy.task}`, deploy);
+  check(
+    deploy.status === 'input-required' && /^tsk-/.test(deploy.task),
+    `the legacy call waits, held by the app, as ${deploy.task}`,
+    deploy,
+  );
   const [confirm] = deploy.questions;
-  check((await app.pending()).some((q) => q.id === confirm.id), `its question ${confirm.id} is in the app's store`);
+  check(
+    (await app.pending()).some((q) => q.id === confirm.id),
+    `its question ${confirm.id} is in the app's store`,
+  );
 
   // 2. A person answers from the CLI, in another process.
   const answered = await mcpxCli('elicit', 'answer', confirm.id, '{"confirm":true}');
   check(answered.code === 0, 'mcpx elicit answer (MCPX_STORE_URL) answers it', answered);
   const deployed = await app.result(deploy.task);
-  check(deployed.status === 'complete' && received(deployed.result).confirm?.action === 'accept', 'the app\'s call completes with the accept the server received', deployed);
+  check(
+    deployed.status === 'complete' && received(deployed.result).confirm?.action === 'accept',
+    "the app's call completes with the accept the server received",
+    deployed,
+  );
 
   // 3. A modern call; the app closes while its question waits.
   const issue = await app.callTool('fixture', 'ask_form', { title: 'bug' });
-  check(issue.status === 'input-required' && issue.questions[0].era === 'modern', `the modern call waits as ${issue.task}`, issue);
+  check(
+    issue.status === 'input-required' && issue.questions[0].era === 'modern',
+    `the modern call waits as ${issue.task}`,
+    issue,
+  );
   await app.close();
 
   // 4. REST: a daemon on the same store answers it.
@@ -91,7 +117,11 @@ try {
   daemonStarted = true;
   const { socket } = JSON.parse(started.stdout);
   const listed = await rest(socket, 'GET', '/v1/elicit');
-  check(listed.body.elicitations.some((e) => e.id === issue.questions[0].id), 'GET /v1/elicit lists the app\'s question', listed);
+  check(
+    listed.body.elicitations.some((e) => e.id === issue.questions[0].id),
+    "GET /v1/elicit lists the app's question",
+    listed,
+  );
   const accepted = await rest(socket, 'POST', `/v1/elicit/${issue.questions[0].id}/accept`, { content: { repo: 'me/thing' } });
   check(accepted.status === 200, 'POST /v1/elicit/{id}/accept answers it', accepted);
 
@@ -99,7 +129,11 @@ try {
   app = await openApp();
   const filed = await app.result(issue.task);
   await app.close();
-  check(filed.status === 'complete' && received(filed.result).details?.content?.repo === 'me/thing', 'a new instance resumes the modern call: the server received the REST answer', filed);
+  check(
+    filed.status === 'complete' && received(filed.result).details?.content?.repo === 'me/thing',
+    'a new instance resumes the modern call: the server received the REST answer',
+    filed,
+  );
   console.log(`ok: questions lived in ${store.startsWith('sqlite:') ? 'a SQLite file' : 'Redis'}`);
 } catch (error) {
   failed = true;

@@ -33,8 +33,16 @@ const WAV = 'UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA=';
 const text = (value) => ({ content: [{ type: 'text', text: value }] });
 const none = z.object({});
 
-const elicit = (message, properties, required) => inputRequired.elicit({ mode: 'form', message, requestedSchema: { type: 'object', properties, ...(required ? { required } : {}) } });
-const sampling = (prompt, maxTokens) => ({ method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens } });
+const elicit = (message, properties, required) =>
+  inputRequired.elicit({
+    mode: 'form',
+    message,
+    requestedSchema: { type: 'object', properties, ...(required ? { required } : {}) },
+  });
+const sampling = (prompt, maxTokens) => ({
+  method: 'sampling/createMessage',
+  params: { messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens },
+});
 const roots = () => ({ method: 'roots/list', params: {} });
 
 /** The capabilities the request declared: its own envelope (modern) or the connection's (legacy). */
@@ -48,25 +56,65 @@ function elicited(ctx, key) {
 }
 
 export function createConformanceServer({ codec }) {
-  const server = new McpServer({ name: 'mcpx-conformance-fixture', version: '1.0.0' }, { capabilities: { tools: {}, prompts: {} }, requestState: { verify: codec.verify } });
-  const tool = (name, description, handler, inputSchema = none) => server.registerTool(name, { description, inputSchema }, handler);
+  const server = new McpServer(
+    { name: 'mcpx-conformance-fixture', version: '1.0.0' },
+    { capabilities: { tools: {}, prompts: {} }, requestState: { verify: codec.verify } },
+  );
+  const tool = (name, description, handler, inputSchema = none) =>
+    server.registerTool(name, { description, inputSchema }, handler);
 
   tool('test_simple_text', 'Returns simple text.', async () => text('This is a simple text response for testing.'));
-  tool('test_image_content', 'Returns an image.', async () => ({ content: [{ type: 'image', data: PNG, mimeType: 'image/png' }] }));
+  tool('test_image_content', 'Returns an image.', async () => ({
+    content: [{ type: 'image', data: PNG, mimeType: 'image/png' }],
+  }));
   tool('test_audio_content', 'Returns audio.', async () => ({ content: [{ type: 'audio', data: WAV, mimeType: 'audio/wav' }] }));
-  const resource = { type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } };
+  const resource = {
+    type: 'resource',
+    resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' },
+  };
   tool('test_embedded_resource', 'Returns an embedded resource.', async () => ({ content: [resource] }));
   tool('test_multiple_content_types', 'Returns text, an image and a resource.', async () => ({
-    content: [{ type: 'text', text: 'Multiple content types test:' }, { type: 'image', data: PNG, mimeType: 'image/png' }, { ...resource, resource: { ...resource.resource, uri: 'test://mixed-content-resource', mimeType: 'application/json', text: '{"test":"data","value":123}' } }],
+    content: [
+      { type: 'text', text: 'Multiple content types test:' },
+      { type: 'image', data: PNG, mimeType: 'image/png' },
+      {
+        ...resource,
+        resource: {
+          ...resource.resource,
+          uri: 'test://mixed-content-resource',
+          mimeType: 'application/json',
+          text: '{"test":"data","value":123}',
+        },
+      },
+    ],
   }));
-  tool('test_error_handling', 'Always fails.', async () => ({ isError: true, content: [{ type: 'text', text: 'This tool intentionally returns an error for testing' }] }));
+  tool('test_error_handling', 'Always fails.', async () => ({
+    isError: true,
+    content: [{ type: 'text', text: 'This tool intentionally returns an error for testing' }],
+  }));
 
   // Legacy-era questions (the shim sends them as elicitation/create on legacy connections).
-  tool('test_elicitation', 'Asks the user for a username and email.', async ({ message }, ctx) => {
-    const got = elicited(ctx, 'user');
-    if (got) return text(`User response: action=${got.action}, content=${JSON.stringify(got.content ?? {})}`);
-    return inputRequired({ inputRequests: { user: elicit(message, { username: { type: 'string', description: "User's response" }, email: { type: 'string', description: "User's email address" } }, ['username', 'email']) } });
-  }, z.object({ message: z.string() }));
+  tool(
+    'test_elicitation',
+    'Asks the user for a username and email.',
+    async ({ message }, ctx) => {
+      const got = elicited(ctx, 'user');
+      if (got) return text(`User response: action=${got.action}, content=${JSON.stringify(got.content ?? {})}`);
+      return inputRequired({
+        inputRequests: {
+          user: elicit(
+            message,
+            {
+              username: { type: 'string', description: "User's response" },
+              email: { type: 'string', description: "User's email address" },
+            },
+            ['username', 'email'],
+          ),
+        },
+      });
+    },
+    z.object({ message: z.string() }),
+  );
   tool('test_elicitation_sep1034_defaults', 'Asks with defaults for every primitive type.', async (_args, ctx) => {
     const got = elicited(ctx, 'defaults');
     if (got) return text(`Elicitation completed: action=${got.action}, content=${JSON.stringify(got.content ?? {})}`);
@@ -89,10 +137,41 @@ export function createConformanceServer({ codec }) {
       inputRequests: {
         enums: elicit('Please select options from the enum fields', {
           untitledSingle: { type: 'string', description: 'Select one option', enum: ['option1', 'option2', 'option3'] },
-          titledSingle: { type: 'string', description: 'Select one option with titles', oneOf: [{ const: 'value1', title: 'First Option' }, { const: 'value2', title: 'Second Option' }, { const: 'value3', title: 'Third Option' }] },
-          legacyEnum: { type: 'string', description: 'Select one option (legacy)', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] },
-          untitledMulti: { type: 'array', description: 'Select multiple options', minItems: 1, maxItems: 3, items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
-          titledMulti: { type: 'array', description: 'Select multiple options with titles', minItems: 1, maxItems: 3, items: { anyOf: [{ const: 'value1', title: 'First Choice' }, { const: 'value2', title: 'Second Choice' }, { const: 'value3', title: 'Third Choice' }] } },
+          titledSingle: {
+            type: 'string',
+            description: 'Select one option with titles',
+            oneOf: [
+              { const: 'value1', title: 'First Option' },
+              { const: 'value2', title: 'Second Option' },
+              { const: 'value3', title: 'Third Option' },
+            ],
+          },
+          legacyEnum: {
+            type: 'string',
+            description: 'Select one option (legacy)',
+            enum: ['opt1', 'opt2', 'opt3'],
+            enumNames: ['Option One', 'Option Two', 'Option Three'],
+          },
+          untitledMulti: {
+            type: 'array',
+            description: 'Select multiple options',
+            minItems: 1,
+            maxItems: 3,
+            items: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+          },
+          titledMulti: {
+            type: 'array',
+            description: 'Select multiple options with titles',
+            minItems: 1,
+            maxItems: 3,
+            items: {
+              anyOf: [
+                { const: 'value1', title: 'First Choice' },
+                { const: 'value2', title: 'Second Choice' },
+                { const: 'value3', title: 'Third Choice' },
+              ],
+            },
+          },
         }),
       },
     });
@@ -100,11 +179,15 @@ export function createConformanceServer({ codec }) {
 
   // 2026-07-28 input_required (SEP-2322).
   const askName = (ctx, stateful) => async () =>
-    inputRequired({ inputRequests: { user_name: elicit('What is your name?', { name: { type: 'string' } }, ['name']) }, ...(stateful ? { requestState: await codec.mint({ step: 'name' }, ctx) } : {}) });
+    inputRequired({
+      inputRequests: { user_name: elicit('What is your name?', { name: { type: 'string' } }, ['name']) },
+      ...(stateful ? { requestState: await codec.mint({ step: 'name' }, ctx) } : {}),
+    });
   tool('test_input_required_result_elicitation', 'Asks for a name (key user_name).', async (_args, ctx) => {
     const got = elicited(ctx, 'user_name');
     const name = got?.action === 'accept' && typeof got.content?.name === 'string' ? got.content.name : undefined;
-    if (got && (got.action !== 'accept' || name)) return text(got.action === 'accept' ? `Hello, ${name}!` : `No name given (${got.action}).`);
+    if (got && (got.action !== 'accept' || name))
+      return text(got.action === 'accept' ? `Hello, ${name}!` : `No name given (${got.action}).`);
     return askName(ctx, false)();
   });
   tool('test_input_required_result_sampling', 'Asks the client to sample.', async (_args, ctx) => {
@@ -121,26 +204,41 @@ export function createConformanceServer({ codec }) {
     const state = ctx.mcpReq.requestState();
     const got = elicited(ctx, 'confirm');
     if (got && state) return text(`state-ok: ${name} confirmed (${got.action})`);
-    return inputRequired({ inputRequests: { confirm: elicit('Please confirm', { ok: { type: 'boolean' } }, ['ok']) }, requestState: await codec.mint({ tool: name }, ctx) });
+    return inputRequired({
+      inputRequests: { confirm: elicit('Please confirm', { ok: { type: 'boolean' } }, ['ok']) },
+      requestState: await codec.mint({ tool: name }, ctx),
+    });
   };
   tool('test_input_required_result_request_state', 'Asks with a request state.', confirmWithState('request_state'));
   tool('test_input_required_result_tampered_state', 'Asks with a signed request state.', confirmWithState('tampered_state'));
   tool('test_input_required_result_multiple_inputs', 'Asks three things at once.', async (_args, ctx) => {
     const responses = ctx.mcpReq.inputResponses ?? {};
-    if (ctx.mcpReq.requestState() && ['user_name', 'greeting', 'client_roots'].every((k) => responses[k])) return text('Got every input.');
+    if (ctx.mcpReq.requestState() && ['user_name', 'greeting', 'client_roots'].every((k) => responses[k]))
+      return text('Got every input.');
     return inputRequired({
-      inputRequests: { user_name: elicit('What is your name?', { name: { type: 'string' } }, ['name']), greeting: sampling('Generate a greeting', 50), client_roots: roots() },
+      inputRequests: {
+        user_name: elicit('What is your name?', { name: { type: 'string' } }, ['name']),
+        greeting: sampling('Generate a greeting', 50),
+        client_roots: roots(),
+      },
       requestState: await codec.mint({ tool: 'multiple' }, ctx),
     });
   });
   tool('test_input_required_result_multi_round', 'Asks over two rounds.', async (_args, ctx) => {
     const state = ctx.mcpReq.requestState();
-    if (state?.round === 2 && elicited(ctx, 'step2')) return text(`Done: ${JSON.stringify(state.name)} likes ${JSON.stringify(elicited(ctx, 'step2').content?.color)}`);
+    if (state?.round === 2 && elicited(ctx, 'step2'))
+      return text(`Done: ${JSON.stringify(state.name)} likes ${JSON.stringify(elicited(ctx, 'step2').content?.color)}`);
     const step1 = elicited(ctx, 'step1');
     if (state?.round === 1 && step1) {
-      return inputRequired({ inputRequests: { step2: elicit('Step 2: What is your favorite color?', { color: { type: 'string' } }, ['color']) }, requestState: await codec.mint({ round: 2, name: step1.content?.name ?? null }, ctx) });
+      return inputRequired({
+        inputRequests: { step2: elicit('Step 2: What is your favorite color?', { color: { type: 'string' } }, ['color']) },
+        requestState: await codec.mint({ round: 2, name: step1.content?.name ?? null }, ctx),
+      });
     }
-    return inputRequired({ inputRequests: { step1: elicit('Step 1: What is your name?', { name: { type: 'string' } }, ['name']) }, requestState: await codec.mint({ round: 1 }, ctx) });
+    return inputRequired({
+      inputRequests: { step1: elicit('Step 1: What is your name?', { name: { type: 'string' } }, ['name']) },
+      requestState: await codec.mint({ round: 1 }, ctx),
+    });
   });
   tool('test_input_required_result_capabilities', 'Asks only for what the client declared.', async (_args, ctx) => {
     if (Object.keys(ctx.mcpReq.inputResponses ?? {}).length) return text('Got the input.');
@@ -152,20 +250,39 @@ export function createConformanceServer({ codec }) {
     if (!Object.keys(requests).length) return text('Nothing to ask this client.');
     return inputRequired({ inputRequests: requests });
   });
-  server.registerPrompt('test_input_required_result_prompt', { description: 'A prompt that needs context first.' }, async (ctx) => {
-    const got = elicited(ctx, 'user_context');
-    if (got) return { messages: [{ role: 'user', content: { type: 'text', text: `Context: ${JSON.stringify(got.content?.context ?? got.action)}` } }] };
-    return inputRequired({ inputRequests: { user_context: elicit('What context should the prompt use?', { context: { type: 'string' } }, ['context']) } });
-  });
+  server.registerPrompt(
+    'test_input_required_result_prompt',
+    { description: 'A prompt that needs context first.' },
+    async (ctx) => {
+      const got = elicited(ctx, 'user_context');
+      if (got)
+        return {
+          messages: [
+            { role: 'user', content: { type: 'text', text: `Context: ${JSON.stringify(got.content?.context ?? got.action)}` } },
+          ],
+        };
+      return inputRequired({
+        inputRequests: {
+          user_context: elicit('What context should the prompt use?', { context: { type: 'string' } }, ['context']),
+        },
+      });
+    },
+  );
 
   // server-stateless: a question on a modern request travels only as input_required; a missing capability is -32021.
-  tool('test_streaming_elicitation', 'Asks for a name (as input_required).', async (_args, ctx) => (elicited(ctx, 'user_name') ? text('Thanks.') : askName(ctx, false)()));
+  tool('test_streaming_elicitation', 'Asks for a name (as input_required).', async (_args, ctx) =>
+    elicited(ctx, 'user_name') ? text('Thanks.') : askName(ctx, false)(),
+  );
   // Logs only when the request asked for a level (2026-07-28: no logLevel, no log notifications; the SDK filters).
   tool('test_logging_tool', 'Logs a message.', async (_args, ctx) => {
     await ctx.mcpReq.log('info', 'test_logging_tool ran');
     return text('Logged.');
   });
-  tool('test_missing_capability', 'Needs sampling.', async (_args, ctx) => (inputResponse(ctx.mcpReq.inputResponses, 'greeting').kind === 'sampling' ? text('Sampled.') : inputRequired({ inputRequests: { greeting: sampling('Generate a greeting', 50) } })));
+  tool('test_missing_capability', 'Needs sampling.', async (_args, ctx) =>
+    inputResponse(ctx.mcpReq.inputResponses, 'greeting').kind === 'sampling'
+      ? text('Sampled.')
+      : inputRequired({ inputRequests: { greeting: sampling('Generate a greeting', 50) } }),
+  );
   return server;
 }
 
@@ -174,7 +291,10 @@ export function createConformanceHttpServer({ key = randomBytes(32) } = {}) {
   const codec = createRequestStateCodec({ key, ttlSeconds: 600, bind: (ctx) => ctx.mcpReq.method });
   const modern = toNodeHandler(createMcpHandler(() => createConformanceServer({ codec }), { legacy: 'reject' }));
   const sessions = new Map();
-  const deny = (res, message) => res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+  const deny = (res, message) =>
+    res
+      .writeHead(403, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
   const handle = async (req, res) => {
     const host = validateHostHeader(req.headers.host, localhostAllowedHostnames());
     if (!host.ok) return deny(res, host.message);
@@ -197,7 +317,10 @@ export function createConformanceHttpServer({ key = randomBytes(32) } = {}) {
     if (!transport) {
       if (typeof sessionId === 'string') return res.writeHead(404).end();
       if (body?.method !== 'initialize') return res.writeHead(400).end();
-      const opened = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => sessions.set(id, opened) });
+      const opened = new NodeStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => sessions.set(id, opened),
+      });
       opened.onclose = () => opened.sessionId && sessions.delete(opened.sessionId);
       await createConformanceServer({ codec }).connect(opened);
       transport = opened;
@@ -223,7 +346,9 @@ function argValue(argv, name, fallback) {
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const host = argValue(process.argv, '--host', '127.0.0.1');
   const server = createConformanceHttpServer();
-  server.listen(Number(argValue(process.argv, '--port', '0')), host, () => process.stdout.write(`http://${host}:${server.address().port}/mcp\n`));
+  server.listen(Number(argValue(process.argv, '--port', '0')), host, () =>
+    process.stdout.write(`http://${host}:${server.address().port}/mcp\n`),
+  );
   const stop = () => {
     server.close(() => process.exit(0));
     server.closeAllConnections();

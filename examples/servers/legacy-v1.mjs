@@ -46,57 +46,137 @@ function echo(tool, answers, extra = {}) {
 }
 
 /** One v1 server instance (one per stdio process or HTTP session). */
-export function createLegacyServer({ elicitTimeoutMs = Number(process.env.MCPX_FIXTURE_ELICIT_TIMEOUT_MS || 600_000), link = (process.env.MCPX_FIXTURE_LINK || '').split(',') } = {}) {
-  const server = new McpServer({ name: 'mcpx-fixture-legacy-v1', version: '1.0.0' }, { capabilities: { tools: {}, prompts: {}, resources: {} } });
+export function createLegacyServer({
+  elicitTimeoutMs = Number(process.env.MCPX_FIXTURE_ELICIT_TIMEOUT_MS || 600_000),
+  link = (process.env.MCPX_FIXTURE_LINK || '').split(','),
+} = {}) {
+  const server = new McpServer(
+    { name: 'mcpx-fixture-legacy-v1', version: '1.0.0' },
+    { capabilities: { tools: {}, prompts: {}, resources: {} } },
+  );
   const ask = (params, extra) => {
     const token = extra?._meta?.progressToken;
     const linked = link.includes('token') && token !== undefined ? { ...params, _meta: { progressToken: token } } : params;
-    return server.server.elicitInput(linked, { timeout: elicitTimeoutMs, ...(link.includes('stream') && extra ? { relatedRequestId: extra.requestId } : {}) });
+    return server.server.elicitInput(linked, {
+      timeout: elicitTimeoutMs,
+      ...(link.includes('stream') && extra ? { relatedRequestId: extra.requestId } : {}),
+    });
   };
   const form = (message, extra) => ask({ mode: 'form', message, requestedSchema: FORM_SCHEMA }, extra);
   const confirm = (message, extra) => ask({ mode: 'form', message, requestedSchema: CONFIRM_SCHEMA }, extra);
 
-  server.registerTool('no_ask', { description: 'Never asks: echoes its text.', inputSchema: { text: z.string().optional() } }, async ({ text }) =>
-    echo('no_ask', {}, { text: text ?? '' }),
+  server.registerTool(
+    'no_ask',
+    { description: 'Never asks: echoes its text.', inputSchema: { text: z.string().optional() } },
+    async ({ text }) => echo('no_ask', {}, { text: text ?? '' }),
   );
-  server.registerTool('sleep', { description: 'Never asks: answers after ms milliseconds, reporting progress every progressEveryMs if given.', inputSchema: { ms: z.number().int().min(0), progressEveryMs: z.number().int().min(1).optional() } }, async ({ ms, progressEveryMs }, extra) => {
-    const token = extra._meta?.progressToken;
-    let sent = 0;
-    const ticker = progressEveryMs && token !== undefined
-      ? setInterval(() => void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++sent } }), progressEveryMs)
-      : undefined;
-    await new Promise((resolve) => setTimeout(resolve, ms));
-    clearInterval(ticker);
-    return echo('sleep', {}, { text: `slept ${ms} ms` });
-  });
-  server.registerTool('ask_form', { description: 'Asks one form question (repo, private, priority).', inputSchema: { title: z.string().optional() } }, async ({ title }, extra) =>
-    echo('ask_form', { details: received(await form(`Where should "${title ?? 'the issue'}" go?`, extra)) }),
+  server.registerTool(
+    'sleep',
+    {
+      description: 'Never asks: answers after ms milliseconds, reporting progress every progressEveryMs if given.',
+      inputSchema: { ms: z.number().int().min(0), progressEveryMs: z.number().int().min(1).optional() },
+    },
+    async ({ ms, progressEveryMs }, extra) => {
+      const token = extra._meta?.progressToken;
+      let sent = 0;
+      const ticker =
+        progressEveryMs && token !== undefined
+          ? setInterval(
+              () =>
+                void extra.sendNotification({
+                  method: 'notifications/progress',
+                  params: { progressToken: token, progress: ++sent },
+                }),
+              progressEveryMs,
+            )
+          : undefined;
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      clearInterval(ticker);
+      return echo('sleep', {}, { text: `slept ${ms} ms` });
+    },
   );
-  server.registerTool('ask_confirm', { description: 'Asks for a confirmation (yes/no).', inputSchema: { action: z.string().optional() } }, async ({ action }, extra) =>
-    echo('ask_confirm', { confirm: received(await confirm(`Really ${action ?? 'proceed'}?`, extra)) }),
+  server.registerTool(
+    'ask_form',
+    { description: 'Asks one form question (repo, private, priority).', inputSchema: { title: z.string().optional() } },
+    async ({ title }, extra) =>
+      echo('ask_form', { details: received(await form(`Where should "${title ?? 'the issue'}" go?`, extra)) }),
   );
-  server.registerTool('ask_url', { description: 'Asks the user to open a URL (url mode).', inputSchema: {} }, async (_args, extra) =>
-    echo('ask_url', { authorize: received(await ask({ mode: 'url', message: 'Authorize the fixture in your browser.', url: FIXTURE_URL, elicitationId: randomUUID() }, extra)) }),
+  server.registerTool(
+    'ask_confirm',
+    { description: 'Asks for a confirmation (yes/no).', inputSchema: { action: z.string().optional() } },
+    async ({ action }, extra) =>
+      echo('ask_confirm', { confirm: received(await confirm(`Really ${action ?? 'proceed'}?`, extra)) }),
   );
-  server.registerTool('ask_two', { description: 'Asks two questions at once (details and confirm).', inputSchema: { title: z.string().optional() } }, async ({ title }, extra) => {
-    const [details, ok] = await Promise.all([form(`Where should "${title ?? 'the issue'}" go?`, extra), confirm('Notify the watchers?', extra)]);
-    return echo('ask_two', { details: received(details), confirm: received(ok) });
-  });
-  server.registerTool('ask_rounds', { description: 'Asks over two rounds (details, then confirm).', inputSchema: { title: z.string().optional() } }, async ({ title }, extra) => {
-    const details = await form(`Where should "${title ?? 'the issue'}" go?`, extra);
-    if (details.action !== 'accept') return echo('ask_rounds', { details: received(details) }, { rounds: 1 });
-    const ok = await confirm(`Create it in ${String(details.content?.repo)}?`, extra);
-    return echo('ask_rounds', { details: received(details), confirm: received(ok) }, { rounds: 2 });
-  });
+  server.registerTool(
+    'ask_url',
+    { description: 'Asks the user to open a URL (url mode).', inputSchema: {} },
+    async (_args, extra) =>
+      echo('ask_url', {
+        authorize: received(
+          await ask(
+            { mode: 'url', message: 'Authorize the fixture in your browser.', url: FIXTURE_URL, elicitationId: randomUUID() },
+            extra,
+          ),
+        ),
+      }),
+  );
+  server.registerTool(
+    'ask_two',
+    { description: 'Asks two questions at once (details and confirm).', inputSchema: { title: z.string().optional() } },
+    async ({ title }, extra) => {
+      const [details, ok] = await Promise.all([
+        form(`Where should "${title ?? 'the issue'}" go?`, extra),
+        confirm('Notify the watchers?', extra),
+      ]);
+      return echo('ask_two', { details: received(details), confirm: received(ok) });
+    },
+  );
+  server.registerTool(
+    'ask_rounds',
+    { description: 'Asks over two rounds (details, then confirm).', inputSchema: { title: z.string().optional() } },
+    async ({ title }, extra) => {
+      const details = await form(`Where should "${title ?? 'the issue'}" go?`, extra);
+      if (details.action !== 'accept') return echo('ask_rounds', { details: received(details) }, { rounds: 1 });
+      const ok = await confirm(`Create it in ${String(details.content?.repo)}?`, extra);
+      return echo('ask_rounds', { details: received(details), confirm: received(ok) }, { rounds: 2 });
+    },
+  );
   // A prompt and a resource that ask while their request is open (legacy elicitation works during any request).
-  server.registerPrompt('ask_prompt', { description: 'Asks which repository the prompt is about.', argsSchema: { topic: z.string().optional() } }, async ({ topic }, extra) => {
-    const details = await form(`Which repository is "${topic ?? 'the prompt'}" about?`, extra);
-    return { messages: [{ role: 'user', content: { type: 'text', text: JSON.stringify({ prompt: 'ask_prompt', era: 'legacy', received: { details: received(details) } }) } }] };
-  });
-  server.registerResource('ask_resource', 'mcpx-fixture://ask', { mimeType: 'application/json', description: 'Asks for a confirmation before it is read.' }, async (uri, extra) => {
-    const ok = await confirm('Read the secret resource?', extra);
-    return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ resource: uri.href, era: 'legacy', received: { confirm: received(ok) } }) }] };
-  });
+  server.registerPrompt(
+    'ask_prompt',
+    { description: 'Asks which repository the prompt is about.', argsSchema: { topic: z.string().optional() } },
+    async ({ topic }, extra) => {
+      const details = await form(`Which repository is "${topic ?? 'the prompt'}" about?`, extra);
+      return {
+        messages: [
+          {
+            role: 'user',
+            content: {
+              type: 'text',
+              text: JSON.stringify({ prompt: 'ask_prompt', era: 'legacy', received: { details: received(details) } }),
+            },
+          },
+        ],
+      };
+    },
+  );
+  server.registerResource(
+    'ask_resource',
+    'mcpx-fixture://ask',
+    { mimeType: 'application/json', description: 'Asks for a confirmation before it is read.' },
+    async (uri, extra) => {
+      const ok = await confirm('Read the secret resource?', extra);
+      return {
+        contents: [
+          {
+            uri: uri.href,
+            mimeType: 'application/json',
+            text: JSON.stringify({ resource: uri.href, era: 'legacy', received: { confirm: received(ok) } }),
+          },
+        ],
+      };
+    },
+  );
   return server;
 }
 
@@ -122,10 +202,19 @@ export function createLegacyHttpServer(options = {}) {
     let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
     if (!transport) {
       if (typeof sessionId === 'string' || !isInitializeRequest(body)) {
-        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'unknown or missing session' }, id: body?.id ?? null }));
+        res.writeHead(400, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            error: { code: -32000, message: 'unknown or missing session' },
+            id: body?.id ?? null,
+          }),
+        );
         return;
       }
-      transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => sessions.set(id, transport) });
+      transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => sessions.set(id, transport),
+      });
       transport.onclose = () => {
         if (transport.sessionId) sessions.delete(transport.sessionId);
       };
@@ -150,7 +239,8 @@ function argValue(argv, name, fallback) {
 }
 
 async function main(argv) {
-  if (process.env.MCPX_FIXTURE_SPAWN_LOG) appendFileSync(process.env.MCPX_FIXTURE_SPAWN_LOG, `legacy-v1 ${process.pid} ${argv.join(' ')}\n`);
+  if (process.env.MCPX_FIXTURE_SPAWN_LOG)
+    appendFileSync(process.env.MCPX_FIXTURE_SPAWN_LOG, `legacy-v1 ${process.pid} ${argv.join(' ')}\n`);
   if (argv.includes('--http')) {
     const host = argValue(argv, '--host', '127.0.0.1');
     const server = createLegacyHttpServer();

@@ -23,18 +23,50 @@ export const NOTES_OPENAPI = {
         operationId: 'list_notes',
         summary: 'List notes, newest first.',
         parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1 } }],
-        responses: { 200: { description: 'the notes', content: { 'application/json': { schema: { type: 'object', properties: { notes: { type: 'array', items: { $ref: '#/components/schemas/Note' } } }, required: ['notes'] } } } } },
+        responses: {
+          200: {
+            description: 'the notes',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: { notes: { type: 'array', items: { $ref: '#/components/schemas/Note' } } },
+                  required: ['notes'],
+                },
+              },
+            },
+          },
+        },
       },
       post: {
         operationId: 'create_note',
         summary: 'Create a note.',
-        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', properties: { title: { type: 'string', minLength: 1 }, body: { type: 'string' } }, required: ['title'] } } } },
-        responses: { 201: { description: 'created', content: { 'application/json': { schema: { $ref: '#/components/schemas/Note' } } } } },
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                properties: { title: { type: 'string', minLength: 1 }, body: { type: 'string' } },
+                required: ['title'],
+              },
+            },
+          },
+        },
+        responses: {
+          201: { description: 'created', content: { 'application/json': { schema: { $ref: '#/components/schemas/Note' } } } },
+        },
       },
     },
     '/notes/{id}': {
       parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
-      get: { operationId: 'get_note', summary: 'One note.', responses: { 200: { description: 'the note', content: { 'application/json': { schema: { $ref: '#/components/schemas/Note' } } } } } },
+      get: {
+        operationId: 'get_note',
+        summary: 'One note.',
+        responses: {
+          200: { description: 'the note', content: { 'application/json': { schema: { $ref: '#/components/schemas/Note' } } } },
+        },
+      },
       delete: { operationId: 'delete_note', summary: 'Delete a note.', responses: { 204: { description: 'deleted' } } },
     },
   },
@@ -76,7 +108,8 @@ export async function startNotesApi({ port = 0, host = '127.0.0.1' } = {}) {
         notes.set(note.id, note);
         return send(201, note);
       }
-      if (id && req.method === 'GET') return notes.has(Number(id)) ? send(200, notes.get(Number(id))) : send(404, { error: `no note ${id}` });
+      if (id && req.method === 'GET')
+        return notes.has(Number(id)) ? send(200, notes.get(Number(id))) : send(404, { error: `no note ${id}` });
       if (id && req.method === 'DELETE') return notes.delete(Number(id)) ? send(204) : send(404, { error: `no note ${id}` });
       send(404, { error: `no route ${req.method} ${url.pathname}` });
     });

@@ -16,7 +16,10 @@ export interface AdapterContext {
   fetch?: typeof fetch;
 }
 
-export function adapterConnectors(adapters: Record<string, AdapterConfig> | undefined, context: AdapterContext): Record<string, ServerConnector> {
+export function adapterConnectors(
+  adapters: Record<string, AdapterConfig> | undefined,
+  context: AdapterContext,
+): Record<string, ServerConnector> {
   const out: Record<string, ServerConnector> = {};
   for (const [name, adapter] of Object.entries(adapters ?? {})) {
     // A failed build is not kept: the next connect tries again (the file may have been fixed meanwhile).

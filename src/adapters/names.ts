@@ -14,7 +14,8 @@ export function toolName(raw: string): string {
     .replace(/_+/g, '_')
     .replace(/^[_-]+|[_-]+$/g, '');
   if (!name) name = 'op';
-  if (name.length > MAX_NAME) name = `${name.slice(0, MAX_NAME - 9)}_${createHash('sha256').update(raw).digest('hex').slice(0, 8)}`;
+  if (name.length > MAX_NAME)
+    name = `${name.slice(0, MAX_NAME - 9)}_${createHash('sha256').update(raw).digest('hex').slice(0, 8)}`;
   return name;
 }
 

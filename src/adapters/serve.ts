@@ -50,36 +50,58 @@ export function serveTools(name: string, set: AdapterToolSet): AdapterServerFact
   const instructions = set.warnings.length ? `Adapter warnings:\n${set.warnings.map((w) => `- ${w}`).join('\n')}` : undefined;
 
   const connect = async (): Promise<Transport> => {
-    const server = new McpServer({ name: `mcpx-adapter-${name}`, version: '0.1.0' }, { capabilities: { tools: {} }, ...(instructions ? { instructions } : {}) });
+    const server = new McpServer(
+      { name: `mcpx-adapter-${name}`, version: '0.1.0' },
+      { capabilities: { tools: {} }, ...(instructions ? { instructions } : {}) },
+    );
     server.server.setRequestHandler('tools/list', () => ({ tools: definitions }));
     server.server.setRequestHandler('tools/call', async (request, ctx) => {
       const tool = byName.get(request.params.name);
-      if (!tool) return failure(`${name} has no tool "${request.params.name}"; it has: ${[...byName.keys()].slice(0, 20).join(', ')}${byName.size > 20 ? ', …' : ''}`);
+      if (!tool)
+        return failure(
+          `${name} has no tool "${request.params.name}"; it has: ${[...byName.keys()].slice(0, 20).join(', ')}${byName.size > 20 ? ', …' : ''}`,
+        );
       const args = (request.params.arguments ?? {}) as Record<string, unknown>;
       const validate = validatorFor(tool);
-      if (validate instanceof Error) return failure(`${tool.definition.name}: its input schema cannot be checked (${validate.message}); not run`);
+      if (validate instanceof Error)
+        return failure(`${tool.definition.name}: its input schema cannot be checked (${validate.message}); not run`);
       if (!validate(args)) {
-        const problems = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '(arguments)'} ${e.message ?? 'is invalid'}`);
+        const problems = (validate.errors ?? [])
+          .slice(0, 5)
+          .map((e) => `${e.instancePath || '(arguments)'} ${e.message ?? 'is invalid'}`);
         return failure(`${tool.definition.name}: invalid arguments: ${problems.join('; ')}`);
       }
       try {
         const question = tool.confirmation(args);
         if (question !== undefined) {
           if (!server.server.getClientCapabilities()?.elicitation) {
-            return failure(`not sent: ${question.replace(/: proceed\?$/, '')} needs a confirmation, and this client cannot be asked (it declared no elicitation)`);
+            return failure(
+              `not sent: ${question.replace(/: proceed\?$/, '')} needs a confirmation, and this client cannot be asked (it declared no elicitation)`,
+            );
           }
           const progressToken = request.params._meta?.progressToken;
           const answer = await ctx.mcpReq.elicitInput(
             // The call's progress token ties the question to this call when several are in flight.
-            { mode: 'form', message: question, requestedSchema: { type: 'object', properties: {} }, _meta: { [REPORT_EXPIRY_META_KEY]: true, ...(progressToken !== undefined ? { progressToken } : {}) } },
+            {
+              mode: 'form',
+              message: question,
+              requestedSchema: { type: 'object', properties: {} },
+              _meta: { [REPORT_EXPIRY_META_KEY]: true, ...(progressToken !== undefined ? { progressToken } : {}) },
+            },
             { timeout: NO_TIMEOUT },
           );
-          if (answer.action === 'decline') return failure(`not sent: the confirmation was declined (${question.replace(/: proceed\?$/, '')})`, { confirmation: 'declined' });
+          if (answer.action === 'decline')
+            return failure(`not sent: the confirmation was declined (${question.replace(/: proceed\?$/, '')})`, {
+              confirmation: 'declined',
+            });
           if (answer.action !== 'accept') {
             const expired = answer._meta?.[EXPIRED_META_KEY] === true;
-            return failure(`not sent: the confirmation was ${expired ? 'not answered before its deadline (cancelled)' : 'cancelled'} (${question.replace(/: proceed\?$/, '')})`, {
-              confirmation: expired ? 'expired' : 'cancelled',
-            });
+            return failure(
+              `not sent: the confirmation was ${expired ? 'not answered before its deadline (cancelled)' : 'cancelled'} (${question.replace(/: proceed\?$/, '')})`,
+              {
+                confirmation: expired ? 'expired' : 'cancelled',
+              },
+            );
           }
         }
         return tool.run(args, ctx.mcpReq.signal);

@@ -20,5 +20,9 @@ export interface AdapterToolSet {
 
 /** A tool result that says what went wrong (and, for a write not sent, how the question was answered). */
 export function failure(text: string, meta?: { confirmation: 'declined' | 'cancelled' | 'expired' }): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text }], ...(meta ? { _meta: { 'io.mcpx/confirmation': meta.confirmation } } : {}) };
+  return {
+    isError: true,
+    content: [{ type: 'text', text }],
+    ...(meta ? { _meta: { 'io.mcpx/confirmation': meta.confirmation } } : {}),
+  };
 }

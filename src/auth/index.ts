@@ -24,7 +24,11 @@ export interface AuthOptions {
 }
 
 export interface Auth {
-  transport(name: string, server: HttpServerConfig, options: { fetch?: FetchLike; requestInit?: RequestInit }): Promise<StreamableHTTPClientTransport>;
+  transport(
+    name: string,
+    server: HttpServerConfig,
+    options: { fetch?: FetchLike; requestInit?: RequestInit },
+  ): Promise<StreamableHTTPClientTransport>;
   provider(name: string, server: HttpServerConfig): Promise<McpxOAuthProvider>;
   close(): Promise<void>;
 }
@@ -33,10 +37,17 @@ export function createAuth(options: AuthOptions): Auth {
   let loopback: Promise<LoopbackReturn> | undefined;
   const back = async (): Promise<AuthorizationReturn> => options.back ?? (await (loopback ??= openLoopbackReturn()));
   const provider = async (name: string, server: HttpServerConfig): Promise<McpxOAuthProvider> =>
-    new McpxOAuthProvider(name, serverCredentials(options.store, name), (server.oauth ?? {}) as OAuthSettings, await back(), options.present);
+    new McpxOAuthProvider(
+      name,
+      serverCredentials(options.store, name),
+      (server.oauth ?? {}) as OAuthSettings,
+      await back(),
+      options.present,
+    );
   return {
     provider,
-    transport: async (name, server, transportOptions) => new SigningInTransport(new URL(server.url), transportOptions, await provider(name, server)),
+    transport: async (name, server, transportOptions) =>
+      new SigningInTransport(new URL(server.url), transportOptions, await provider(name, server)),
     close: async () => {
       if (loopback) await (await loopback).close();
     },

@@ -76,13 +76,22 @@ export class McpxOAuthProvider implements OAuthClientProvider {
 
   async clientInformation(ctx?: OAuthClientInformationContext): Promise<StoredOAuthClientInformation | undefined> {
     if (this.settings.clientId) {
-      return { client_id: this.settings.clientId, ...(this.settings.clientSecret ? { client_secret: this.settings.clientSecret } : {}) };
+      return {
+        client_id: this.settings.clientId,
+        ...(this.settings.clientSecret ? { client_secret: this.settings.clientSecret } : {}),
+      };
     }
     const issuer = ctx?.issuer ?? (await this.credentials.currentIssuer());
     if (!issuer) return undefined;
     const client = await this.credentials.client(issuer);
     // A client registered for another loopback address cannot receive this sign-in: register again.
-    if (client && 'redirect_uris' in client && Array.isArray(client.redirect_uris) && !client.redirect_uris.includes(this.back.redirectUrl)) return undefined;
+    if (
+      client &&
+      'redirect_uris' in client &&
+      Array.isArray(client.redirect_uris) &&
+      !client.redirect_uris.includes(this.back.redirectUrl)
+    )
+      return undefined;
     return client;
   }
 

@@ -43,7 +43,8 @@ export function serverCredentials(store: SecretStore, server: string, now: () =>
   const issuersSeen = async (): Promise<string[]> => (await read<{ issuers: string[] }>(`${server} issuers`))?.issuers ?? [];
   const remember = async (issuer: string): Promise<void> => {
     const seen = await issuersSeen();
-    if (!seen.includes(issuer)) await store.set(OAUTH_SERVICE, `${server} issuers`, JSON.stringify({ issuers: [...seen, issuer] }));
+    if (!seen.includes(issuer))
+      await store.set(OAUTH_SERVICE, `${server} issuers`, JSON.stringify({ issuers: [...seen, issuer] }));
   };
   return {
     server,

@@ -26,7 +26,7 @@ export class SigningInTransport extends StreamableHTTPClientTransport {
     // A token the server stopped accepting may mean its authorization server changed (SEP-2352): discover afresh
     // once before asking the person, so the sign-in they see is with the server's current authorization server.
     let rediscovered = (await this.provider.tokens()) === undefined;
-    for (let signIns = 0; ; ) {
+    for (let signIns = 0; ;) {
       try {
         return await super.send(message as JSONRPCMessage, options);
       } catch (error) {

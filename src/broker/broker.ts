@@ -46,7 +46,8 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
   const store = toBrokerStore(options.store as BrokerStore | Keyv | undefined);
   const ttlMs = checkTtl(options.ttlMs ?? DEFAULT_TTL_MS);
   const retainMs = options.retainMs ?? DEFAULT_RETAIN_MS;
-  const own = typeof options.session === 'string' ? { session: options.session, sessionSource: 'explicit' as const } : options.session;
+  const own =
+    typeof options.session === 'string' ? { session: options.session, sessionSource: 'explicit' as const } : options.session;
   const listeners = new Set<(event: BrokerEvent) => void>();
   const openHooks = new Set<Parameters<Broker['onOpen']>[0]>();
   const expiryTimers = new Map<string, unknown>();
@@ -62,7 +63,9 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
 
   let secrets: Promise<SecretStore> | undefined;
   const secretStore = (): Promise<SecretStore> =>
-    (secrets ??= (options.secrets ?? (async () => (await import('../secrets/index.js')).openSecretStore({ stateDir: stateDir(process.env) })))());
+    (secrets ??= (
+      options.secrets ?? (async () => (await import('../secrets/index.js')).openSecretStore({ stateDir: stateDir(process.env) }))
+    )());
 
   const ensureOpen = (): void => {
     if (closed) throw new McpxError('BROKER_CLOSED', 'the broker is closed; create a new one');
@@ -72,10 +75,14 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
   function guard<T>(operation: Promise<T>): Promise<T> {
     return operation.catch((error: unknown) => {
       if (isMcpxError(error)) throw error;
-      throw new McpxError('STORE_UNAVAILABLE', `the ${store.kind} store failed: ${(error as Error)?.message ?? String(error)}. Check that it is reachable, then retry (an answer that did land wins; a retry is refused as already answered).`, {
-        cause: error,
-        data: { store: store.kind },
-      });
+      throw new McpxError(
+        'STORE_UNAVAILABLE',
+        `the ${store.kind} store failed: ${(error as Error)?.message ?? String(error)}. Check that it is reachable, then retry (an answer that did land wins; a retry is refused as already answered).`,
+        {
+          cause: error,
+          data: { store: store.kind },
+        },
+      );
     });
   }
 
@@ -87,7 +94,8 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
     return session === undefined || session === request.session;
   };
 
-  const eventOf = (event: Omit<BrokerEvent, 'at' | 'pid'> & { at?: number }): BrokerEvent => compact({ ...event, at: event.at ?? clock.now(), pid: process.pid });
+  const eventOf = (event: Omit<BrokerEvent, 'at' | 'pid'> & { at?: number }): BrokerEvent =>
+    compact({ ...event, at: event.at ?? clock.now(), pid: process.pid });
 
   async function emit(event: Omit<BrokerEvent, 'at' | 'pid'> & { at?: number }): Promise<void> {
     const full = eventOf(event);
@@ -119,8 +127,18 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
   /** Answers cancel by 'expiry' on the requester's behalf; exactly one process wins and logs elicit.expired. */
   async function expire(request: ElicitRequest): Promise<StoredAnswer> {
     const now = clock.now();
-    const answer: StoredAnswer = { id: request.id, action: 'cancel', by: 'expiry', at: Math.max(now, request.expiresAt), pid: process.pid };
-    const event = eventFor('elicit.expired', request, answer.at, { action: 'cancel', by: 'expiry', answeredAfterMs: answer.at - request.createdAt });
+    const answer: StoredAnswer = {
+      id: request.id,
+      action: 'cancel',
+      by: 'expiry',
+      at: Math.max(now, request.expiresAt),
+      pid: process.pid,
+    };
+    const event = eventFor('elicit.expired', request, answer.at, {
+      action: 'cancel',
+      by: 'expiry',
+      answeredAfterMs: answer.at - request.createdAt,
+    });
     if (await guard(store.claimAnswer(answer, rowTtl(request), event))) {
       known.delete(request.id);
       clearExpiry(request.id);
@@ -128,7 +146,12 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       return answer;
     }
     const winner = await guard(store.getAnswer(request.id));
-    if (!winner) throw new McpxError('STORE_UNAVAILABLE', `the ${store.kind} store lost the answer to ${request.id} it just refused to overwrite`, { data: { id: request.id } });
+    if (!winner)
+      throw new McpxError(
+        'STORE_UNAVAILABLE',
+        `the ${store.kind} store lost the answer to ${request.id} it just refused to overwrite`,
+        { data: { id: request.id } },
+      );
     return winner;
   }
 
@@ -140,13 +163,10 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
   }
 
   function scheduleExpiry(request: ElicitRequest): void {
-    const handle = clock.setTimer(
-      () => {
-        expiryTimers.delete(request.id);
-        if (!closed) void settle(request).catch(() => undefined);
-      },
-      request.expiresAt - clock.now(),
-    );
+    const handle = clock.setTimer(() => {
+      expiryTimers.delete(request.id);
+      if (!closed) void settle(request).catch(() => undefined);
+    }, request.expiresAt - clock.now());
     expiryTimers.set(request.id, handle);
   }
 
@@ -167,13 +187,21 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
 
   function refuseAnswered(request: ElicitRequest, winner: StoredAnswer): never {
     if (winner.by === 'expiry') {
-      throw new McpxError('ELICITATION_EXPIRED', `question ${request.id} expired at ${new Date(request.expiresAt).toISOString()} and was answered cancel on the caller's behalf`, {
-        data: { id: request.id, expiresAt: request.expiresAt, answer: winner },
-      });
+      throw new McpxError(
+        'ELICITATION_EXPIRED',
+        `question ${request.id} expired at ${new Date(request.expiresAt).toISOString()} and was answered cancel on the caller's behalf`,
+        {
+          data: { id: request.id, expiresAt: request.expiresAt, answer: winner },
+        },
+      );
     }
-    throw new McpxError('ELICITATION_ALREADY_ANSWERED', `question ${request.id} was already answered (${winner.action} by ${winner.by}); the first answer wins`, {
-      data: { id: request.id, answer: winner },
-    });
+    throw new McpxError(
+      'ELICITATION_ALREADY_ANSWERED',
+      `question ${request.id} was already answered (${winner.action} by ${winner.by}); the first answer wins`,
+      {
+        data: { id: request.id, answer: winner },
+      },
+    );
   }
 
   const broker: StoreBroker = {
@@ -195,7 +223,9 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
         const task = (await hook(request))?.task;
         if (task !== undefined && request.task === undefined) request = newRequest({ ...input, task }, filled);
       }
-      const event = eventFor('elicit.open', request, now, { data: { sessionSource: request.sessionSource, expiresAt: request.expiresAt, mode: request.mode } });
+      const event = eventFor('elicit.open', request, now, {
+        data: { sessionSource: request.sessionSource, expiresAt: request.expiresAt, mode: request.mode },
+      });
       if (!(await guard(store.putQuestion(request, rowTtl(request), event)))) {
         // Opening the same id twice is idempotent: the first question stands.
         const existing = await guard(store.getEntry(request.id));
@@ -238,7 +268,8 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
         );
       };
       const aborted = (): void => finish(() => reject(signal?.reason ?? new DOMException('The wait was aborted', 'AbortError')));
-      const closing = (): void => finish(() => reject(new McpxError('BROKER_CLOSED', `the broker closed while waiting for ${id}`, { data: { id } })));
+      const closing = (): void =>
+        finish(() => reject(new McpxError('BROKER_CLOSED', `the broker closed while waiting for ${id}`, { data: { id } })));
       // Subscribe first, then read: an answer landing in between is seen by one or the other.
       const unwatch = store.watch(id, (answer) => (answer ? finish(() => resolve(answer)) : reread()));
       signal?.addEventListener('abort', aborted, { once: true });
@@ -255,12 +286,20 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       if (answer) finish(() => resolve(answer));
       else if (request.state === 'abandoned') finish(() => reject(abandoned(request)));
       if (done) return result;
-      deadline.timer = clock.setTimer(() => {
-        if (done) return;
-        guard(store.getQuestion(id))
-          .then((current) => (current?.state === 'abandoned' ? finish(() => reject(abandoned(current))) : expire(current ?? request).then((answer) => finish(() => resolve(answer)))))
-          .catch((error: unknown) => finish(() => reject(error)));
-      }, request.expiresAt - clock.now(), { keepAlive: true });
+      deadline.timer = clock.setTimer(
+        () => {
+          if (done) return;
+          guard(store.getQuestion(id))
+            .then((current) =>
+              current?.state === 'abandoned'
+                ? finish(() => reject(abandoned(current)))
+                : expire(current ?? request).then((answer) => finish(() => resolve(answer))),
+            )
+            .catch((error: unknown) => finish(() => reject(error)));
+        },
+        request.expiresAt - clock.now(),
+        { keepAlive: true },
+      );
       return result;
     },
 
@@ -271,7 +310,10 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
           data: { id: input.id, issues: [{ field: 'action', expected: 'accept | decline | cancel', message: 'unknown action' }] },
         });
       }
-      if (input.by === 'expiry') throw new McpxError('ANSWER_INVALID', "by: 'expiry' is reserved for the broker's own cancel at the deadline", { data: { id: input.id, issues: [] } });
+      if (input.by === 'expiry')
+        throw new McpxError('ANSWER_INVALID', "by: 'expiry' is reserved for the broker's own cancel at the deadline", {
+          data: { id: input.id, issues: [] },
+        });
       // A question known here skips the read: the claim below checks in the store that it is still open.
       const cached = known.get(input.id);
       if (cached && !visible(cached, input.session)) throw forbidden(input.id);
@@ -282,13 +324,18 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       if (now >= request.expiresAt) refuseAnswered(request, await expire(request));
       let content = checkAnswerContent(request, input);
       // A secret is kept before the answer is claimed: if it cannot be kept, nothing is recorded and the question still waits.
-      if (request.secret && content !== undefined) content = await keepSecretContent(request.secret, content, await secretStore());
+      if (request.secret && content !== undefined)
+        content = await keepSecretContent(request.secret, content, await secretStore());
       const answer: StoredAnswer = { id: request.id, action: input.action, by: input.by, at: now, pid: input.pid ?? process.pid };
       if (input.user !== undefined) answer.user = input.user;
       if (content !== undefined) answer.content = content;
       const answering = input.session ?? own?.session;
       if (answering !== undefined) answer.session = answering;
-      const event = eventFor('elicit.answered', request, now, { action: answer.action, by: answer.by, answeredAfterMs: now - request.createdAt });
+      const event = eventFor('elicit.answered', request, now, {
+        action: answer.action,
+        by: answer.by,
+        answeredAfterMs: now - request.createdAt,
+      });
       if (answering !== undefined && answering !== request.session) event.data = { answeringSession: answering };
       // §6b: the event names the process that answered; a relaying process (the daemon) is named beside it.
       if (answer.pid !== process.pid) {
@@ -303,7 +350,9 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
         if (current.answer) refuseAnswered(request, current.answer);
         if (!current.request) throw notFound(request.id);
         if (current.request.state === 'abandoned') throw abandoned(current.request);
-        throw new McpxError('STORE_UNAVAILABLE', `the ${store.kind} store refused the answer to ${request.id} but holds none`, { data: { id: request.id } });
+        throw new McpxError('STORE_UNAVAILABLE', `the ${store.kind} store refused the answer to ${request.id} but holds none`, {
+          data: { id: request.id },
+        });
       }
       known.delete(request.id);
       clearExpiry(request.id);
@@ -327,7 +376,9 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
 
     async pending(filter: PendingFilter = {}): Promise<PendingEntry[]> {
       ensureOpen();
-      const states = new Set<RequestState>(filter.state === undefined ? ['pending'] : Array.isArray(filter.state) ? filter.state : [filter.state]);
+      const states = new Set<RequestState>(
+        filter.state === undefined ? ['pending'] : Array.isArray(filter.state) ? filter.state : [filter.state],
+      );
       const session = options.allowAnySession ? filter.session : (own?.session ?? filter.session);
       if (!options.allowAnySession && own && filter.session !== undefined && filter.session !== own.session) return [];
       const matches = (r: ElicitRequest): boolean =>
@@ -341,7 +392,11 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
         // The fast path: the pending index holds only unanswered questions.
         const unanswered = (await guard(store.listUnanswered())).filter(matches);
         // Questions whose deadline passed while nobody watched get their expiry cancel now.
-        found = await Promise.all(unanswered.map(async (request) => (now >= request.expiresAt ? { request, answer: await settle(request) } : { request })));
+        found = await Promise.all(
+          unanswered.map(async (request) =>
+            now >= request.expiresAt ? { request, answer: await settle(request) } : { request },
+          ),
+        );
       } else {
         const questions = (await guard(store.listQuestions())).filter(matches);
         const answers = await guard(store.getAnswers(questions.map((q) => q.id)));
@@ -350,7 +405,11 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
         for (const entry of lapsed) entry.answer = await settle(entry.request);
       }
       const sorted = found
-        .map(({ request, answer }) => ({ ...request, state: stateOf(request, answer, now), timeLeftMs: Math.max(0, request.expiresAt - now) }))
+        .map(({ request, answer }) => ({
+          ...request,
+          state: stateOf(request, answer, now),
+          timeLeftMs: Math.max(0, request.expiresAt - now),
+        }))
         .filter((entry) => states.has(entry.state))
         .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       return filter.limit === undefined && filter.cursor === undefined ? sorted : pageOf(sorted, filter.limit, filter.cursor);
@@ -367,23 +426,46 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       if (!(await guard(store.updateQuestion(updated, rowTtl(updated))))) {
         const winner = await guard(store.getAnswer(id));
         if (winner) refuseAnswered(request, winner);
-        throw new McpxError('STORE_UNAVAILABLE', `the ${store.kind} store refused to abandon ${id} but holds no answer`, { data: { id } });
+        throw new McpxError('STORE_UNAVAILABLE', `the ${store.kind} store refused to abandon ${id} but holds no answer`, {
+          data: { id },
+        });
       }
       known.delete(id);
-      await emit({ kind: 'elicit.abandoned', elicit: id, trace: request.trace, parent: request.parent, session: request.session, server: request.server, tool: request.tool, data: { reason } });
+      await emit({
+        kind: 'elicit.abandoned',
+        elicit: id,
+        trace: request.trace,
+        parent: request.parent,
+        session: request.session,
+        server: request.server,
+        tool: request.tool,
+        data: { reason },
+      });
       return updated;
     },
 
     async recordResumed(input: { elicit: string; trace: string; parent?: string; session?: string }): Promise<void> {
       ensureOpen();
       const request = await guard(store.getQuestion(input.elicit));
-      await emit({ kind: 'elicit.resumed' as const, elicit: input.elicit, trace: input.trace, parent: input.parent ?? request?.trace, session: input.session ?? request?.session, server: request?.server, tool: request?.tool });
+      await emit({
+        kind: 'elicit.resumed' as const,
+        elicit: input.elicit,
+        trace: input.trace,
+        parent: input.parent ?? request?.trace,
+        session: input.session ?? request?.session,
+        server: request?.server,
+        tool: request?.tool,
+      });
     },
 
     async recordEvent(event): Promise<void> {
       ensureOpen();
       if (event.kind !== 'policy.fired' && event.kind !== 'elicit.passed') {
-        throw new McpxError('CONFIG_INVALID', `recordEvent writes only policy.fired and elicit.passed; ${String(event.kind)} is the broker's own`, { data: { kind: event.kind } });
+        throw new McpxError(
+          'CONFIG_INVALID',
+          `recordEvent writes only policy.fired and elicit.passed; ${String(event.kind)} is the broker's own`,
+          { data: { kind: event.kind } },
+        );
       }
       await emit({ ...event });
     },
@@ -427,7 +509,9 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
 
 function checkAnswerContent(request: ElicitRequest, input: RespondInput): Record<string, unknown> | undefined {
   const invalid = (message: string, field = 'content'): McpxError =>
-    new McpxError('ANSWER_INVALID', `${message}; question ${request.id} is still pending`, { data: { id: request.id, issues: [{ field, expected: message, message }] } });
+    new McpxError('ANSWER_INVALID', `${message}; question ${request.id} is still pending`, {
+      data: { id: request.id, issues: [{ field, expected: message, message }] },
+    });
   if (input.action !== 'accept') {
     if (input.content !== undefined) throw invalid(`content goes only with accept, not ${input.action}`);
     return undefined;
@@ -439,34 +523,66 @@ function checkAnswerContent(request: ElicitRequest, input: RespondInput): Record
   const check = checkContent(request.requestedSchema, input.content ?? {});
   if (!check.ok) {
     const detail = check.issues.map((i) => i.message).join('; ');
-    throw new McpxError('ANSWER_INVALID', `the answer does not match the question: ${detail}. Question ${request.id} is still pending; answer again.`, { data: { id: request.id, issues: check.issues } });
+    throw new McpxError(
+      'ANSWER_INVALID',
+      `the answer does not match the question: ${detail}. Question ${request.id} is still pending; answer again.`,
+      { data: { id: request.id, issues: check.issues } },
+    );
   }
   return check.content;
 }
 
 function checkTtl(ttl: number): number {
-  if (!Number.isFinite(ttl) || ttl <= 0) throw new McpxError('CONFIG_INVALID', `a question's time to live must be a positive number of milliseconds, got ${ttl}`, { data: { ttlMs: ttl } });
+  if (!Number.isFinite(ttl) || ttl <= 0)
+    throw new McpxError('CONFIG_INVALID', `a question's time to live must be a positive number of milliseconds, got ${ttl}`, {
+      data: { ttlMs: ttl },
+    });
   return ttl;
 }
 
 function forbidden(id: string): McpxError {
-  return new McpxError('ELICITATION_FORBIDDEN', `question ${id} belongs to another session; answer it from that session (MCPX_SESSION_ID) or from a host that allows any session`, { data: { id } });
+  return new McpxError(
+    'ELICITATION_FORBIDDEN',
+    `question ${id} belongs to another session; answer it from that session (MCPX_SESSION_ID) or from a host that allows any session`,
+    { data: { id } },
+  );
 }
 
 function notFound(id: string): McpxError {
-  return new McpxError('ELICITATION_NOT_FOUND', `no question ${id}; list the waiting ones with \`mcpx elicit list\``, { data: { id } });
-}
-
-function abandoned(request: ElicitRequest): McpxError {
-  return new McpxError('ELICITATION_ABANDONED', `question ${request.id} was abandoned (${request.abandonedReason ?? 'the call that asked is gone'}); the call can no longer use an answer`, {
-    data: { id: request.id, reason: request.abandonedReason },
+  return new McpxError('ELICITATION_NOT_FOUND', `no question ${id}; list the waiting ones with \`mcpx elicit list\``, {
+    data: { id },
   });
 }
 
-const OPTIONAL_REQUEST_FIELDS = ['parent', 'requestedSchema', 'url', 'key', 'task', 'audience', 'abandonedReason', 'meta', 'ambiguous', 'candidateCalls', 'secret'] as const;
+function abandoned(request: ElicitRequest): McpxError {
+  return new McpxError(
+    'ELICITATION_ABANDONED',
+    `question ${request.id} was abandoned (${request.abandonedReason ?? 'the call that asked is gone'}); the call can no longer use an answer`,
+    {
+      data: { id: request.id, reason: request.abandonedReason },
+    },
+  );
+}
+
+const OPTIONAL_REQUEST_FIELDS = [
+  'parent',
+  'requestedSchema',
+  'url',
+  'key',
+  'task',
+  'audience',
+  'abandonedReason',
+  'meta',
+  'ambiguous',
+  'candidateCalls',
+  'secret',
+] as const;
 
 /** The stored question: the fields it has, each set once in a fixed order (no undefined fields, one object shape). */
-function newRequest(input: OpenRequestInput, filled: Pick<ElicitRequest, 'id' | 'session' | 'sessionSource' | 'createdAt' | 'expiresAt'>): ElicitRequest {
+function newRequest(
+  input: OpenRequestInput,
+  filled: Pick<ElicitRequest, 'id' | 'session' | 'sessionSource' | 'createdAt' | 'expiresAt'>,
+): ElicitRequest {
   const request: ElicitRequest = {
     id: filled.id,
     trace: input.trace,
@@ -481,13 +597,23 @@ function newRequest(input: OpenRequestInput, filled: Pick<ElicitRequest, 'id' | 
     expiresAt: filled.expiresAt,
     state: 'pending',
   };
-  for (const field of OPTIONAL_REQUEST_FIELDS) if (input[field] !== undefined) (request as unknown as Record<string, unknown>)[field] = input[field];
+  for (const field of OPTIONAL_REQUEST_FIELDS)
+    if (input[field] !== undefined) (request as unknown as Record<string, unknown>)[field] = input[field];
   return request;
 }
 
 /** An event about a question, with the question's identity and whatever the kind adds. */
 function eventFor(kind: BrokerEvent['kind'], request: ElicitRequest, at: number, extra: Partial<BrokerEvent>): BrokerEvent {
-  const event: BrokerEvent = { kind, at, pid: process.pid, elicit: request.id, trace: request.trace, session: request.session, server: request.server, tool: request.tool };
+  const event: BrokerEvent = {
+    kind,
+    at,
+    pid: process.pid,
+    elicit: request.id,
+    trace: request.trace,
+    session: request.session,
+    server: request.server,
+    tool: request.tool,
+  };
   if (request.parent !== undefined) event.parent = request.parent;
   return Object.assign(event, extra);
 }

@@ -12,7 +12,10 @@ export const systemClock: Clock = {
   setTimer(callback, delayMs, options) {
     const handle: { timeout?: ReturnType<typeof setTimeout> } = {};
     const arm = (remaining: number): void => {
-      handle.timeout = setTimeout(() => (remaining > MAX_DELAY_MS ? arm(remaining - MAX_DELAY_MS) : callback()), Math.min(Math.max(0, remaining), MAX_DELAY_MS));
+      handle.timeout = setTimeout(
+        () => (remaining > MAX_DELAY_MS ? arm(remaining - MAX_DELAY_MS) : callback()),
+        Math.min(Math.max(0, remaining), MAX_DELAY_MS),
+      );
       if (!options?.keepAlive) handle.timeout.unref?.();
     };
     arm(delayMs);

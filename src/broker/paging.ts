@@ -14,7 +14,11 @@ export function parseCursor(cursor: string): { createdAt: number; id: string } {
   const [time, id] = Buffer.from(cursor, 'base64url').toString('utf8').split(':');
   const createdAt = Number(time);
   if (!id || !Number.isFinite(createdAt)) {
-    throw new McpxError('CONFIG_INVALID', `the cursor ${JSON.stringify(cursor)} is not one a listing gave out; start again without a cursor`, { data: { cursor } });
+    throw new McpxError(
+      'CONFIG_INVALID',
+      `the cursor ${JSON.stringify(cursor)} is not one a listing gave out; start again without a cursor`,
+      { data: { cursor } },
+    );
   }
   return { createdAt, id };
 }
@@ -27,6 +31,9 @@ export function pageOf<T extends Pick<ElicitRequest, 'createdAt' | 'id'>>(sorted
     from = sorted.findIndex((e) => e.createdAt > after.createdAt || (e.createdAt === after.createdAt && e.id > after.id));
     if (from < 0) return [];
   }
-  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new McpxError('CONFIG_INVALID', `limit must be a whole number of at least 1, got ${String(limit)}`, { data: { limit } });
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1))
+    throw new McpxError('CONFIG_INVALID', `limit must be a whole number of at least 1, got ${String(limit)}`, {
+      data: { limit },
+    });
   return sorted.slice(from, limit === undefined ? undefined : from + limit);
 }

@@ -6,7 +6,12 @@ import type { Answer, Question } from '../types.js';
 import type { ElicitRequest, Elicitation, OpenRequestInput, StoredAnswer } from './types.js';
 
 /** The record as an elicitation handler (or the terminal form) sees it. */
-export function questionOf(record: Pick<ElicitRequest, 'id' | 'server' | 'tool' | 'mode' | 'message' | 'era' | 'trace' | 'requestedSchema' | 'url' | 'secret'>): Question {
+export function questionOf(
+  record: Pick<
+    ElicitRequest,
+    'id' | 'server' | 'tool' | 'mode' | 'message' | 'era' | 'trace' | 'requestedSchema' | 'url' | 'secret'
+  >,
+): Question {
   return {
     id: record.id,
     server: record.server,
@@ -22,7 +27,11 @@ export function questionOf(record: Pick<ElicitRequest, 'id' | 'server' | 'tool' 
 }
 
 /** The record as surfaces list it, with its time left at `now`. */
-export function elicitationOf(record: ElicitRequest, now: number, extra: { task?: string; respondWith?: string } = {}): Elicitation {
+export function elicitationOf(
+  record: ElicitRequest,
+  now: number,
+  extra: { task?: string; respondWith?: string } = {},
+): Elicitation {
   const { timeLeftMs: _listed, ...stored } = record as ElicitRequest & { timeLeftMs?: number };
   return {
     ...stored,
@@ -55,6 +64,7 @@ export function openInputOf(question: Question, audience: ElicitRequest['audienc
 
 /** The answer a stored answer stands for (no `by`, no content unless accepted with some). */
 export function toAnswer(stored: StoredAnswer): Answer {
-  if (stored.action === 'accept') return stored.content === undefined ? { action: 'accept' } : { action: 'accept', content: stored.content };
+  if (stored.action === 'accept')
+    return stored.content === undefined ? { action: 'accept' } : { action: 'accept', content: stored.content };
   return { action: stored.action };
 }

@@ -12,7 +12,10 @@ export interface SessionBinding {
  * Without one (a bare terminal) the session is `fp-<16 hex>` of the config path and working directory, and
  * the record says so (`sessionSource: 'fingerprint'`) rather than refusing to work.
  */
-export function resolveSession(env: Record<string, string | undefined>, where: { configPath?: string; cwd: string }): SessionBinding {
+export function resolveSession(
+  env: Record<string, string | undefined>,
+  where: { configPath?: string; cwd: string },
+): SessionBinding {
   const fromEnv = env.MCPX_SESSION_ID?.trim();
   if (fromEnv) return { session: fromEnv, sessionSource: 'env' };
   const digest = createHash('sha256')

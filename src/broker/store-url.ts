@@ -20,7 +20,11 @@ export async function openStoreFromEnv(env: Record<string, string | undefined>):
 export async function openStoreUrl(url: string, cwd: string = process.cwd()): Promise<BrokerStore> {
   if (/^sqlite:/.test(url)) {
     const path = url.slice('sqlite:'.length).replace(/^\/\//, '');
-    if (!path) throw new McpxError('CONFIG_INVALID', 'a sqlite: store URL names a file: sqlite:///var/lib/app/questions.sqlite or sqlite:questions.sqlite');
+    if (!path)
+      throw new McpxError(
+        'CONFIG_INVALID',
+        'a sqlite: store URL names a file: sqlite:///var/lib/app/questions.sqlite or sqlite:questions.sqlite',
+      );
     return openSqliteStore(resolve(cwd, path));
   }
   if (/^rediss?:\/\//.test(url)) return openRedisStore(url);

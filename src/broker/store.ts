@@ -23,7 +23,9 @@ export function toBrokerStore(store?: BrokerStore | Keyv): BrokerStore {
   if (isBrokerStore(store)) return store;
   const keyv = store as Keyv;
   if (!keyv || typeof keyv.get !== 'function' || !('store' in keyv)) {
-    throw new McpxError('STORE_UNSUPPORTED', 'the broker store must be a BrokerStore or a keyv instance (new Keyv({ store }))', { data: { got: typeof store } });
+    throw new McpxError('STORE_UNSUPPORTED', 'the broker store must be a BrokerStore or a keyv instance (new Keyv({ store }))', {
+      data: { got: typeof store },
+    });
   }
   keyv.throwOnErrors = true;
   if (keyv.store instanceof Map) return openMemoryStore(keyv);

@@ -2,7 +2,16 @@
  * The connections of one mcpx instance, opened lazily per server and reused, and the call API on top of them:
  * listTools, callTool (complete or input-required, never an error for a question) and resume.
  */
-import type { CallToolResult, Client, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
+import type {
+  CallToolResult,
+  Client,
+  GetPromptResult,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplateType as ResourceTemplate,
+  Tool,
+} from '@modelcontextprotocol/client';
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, SdkError, SdkHttpError } from '@modelcontextprotocol/client';
 import { McpxError } from '../errors.js';
 import { newCallId } from '../ids.js';
@@ -63,13 +72,23 @@ export interface ClientPool {
   /** Reads a resource; like a tool call, it may ask questions (both eras) and come back input-required. */
   readResource(server: string, uri: string, options?: CallOptions): Promise<ResourceOutcome>;
   /** Re-sends a modern call, prompt or resource read with its answers (the continuation says which). */
-  resume<R = CallToolResult>(continuation: Continuation | unknown, answers: Record<string, Answer>, options?: { signal?: AbortSignal }): Promise<CallOutcome<R>>;
+  resume<R = CallToolResult>(
+    continuation: Continuation | unknown,
+    answers: Record<string, Answer>,
+    options?: { signal?: AbortSignal },
+  ): Promise<CallOutcome<R>>;
   /**
    * One request to a modern server as another client's proxy (`mcpx serve`): it declares that client's
    * capabilities, carries its `inputResponses` and `requestState` as given, and returns the raw result, complete or
    * `input_required`, for that client to answer. Throws McpxError like a call; CALL_FAILED for a legacy server.
    */
-  relay(server: string, method: AskingMethod, target: string, args: Record<string, unknown>, options: RelayOptions): Promise<Record<string, unknown>>;
+  relay(
+    server: string,
+    method: AskingMethod,
+    target: string,
+    args: Record<string, unknown>,
+    options: RelayOptions,
+  ): Promise<Record<string, unknown>>;
   close(): Promise<void>;
 }
 
@@ -95,7 +114,12 @@ interface Pooled {
  * HTTP response stream, or names that call's progress token in its `_meta`; otherwise, with one call open it is
  * that one, and with several it is a guess: the question is marked ambiguous and lists every open call.
  */
-function attribute(server: string, active: LegacyCall<unknown>[], params: Record<string, unknown>, link: LegacyLink): Promise<WireElicitResult> {
+function attribute(
+  server: string,
+  active: LegacyCall<unknown>[],
+  params: Record<string, unknown>,
+  link: LegacyLink,
+): Promise<WireElicitResult> {
   const open = active.filter((c) => !c.settled);
   const meta = params._meta && typeof params._meta === 'object' ? (params._meta as Record<string, unknown>) : {};
   for (const token of [link.streamOf, meta.progressToken]) {
@@ -108,7 +132,10 @@ function attribute(server: string, active: LegacyCall<unknown>[], params: Record
   // A call already waiting on a question is less likely to be asking another (questions asked together come
   // within milliseconds): the oldest call not yet asking, else the oldest.
   const pick = open.find((c) => !c.asking) ?? only;
-  return pick.ask(params, open.map((c) => c.callId));
+  return pick.ask(
+    params,
+    open.map((c) => c.callId),
+  );
 }
 
 /**
@@ -133,12 +160,18 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
   const now = options.now ?? Date.now;
   const pool = new Map<string, Promise<Pooled>>();
   let closed = false;
-  const elicitation = { form: Boolean(options.onElicit || options.answerLater), url: Boolean((options.openUrl || options.urlOpenedByAnswerer) && (options.onElicit || options.answerLater)) };
+  const elicitation = {
+    form: Boolean(options.onElicit || options.answerLater),
+    url: Boolean((options.openUrl || options.urlOpenedByAnswerer) && (options.onElicit || options.answerLater)),
+  };
 
   // A server's own `timeoutMs` (config) wins over the instance default.
-  const timeoutFor = (name: string): number => (options.servers?.[name] ?? options.config.mcpServers[name])?.timeoutMs ?? options.requestTimeoutMs;
+  const timeoutFor = (name: string): number =>
+    (options.servers?.[name] ?? options.config.mcpServers[name])?.timeoutMs ?? options.requestTimeoutMs;
 
-  const serverNames = (): string[] => [...new Set([...Object.keys(options.config.mcpServers), ...Object.keys(options.servers ?? {})])];
+  const serverNames = (): string[] => [
+    ...new Set([...Object.keys(options.config.mcpServers), ...Object.keys(options.servers ?? {})]),
+  ];
 
   const get = (name: string): Promise<Pooled> => {
     if (closed) return Promise.reject(new McpxError('CALL_FAILED', 'this mcpx instance is closed'));
@@ -148,33 +181,39 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
     if (!server) {
       const known = serverNames();
       return Promise.reject(
-        new McpxError('SERVER_NOT_FOUND', `no server named "${name}"${known.length ? `; configured: ${known.join(', ')}` : '; no servers are configured'}${options.configSource ? ` (config: ${options.configSource})` : ''}`, {
-          data: { server: name, known },
-        }),
+        new McpxError(
+          'SERVER_NOT_FOUND',
+          `no server named "${name}"${known.length ? `; configured: ${known.join(', ')}` : '; no servers are configured'}${options.configSource ? ` (config: ${options.configSource})` : ''}`,
+          {
+            data: { server: name, known },
+          },
+        ),
       );
     }
     const active: LegacyCall<unknown>[] = [];
-    const opening = missingCredentials(name).then((missing) => {
-      if (missing.length) throw credentialsMissing(name, missing);
-      return openConnection({
-      name,
-      server,
-      ...(askedValues.has(name) ? { asked: askedValues.get(name)! } : {}),
-      clientInfo: options.clientInfo,
-      elicitation,
-      eraCache: options.eraCache,
-      cwd: options.cwd,
-      env: options.env,
-      now,
-      onLegacyElicit: (params, link) => attribute(name, active, params, link),
-      onProgress: (token) => active.find((c) => c.progressToken === token)?.progress(),
-      ...(options.auth ? { auth: options.auth } : {}),
+    const opening = missingCredentials(name)
+      .then((missing) => {
+        if (missing.length) throw credentialsMissing(name, missing);
+        return openConnection({
+          name,
+          server,
+          ...(askedValues.has(name) ? { asked: askedValues.get(name)! } : {}),
+          clientInfo: options.clientInfo,
+          elicitation,
+          eraCache: options.eraCache,
+          cwd: options.cwd,
+          env: options.env,
+          now,
+          onLegacyElicit: (params, link) => attribute(name, active, params, link),
+          onProgress: (token) => active.find((c) => c.progressToken === token)?.progress(),
+          ...(options.auth ? { auth: options.auth } : {}),
+        });
+      })
+      .then((connection) => {
+        const pooled: Pooled = { connection, active, proven: false };
+        opened.set(pooled, opening);
+        return pooled;
       });
-    }).then((connection) => {
-      const pooled: Pooled = { connection, active, proven: false };
-      opened.set(pooled, opening);
-      return pooled;
-    });
     pool.set(name, opening);
     opening.catch(() => pool.delete(name));
     return opening;
@@ -190,7 +229,8 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
   const opened = new WeakMap<Pooled, Promise<Pooled>>();
 
   // An era taken from the cache is on probation until a request succeeds on it.
-  const onProbation = (pooled: Pooled): boolean => pooled.connection.fromCache && !pooled.proven && pooled.connection.era === 'modern';
+  const onProbation = (pooled: Pooled): boolean =>
+    pooled.connection.fromCache && !pooled.proven && pooled.connection.era === 'modern';
 
   /**
    * A cached modern verdict that went stale fails on the first request (how depends on the server). Any failure
@@ -198,7 +238,13 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
    * wrong (the request was refused as a protocol matter, so nothing ran), the server is probed again now and the
    * request retried once, but only if the probe gives another era; otherwise the failure stands.
    */
-  const onFailure = async <T>(name: string, pooled: Pooled, error: McpxError, retry: () => Promise<T>, idempotent: boolean): Promise<T> => {
+  const onFailure = async <T>(
+    name: string,
+    pooled: Pooled,
+    error: McpxError,
+    retry: () => Promise<T>,
+    idempotent: boolean,
+  ): Promise<T> => {
     if (!onProbation(pooled)) throw error;
     await retire(name, pooled);
     if (!provesEraWrong(error.cause, idempotent)) throw error;
@@ -219,7 +265,9 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
 
   let secretStore: Promise<SecretStore> | undefined;
   const secrets = (): Promise<SecretStore> =>
-    (secretStore ??= (options.secrets ?? (async () => (await import('../secrets/index.js')).openSecretStore({ stateDir: stateDir(options.env) })))());
+    (secretStore ??= (
+      options.secrets ?? (async () => (await import('../secrets/index.js')).openSecretStore({ stateDir: stateDir(options.env) }))
+    )());
   /** The values of each configured server's asked entries, once all are known in this process. */
   const askedValues = new Map<string, AskedValues>();
 
@@ -238,7 +286,14 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
    * Asks for the missing credentials as mcpx's own questions of the call, held open like a legacy call's (so
    * every surface sees and answers them as any other), keeps them, then makes the call.
    */
-  const askCredentials = async <R>(method: AskingMethod, server: string, target: string, args: Record<string, unknown>, callOptions: CallOptions, missing: AskedEntry[]): Promise<CallOutcome<R>> => {
+  const askCredentials = async <R>(
+    method: AskingMethod,
+    server: string,
+    target: string,
+    args: Record<string, unknown>,
+    callOptions: CallOptions,
+    missing: AskedEntry[],
+  ): Promise<CallOutcome<R>> => {
     const callId = callOptions.callId ?? newCallId();
     const call = new LegacyCall<true>({
       server,
@@ -253,12 +308,23 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
       now,
       mapError: (error) => error,
     });
-    const onAbort = (): void => call.cancel(new McpxError('CALL_FAILED', `${requestLabel(server, target, method)} was aborted by the caller`, { data: { server, tool: target } }));
+    const onAbort = (): void =>
+      call.cancel(
+        new McpxError('CALL_FAILED', `${requestLabel(server, target, method)} was aborted by the caller`, {
+          data: { server, tool: target },
+        }),
+      );
     callOptions.signal?.addEventListener('abort', onAbort, { once: true });
     const collected = call.run(async () => {
       try {
         const store = await secrets();
-        for (const entry of missing) await keepAnswer(server, entry, await call.ask(credentialParams(server, entry), undefined, entry.secret ? entry.ref : undefined), store);
+        for (const entry of missing)
+          await keepAnswer(
+            server,
+            entry,
+            await call.ask(credentialParams(server, entry), undefined, entry.secret ? entry.ref : undefined),
+            store,
+          );
         return true as const;
       } finally {
         callOptions.signal?.removeEventListener('abort', onAbort);
@@ -271,7 +337,13 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
 
   let calls = 0;
   /** One request that may ask (a tool call, a prompt, a resource read), in the era the connection speaks. */
-  const run = async <R>(method: AskingMethod, server: string, target: string, args: Record<string, unknown>, callOptions: CallOptions): Promise<CallOutcome<R>> => {
+  const run = async <R>(
+    method: AskingMethod,
+    server: string,
+    target: string,
+    args: Record<string, unknown>,
+    callOptions: CallOptions,
+  ): Promise<CallOutcome<R>> => {
     if (!pool.has(server)) {
       const missing = await missingCredentials(server);
       if (missing.length) return askCredentials<R>(method, server, target, args, callOptions, missing);
@@ -301,7 +373,14 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
           await onSuccess(server, pooled);
           return outcome;
         },
-        (error: unknown) => onFailure(server, pooled, callError(server, target, error, false, method), () => run<R>(method, server, target, args, { ...callOptions, callId }), false),
+        (error: unknown) =>
+          onFailure(
+            server,
+            pooled,
+            callError(server, target, error, false, method),
+            () => run<R>(method, server, target, args, { ...callOptions, callId }),
+            false,
+          ),
       );
     }
     const call = new LegacyCall<R>({
@@ -320,13 +399,19 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
       mapError: (error) => callError(server, target, error, false, method),
     });
     pooled.active.push(call as LegacyCall<unknown>);
-    const onAbort = (): void => call.cancel(new McpxError('CALL_FAILED', `${requestLabel(server, target, method)} was aborted by the caller`, { data: { server, tool: target } }));
+    const onAbort = (): void =>
+      call.cancel(
+        new McpxError('CALL_FAILED', `${requestLabel(server, target, method)} was aborted by the caller`, {
+          data: { server, tool: target },
+        }),
+      );
     callOptions.signal?.addEventListener('abort', onAbort, { once: true });
-    return call.run((signal) =>
-      legacyRequest(connection.client, method, target, args, call.progressToken, signal).finally(() => {
-        pooled.active.splice(pooled.active.indexOf(call as LegacyCall<unknown>), 1);
-        callOptions.signal?.removeEventListener('abort', onAbort);
-      }) as Promise<R>,
+    return call.run(
+      (signal) =>
+        legacyRequest(connection.client, method, target, args, call.progressToken, signal).finally(() => {
+          pooled.active.splice(pooled.active.indexOf(call as LegacyCall<unknown>), 1);
+          callOptions.signal?.removeEventListener('abort', onAbort);
+        }) as Promise<R>,
     );
   };
 
@@ -334,7 +419,12 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
    * SEP-2243: a modern tool call carries `Mcp-Param-*` headers built from the tool's schema, in every round.
    * The schema is known before the first request (listed on a miss); a -32020 re-lists and sends once more.
    */
-  const toolHeaders = (server: string, pooled: Pooled, tool: string, args: Record<string, unknown>): Pick<ModernCallOptions, 'headers' | 'onHeaderMismatch'> => ({
+  const toolHeaders = (
+    server: string,
+    pooled: Pooled,
+    tool: string,
+    args: Record<string, unknown>,
+  ): Pick<ModernCallOptions, 'headers' | 'onHeaderMismatch'> => ({
     headers: async () => {
       if (!pooled.connection.carriesHeaders) return undefined;
       // Listed first on a miss; not while a cached era is on probation (the call itself must prove it, and run once).
@@ -349,26 +439,43 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
     },
   });
 
-  const callTool = (server: string, tool: string, args: Record<string, unknown> = {}, callOptions: CallOptions = {}): Promise<CallOutcome> =>
-    run<CallToolResult>('tools/call', server, tool, args, callOptions);
+  const callTool = (
+    server: string,
+    tool: string,
+    args: Record<string, unknown> = {},
+    callOptions: CallOptions = {},
+  ): Promise<CallOutcome> => run<CallToolResult>('tools/call', server, tool, args, callOptions);
 
-  const getPrompt = (server: string, name: string, args: Record<string, string> = {}, callOptions: CallOptions = {}): Promise<PromptOutcome> =>
-    run<GetPromptResult>('prompts/get', server, name, args, callOptions);
+  const getPrompt = (
+    server: string,
+    name: string,
+    args: Record<string, string> = {},
+    callOptions: CallOptions = {},
+  ): Promise<PromptOutcome> => run<GetPromptResult>('prompts/get', server, name, args, callOptions);
 
   const readResource = (server: string, uri: string, callOptions: CallOptions = {}): Promise<ResourceOutcome> =>
     run<ReadResourceResult>('resources/read', server, uri, {}, callOptions);
 
   /** A listing, with the era checks every first request on a cached verdict gets. */
-  const list = async <T>(server: string, what: string, fetch: (client: Client, timeout: number) => Promise<T>, retry: () => Promise<T>): Promise<{ pooled: Pooled; items: T }> => {
+  const list = async <T>(
+    server: string,
+    what: string,
+    fetch: (client: Client, timeout: number) => Promise<T>,
+    retry: () => Promise<T>,
+  ): Promise<{ pooled: Pooled; items: T }> => {
     const pooled = await get(server);
     let items: T;
     try {
       items = await fetch(pooled.connection.client, timeoutFor(server));
     } catch (error) {
-      const mapped = new McpxError('CALL_FAILED', `listing the ${what} of "${server}" failed: ${error instanceof Error ? error.message : String(error)}`, {
-        cause: error,
-        data: { server, ...(error instanceof ProtocolError ? { code: error.code } : {}) },
-      });
+      const mapped = new McpxError(
+        'CALL_FAILED',
+        `listing the ${what} of "${server}" failed: ${error instanceof Error ? error.message : String(error)}`,
+        {
+          cause: error,
+          data: { server, ...(error instanceof ProtocolError ? { code: error.code } : {}) },
+        },
+      );
       return { pooled, items: await onFailure(server, pooled, mapped, retry, true) };
     }
     await onSuccess(server, pooled);
@@ -379,7 +486,8 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
     const { pooled, items } = await list(
       server,
       'tools',
-      async (client, timeout) => (await client.listTools(undefined, { timeout, ...(listOptions.refresh ? { cacheMode: 'refresh' as const } : {}) })).tools,
+      async (client, timeout) =>
+        (await client.listTools(undefined, { timeout, ...(listOptions.refresh ? { cacheMode: 'refresh' as const } : {}) })).tools,
       () => listTools(server, listOptions),
     );
     // What each tool's calls must carry as headers, known from now on.
@@ -388,24 +496,53 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
   };
 
   const listPrompts = async (server: string): Promise<Prompt[]> =>
-    (await list(server, 'prompts', async (client, timeout) => (await client.listPrompts(undefined, { timeout })).prompts, () => listPrompts(server))).items;
+    (
+      await list(
+        server,
+        'prompts',
+        async (client, timeout) => (await client.listPrompts(undefined, { timeout })).prompts,
+        () => listPrompts(server),
+      )
+    ).items;
 
   const listResources = async (server: string): Promise<Resource[]> =>
-    (await list(server, 'resources', async (client, timeout) => (await client.listResources(undefined, { timeout })).resources, () => listResources(server))).items;
+    (
+      await list(
+        server,
+        'resources',
+        async (client, timeout) => (await client.listResources(undefined, { timeout })).resources,
+        () => listResources(server),
+      )
+    ).items;
 
   const listResourceTemplates = async (server: string): Promise<ResourceTemplate[]> =>
-    (await list(server, 'resource templates', async (client, timeout) => (await client.listResourceTemplates(undefined, { timeout })).resourceTemplates, () => listResourceTemplates(server))).items;
+    (
+      await list(
+        server,
+        'resource templates',
+        async (client, timeout) => (await client.listResourceTemplates(undefined, { timeout })).resourceTemplates,
+        () => listResourceTemplates(server),
+      )
+    ).items;
 
-  const resume = async <R = CallToolResult>(value: Continuation | unknown, answers: Record<string, Answer>, resumeOptions: { signal?: AbortSignal } = {}): Promise<CallOutcome<R>> => {
+  const resume = async <R = CallToolResult>(
+    value: Continuation | unknown,
+    answers: Record<string, Answer>,
+    resumeOptions: { signal?: AbortSignal } = {},
+  ): Promise<CallOutcome<R>> => {
     const continuation = parseContinuation(value);
     // Checked before connecting: a bad answer costs nothing and changes nothing.
     const inputResponses = inputResponsesFor(continuation, answers);
     const pooled = await get(continuation.server);
     const { connection } = pooled;
     if (connection.era !== 'modern') {
-      throw new McpxError('CONTINUATION_STALE', `server "${continuation.server}" now speaks the legacy era, which cannot resume a continuation: run the call again`, {
-        data: { server: continuation.server, tool: continuation.tool },
-      });
+      throw new McpxError(
+        'CONTINUATION_STALE',
+        `server "${continuation.server}" now speaks the legacy era, which cannot resume a continuation: run the call again`,
+        {
+          data: { server: continuation.server, tool: continuation.tool },
+        },
+      );
     }
     const method = continuation.method ?? 'tools/call';
     return runModernCall<R>(
@@ -426,25 +563,46 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
         ...(resumeOptions.signal ? { signal: resumeOptions.signal } : {}),
         now,
       },
-      { round: continuation.round, inputResponses, ...(continuation.requestState !== undefined ? { requestState: continuation.requestState } : {}) },
+      {
+        round: continuation.round,
+        inputResponses,
+        ...(continuation.requestState !== undefined ? { requestState: continuation.requestState } : {}),
+      },
     );
   };
 
-  const relay = async (server: string, method: AskingMethod, target: string, args: Record<string, unknown>, relayOptions: RelayOptions): Promise<Record<string, unknown>> => {
+  const relay = async (
+    server: string,
+    method: AskingMethod,
+    target: string,
+    args: Record<string, unknown>,
+    relayOptions: RelayOptions,
+  ): Promise<Record<string, unknown>> => {
     const pooled = await get(server);
     const { connection } = pooled;
-    if (connection.era !== 'modern') throw new McpxError('CALL_FAILED', `server "${server}" speaks the legacy era: its questions cannot be relayed, only asked`, { data: { server, tool: target } });
-    const params: Record<string, unknown> = { ...requestParams(method, target, args), _meta: { [CLIENT_CAPABILITIES_META_KEY]: relayOptions.capabilities } };
+    if (connection.era !== 'modern')
+      throw new McpxError(
+        'CALL_FAILED',
+        `server "${server}" speaks the legacy era: its questions cannot be relayed, only asked`,
+        { data: { server, tool: target } },
+      );
+    const params: Record<string, unknown> = {
+      ...requestParams(method, target, args),
+      _meta: { [CLIENT_CAPABILITIES_META_KEY]: relayOptions.capabilities },
+    };
     if (relayOptions.inputResponses !== undefined) params.inputResponses = relayOptions.inputResponses;
     if (relayOptions.requestState !== undefined) params.requestState = relayOptions.requestState;
     const headers = method === 'tools/call' ? await toolHeaders(server, pooled, target, args).headers!() : undefined;
     try {
-      const result = await connection.client.request({ method, params } as never, {
-        allowInputRequired: true,
-        timeout: timeoutFor(server),
-        ...(relayOptions.signal ? { signal: relayOptions.signal } : {}),
-        ...(headers && Object.keys(headers).length ? { headers } : {}),
-      } as never);
+      const result = await connection.client.request(
+        { method, params } as never,
+        {
+          allowInputRequired: true,
+          timeout: timeoutFor(server),
+          ...(relayOptions.signal ? { signal: relayOptions.signal } : {}),
+          ...(headers && Object.keys(headers).length ? { headers } : {}),
+        } as never,
+      );
       await onSuccess(server, pooled);
       return result as Record<string, unknown>;
     } catch (error) {
@@ -471,7 +629,8 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
       await Promise.all(
         all.map(async (entry) => {
           if (entry.status !== 'fulfilled') return;
-          for (const call of [...entry.value.active]) call.cancel(new McpxError('CALL_FAILED', 'mcpx was closed while the call was open'));
+          for (const call of [...entry.value.active])
+            call.cancel(new McpxError('CALL_FAILED', 'mcpx was closed while the call was open'));
           await entry.value.connection.close().catch(() => undefined);
         }),
       );
@@ -482,7 +641,10 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
 }
 
 /** The outcome of the credential questions, as the call's own: once they are answered, the call is made. */
-function afterCredentials<R>(outcome: InputRequiredOutcome<true>, proceed: () => Promise<CallOutcome<R>>): InputRequiredOutcome<R> {
+function afterCredentials<R>(
+  outcome: InputRequiredOutcome<true>,
+  proceed: () => Promise<CallOutcome<R>>,
+): InputRequiredOutcome<R> {
   const live = outcome.live!;
   let result: Promise<CallOutcome<R>> | undefined;
   const { questions, callId, server, tool } = outcome;
@@ -497,7 +659,9 @@ function afterCredentials<R>(outcome: InputRequiredOutcome<true>, proceed: () =>
       expiresAt: live.expiresAt,
       respond: (id, answer) => live.respond(id, answer),
       get result() {
-        return (result ??= live.result.then((next) => (next.status === 'complete' ? proceed() : afterCredentials(next, proceed))));
+        return (result ??= live.result.then((next) =>
+          next.status === 'complete' ? proceed() : afterCredentials(next, proceed),
+        ));
       },
     },
   };
@@ -506,16 +670,28 @@ function afterCredentials<R>(outcome: InputRequiredOutcome<true>, proceed: () =>
 /** A call cannot ask (a listing): the credentials must be in the secret store already. */
 function credentialsMissing(server: string, missing: AskedEntry[]): McpxError {
   const names = missing.map((m) => `${m.ask} (${m.field}.${m.key})`).join(', ');
-  return new McpxError('SECRET_MISSING', `server "${server}" needs ${names} before it can start; call one of its tools to be asked (mcpx call ${server}.<tool>)`, {
-    data: { server, missing: missing.map((m) => `${m.field}.${m.key}`) },
-  });
+  return new McpxError(
+    'SECRET_MISSING',
+    `server "${server}" needs ${names} before it can start; call one of its tools to be asked (mcpx call ${server}.<tool>)`,
+    {
+      data: { server, missing: missing.map((m) => `${m.field}.${m.key}`) },
+    },
+  );
 }
 
 /** A legacy request that may ask: `_meta.progressToken` names the call its questions belong to. */
-function legacyRequest(client: Client, method: AskingMethod, target: string, args: Record<string, unknown>, progressToken: string, signal: AbortSignal): Promise<unknown> {
+function legacyRequest(
+  client: Client,
+  method: AskingMethod,
+  target: string,
+  args: Record<string, unknown>,
+  progressToken: string,
+  signal: AbortSignal,
+): Promise<unknown> {
   const _meta = { progressToken };
   const requestOptions = { signal, timeout: NO_SDK_TIMEOUT };
-  if (method === 'prompts/get') return client.getPrompt({ name: target, arguments: args as Record<string, string>, _meta }, requestOptions);
+  if (method === 'prompts/get')
+    return client.getPrompt({ name: target, arguments: args as Record<string, string>, _meta }, requestOptions);
   // A read that may ask is never answered from the SDK's response cache.
   if (method === 'resources/read') return client.readResource({ uri: target, _meta }, { ...requestOptions, cacheMode: 'bypass' });
   return client.callTool({ name: target, arguments: args, _meta }, requestOptions);

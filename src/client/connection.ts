@@ -3,7 +3,14 @@
  * transport, in the era the server speaks. `auto` probes once (in place on stdio: one spawn) and caches the verdict;
  * later connects adopt it with zero round trips.
  */
-import { Client, SdkError, StreamableHTTPClientTransport, type JSONRPCErrorResponse, type JSONRPCResponse, type Transport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  SdkError,
+  StreamableHTTPClientTransport,
+  type JSONRPCErrorResponse,
+  type JSONRPCResponse,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { McpxError } from '../errors.js';
 import type { Era } from '../types.js';
@@ -32,7 +39,12 @@ class McpxClient extends Client {
   resultsWithoutType = 0;
 
   protected override _onresponse(response: JSONRPCResponse | JSONRPCErrorResponse): void {
-    if (this.getProtocolEra() === 'modern' && 'result' in response && isPlainObject(response.result) && response.result.resultType === undefined) {
+    if (
+      this.getProtocolEra() === 'modern' &&
+      'result' in response &&
+      isPlainObject(response.result) &&
+      response.result.resultType === undefined
+    ) {
       this.resultsWithoutType += 1;
       super._onresponse({ ...response, result: { ...response.result, resultType: 'complete' } });
       return;
@@ -107,8 +119,13 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
   const makeTransport = (): Transport | Promise<Transport> => {
     if (isConnector(server)) return server.connect();
     if (isHttpServer(server)) {
-      const http = { fetch: links.fetch, ...(server.headers ? { requestInit: { headers: filled(server.headers, options.asked?.headers) } } : {}) };
-      return options.auth ? options.auth.transport(options.name, server, http) : new StreamableHTTPClientTransport(new URL(server.url), http);
+      const http = {
+        fetch: links.fetch,
+        ...(server.headers ? { requestInit: { headers: filled(server.headers, options.asked?.headers) } } : {}),
+      };
+      return options.auth
+        ? options.auth.transport(options.name, server, http)
+        : new StreamableHTTPClientTransport(new URL(server.url), http);
     }
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(options.env)) if (typeof v === 'string') env[k] = v;
@@ -135,7 +152,8 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
     const transport = await makeTransport();
     try {
       if (prior === 'legacy' || prior?.era === 'legacy') await client.connect(transport, { prior: { kind: 'legacy' } });
-      else if (prior?.era === 'modern') await client.connect(transport, { prior: { kind: 'modern', discover: prior.discover as never } });
+      else if (prior?.era === 'modern')
+        await client.connect(transport, { prior: { kind: 'modern', discover: prior.discover as never } });
       else await client.connect(transport);
       return client;
     } catch (error) {
@@ -161,7 +179,8 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
         client = await attempt(undefined);
       } catch (error) {
         // An in-place probe cannot survive a legacy server that exits on `server/discover`: start it again, legacy.
-        if (setting === 'auto' && !isConnector(server) && !isHttpServer(server) && isProbeClosed(error)) client = await attempt('legacy');
+        if (setting === 'auto' && !isConnector(server) && !isHttpServer(server) && isProbeClosed(error))
+          client = await attempt('legacy');
         else throw error;
       }
     }
@@ -172,7 +191,12 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
   const era: Era = client.getProtocolEra() === 'modern' ? 'modern' : 'legacy';
   if (key && setting === 'auto' && !fromCache) {
     const discover = client.getDiscoverResult();
-    await options.eraCache.set(key, era === 'modern' && discover ? { era, discover: discover as unknown as Record<string, unknown>, at: now() } : { era: 'legacy', at: now() });
+    await options.eraCache.set(
+      key,
+      era === 'modern' && discover
+        ? { era, discover: discover as unknown as Record<string, unknown>, at: now() }
+        : { era: 'legacy', at: now() },
+    );
   }
   return {
     name: options.name,
@@ -195,10 +219,18 @@ function usable(verdict: EraVerdict | undefined, now: number): EraVerdict | unde
   return now - verdict.at < LEGACY_VERDICT_MAX_AGE_MS ? verdict : undefined;
 }
 
-function createClient(options: ConnectionOptions, mode: 'legacy' | 'auto' | { pin: string }, streamOf: (id: string | number) => string | undefined): McpxClient {
-  const elicitation = options.elicitation.form || options.elicitation.url
-    ? { ...(options.elicitation.form ? { form: { applyDefaults: true } } : {}), ...(options.elicitation.url ? { url: {} } : {}) }
-    : undefined;
+function createClient(
+  options: ConnectionOptions,
+  mode: 'legacy' | 'auto' | { pin: string },
+  streamOf: (id: string | number) => string | undefined,
+): McpxClient {
+  const elicitation =
+    options.elicitation.form || options.elicitation.url
+      ? {
+          ...(options.elicitation.form ? { form: { applyDefaults: true } } : {}),
+          ...(options.elicitation.url ? { url: {} } : {}),
+        }
+      : undefined;
   // No roots, no sampling: mcpx cannot answer them, so it does not claim them.
   const client = new McpxClient(options.clientInfo, {
     capabilities: elicitation ? { elicitation } : {},
@@ -209,26 +241,41 @@ function createClient(options: ConnectionOptions, mode: 'legacy' | 'auto' | { pi
   if (elicitation) {
     client.setRequestHandler('elicitation/create', async (request, ctx) => {
       const related = streamOf(ctx.mcpReq.id);
-      return (await options.onLegacyElicit(request.params as Record<string, unknown>, related === undefined ? {} : { streamOf: related })) as never;
+      return (await options.onLegacyElicit(
+        request.params as Record<string, unknown>,
+        related === undefined ? {} : { streamOf: related },
+      )) as never;
     });
   }
   // Legacy calls carry mcpx's own string progress tokens (the SDK would number them like the server numbers its
   // requests, so a server's token could be mistaken for a call's); their progress is routed here.
   const { onProgress } = options;
-  if (onProgress) client.setNotificationHandler('notifications/progress', (notification) => onProgress(notification.params.progressToken));
+  if (onProgress)
+    client.setNotificationHandler('notifications/progress', (notification) => onProgress(notification.params.progressToken));
   return client;
 }
 
 function isProbeClosed(error: unknown): boolean {
-  return error instanceof SdkError && error.code === 'ERA_NEGOTIATION_FAILED' && /closed during the server\/discover probe|probed in place/.test(error.message);
+  return (
+    error instanceof SdkError &&
+    error.code === 'ERA_NEGOTIATION_FAILED' &&
+    /closed during the server\/discover probe|probed in place/.test(error.message)
+  );
 }
 
 function connectFailed(name: string, server: ServerConfig | ServerConnector, error: unknown, stderr: string): McpxError {
   // A host-supplied server that refuses with its own error (an adapter whose description is unusable) says why itself.
   if (isConnector(server) && error instanceof McpxError) return error;
-  const target = isConnector(server) ? 'a host-supplied transport' : isHttpServer(server) ? server.url : [server.command, ...(server.args ?? [])].join(' ');
+  const target = isConnector(server)
+    ? 'a host-supplied transport'
+    : isHttpServer(server)
+      ? server.url
+      : [server.command, ...(server.args ?? [])].join(' ');
   const reason = error instanceof Error ? error.message : String(error);
   const tail = stderr.trim() ? `\nserver stderr:\n${stderr.trim().split('\n').slice(-5).join('\n')}` : '';
   const code = error instanceof SdkError && error.code === 'ERA_NEGOTIATION_FAILED' ? 'ERA_NEGOTIATION_FAILED' : 'CONNECT_FAILED';
-  return new McpxError(code, `cannot connect to server "${name}" (${target}): ${reason}${tail}`, { cause: error, data: { server: name } });
+  return new McpxError(code, `cannot connect to server "${name}" (${target}): ${reason}${tail}`, {
+    cause: error,
+    data: { server: name },
+  });
 }

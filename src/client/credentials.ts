@@ -26,7 +26,6 @@ export interface AskedEntry {
   ref: SecretRef;
 }
 
-
 /** The secret store service for a server's credentials; the account is `env.NAME` or `headers.Name`. */
 export function credentialRef(server: string, field: 'env' | 'headers', key: string): SecretRef {
   return { service: `credential:${server}`, account: `${field}.${key}` };
@@ -34,16 +33,27 @@ export function credentialRef(server: string, field: 'env' | 'headers', key: str
 
 export function askedEntries(name: string, server: ServerConfig): AskedEntry[] {
   const entries: AskedEntry[] = [];
-  const map = isHttpServer(server) ? { field: 'headers' as const, values: server.headers } : { field: 'env' as const, values: server.env };
+  const map = isHttpServer(server)
+    ? { field: 'headers' as const, values: server.headers }
+    : { field: 'env' as const, values: server.env };
   for (const [key, value] of Object.entries(map.values ?? {})) {
     if (typeof value === 'string') continue;
-    entries.push({ field: map.field, key, ask: value.ask, secret: value.secret === true, ref: credentialRef(name, map.field, key) });
+    entries.push({
+      field: map.field,
+      key,
+      ask: value.ask,
+      secret: value.secret === true,
+      ref: credentialRef(name, map.field, key),
+    });
   }
   return entries;
 }
 
 /** The plain entries of an env or headers map, with the asked ones filled in (an asked entry without a value is left out). */
-export function filled(values: Record<string, string | AskedValue> | undefined, asked: Record<string, string> | undefined): Record<string, string> {
+export function filled(
+  values: Record<string, string | AskedValue> | undefined,
+  asked: Record<string, string> | undefined,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(values ?? {})) {
     const given = typeof value === 'string' ? value : asked?.[key];
@@ -53,7 +63,10 @@ export function filled(values: Record<string, string | AskedValue> | undefined, 
 }
 
 /** Reads each asked entry from the secret store; `missing` lists those not there. */
-export async function readAsked(entries: AskedEntry[], secrets: SecretStore): Promise<{ values: AskedValues; missing: AskedEntry[] }> {
+export async function readAsked(
+  entries: AskedEntry[],
+  secrets: SecretStore,
+): Promise<{ values: AskedValues; missing: AskedEntry[] }> {
   const values: AskedValues = {};
   const missing: AskedEntry[] = [];
   for (const entry of entries) {
@@ -74,29 +87,51 @@ export function credentialParams(server: string, entry: AskedEntry): Record<stri
   const where = entry.field === 'env' ? `the environment variable ${entry.key}` : `the HTTP header ${entry.key}`;
   const kept = entry.secret ? 'kept in the secret store, never in a file mcpx writes or a log' : 'kept in the secret store';
   // For the person: an agent answering through `mcpx serve` must never be handed a credential question.
-  return { mode: 'form', message: `mcpx needs ${entry.ask} for server "${server}" (${where}) before it can start it. It is ${kept}.`, requestedSchema, _meta: { 'io.mcpx/audience': 'user' } };
+  return {
+    mode: 'form',
+    message: `mcpx needs ${entry.ask} for server "${server}" (${where}) before it can start it. It is ${kept}.`,
+    requestedSchema,
+    _meta: { 'io.mcpx/audience': 'user' },
+  };
 }
 
 /**
  * Takes the value out of an answer to a credential question and keeps it. An answer given through a broker
  * holding the secret arrives as SECRET_KEPT (the broker stored it): it is read back from the store.
  */
-export async function keepAnswer(server: string, entry: AskedEntry, answer: { action: string; content?: Record<string, unknown> }, secrets: SecretStore): Promise<string> {
+export async function keepAnswer(
+  server: string,
+  entry: AskedEntry,
+  answer: { action: string; content?: Record<string, unknown> },
+  secrets: SecretStore,
+): Promise<string> {
   if (answer.action !== 'accept') {
-    throw new McpxError('SECRET_MISSING', `server "${server}" needs ${entry.ask} (${entry.field}.${entry.key}); the question was answered ${answer.action}, so the server was not started. Call again to be asked again.`, {
-      data: { server, field: `${entry.field}.${entry.key}`, action: answer.action },
-    });
+    throw new McpxError(
+      'SECRET_MISSING',
+      `server "${server}" needs ${entry.ask} (${entry.field}.${entry.key}); the question was answered ${answer.action}, so the server was not started. Call again to be asked again.`,
+      {
+        data: { server, field: `${entry.field}.${entry.key}`, action: answer.action },
+      },
+    );
   }
   const given = answer.content?.[CREDENTIAL_FIELD];
   if (given === SECRET_KEPT) {
     const kept = await secrets.get(entry.ref.service, entry.ref.account);
     if (kept !== undefined) return kept;
-    throw new McpxError('SECRET_MISSING', `the answer for ${entry.ask} (server "${server}") was kept in another secret store than this process reads (${secrets.location}); answer again from this machine`, {
-      data: { server, field: `${entry.field}.${entry.key}` },
-    });
+    throw new McpxError(
+      'SECRET_MISSING',
+      `the answer for ${entry.ask} (server "${server}") was kept in another secret store than this process reads (${secrets.location}); answer again from this machine`,
+      {
+        data: { server, field: `${entry.field}.${entry.key}` },
+      },
+    );
   }
   if (typeof given !== 'string' || given === '') {
-    throw new McpxError('SECRET_MISSING', `server "${server}" needs ${entry.ask} (${entry.field}.${entry.key}), and the answer held no value`, { data: { server, field: `${entry.field}.${entry.key}` } });
+    throw new McpxError(
+      'SECRET_MISSING',
+      `server "${server}" needs ${entry.ask} (${entry.field}.${entry.key}), and the answer held no value`,
+      { data: { server, field: `${entry.field}.${entry.key}` } },
+    );
   }
   await secrets.set(entry.ref.service, entry.ref.account, given);
   return given;

@@ -63,7 +63,16 @@ export function createFileEraCache(path: string): EraCache {
 }
 
 /** Identifies a server by what reaches it (command line and env, or URL), not by its name in one config. */
-export function serverFingerprint(server: { command?: string; args?: string[]; env?: Record<string, unknown>; cwd?: string; url?: string }): string {
-  const identity = server.url !== undefined ? { url: server.url } : { command: server.command, args: server.args ?? [], env: server.env ?? {}, cwd: server.cwd ?? '' };
+export function serverFingerprint(server: {
+  command?: string;
+  args?: string[];
+  env?: Record<string, unknown>;
+  cwd?: string;
+  url?: string;
+}): string {
+  const identity =
+    server.url !== undefined
+      ? { url: server.url }
+      : { command: server.command, args: server.args ?? [], env: server.env ?? {}, cwd: server.cwd ?? '' };
   return createHash('sha256').update(JSON.stringify(identity)).digest('hex').slice(0, 32);
 }

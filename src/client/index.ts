@@ -10,5 +10,14 @@ export { createFileEraCache, createMemoryEraCache, serverFingerprint } from './e
 export type { EraCache, EraVerdict } from './era-cache.js';
 export { parseContinuation } from './modern-call.js';
 export { questionFromParams, questionsFromInputRequests, toWireResult } from './seam.js';
-export type { CallOptions, CallOutcome, CompleteOutcome, Continuation, InputRequiredOutcome, LiveCall, PromptOutcome, ResourceOutcome } from './outcome.js';
+export type {
+  CallOptions,
+  CallOutcome,
+  CompleteOutcome,
+  Continuation,
+  InputRequiredOutcome,
+  LiveCall,
+  PromptOutcome,
+  ResourceOutcome,
+} from './outcome.js';
 export type { AskingMethod } from './requests.js';

@@ -97,7 +97,13 @@ export class LegacyCall<R = CallToolResult> {
    */
   ask(params: Record<string, unknown>, candidateCalls?: string[], secret?: SecretRef): Promise<WireElicitResult> {
     const { options } = this;
-    const question = questionFromParams(params, { server: options.server, tool: options.tool, era: 'legacy', callId: options.callId, ...methodField(options.method) });
+    const question = questionFromParams(params, {
+      server: options.server,
+      tool: options.tool,
+      era: 'legacy',
+      callId: options.callId,
+      ...methodField(options.method),
+    });
     if (secret) question.secret = secret;
     if (candidateCalls) {
       question.ambiguous = true;
@@ -129,7 +135,9 @@ export class LegacyCall<R = CallToolResult> {
             let wire = toWireResult(question, answer);
             if (question.mode === 'url' && wire.action === 'accept') {
               // Accept in url mode is consent to open: if the page cannot be opened, the person was never asked.
-              const opened = options.openUrl ? Boolean(question.url) && (await options.openUrl(question.url!)) : options.urlOpenedByAnswerer === true;
+              const opened = options.openUrl
+                ? Boolean(question.url) && (await options.openUrl(question.url!))
+                : options.urlOpenedByAnswerer === true;
               if (!opened) wire = { action: 'cancel' };
             }
             this.finish(question.id, wire);
@@ -149,7 +157,11 @@ export class LegacyCall<R = CallToolResult> {
   respond(questionId: string, answer: Answer): void {
     const entry = this.waiting.get(questionId);
     if (!entry) {
-      throw new McpxError('ELICITATION_NOT_FOUND', `no question ${questionId} is waiting on this call (answered, expired, or the call is over)`, { data: { id: questionId } });
+      throw new McpxError(
+        'ELICITATION_NOT_FOUND',
+        `no question ${questionId} is waiting on this call (answered, expired, or the call is over)`,
+        { data: { id: questionId } },
+      );
     }
     this.finish(questionId, toWireResult(entry.question, answer));
   }
@@ -198,7 +210,13 @@ export class LegacyCall<R = CallToolResult> {
     if (this.done || this.waiting.size > 0) return;
     this.watchdog = setTimeout(() => {
       const { server, tool, requestTimeoutMs } = this.options;
-      this.fail(new McpxError('CALL_FAILED', `${requestLabel(server, tool, this.options.method)} did not answer within ${requestTimeoutMs} ms`, { data: { server, tool, timeoutMs: requestTimeoutMs } }));
+      this.fail(
+        new McpxError(
+          'CALL_FAILED',
+          `${requestLabel(server, tool, this.options.method)} did not answer within ${requestTimeoutMs} ms`,
+          { data: { server, tool, timeoutMs: requestTimeoutMs } },
+        ),
+      );
     }, this.options.requestTimeoutMs);
   }
 
@@ -219,7 +237,15 @@ export class LegacyCall<R = CallToolResult> {
         if (this.done) {
           clearTimeout(settleTimer);
           this.listeners.delete(check);
-          if ('result' in this.done) resolve({ status: 'complete', callId: this.options.callId, server: this.options.server, tool: this.options.tool, ...methodField(this.options.method), result: this.done.result });
+          if ('result' in this.done)
+            resolve({
+              status: 'complete',
+              callId: this.options.callId,
+              server: this.options.server,
+              tool: this.options.tool,
+              ...methodField(this.options.method),
+              result: this.done.result,
+            });
           else reject(this.done.error);
           return;
         }
@@ -254,6 +280,14 @@ export class LegacyCall<R = CallToolResult> {
         return (result ??= follow());
       },
     };
-    return { status: 'input-required', callId: this.options.callId, server: this.options.server, tool: this.options.tool, ...methodField(this.options.method), questions: external.map((w) => w.question), live };
+    return {
+      status: 'input-required',
+      callId: this.options.callId,
+      server: this.options.server,
+      tool: this.options.tool,
+      ...methodField(this.options.method),
+      questions: external.map((w) => w.question),
+      live,
+    };
   }
 }

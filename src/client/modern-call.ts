@@ -49,7 +49,10 @@ interface Retry {
 }
 
 /** Drives the call from its first request, or from a retry (a resume), until complete or a question waits. */
-export async function runModernCall<R = CallToolResult>(options: ModernCallOptions, retry: Retry = { round: 0 }): Promise<CallOutcome<R>> {
+export async function runModernCall<R = CallToolResult>(
+  options: ModernCallOptions,
+  retry: Retry = { round: 0 },
+): Promise<CallOutcome<R>> {
   const { server, tool, callId } = options;
   const method = options.method ?? 'tools/call';
   const label = requestLabel(server, tool, method);
@@ -65,15 +68,21 @@ export async function runModernCall<R = CallToolResult>(options: ModernCallOptio
     } catch (error) {
       throw callError(server, tool, error, requestState !== undefined, method);
     }
-    if (!isInputRequiredResult(response)) return { status: 'complete', callId, server, tool, ...methodField(method), result: response as R };
+    if (!isInputRequiredResult(response))
+      return { status: 'complete', callId, server, tool, ...methodField(method), result: response as R };
 
     round += 1;
-    if (round > MAX_ROUNDS) throw new McpxError('CALL_FAILED', `${label} asked for input ${MAX_ROUNDS} rounds in a row; giving up`, { data: { server, tool, rounds: round - 1 } });
+    if (round > MAX_ROUNDS)
+      throw new McpxError('CALL_FAILED', `${label} asked for input ${MAX_ROUNDS} rounds in a row; giving up`, {
+        data: { server, tool, rounds: round - 1 },
+      });
     const askedAt = options.now();
     const inputRequests = (response.inputRequests ?? {}) as Record<string, unknown>;
     const nextState = typeof response.requestState === 'string' ? response.requestState : undefined;
     const questions = questionsFromInputRequests(inputRequests, { server, tool, era: 'modern', callId, ...methodField(method) });
-    const answers = options.onElicit ? await Promise.all(questions.map((q) => askHandler(options, q, askedAt + options.ttlMs))) : questions.map(() => undefined);
+    const answers = options.onElicit
+      ? await Promise.all(questions.map((q) => askHandler(options, q, askedAt + options.ttlMs)))
+      : questions.map(() => undefined);
 
     if (answers.some((a) => a === undefined)) {
       const answered: Record<string, Answer> = {};
@@ -81,27 +90,60 @@ export async function runModernCall<R = CallToolResult>(options: ModernCallOptio
         const a = answers[i];
         if (a) answered[q.id] = a;
       });
-      const continuation: Continuation = { version: 1, server, tool, arguments: options.arguments, callId, ...methodField(method), era: 'modern', round, inputRequests, questions, askedAt };
+      const continuation: Continuation = {
+        version: 1,
+        server,
+        tool,
+        arguments: options.arguments,
+        callId,
+        ...methodField(method),
+        era: 'modern',
+        round,
+        inputRequests,
+        questions,
+        askedAt,
+      };
       if (options.parent !== undefined) continuation.parent = options.parent;
       if (nextState !== undefined) continuation.requestState = nextState;
       if (Object.keys(answered).length) continuation.answered = answered;
-      return { status: 'input-required', callId, server, tool, ...methodField(method), questions: questions.filter((_, i) => answers[i] === undefined), continuation };
+      return {
+        status: 'input-required',
+        callId,
+        server,
+        tool,
+        ...methodField(method),
+        questions: questions.filter((_, i) => answers[i] === undefined),
+        continuation,
+      };
     }
-    inputResponses = questions.length ? Object.fromEntries(questions.map((q, i) => [q.key!, toWireResult(q, answers[i]!)])) : undefined;
+    inputResponses = questions.length
+      ? Object.fromEntries(questions.map((q, i) => [q.key!, toWireResult(q, answers[i]!)]))
+      : undefined;
     requestState = nextState;
   }
 }
 
 /** Sends one request of the call with its headers; a -32020 (the headers no longer match the server's view) re-lists and resends once. */
-async function send(options: ModernCallOptions, method: AskingMethod, params: Record<string, unknown>, mayRetry: boolean): Promise<unknown> {
+async function send(
+  options: ModernCallOptions,
+  method: AskingMethod,
+  params: Record<string, unknown>,
+  mayRetry: boolean,
+): Promise<unknown> {
   const headers = await options.headers?.();
   try {
     return await options.client.request(
       { method, params },
-      { allowInputRequired: true, timeout: options.requestTimeoutMs, ...(options.signal ? { signal: options.signal } : {}), ...(headers && Object.keys(headers).length ? { headers } : {}) },
+      {
+        allowInputRequired: true,
+        timeout: options.requestTimeoutMs,
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(headers && Object.keys(headers).length ? { headers } : {}),
+      },
     );
   } catch (error) {
-    if (!mayRetry || !options.onHeaderMismatch || !(error instanceof ProtocolError) || error.code !== HEADER_MISMATCH) throw error;
+    if (!mayRetry || !options.onHeaderMismatch || !(error instanceof ProtocolError) || error.code !== HEADER_MISMATCH)
+      throw error;
     await options.onHeaderMismatch();
     return send(options, method, params, false);
   }
@@ -115,12 +157,17 @@ async function askHandler(options: ModernCallOptions, question: Question, expire
     timer = setTimeout(() => resolve({ action: 'cancel' }), Math.max(0, expiresAt - options.now()));
   });
   try {
-    const answer = await Promise.race([options.onElicit!(question, { signal: abort.signal, arguments: options.arguments, expiresAt }), deadline]);
+    const answer = await Promise.race([
+      options.onElicit!(question, { signal: abort.signal, arguments: options.arguments, expiresAt }),
+      deadline,
+    ]);
     if (answer === undefined) return undefined;
     const wire = toWireResult(question, answer);
     if (question.mode === 'url' && wire.action === 'accept') {
       // Accept in url mode is consent to open: if the page cannot be opened, the person was never asked.
-      const opened = options.openUrl ? Boolean(question.url) && (await options.openUrl(question.url!)) : options.urlOpenedByAnswerer === true;
+      const opened = options.openUrl
+        ? Boolean(question.url) && (await options.openUrl(question.url!))
+        : options.urlOpenedByAnswerer === true;
       return opened ? { action: 'accept' } : { action: 'cancel' };
     }
     return answer;
@@ -169,8 +216,16 @@ const continuationSchema = z.object({
 export function parseContinuation(value: unknown): Continuation {
   const parsed = continuationSchema.safeParse(value);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => ({ field: i.path.map(String).join('.'), expected: i.message, message: `${i.path.map(String).join('.') || 'continuation'}: ${i.message}` }));
-    throw new McpxError('CONTINUATION_INVALID', `not a continuation mcpx can resume: ${issues.map((i) => i.message).join('; ')}`, { data: { issues } });
+    const issues = parsed.error.issues.map((i) => ({
+      field: i.path.map(String).join('.'),
+      expected: i.message,
+      message: `${i.path.map(String).join('.') || 'continuation'}: ${i.message}`,
+    }));
+    throw new McpxError(
+      'CONTINUATION_INVALID',
+      `not a continuation mcpx can resume: ${issues.map((i) => i.message).join('; ')}`,
+      { data: { issues } },
+    );
   }
   return parsed.data as unknown as Continuation;
 }
@@ -180,15 +235,35 @@ export function inputResponsesFor(continuation: Continuation, answers: Record<st
   const byId = new Map(continuation.questions.map((q) => [q.id, q]));
   for (const id of Object.keys(answers)) {
     if (!byId.has(id)) {
-      throw new McpxError('ANSWER_INVALID', `${id} is not a question of this continuation (it asks ${[...byId.keys()].join(', ')})`, { data: { id, issues: [{ field: id, expected: 'a question id of this continuation', message: `${id}: no such question` }] } });
+      throw new McpxError(
+        'ANSWER_INVALID',
+        `${id} is not a question of this continuation (it asks ${[...byId.keys()].join(', ')})`,
+        {
+          data: {
+            id,
+            issues: [{ field: id, expected: 'a question id of this continuation', message: `${id}: no such question` }],
+          },
+        },
+      );
     }
   }
   const merged = { ...continuation.answered, ...answers };
   const missing = continuation.questions.filter((q) => merged[q.id] === undefined);
   if (missing.length) {
-    throw new McpxError('ANSWER_INVALID', `resume needs an answer for every question of the round; missing: ${missing.map((q) => `${q.id} (${q.key})`).join(', ')}`, {
-      data: { missing: missing.map((q) => q.id), issues: missing.map((q) => ({ field: q.id, expected: 'an answer (accept, decline or cancel)', message: `${q.id}: no answer` })) },
-    });
+    throw new McpxError(
+      'ANSWER_INVALID',
+      `resume needs an answer for every question of the round; missing: ${missing.map((q) => `${q.id} (${q.key})`).join(', ')}`,
+      {
+        data: {
+          missing: missing.map((q) => q.id),
+          issues: missing.map((q) => ({
+            field: q.id,
+            expected: 'an answer (accept, decline or cancel)',
+            message: `${q.id}: no answer`,
+          })),
+        },
+      },
+    );
   }
   return Object.fromEntries(continuation.questions.map((q) => [q.key!, toWireResult(q, merged[q.id]!)]));
 }
@@ -199,19 +274,32 @@ export function callError(server: string, tool: string, error: unknown, resuming
   if (error instanceof ProtocolError) {
     const data = (error.data ?? {}) as Record<string, unknown>;
     if (resuming && error.code === -32602 && data.reason === 'invalid_request_state') {
-      return new McpxError('CONTINUATION_STALE', `${label} no longer accepts this continuation (its requestState is invalid or expired): run the call again`, {
-        cause: error,
-        data: { server, tool, code: error.code, reason: data.reason },
-      });
+      return new McpxError(
+        'CONTINUATION_STALE',
+        `${label} no longer accepts this continuation (its requestState is invalid or expired): run the call again`,
+        {
+          cause: error,
+          data: { server, tool, code: error.code, reason: data.reason },
+        },
+      );
     }
     if (error.code === -32021) {
-      return new McpxError('CALL_FAILED', `${label} needs a client capability mcpx did not declare (${JSON.stringify(data.requiredCapabilities ?? {})}); url mode needs an openUrl handler`, {
-        cause: error,
-        data: { server, tool, code: error.code, requiredCapabilities: data.requiredCapabilities },
-      });
+      return new McpxError(
+        'CALL_FAILED',
+        `${label} needs a client capability mcpx did not declare (${JSON.stringify(data.requiredCapabilities ?? {})}); url mode needs an openUrl handler`,
+        {
+          cause: error,
+          data: { server, tool, code: error.code, requiredCapabilities: data.requiredCapabilities },
+        },
+      );
     }
-    return new McpxError('CALL_FAILED', `${label} failed: ${error.message}`, { cause: error, data: { server, tool, code: error.code } });
+    return new McpxError('CALL_FAILED', `${label} failed: ${error.message}`, {
+      cause: error,
+      data: { server, tool, code: error.code },
+    });
   }
-  return new McpxError('CALL_FAILED', `${label} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error, data: { server, tool } });
+  return new McpxError('CALL_FAILED', `${label} failed: ${error instanceof Error ? error.message : String(error)}`, {
+    cause: error,
+    data: { server, tool },
+  });
 }
-

@@ -12,7 +12,26 @@ const PREFIX = 'Mcp-Param-';
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const PERMITTED_TYPES = new Set(['string', 'integer', 'boolean']);
 // Subschemas a declaration must not sit under: it has to be reachable through `properties` alone.
-const UNREACHABLE = ['items', 'prefixItems', 'contains', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems', 'propertyNames', 'patternProperties', 'dependentSchemas', 'oneOf', 'anyOf', 'allOf', 'not', 'if', 'then', 'else', '$defs', 'definitions'];
+const UNREACHABLE = [
+  'items',
+  'prefixItems',
+  'contains',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'propertyNames',
+  'patternProperties',
+  'dependentSchemas',
+  'oneOf',
+  'anyOf',
+  'allOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  '$defs',
+  'definitions',
+];
 const OBJECT_VALUED = new Set(['patternProperties', 'dependentSchemas', '$defs', 'definitions']);
 
 export interface HeaderDeclaration {
@@ -31,11 +50,13 @@ export function scanHeaderDeclarations(inputSchema: unknown): HeaderScan {
     const schema = node as Record<string, unknown>;
     if (HEADER_KEY in schema) {
       const where = path.length ? path.join('.') : '<root>';
-      if (!reachable || path.length === 0) return `${where}: x-mcp-header is only allowed on a property reached through 'properties' alone`;
+      if (!reachable || path.length === 0)
+        return `${where}: x-mcp-header is only allowed on a property reached through 'properties' alone`;
       const name = schema[HEADER_KEY];
       if (typeof name !== 'string' || !TOKEN.test(name)) return `${where}: x-mcp-header must be a non-empty RFC 9110 token`;
       const type = typeof schema.type === 'string' ? schema.type : undefined;
-      if (!type || !PERMITTED_TYPES.has(type)) return `${where}: x-mcp-header is only allowed on string, integer or boolean properties (got ${type ?? 'no type'})`;
+      if (!type || !PERMITTED_TYPES.has(type))
+        return `${where}: x-mcp-header is only allowed on string, integer or boolean properties (got ${type ?? 'no type'})`;
       const prior = seen.get(name.toLowerCase());
       if (prior !== undefined) return `x-mcp-header '${name}' is declared twice (also as '${prior}')`;
       seen.set(name.toLowerCase(), name);
@@ -51,7 +72,11 @@ export function scanHeaderDeclarations(inputSchema: unknown): HeaderScan {
     for (const keyword of UNREACHABLE) {
       const sub = schema[keyword];
       if (sub === undefined) continue;
-      const branches = Array.isArray(sub) ? sub : OBJECT_VALUED.has(keyword) && sub && typeof sub === 'object' ? Object.values(sub) : [sub];
+      const branches = Array.isArray(sub)
+        ? sub
+        : OBJECT_VALUED.has(keyword) && sub && typeof sub === 'object'
+          ? Object.values(sub)
+          : [sub];
       for (const branch of branches) {
         const fault = visit(branch, [...path, `<${keyword}>`], false);
         if (fault) return fault;
@@ -68,7 +93,8 @@ export function paramHeaders(declarations: HeaderDeclaration[], args: Record<str
   const headers: Record<string, string> = {};
   for (const { path, headerName } of declarations) {
     let value: unknown = args;
-    for (const key of path) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+    for (const key of path)
+      value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
     const text = primitiveText(value);
     if (text !== undefined) headers[`${PREFIX}${headerName}`] = encodeValue(text);
   }
@@ -78,7 +104,8 @@ export function paramHeaders(declarations: HeaderDeclaration[], args: Record<str
 function primitiveText(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (typeof value === 'boolean') return value ? 'true' : 'false';
-  if (typeof value === 'number' && Number.isFinite(value) && (!Number.isInteger(value) || Number.isSafeInteger(value))) return String(value);
+  if (typeof value === 'number' && Number.isFinite(value) && (!Number.isInteger(value) || Number.isSafeInteger(value)))
+    return String(value);
   return undefined;
 }
 

@@ -40,7 +40,8 @@ export function questionFromParams(params: Record<string, unknown>, origin: Ques
   };
   if (origin.method !== undefined) question.method = origin.method;
   if (origin.key !== undefined) question.key = origin.key;
-  if (mode === 'form' && params.requestedSchema && typeof params.requestedSchema === 'object') question.requestedSchema = params.requestedSchema as ElicitationSchema;
+  if (mode === 'form' && params.requestedSchema && typeof params.requestedSchema === 'object')
+    question.requestedSchema = params.requestedSchema as ElicitationSchema;
   if (mode === 'url' && typeof params.url === 'string') question.url = params.url;
   if (typeof params.elicitationId === 'string') question.elicitationId = params.elicitationId;
   // Only a hint toward the person is honoured; a hint toward the agent is not (an agent must not claim a question).
@@ -50,13 +51,20 @@ export function questionFromParams(params: Record<string, unknown>, origin: Ques
 }
 
 /** Builds the questions of a modern `inputRequests` map. Only elicitation is declared, so only elicitation is answerable. */
-export function questionsFromInputRequests(inputRequests: Record<string, unknown>, origin: Omit<QuestionOrigin, 'key'>): Question[] {
+export function questionsFromInputRequests(
+  inputRequests: Record<string, unknown>,
+  origin: Omit<QuestionOrigin, 'key'>,
+): Question[] {
   return Object.entries(inputRequests).map(([key, request]) => {
     const entry = (request ?? {}) as { method?: unknown; params?: unknown };
     if (entry.method !== 'elicitation/create') {
-      throw new McpxError('CALL_FAILED', `${requestLabel(origin.server, origin.tool, origin.method)} asked for "${String(entry.method)}" (input request "${key}"), which mcpx does not declare or answer`, {
-        data: { server: origin.server, tool: origin.tool, key, method: entry.method },
-      });
+      throw new McpxError(
+        'CALL_FAILED',
+        `${requestLabel(origin.server, origin.tool, origin.method)} asked for "${String(entry.method)}" (input request "${key}"), which mcpx does not declare or answer`,
+        {
+          data: { server: origin.server, tool: origin.tool, key, method: entry.method },
+        },
+      );
     }
     return questionFromParams((entry.params ?? {}) as Record<string, unknown>, { ...origin, key });
   });
@@ -67,9 +75,22 @@ export function questionsFromInputRequests(inputRequests: Record<string, unknown
  * field and what it expects) for content that does not match; nothing invalid is ever sent.
  */
 export function toWireResult(question: Question, answer: Answer): WireElicitResult {
-  if (!answer || typeof answer !== 'object' || !['accept', 'decline', 'cancel'].includes((answer as { action?: string }).action ?? '')) {
+  if (
+    !answer ||
+    typeof answer !== 'object' ||
+    !['accept', 'decline', 'cancel'].includes((answer as { action?: string }).action ?? '')
+  ) {
     throw new McpxError('ANSWER_INVALID', `the answer to ${question.id} must be {action: "accept" | "decline" | "cancel"}`, {
-      data: { id: question.id, issues: [{ field: 'action', expected: '"accept", "decline" or "cancel"', message: 'action: expected "accept", "decline" or "cancel"' }] },
+      data: {
+        id: question.id,
+        issues: [
+          {
+            field: 'action',
+            expected: '"accept", "decline" or "cancel"',
+            message: 'action: expected "accept", "decline" or "cancel"',
+          },
+        ],
+      },
     });
   }
   if (answer.action !== 'accept') return { action: answer.action };
@@ -77,9 +98,13 @@ export function toWireResult(question: Question, answer: Answer): WireElicitResu
   if (question.mode === 'url') return { action: 'accept' };
   const check = checkContent(question.requestedSchema, answer.content ?? {}, { applyDefaults: true });
   if (!check.ok) {
-    throw new McpxError('ANSWER_INVALID', `the answer to ${question.id} does not match the question: ${check.issues.map((i) => i.message).join('; ')}`, {
-      data: { id: question.id, issues: check.issues },
-    });
+    throw new McpxError(
+      'ANSWER_INVALID',
+      `the answer to ${question.id} does not match the question: ${check.issues.map((i) => i.message).join('; ')}`,
+      {
+        data: { id: question.id, issues: check.issues },
+      },
+    );
   }
   return { action: 'accept', content: check.content };
 }

@@ -19,11 +19,15 @@ export function createStreamLinks(base: FetchLike = fetch): StreamLinks {
     fetch: async (url, init) => {
       const response = await base(url, init);
       const token = progressTokenOf(init?.body);
-      if (token === undefined || !response.body || !response.headers.get('content-type')?.includes('text/event-stream')) return response;
-      const tapped = response.body.pipeThrough(sseTap((message) => {
-        // Only questions are looked up (and dropped once read); other server requests would pile up unread.
-        if (message.method === 'elicitation/create' && (typeof message.id === 'string' || typeof message.id === 'number')) links.set(message.id, token);
-      }));
+      if (token === undefined || !response.body || !response.headers.get('content-type')?.includes('text/event-stream'))
+        return response;
+      const tapped = response.body.pipeThrough(
+        sseTap((message) => {
+          // Only questions are looked up (and dropped once read); other server requests would pile up unread.
+          if (message.method === 'elicitation/create' && (typeof message.id === 'string' || typeof message.id === 'number'))
+            links.set(message.id, token);
+        }),
+      );
       return new Response(tapped, { status: response.status, statusText: response.statusText, headers: response.headers });
     },
     take: (id) => {

@@ -32,7 +32,7 @@ export async function checkTypeScript(files: Record<string, string>, options: Ch
       target: ts.ScriptTarget.ES2022,
       module: ts.ModuleKind.ESNext,
       moduleResolution: ts.ModuleResolutionKind.Bundler,
-            lib: ['lib.es2023.d.ts'],
+      lib: ['lib.es2023.d.ts'],
       types: [],
       noEmit: true,
       skipDefaultLibCheck: true,

@@ -32,7 +32,13 @@ export interface ToolCallOptions {
 /** The outcome shape of `mcpx.callTool` that a generated client reads (see CallOutcome). */
 export type ToolCallOutcome =
   | { status: 'complete'; result: { content?: unknown; structuredContent?: unknown; isError?: boolean } }
-  | { status: 'input-required'; callId: string; server: string; tool: string; questions: ReadonlyArray<{ id: string; message: string }> };
+  | {
+      status: 'input-required';
+      callId: string;
+      server: string;
+      tool: string;
+      questions: ReadonlyArray<{ id: string; message: string }>;
+    };
 
 /** Anything that calls tools the way `createMcpx()` does. */
 export interface ToolCaller {
@@ -61,7 +67,9 @@ export class ToolError extends Error {
 }
 
 function textOf(result: ToolResult): string {
-  const texts = Array.isArray(result.content) ? result.content.filter((c) => c.type === 'text').map((c) => (c as { text: string }).text) : [];
+  const texts = Array.isArray(result.content)
+    ? result.content.filter((c) => c.type === 'text').map((c) => (c as { text: string }).text)
+    : [];
   return texts.join('\n').slice(0, 2_000);
 }
 
@@ -73,9 +81,13 @@ export function unwrapOutcome(outcome: ToolCallOutcome, server: string, tool: st
   if (outcome.status === 'input-required') {
     const first = outcome.questions[0];
     const more = outcome.questions.length > 1 ? ` (and ${outcome.questions.length - 1} more)` : '';
-    throw new McpxError('INPUT_REQUIRED', `${server}.${tool} is waiting for an answer${first ? `: ${first.message}` : ''}${more}. Answer it with \`mcpx elicit answer ${first?.id ?? '<id>'}\`, or resume the outcome in data.outcome.`, {
-      data: { outcome },
-    });
+    throw new McpxError(
+      'INPUT_REQUIRED',
+      `${server}.${tool} is waiting for an answer${first ? `: ${first.message}` : ''}${more}. Answer it with \`mcpx elicit answer ${first?.id ?? '<id>'}\`, or resume the outcome in data.outcome.`,
+      {
+        data: { outcome },
+      },
+    );
   }
   const result = outcome.result as ToolResult;
   if (result.isError === true) throw new ToolError(server, tool, result);
@@ -91,9 +103,11 @@ export function unwrapOutcome(outcome: ToolCallOutcome, server: string, tool: st
  * by its original name. The interface and `specs` are generated together, which is what makes the cast sound.
  */
 export function bindServerTools<T>(mcpx: ToolCaller, server: string, specs: Readonly<Record<string, ToolSpec>>): T {
-  const bound: Record<string, (args?: Record<string, unknown>, options?: ToolCallOptions) => Promise<unknown>> = Object.create(null);
+  const bound: Record<string, (args?: Record<string, unknown>, options?: ToolCallOptions) => Promise<unknown>> =
+    Object.create(null);
   for (const [member, spec] of Object.entries(specs)) {
-    bound[member] = async (args = {}, options) => unwrapOutcome(await mcpx.callTool(server, spec.name, args, options), server, spec.name, spec.structured);
+    bound[member] = async (args = {}, options) =>
+      unwrapOutcome(await mcpx.callTool(server, spec.name, args, options), server, spec.name, spec.structured);
   }
   return Object.freeze(bound) as T;
 }

@@ -39,15 +39,52 @@ type Schema = Record<string, unknown> | boolean;
 
 /** Keywords that only constrain values of a type already expressed: ignoring them widens nothing unsafely. */
 const CONSTRAINTS = new Set([
-  'minLength', 'maxLength', 'pattern', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf',
-  'minItems', 'maxItems', 'uniqueItems', 'contains', 'minContains', 'maxContains', 'minProperties', 'maxProperties',
-  'propertyNames', 'dependentRequired', 'not', 'contentEncoding', 'contentMediaType', 'contentSchema',
-  'unevaluatedProperties', 'unevaluatedItems', 'additionalItems',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'contains',
+  'minContains',
+  'maxContains',
+  'minProperties',
+  'maxProperties',
+  'propertyNames',
+  'dependentRequired',
+  'not',
+  'contentEncoding',
+  'contentMediaType',
+  'contentSchema',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'additionalItems',
 ]);
 /** Keywords that carry no type: annotations and identifiers. */
 const ANNOTATIONS = new Set([
-  '$schema', '$id', '$anchor', '$comment', '$vocabulary', '$defs', 'definitions', 'title', 'description', 'default',
-  'examples', 'example', 'deprecated', 'readOnly', 'writeOnly', 'format', 'nullable', '$dynamicAnchor',
+  '$schema',
+  '$id',
+  '$anchor',
+  '$comment',
+  '$vocabulary',
+  '$defs',
+  'definitions',
+  'title',
+  'description',
+  'default',
+  'examples',
+  'example',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  'format',
+  'nullable',
+  '$dynamicAnchor',
 ]);
 /** Keywords whose meaning a static type cannot follow: the schema degrades to `unknown`. */
 const UNSUPPORTED = new Set(['if', 'then', 'else', 'dependentSchemas', 'dependencies', '$dynamicRef', '$recursiveRef']);
@@ -55,9 +92,24 @@ const UNSUPPORTED = new Set(['if', 'then', 'else', 'dependentSchemas', 'dependen
 const KNOWN = new Set([
   ...CONSTRAINTS,
   ...ANNOTATIONS,
-  ...['$ref', 'type', 'enum', 'const', 'properties', 'required', 'additionalProperties', 'patternProperties', 'items', 'prefixItems', 'allOf', 'anyOf', 'oneOf'],
+  ...[
+    '$ref',
+    'type',
+    'enum',
+    'const',
+    'properties',
+    'required',
+    'additionalProperties',
+    'patternProperties',
+    'items',
+    'prefixItems',
+    'allOf',
+    'anyOf',
+    'oneOf',
+  ],
   // OpenAPI and validator habits that carry no type
-  'discriminator', 'errorMessage',
+  'discriminator',
+  'errorMessage',
 ]);
 
 const TYPE_NAMES = new Set(['string', 'number', 'integer', 'boolean', 'null', 'object', 'array']);
@@ -182,7 +234,9 @@ export class SchemaConverter {
         }
         if (!isObject(node)) return;
         if (typeof node.$anchor === 'string' && !this.anchors?.has(node.$anchor)) this.anchors?.set(node.$anchor, pointer);
-        for (const [k, v] of Object.entries(node)) if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') walk(v, `${pointer}/${escapePointer(k)}`, depth + 1);
+        for (const [k, v] of Object.entries(node))
+          if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples')
+            walk(v, `${pointer}/${escapePointer(k)}`, depth + 1);
       };
       walk(this.root, '', 0);
     }
@@ -195,7 +249,10 @@ export class SchemaConverter {
     const segments = pointer.split('/');
     const last = (segments[segments.length - 1] ?? 'Def').replace(/~1/g, '/').replace(/~0/g, '~');
     const parent = segments[segments.length - 2];
-    const base = parent === '$defs' || parent === 'definitions' ? typeName(last) : typeName(`${this.rootName} ${/^[0-9]+$/.test(last) ? `${segments[segments.length - 2] ?? ''} ${last}` : last}`);
+    const base =
+      parent === '$defs' || parent === 'definitions'
+        ? typeName(last)
+        : typeName(`${this.rootName} ${/^[0-9]+$/.test(last) ? `${segments[segments.length - 2] ?? ''} ${last}` : last}`);
     let name = base;
     for (let n = 2; this.namespaceNames.has(name); n += 1) name = `${base}${n}`;
     this.namespaceNames.add(name);
@@ -220,7 +277,10 @@ export class SchemaConverter {
         return UNKNOWN;
       }
     } else {
-      this.warn(path, `$ref "${docText(ref, 200)}" points outside this schema (a file or URL is never fetched); typed as unknown`);
+      this.warn(
+        path,
+        `$ref "${docText(ref, 200)}" points outside this schema (a file or URL is never fetched); typed as unknown`,
+      );
       return UNKNOWN;
     }
     if (pointer === undefined || this.resolvePointer(pointer) === undefined) {
@@ -246,7 +306,8 @@ export class SchemaConverter {
     if (!isObject(schema)) return undefined;
     const max = this.limits.maxDocLength;
     const tags: Doc['tags'] = [];
-    const description = typeof schema.description === 'string' ? schema.description : typeof schema.title === 'string' ? schema.title : undefined;
+    const description =
+      typeof schema.description === 'string' ? schema.description : typeof schema.title === 'string' ? schema.title : undefined;
     if (typeof schema.format === 'string') tags.push({ tagName: 'format', text: docText(schema.format, 200) });
     if (schema.default !== undefined) {
       const text = jsonText(schema.default, 500);
@@ -275,7 +336,8 @@ export class SchemaConverter {
       return UNKNOWN;
     }
     this.nodes += 1;
-    if (this.nodes === this.limits.maxNodes + 1) this.warn(path, `schema has more than ${this.limits.maxNodes} subschemas; the rest are typed as unknown`);
+    if (this.nodes === this.limits.maxNodes + 1)
+      this.warn(path, `schema has more than ${this.limits.maxNodes} subschemas; the rest are typed as unknown`);
     if (this.nodes > this.limits.maxNodes) return UNKNOWN;
     if (depth > this.limits.maxDepth) {
       this.warn(path, `nested deeper than ${this.limits.maxDepth} levels; typed as unknown`);
@@ -316,7 +378,8 @@ export class SchemaConverter {
     for (const k of strange) this.warn(`${path}/${escapePointer(k)}`, `unknown keyword "${docText(k, 100)}" ignored`);
 
     let result = parts.length === 0 ? UNKNOWN : intersection(parts);
-    if (schema.nullable === true && !(result.kind === 'keyword' && result.name === 'unknown')) result = union([result, { kind: 'keyword', name: 'null' }]);
+    if (schema.nullable === true && !(result.kind === 'keyword' && result.name === 'unknown'))
+      result = union([result, { kind: 'keyword', name: 'null' }]);
     return result;
   }
 
@@ -325,7 +388,10 @@ export class SchemaConverter {
     if (Object.hasOwn(schema, 'const')) return this.literal(schema.const, `${path}/const`);
     if (Array.isArray(schema.enum)) {
       if (schema.enum.length > this.limits.maxEnum) {
-        this.warn(`${path}/enum`, `enum has ${schema.enum.length} members (more than ${this.limits.maxEnum}); typed by its base type`);
+        this.warn(
+          `${path}/enum`,
+          `enum has ${schema.enum.length} members (more than ${this.limits.maxEnum}); typed by its base type`,
+        );
       } else {
         return union(schema.enum.map((v, i) => this.literal(v, `${path}/enum/${i}`)));
       }
@@ -342,7 +408,13 @@ export class SchemaConverter {
     } else {
       // No `type`: infer from the keywords present, as most schemas in the wild mean it.
       const inferred: string[] = [];
-      if (schema.properties !== undefined || schema.additionalProperties !== undefined || schema.patternProperties !== undefined || Array.isArray(schema.required)) inferred.push('object');
+      if (
+        schema.properties !== undefined ||
+        schema.additionalProperties !== undefined ||
+        schema.patternProperties !== undefined ||
+        Array.isArray(schema.required)
+      )
+        inferred.push('object');
       if (schema.items !== undefined || schema.prefixItems !== undefined) inferred.push('array');
       if (inferred.length === 0) return undefined;
       types = inferred;
@@ -376,7 +448,11 @@ export class SchemaConverter {
     if (isObject(value)) {
       return {
         kind: 'object',
-        properties: Object.entries(value).map(([k, v]) => ({ name: k, type: this.literal(v, `${path}/${escapePointer(k)}`), optional: false })),
+        properties: Object.entries(value).map(([k, v]) => ({
+          name: k,
+          type: this.literal(v, `${path}/${escapePointer(k)}`),
+          optional: false,
+        })),
       };
     }
     this.warn(path, 'a value that JSON cannot hold; typed as unknown');
@@ -384,7 +460,9 @@ export class SchemaConverter {
   }
 
   private objectType(schema: Record<string, unknown>, path: string, depth: number): TsType {
-    const required = new Set(Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : []);
+    const required = new Set(
+      Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : [],
+    );
     const properties: PropertyType[] = [];
     if (isObject(schema.properties)) {
       for (const [name, sub] of Object.entries(schema.properties)) {
@@ -428,11 +506,18 @@ export class SchemaConverter {
   }
 
   private arrayType(schema: Record<string, unknown>, path: string, depth: number): TsType {
-    const tupleItems = Array.isArray(schema.prefixItems) ? schema.prefixItems : Array.isArray(schema.items) ? schema.items : undefined;
+    const tupleItems = Array.isArray(schema.prefixItems)
+      ? schema.prefixItems
+      : Array.isArray(schema.items)
+        ? schema.items
+        : undefined;
     if (tupleItems) {
       const key = Array.isArray(schema.prefixItems) ? 'prefixItems' : 'items';
       const minItems = typeof schema.minItems === 'number' ? schema.minItems : tupleItems.length;
-      const elements = tupleItems.map((s, i) => ({ type: this.convert(s, `${path}/${key}/${i}`, depth + 1, false), optional: i >= minItems }));
+      const elements = tupleItems.map((s, i) => ({
+        type: this.convert(s, `${path}/${key}/${i}`, depth + 1, false),
+        optional: i >= minItems,
+      }));
       // 2020-12: `items` after `prefixItems` types the rest; draft-07: `additionalItems` does.
       const restSchema = key === 'prefixItems' ? schema.items : schema.additionalItems;
       if (restSchema !== undefined && restSchema !== false) {

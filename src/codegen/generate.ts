@@ -6,7 +6,14 @@ import CodeBlockWriter from 'code-block-writer';
 
 /** A line of its own (imports, header comments) or a block written by a function; blocks get a blank line around them. */
 type Statement = string | ((writer: CodeBlockWriter) => void);
-import { DEFAULT_LIMITS, type CodegenWarning, type ConvertLimits, type NamedType, SchemaConverter, docText } from './convert-schema.js';
+import {
+  DEFAULT_LIMITS,
+  type CodegenWarning,
+  type ConvertLimits,
+  type NamedType,
+  SchemaConverter,
+  docText,
+} from './convert-schema.js';
 import { hashLine, schemaHash } from './hash.js';
 import { assignNames, memberName, typeName } from './names.js';
 import { type Doc, type TsType, writeDoc, writeMembers, writeType } from './type-model.js';
@@ -19,7 +26,14 @@ export interface ToolDefinition {
   description?: string;
   inputSchema?: unknown;
   outputSchema?: unknown;
-  annotations?: { title?: string; readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean; [key: string]: unknown };
+  annotations?: {
+    title?: string;
+    readOnlyHint?: boolean;
+    destructiveHint?: boolean;
+    idempotentHint?: boolean;
+    openWorldHint?: boolean;
+    [key: string]: unknown;
+  };
   [key: string]: unknown;
 }
 
@@ -96,11 +110,24 @@ interface ToolModel {
 
 function toolDoc(tool: ToolDefinition, server: string, max: number): Doc | undefined {
   const tags: Doc['tags'] = [];
-  const text = typeof tool.description === 'string' ? docText(tool.description, max) : typeof tool.title === 'string' ? docText(tool.title, max) : '';
+  const text =
+    typeof tool.description === 'string'
+      ? docText(tool.description, max)
+      : typeof tool.title === 'string'
+        ? docText(tool.title, max)
+        : '';
   const hints = tool.annotations ?? {};
-  const traits = [hints.readOnlyHint === true ? 'read-only' : '', hints.destructiveHint === true ? 'destructive' : '', hints.idempotentHint === true ? 'idempotent' : '', hints.openWorldHint === true ? 'open-world' : ''].filter(Boolean);
+  const traits = [
+    hints.readOnlyHint === true ? 'read-only' : '',
+    hints.destructiveHint === true ? 'destructive' : '',
+    hints.idempotentHint === true ? 'idempotent' : '',
+    hints.openWorldHint === true ? 'open-world' : '',
+  ].filter(Boolean);
   if (traits.length > 0) tags.push({ tagName: 'remarks', text: `Hints: ${traits.join(', ')}.` });
-  tags.push({ tagName: 'see', text: `MCP tool ${docText(JSON.stringify(tool.name), 300)} on server ${docText(JSON.stringify(server), 300)}` });
+  tags.push({
+    tagName: 'see',
+    text: `MCP tool ${docText(JSON.stringify(tool.name), 300)} on server ${docText(JSON.stringify(server), 300)}`,
+  });
   return text === '' ? { tags } : { description: text, tags };
 }
 
@@ -115,17 +142,42 @@ function isUsableTool(value: unknown): value is ToolDefinition {
   return typeof value === 'object' && value !== null && typeof (value as { name?: unknown }).name === 'string';
 }
 
-function modelServer(server: string, member: string, serverType: string, tools: readonly ToolDefinition[], warnings: CodegenWarning[], limits: ConvertLimits, salt: unknown): ServerModel {
+function modelServer(
+  server: string,
+  member: string,
+  serverType: string,
+  tools: readonly ToolDefinition[],
+  warnings: CodegenWarning[],
+  limits: ConvertLimits,
+  salt: unknown,
+): ServerModel {
   const usable = tools.filter(isUsableTool);
-  if (usable.length < tools.length) warnings.push({ server, tool: '', path: '', message: `${tools.length - usable.length} tool(s) without a string name skipped` });
+  if (usable.length < tools.length)
+    warnings.push({
+      server,
+      tool: '',
+      path: '',
+      message: `${tools.length - usable.length} tool(s) without a string name skipped`,
+    });
   const byName = new Map<string, ToolDefinition>();
   for (const t of usable) {
-    if (byName.has(t.name)) warnings.push({ server, tool: t.name, path: '', message: 'listed twice; the first definition is used' });
+    if (byName.has(t.name))
+      warnings.push({ server, tool: t.name, path: '', message: 'listed twice; the first definition is used' });
     else byName.set(t.name, t);
   }
   const names = [...byName.keys()];
   const members = assignNames(names, memberName);
-  const namespaces = assignNames(names, typeName, ['Tools', 'Servers', 'ToolResult', 'ContentBlock', 'ToolCallOptions', 'ToolCaller', 'ToolSpec', serverType, `${serverType}Tools`]);
+  const namespaces = assignNames(names, typeName, [
+    'Tools',
+    'Servers',
+    'ToolResult',
+    'ContentBlock',
+    'ToolCallOptions',
+    'ToolCaller',
+    'ToolSpec',
+    serverType,
+    `${serverType}Tools`,
+  ]);
   const models: ToolModel[] = [];
   for (const name of [...names].sort()) {
     const tool = byName.get(name) as ToolDefinition;
@@ -134,12 +186,29 @@ function modelServer(server: string, member: string, serverType: string, tools: 
     };
     const taken = new Set(['Input', 'Output']);
     const input = tool.inputSchema === undefined ? { type: 'object' } : tool.inputSchema;
-    const inputNamed = new SchemaConverter(input as never, 'Input', '/inputSchema', taken, (p, m) => warn(`/inputSchema${p}`, m), limits).run();
+    const inputNamed = new SchemaConverter(
+      input as never,
+      'Input',
+      '/inputSchema',
+      taken,
+      (p, m) => warn(`/inputSchema${p}`, m),
+      limits,
+    ).run();
     const root = inputNamed[0] as NamedType;
     // MCP arguments are always an object: a root that types as `unknown` still takes one.
-    if (root.type.kind === 'keyword' && root.type.name === 'unknown') root.type = { kind: 'object', properties: [], index: { kind: 'keyword', name: 'unknown' } };
+    if (root.type.kind === 'keyword' && root.type.name === 'unknown')
+      root.type = { kind: 'object', properties: [], index: { kind: 'keyword', name: 'unknown' } };
     const output = tool.outputSchema !== undefined && tool.outputSchema !== null;
-    const outputNamed = output ? new SchemaConverter(tool.outputSchema as never, 'Output', '/outputSchema', taken, (p, m) => warn(`/outputSchema${p}`, m), limits).run() : [];
+    const outputNamed = output
+      ? new SchemaConverter(
+          tool.outputSchema as never,
+          'Output',
+          '/outputSchema',
+          taken,
+          (p, m) => warn(`/outputSchema${p}`, m),
+          limits,
+        ).run()
+      : [];
     models.push({
       original: name,
       member: members.get(name) as string,
@@ -152,13 +221,30 @@ function modelServer(server: string, member: string, serverType: string, tools: 
   }
   const hashed = [...byName.values()]
     .sort((a, b) => (a.name < b.name ? -1 : 1))
-    .map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: t.annotations }));
-  return { server, member, typeName: serverType, tools: models, hash: schemaHash({ server, member, serverType, tools: hashed, salt }) };
+    .map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      outputSchema: t.outputSchema,
+      annotations: t.annotations,
+    }));
+  return {
+    server,
+    member,
+    typeName: serverType,
+    tools: models,
+    hash: schemaHash({ server, member, serverType, tools: hashed, salt }),
+  };
 }
 
 function header(kind: string, hash: string): string[] {
   // docText drops line terminators (U+2028 too), so a server name cannot end the line comment.
-  return [`// Generated by mcpx gen (${docText(kind, 400)}). Do not edit: run \`mcpx gen\` again.`, hashLine(hash), '/* eslint-disable */'];
+  return [
+    `// Generated by mcpx gen (${docText(kind, 400)}). Do not edit: run \`mcpx gen\` again.`,
+    hashLine(hash),
+    '/* eslint-disable */',
+  ];
 }
 
 function toolStatements(tool: ToolModel, exported: boolean): (writer: CodeBlockWriter) => void {
@@ -207,11 +293,20 @@ function resolveLimits(options: GenerateOptions): ConvertLimits {
 }
 
 /** Names and types for every server; `salt` is whatever else shapes a file (the runtime import, the file names). */
-function modelServers(toolsByServer: ToolsByServer, warnings: CodegenWarning[], limits: ConvertLimits, salt: (server: string) => unknown): ServerModel[] {
+function modelServers(
+  toolsByServer: ToolsByServer,
+  warnings: CodegenWarning[],
+  limits: ConvertLimits,
+  salt: (server: string) => unknown,
+): ServerModel[] {
   const servers = Object.keys(toolsByServer);
   const members = assignNames(servers, memberName);
   const types = assignNames(servers, typeName, ['Tools', 'Servers', 'ToolResult', 'ContentBlock', 'Question', 'Answer']);
-  return [...servers].sort().map((s) => modelServer(s, members.get(s) as string, types.get(s) as string, toolsByServer[s] ?? [], warnings, limits, salt(s)));
+  return [...servers]
+    .sort()
+    .map((s) =>
+      modelServer(s, members.get(s) as string, types.get(s) as string, toolsByServer[s] ?? [], warnings, limits, salt(s)),
+    );
 }
 
 interface ClientPlan {
@@ -227,7 +322,10 @@ function planClient(toolsByServer: ToolsByServer, options: GenerateOptions): Cli
   const runtimeImport = options.runtimeImport ?? 'mcpx';
   const files = fileNames(Object.keys(toolsByServer));
   const servers = modelServers(toolsByServer, warnings, resolveLimits(options), (s) => ({ runtimeImport, file: files.get(s) }));
-  const indexHash = schemaHash({ index: servers.map((s) => [s.server, s.member, s.typeName, files.get(s.server)]), runtimeImport });
+  const indexHash = schemaHash({
+    index: servers.map((s) => [s.server, s.member, s.typeName, files.get(s.server)]),
+    runtimeImport,
+  });
   return { servers, files, indexHash, runtimeImport, warnings };
 }
 
@@ -235,19 +333,31 @@ function planClient(toolsByServer: ToolsByServer, options: GenerateOptions): Cli
  * The files `generateClient` would write and the hash in each header, without loading ts-morph: compare with the
  * files on disk to skip an unchanged server or to tell that generated files are stale.
  */
-export function planClientFiles(toolsByServer: ToolsByServer, options: GenerateOptions = {}): Array<{ path: string; hash: string; server?: string }> {
+export function planClientFiles(
+  toolsByServer: ToolsByServer,
+  options: GenerateOptions = {},
+): Array<{ path: string; hash: string; server?: string }> {
   const plan = planClient(toolsByServer, options);
-  return [...plan.servers.map((s) => ({ path: `${plan.files.get(s.server) as string}.ts`, hash: s.hash, server: s.server })), { path: 'index.ts', hash: plan.indexHash }];
+  return [
+    ...plan.servers.map((s) => ({ path: `${plan.files.get(s.server) as string}.ts`, hash: s.hash, server: s.server })),
+    { path: 'index.ts', hash: plan.indexHash },
+  ];
 }
 
-function planScripts(toolsByServer: ToolsByServer, options: GenerateOptions): { servers: ServerModel[]; hash: string; warnings: CodegenWarning[] } {
+function planScripts(
+  toolsByServer: ToolsByServer,
+  options: GenerateOptions,
+): { servers: ServerModel[]; hash: string; warnings: CodegenWarning[] } {
   const warnings: CodegenWarning[] = [];
   const servers = modelServers(toolsByServer, warnings, resolveLimits(options), () => 'scripts');
   return { servers, hash: schemaHash({ scripts: servers.map((s) => s.hash) }), warnings };
 }
 
 /** The path and header hash `generateScriptDeclarations` would write, without loading ts-morph. */
-export function planScriptDeclarations(toolsByServer: ToolsByServer, options: GenerateOptions = {}): { path: string; hash: string } {
+export function planScriptDeclarations(
+  toolsByServer: ToolsByServer,
+  options: GenerateOptions = {},
+): { path: string; hash: string } {
   return { path: SCRIPT_DECLARATIONS_PATH, hash: planScripts(toolsByServer, options).hash };
 }
 
@@ -290,16 +400,23 @@ export async function generateClient(toolsByServer: ToolsByServer, options: Gene
         writer.write('}').newLine();
       },
       (writer: CodeBlockWriter) => {
-        writer.writeLine('/** Each member\'s tool name on the wire, and whether its result is typed structured content. */');
+        writer.writeLine("/** Each member's tool name on the wire, and whether its result is typed structured content. */");
         writer.write(`export const ${specsName} = {`).newLine();
         writer.indent(() => {
-          for (const t of s.tools) writer.writeLine(`${t.member}: { name: ${JSON.stringify(t.original)}, structured: ${t.output} },`);
+          for (const t of s.tools)
+            writer.writeLine(`${t.member}: { name: ${JSON.stringify(t.original)}, structured: ${t.output} },`);
         });
         writer.write('} as const;').newLine().blankLine();
       },
       (writer: CodeBlockWriter) => {
-        writer.writeLine(`/** Binds the tools of ${docText(JSON.stringify(s.server), 300)} to a client: \`create${s.typeName}Tools(await createMcpx())\`. */`);
-        writer.write(`export function create${s.typeName}Tools(mcpx: ToolCaller, server = ${JSON.stringify(s.server)}): ${interfaceName} {`).newLine();
+        writer.writeLine(
+          `/** Binds the tools of ${docText(JSON.stringify(s.server), 300)} to a client: \`create${s.typeName}Tools(await createMcpx())\`. */`,
+        );
+        writer
+          .write(
+            `export function create${s.typeName}Tools(mcpx: ToolCaller, server = ${JSON.stringify(s.server)}): ${interfaceName} {`,
+          )
+          .newLine();
         writer.indent(() => writer.writeLine(`return bindServerTools<${interfaceName}>(mcpx, server, ${specsName});`));
         writer.write('}').newLine();
       },
@@ -310,7 +427,10 @@ export async function generateClient(toolsByServer: ToolsByServer, options: Gene
   const indexStatements: Statement[] = [
     ...header('client index', indexHash),
     `import type { ToolCaller } from ${JSON.stringify(runtimeImport)};`,
-    ...servers.map((s) => `import { create${s.typeName}Tools, type ${s.typeName}Tools } from ${JSON.stringify(`./${files.get(s.server) as string}.js`)};`),
+    ...servers.map(
+      (s) =>
+        `import { create${s.typeName}Tools, type ${s.typeName}Tools } from ${JSON.stringify(`./${files.get(s.server) as string}.js`)};`,
+    ),
     (writer: CodeBlockWriter) => {
       writer.blankLine();
       writer.writeLine('/** Every generated server, by its member name. */');
@@ -324,7 +444,9 @@ export async function generateClient(toolsByServer: ToolsByServer, options: Gene
       writer.write('}').newLine();
     },
     (writer: CodeBlockWriter) => {
-      writer.writeLine('/** Typed tools over a client: `const tools = createTools(await createMcpx()); await tools.server.tool(args)`. */');
+      writer.writeLine(
+        '/** Typed tools over a client: `const tools = createTools(await createMcpx()); await tools.server.tool(args)`. */',
+      );
       writer.write('export function createTools(mcpx: ToolCaller): Tools {').newLine();
       writer.indent(() => {
         writer.write('return {').newLine();
@@ -345,7 +467,10 @@ export async function generateClient(toolsByServer: ToolsByServer, options: Gene
  * answer types, `ToolError`, `console`, `setTimeout`. One global file (`mcpx-env.d.ts`); an editor completes and
  * checks a script with it, and `mcpx run --check` type-checks against it.
  */
-export async function generateScriptDeclarations(toolsByServer: ToolsByServer, options: GenerateOptions = {}): Promise<GenerateResult & { file: GeneratedFile }> {
+export async function generateScriptDeclarations(
+  toolsByServer: ToolsByServer,
+  options: GenerateOptions = {},
+): Promise<GenerateResult & { file: GeneratedFile }> {
   const { servers, hash, warnings } = planScripts(toolsByServer, options);
   const statements: Statement[] = [
     ...header('script declarations', hash),
@@ -355,15 +480,15 @@ export async function generateScriptDeclarations(toolsByServer: ToolsByServer, o
       [
         ...servers.map((s) =>
           namespaceBlock(s.typeName, false, [
-              ...s.tools.map((t) => toolStatements(t, false)),
-              (writer: CodeBlockWriter) => {
-                writer.writeLine(`/** The tools of the MCP server ${docText(JSON.stringify(s.server), 300)}. */`);
-                writer.write('interface Tools {').newLine();
-                writer.indent(() => {
-                  for (const t of s.tools) methodLine(t, '', 'McpxToolResult', false)(writer);
-                });
-                writer.write('}').newLine();
-              },
+            ...s.tools.map((t) => toolStatements(t, false)),
+            (writer: CodeBlockWriter) => {
+              writer.writeLine(`/** The tools of the MCP server ${docText(JSON.stringify(s.server), 300)}. */`);
+              writer.write('interface Tools {').newLine();
+              writer.indent(() => {
+                for (const t of s.tools) methodLine(t, '', 'McpxToolResult', false)(writer);
+              });
+              writer.write('}').newLine();
+            },
           ]),
         ),
         (writer: CodeBlockWriter) => {
@@ -393,10 +518,20 @@ export async function generateScriptDeclarations(toolsByServer: ToolsByServer, o
  * One schema to TypeScript declarations (`name` for the root, then each `$ref` target), e.g. to preview a type.
  * The same converter and printer the generated files use.
  */
-export async function schemaToTypeScript(schema: unknown, options: { name?: string; limits?: Partial<ConvertLimits> } = {}): Promise<{ text: string; warnings: CodegenWarning[] }> {
+export async function schemaToTypeScript(
+  schema: unknown,
+  options: { name?: string; limits?: Partial<ConvertLimits> } = {},
+): Promise<{ text: string; warnings: CodegenWarning[] }> {
   const warnings: CodegenWarning[] = [];
   const name = options.name ?? 'Input';
-  const named = new SchemaConverter(schema as never, name, '', new Set([name]), (path, message) => warnings.push({ tool: '', path, message }), { ...DEFAULT_LIMITS, ...options.limits }).run();
+  const named = new SchemaConverter(
+    schema as never,
+    name,
+    '',
+    new Set([name]),
+    (path, message) => warnings.push({ tool: '', path, message }),
+    { ...DEFAULT_LIMITS, ...options.limits },
+  ).run();
   const writer = new CodeBlockWriter({ indentNumberOfSpaces: 2 });
   named.forEach((n, i) => {
     if (i > 0) writer.blankLine();

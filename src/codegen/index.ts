@@ -2,7 +2,13 @@
  * Codegen: typed tool clients and script declarations from servers' JSON Schemas (untrusted input).
  * Pure: takes tool lists, returns files; never connects, never touches the terminal. ts-morph loads on first use.
  */
-export { generateClient, generateScriptDeclarations, planClientFiles, planScriptDeclarations, schemaToTypeScript } from './generate.js';
+export {
+  generateClient,
+  generateScriptDeclarations,
+  planClientFiles,
+  planScriptDeclarations,
+  schemaToTypeScript,
+} from './generate.js';
 export type { GenerateOptions, GenerateResult, GeneratedFile, ToolDefinition, ToolsByServer } from './generate.js';
 export type { CodegenWarning, ConvertLimits } from './convert-schema.js';
 export { DEFAULT_LIMITS } from './convert-schema.js';

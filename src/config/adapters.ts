@@ -58,7 +58,10 @@ export const cliAdapterSchema = z.strictObject({
   commands: z.record(z.string(), cliCommandSchema),
 });
 
-export type OpenApiAdapterConfig = Omit<z.infer<typeof openApiAdapterSchema>, 'methods' | 'confirm'> & { methods?: Array<HttpMethod | 'ALL'>; confirm?: Array<HttpMethod | 'ALL'> };
+export type OpenApiAdapterConfig = Omit<z.infer<typeof openApiAdapterSchema>, 'methods' | 'confirm'> & {
+  methods?: Array<HttpMethod | 'ALL'>;
+  confirm?: Array<HttpMethod | 'ALL'>;
+};
 export type CliCommandConfig = z.infer<typeof cliCommandSchema>;
 export type CliAdapterConfig = z.infer<typeof cliAdapterSchema>;
 export type AdapterConfig = OpenApiAdapterConfig | CliAdapterConfig;
@@ -73,10 +76,19 @@ export function isAdapterEntry(entry: unknown): entry is Record<string, unknown>
 }
 
 /** Validates an adapter entry and expands `${VAR}` in it; problems go to `issues`, naming the server and field. */
-export function parseAdapter(name: string, entry: Record<string, unknown>, env: Record<string, string | undefined>, issues: Issue[]): AdapterConfig | undefined {
+export function parseAdapter(
+  name: string,
+  entry: Record<string, unknown>,
+  env: Record<string, string | undefined>,
+  issues: Issue[],
+): AdapterConfig | undefined {
   const base = `mcpServers.${name}`;
   if ('openapi' in entry && 'cli' in entry) {
-    issues.push({ field: base, expected: 'one of "openapi" or "cli"', message: `server "${name}": has both "openapi" and "cli"; an adapter is one or the other` });
+    issues.push({
+      field: base,
+      expected: 'one of "openapi" or "cli"',
+      message: `server "${name}": has both "openapi" and "cli"; an adapter is one or the other`,
+    });
     return undefined;
   }
   const schema: z.ZodType = 'openapi' in entry ? openApiAdapterSchema : cliAdapterSchema;
@@ -84,7 +96,11 @@ export function parseAdapter(name: string, entry: Record<string, unknown>, env: 
   if (!result.success) {
     for (const issue of result.error.issues) {
       const path = issue.path.map(String).join('.');
-      issues.push({ field: path ? `${base}.${path}` : base, expected: issue.message, message: `server "${name}": ${path ? `field "${path}": ` : ''}${issue.message}` });
+      issues.push({
+        field: path ? `${base}.${path}` : base,
+        expected: issue.message,
+        message: `server "${name}": ${path ? `field "${path}": ` : ''}${issue.message}`,
+      });
     }
     return undefined;
   }
@@ -93,6 +109,19 @@ export function parseAdapter(name: string, entry: Record<string, unknown>, env: 
   const data = result.data as AdapterConfig;
   const expanded = isOpenApiAdapter(data)
     ? expandDeep(data, env, base, issues)
-    : { ...data, ...expandDeep({ cli: data.cli, ...(data.cwd ? { cwd: data.cwd } : {}), ...(data.env ? { env: data.env } : {}), ...(data.args ? { args: data.args } : {}) }, env, base, issues) };
+    : {
+        ...data,
+        ...expandDeep(
+          {
+            cli: data.cli,
+            ...(data.cwd ? { cwd: data.cwd } : {}),
+            ...(data.env ? { env: data.env } : {}),
+            ...(data.args ? { args: data.args } : {}),
+          },
+          env,
+          base,
+          issues,
+        ),
+      };
   return issues.length === before ? (expanded as AdapterConfig) : undefined;
 }

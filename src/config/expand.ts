@@ -14,7 +14,11 @@ export function expandString(value: string, env: Env, field: string, issues: Iss
     const set = env[name];
     if (set !== undefined && set !== '') return set;
     if (fallback !== undefined) return fallback;
-    issues.push({ field, expected: `the environment variable ${name} to be set (or write \${${name}:-default})`, message: `${field}: ${whole} refers to ${name}, which is not set` });
+    issues.push({
+      field,
+      expected: `the environment variable ${name} to be set (or write \${${name}:-default})`,
+      message: `${field}: ${whole} refers to ${name}, which is not set`,
+    });
     return whole;
   });
 }

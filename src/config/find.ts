@@ -13,7 +13,8 @@ type Env = Record<string, string | undefined>;
 export function findConfigPath(flag: string | undefined, cwd: string, env: Env): string | undefined {
   if (flag !== undefined) {
     const path = isAbsolute(flag) ? flag : resolve(cwd, flag);
-    if (!existsSync(path)) throw new McpxError('CONFIG_NOT_FOUND', `config file ${path} does not exist`, { data: { file: path } });
+    if (!existsSync(path))
+      throw new McpxError('CONFIG_NOT_FOUND', `config file ${path} does not exist`, { data: { file: path } });
     return path;
   }
   const candidates = [join(cwd, 'mcpx.json'), join(cwd, '.mcp.json'), join(configDir(env), 'mcpx.json')];

@@ -49,7 +49,8 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   }
   if (typeof options.config === 'string') {
     const path = isAbsolute(options.config) ? options.config : resolve(cwd, options.config);
-    if (!existsSync(path)) throw new McpxError('CONFIG_NOT_FOUND', `config file ${path} does not exist`, { data: { file: path } });
+    if (!existsSync(path))
+      throw new McpxError('CONFIG_NOT_FOUND', `config file ${path} does not exist`, { data: { file: path } });
     return { ...parseConfigAndPolicy(readConfigJson(path), path, env), path, searched: [path] };
   }
   const searched = configCandidates(cwd, env);
@@ -71,22 +72,45 @@ export function parseConfig(raw: unknown, source: string, env: Env): McpxConfig 
 function parseConfigAndPolicy(raw: unknown, source: string, env: Env): { config: McpxConfig; policy: Policy } {
   const issues: Issue[] = [];
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
-    fail(source, [{ field: '', expected: 'a JSON object like {"mcpServers": {"name": {"command": "..."}}}', message: `the config is ${kindOf(raw)}, not an object` }]);
+    fail(source, [
+      {
+        field: '',
+        expected: 'a JSON object like {"mcpServers": {"name": {"command": "..."}}}',
+        message: `the config is ${kindOf(raw)}, not an object`,
+      },
+    ]);
   }
   const record = raw as Record<string, unknown>;
   // VS Code's .vscode/mcp.json calls the same map "servers".
   const servers = record.mcpServers ?? record.servers;
   if (servers === undefined) {
-    fail(source, [{ field: 'mcpServers', expected: 'an object mapping server names to {"command": ...} or {"url": ...}', message: 'the "mcpServers" key is missing' }]);
+    fail(source, [
+      {
+        field: 'mcpServers',
+        expected: 'an object mapping server names to {"command": ...} or {"url": ...}',
+        message: 'the "mcpServers" key is missing',
+      },
+    ]);
   }
   if (!servers || typeof servers !== 'object' || Array.isArray(servers)) {
-    fail(source, [{ field: 'mcpServers', expected: 'an object mapping server names to server entries', message: `"mcpServers" is ${kindOf(servers)}` }]);
+    fail(source, [
+      {
+        field: 'mcpServers',
+        expected: 'an object mapping server names to server entries',
+        message: `"mcpServers" is ${kindOf(servers)}`,
+      },
+    ]);
   }
   const out: Record<string, ServerConfig> = {};
   const adapters: Record<string, AdapterConfig> = {};
   for (const [name, entry] of Object.entries(servers as Record<string, unknown>)) {
     if (isAdapterEntry(entry)) {
-      if (!SERVER_NAME.test(name)) issues.push({ field: `mcpServers.${name}`, expected: 'a server name of letters, digits, "_" and "-"', message: `server "${name}": the name may only use letters, digits, "_" and "-"` });
+      if (!SERVER_NAME.test(name))
+        issues.push({
+          field: `mcpServers.${name}`,
+          expected: 'a server name of letters, digits, "_" and "-"',
+          message: `server "${name}": the name may only use letters, digits, "_" and "-"`,
+        });
       const adapter = parseAdapter(name, entry, env, issues);
       if (adapter) adapters[name] = adapter;
       continue;
@@ -104,17 +128,29 @@ function parseServer(name: string, entry: unknown, env: Env, issues: Issue[]): S
   const base = `mcpServers.${name}`;
   const before = issues.length;
   if (!SERVER_NAME.test(name)) {
-    issues.push({ field: base, expected: 'a server name of letters, digits, "_" and "-"', message: `server "${name}": the name may only use letters, digits, "_" and "-"` });
+    issues.push({
+      field: base,
+      expected: 'a server name of letters, digits, "_" and "-"',
+      message: `server "${name}": the name may only use letters, digits, "_" and "-"`,
+    });
   }
   if (!entry || typeof entry !== 'object' || Array.isArray(entry)) {
-    issues.push({ field: base, expected: 'an object with "command" (stdio) or "url" (Streamable HTTP)', message: `server "${name}": expected an object with "command" or "url", got ${kindOf(entry)}` });
+    issues.push({
+      field: base,
+      expected: 'an object with "command" (stdio) or "url" (Streamable HTTP)',
+      message: `server "${name}": expected an object with "command" or "url", got ${kindOf(entry)}`,
+    });
     return undefined;
   }
   const record = entry as Record<string, unknown>;
   const hasCommand = record.command !== undefined;
   const hasUrl = record.url !== undefined;
   if (record.type === 'sse') {
-    issues.push({ field: `${base}.type`, expected: EXPECTED.type!, message: `server "${name}": field "type": "sse" is not supported; expected ${EXPECTED.type}` });
+    issues.push({
+      field: `${base}.type`,
+      expected: EXPECTED.type!,
+      message: `server "${name}": field "type": "sse" is not supported; expected ${EXPECTED.type}`,
+    });
     return undefined;
   }
   if (hasCommand === hasUrl) {
@@ -133,7 +169,11 @@ function parseServer(name: string, entry: unknown, env: Env, issues: Issue[]): S
       const field = [base, ...issue.path.map(String)].join('.');
       const expected = EXPECTED[key] ?? issue.message;
       const got = issue.path.length ? kindOf(valueAt(record, issue.path)) : kindOf(record);
-      issues.push({ field, expected, message: `server "${name}": field "${issue.path.map(String).join('.')}": expected ${expected}, got ${got}` });
+      issues.push({
+        field,
+        expected,
+        message: `server "${name}": field "${issue.path.map(String).join('.')}": expected ${expected}, got ${got}`,
+      });
     }
     return undefined;
   }

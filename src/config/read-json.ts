@@ -12,7 +12,10 @@ export function readConfigJson(path: string): unknown {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new McpxError('CONFIG_NOT_FOUND', `cannot read config file ${path}: ${(error as Error).message}`, { cause: error, data: { file: path } });
+    throw new McpxError('CONFIG_NOT_FOUND', `cannot read config file ${path}: ${(error as Error).message}`, {
+      cause: error,
+      data: { file: path },
+    });
   }
   const errors: ParseError[] = [];
   const raw: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false });
@@ -22,7 +25,14 @@ export function readConfigJson(path: string): unknown {
   const problem = words(printParseErrorCode(first.error));
   const message = `config file ${path} is not valid JSON at line ${line}, column ${column}: ${problem}`;
   throw new McpxError('CONFIG_INVALID', message, {
-    data: { file: path, line, column, issues: [{ field: '', expected: 'a JSON object like {"mcpServers": {...}} (comments and trailing commas are fine)', message }] },
+    data: {
+      file: path,
+      line,
+      column,
+      issues: [
+        { field: '', expected: 'a JSON object like {"mcpServers": {...}} (comments and trailing commas are fine)', message },
+      ],
+    },
   });
 }
 

@@ -72,8 +72,9 @@ export const EXPECTED: Record<string, string> = {
   env: 'an object of environment variables for the server process: each a string, or {"ask": "<what to ask for>", "secret": true} to be asked at first use',
   cwd: 'a non-empty string: the directory to start the server in',
   url: 'an http(s) URL: the Streamable HTTP endpoint (e.g. "https://example.com/mcp")',
-  headers: 'an object of HTTP headers sent with every request: each a string, or {"ask": "<what to ask for>", "secret": true} to be asked at first use',
-  oauth: 'an object with optional clientId, clientSecret, clientMetadataUrl (https) and scope: this server\'s OAuth client',
+  headers:
+    'an object of HTTP headers sent with every request: each a string, or {"ask": "<what to ask for>", "secret": true} to be asked at first use',
+  oauth: "an object with optional clientId, clientSecret, clientMetadataUrl (https) and scope: this server's OAuth client",
   era: '"auto" (probe once, cache the verdict), "legacy" or "modern"',
   timeoutMs: 'a positive integer: milliseconds per request while the server works',
   type: '"stdio" with a command, or "http" with a url (SSE-only servers are not supported)',

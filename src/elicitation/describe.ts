@@ -61,7 +61,9 @@ export function stripControls(value: unknown): string {
 const plain: TextCleaner = {
   text: (value) => stripControls(value).trim(),
   line: (value, maxLength = 200) => {
-    const out = stripControls(value).replace(/\s*\n\s*/g, ' ').trim();
+    const out = stripControls(value)
+      .replace(/\s*\n\s*/g, ' ')
+      .trim();
     return out.length > maxLength ? `${out.slice(0, maxLength - 1)}…` : out;
   },
 };
@@ -91,8 +93,12 @@ function describeQuestion(q: DescribedQuestion, now: number, offset: (at: number
     lines.push(...row('schema', clean.line(stableJson(q.requestedSchema ?? { type: 'object', properties: {} }), 4000)));
   }
   lines.push(...row('expires', `${isoAt(q.expiresAt, offset(q.expiresAt))} (${timeLeft(q.expiresAt - now)})`));
-  if (q.ambiguous) lines.push(...row('note', 'other calls share this server; this question may belong to one of them (ambiguous)'));
-  if (q.secret) lines.push(...row('secret', 'kept in the secret store, never recorded; give it on stdin, not on the command line (shell history)'));
+  if (q.ambiguous)
+    lines.push(...row('note', 'other calls share this server; this question may belong to one of them (ambiguous)'));
+  if (q.secret)
+    lines.push(
+      ...row('secret', 'kept in the secret store, never recorded; give it on stdin, not on the command line (shell history)'),
+    );
   lines.push(...row('answer', `${respondWith(q, clean)}\nmcpx elicit decline ${q.id} | mcpx elicit cancel ${q.id}`));
   return lines.join('\n');
 }
@@ -111,16 +117,22 @@ function domainOf(url: string | undefined): string | undefined {
 }
 
 /** The command that answers a question, with example content built from its schema (none in url mode). */
-export function respondWith(q: Pick<DescribedQuestion, 'id' | 'mode' | 'requestedSchema' | 'secret'>, clean: TextCleaner = plain): string {
+export function respondWith(
+  q: Pick<DescribedQuestion, 'id' | 'mode' | 'requestedSchema' | 'secret'>,
+  clean: TextCleaner = plain,
+): string {
   if (q.mode === 'url') return `mcpx elicit answer ${q.id}`;
-  if (q.secret) return `mcpx elicit answer ${q.id} -   (then type ${JSON.stringify(exampleContent(q.requestedSchema, clean))} and Ctrl-D)`;
+  if (q.secret)
+    return `mcpx elicit answer ${q.id} -   (then type ${JSON.stringify(exampleContent(q.requestedSchema, clean))} and Ctrl-D)`;
   return `mcpx elicit answer ${q.id} ${shellQuote(JSON.stringify(exampleContent(q.requestedSchema, clean)))}`;
 }
 
 /** JSON with keys sorted, so the same schema always prints the same way. */
 export function stableJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b))) : v,
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)))
+      : v,
   );
 }
 
@@ -166,7 +178,8 @@ export function shellQuote(text: string): string {
 export function isoAt(ms: number, offsetMinutes: number): string {
   const d = new Date(ms + offsetMinutes * 60_000);
   const pad = (n: number) => String(Math.trunc(Math.abs(n))).padStart(2, '0');
-  const zone = offsetMinutes === 0 ? 'Z' : `${offsetMinutes > 0 ? '+' : '-'}${pad(offsetMinutes / 60)}:${pad(offsetMinutes % 60)}`;
+  const zone =
+    offsetMinutes === 0 ? 'Z' : `${offsetMinutes > 0 ? '+' : '-'}${pad(offsetMinutes / 60)}:${pad(offsetMinutes % 60)}`;
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}${zone}`;
 }
 

@@ -47,7 +47,8 @@ export function createElicitationPipeline(options: PipelineOptions): ElicitHandl
   const answerers = options.answerers ?? [];
   const env = options.env ?? {};
   const clock = options.clock ?? systemClock;
-  const binding: Partial<SessionBinding> = typeof options.session === 'string' ? { session: options.session, sessionSource: 'explicit' } : (options.session ?? {});
+  const binding: Partial<SessionBinding> =
+    typeof options.session === 'string' ? { session: options.session, sessionSource: 'explicit' } : (options.session ?? {});
 
   const byMode = new Map<PolicyMode, Policy>([[policy.mode, policy]]);
   const policyFor = (question: Question): Policy => {
@@ -66,11 +67,22 @@ export function createElicitationPipeline(options: PipelineOptions): ElicitHandl
       ...binding,
       ttlMs: Math.max(1, context.expiresAt - clock.now()),
     });
-    const about = { elicit: request.id, trace: request.trace, session: request.session, server: request.server, tool: request.tool };
+    const about = {
+      elicit: request.id,
+      trace: request.trace,
+      session: request.session,
+      server: request.server,
+      tool: request.tool,
+    };
 
     if (decision.kind === 'refuse') {
       await record(broker, request, { action: 'cancel' }, 'policy');
-      await broker.recordEvent({ kind: 'policy.fired', ...about, action: 'cancel', data: { mode: active.mode, reason: decision.error.message } });
+      await broker.recordEvent({
+        kind: 'policy.fired',
+        ...about,
+        action: 'cancel',
+        data: { mode: active.mode, reason: decision.error.message },
+      });
       throw decision.error;
     }
     if (decision.kind === 'answer') {
@@ -83,7 +95,12 @@ export function createElicitationPipeline(options: PipelineOptions): ElicitHandl
       });
       return toAnswer(await record(broker, request, decision.answer, 'policy'));
     }
-    for (const pass of decision.passed) await broker.recordEvent({ kind: 'elicit.passed', ...about, data: { answerer: 'policy', rule: pass.index, reason: pass.reason } });
+    for (const pass of decision.passed)
+      await broker.recordEvent({
+        kind: 'elicit.passed',
+        ...about,
+        data: { answerer: 'policy', rule: pass.index, reason: pass.reason },
+      });
     return ask(broker, request, question, context, answerers, decision.audience, about);
   };
 }
@@ -109,7 +126,11 @@ async function ask(
     () => ({ via: 'stopped' as const }),
   );
   const passed = (answerer: Answerer, reason: string): Promise<void> =>
-    broker.recordEvent({ kind: 'elicit.passed', ...about, data: { answerer: answerer.kind, ...(answerer.name ? { name: answerer.name } : {}), reason } });
+    broker.recordEvent({
+      kind: 'elicit.passed',
+      ...about,
+      data: { answerer: answerer.kind, ...(answerer.name ? { name: answerer.name } : {}), reason },
+    });
   let reRaised = false;
   try {
     for (const answerer of eligible) {
@@ -153,7 +174,15 @@ async function ask(
         continue;
       }
       try {
-        return toAnswer(await broker.respond({ id: request.id, action: value.action, content: 'content' in value ? value.content : undefined, by: answerer.by ?? answerer.kind, session: request.session }));
+        return toAnswer(
+          await broker.respond({
+            id: request.id,
+            action: value.action,
+            content: 'content' in value ? value.content : undefined,
+            by: answerer.by ?? answerer.kind,
+            session: request.session,
+          }),
+        );
       } catch (error) {
         if (isMcpxError(error, 'ANSWER_INVALID')) {
           await passed(answerer, error.message);
@@ -175,7 +204,13 @@ async function ask(
 /** Records the answer; when someone else got there first, their answer is the one that counts. */
 async function record(broker: Broker, request: ElicitRequest, answer: Answer, by: AnsweredBy): Promise<StoredAnswer> {
   try {
-    return await broker.respond({ id: request.id, action: answer.action, content: answer.action === 'accept' ? answer.content : undefined, by, session: request.session });
+    return await broker.respond({
+      id: request.id,
+      action: answer.action,
+      content: answer.action === 'accept' ? answer.content : undefined,
+      by,
+      session: request.session,
+    });
   } catch (error) {
     const winner = isMcpxError(error) ? (error.data?.answer as StoredAnswer | undefined) : undefined;
     if (winner) return winner;
@@ -197,4 +232,3 @@ function preview(value: unknown): string {
     return typeof value;
   }
 }
-

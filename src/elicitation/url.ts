@@ -24,6 +24,11 @@ export function checkUrl(url: string | undefined): UrlCheck {
   const domain = parsed.hostname;
   if (parsed.protocol === 'https:' && domain) return { openable: true, href: parsed.href, domain };
   if (parsed.protocol === 'http:' && isLoopbackHost(domain)) return { openable: true, href: parsed.href, domain };
-  if (parsed.protocol === 'http:') return { openable: false, domain, reason: 'plain http to another machine is opened only over https' };
-  return { openable: false, ...(domain ? { domain } : {}), reason: `mcpx opens only https: (and http: on this machine), not ${parsed.protocol}` };
+  if (parsed.protocol === 'http:')
+    return { openable: false, domain, reason: 'plain http to another machine is opened only over https' };
+  return {
+    openable: false,
+    ...(domain ? { domain } : {}),
+    reason: `mcpx opens only https: (and http: on this machine), not ${parsed.protocol}`,
+  };
 }

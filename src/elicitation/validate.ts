@@ -28,14 +28,25 @@ function validatorFor(schema: ElicitationSchema): ValidateFunction {
   return validate;
 }
 
-export type ContentCheck =
-  | { ok: true; content: Record<string, unknown> }
-  | { ok: false; issues: Issue[] };
+export type ContentCheck = { ok: true; content: Record<string, unknown> } | { ok: false; issues: Issue[] };
 
 /** Fills schema defaults into missing fields, then validates. Never mutates `content`. */
-export function checkContent(schema: ElicitationSchema | undefined, content: unknown, options: { applyDefaults?: boolean } = {}): ContentCheck {
+export function checkContent(
+  schema: ElicitationSchema | undefined,
+  content: unknown,
+  options: { applyDefaults?: boolean } = {},
+): ContentCheck {
   if (content === undefined || content === null || typeof content !== 'object' || Array.isArray(content)) {
-    return { ok: false, issues: [{ field: '', expected: 'an object of field values', message: `content must be an object of field values, got ${describe(content)}` }] };
+    return {
+      ok: false,
+      issues: [
+        {
+          field: '',
+          expected: 'an object of field values',
+          message: `content must be an object of field values, got ${describe(content)}`,
+        },
+      ],
+    };
   }
   const filled: Record<string, unknown> = { ...(content as Record<string, unknown>) };
   if (!schema) return { ok: true, content: filled };
@@ -48,7 +59,16 @@ export function checkContent(schema: ElicitationSchema | undefined, content: unk
   try {
     validate = validatorFor(schema);
   } catch (error) {
-    return { ok: false, issues: [{ field: '', expected: 'a valid requested schema', message: `the requested schema cannot be used: ${(error as Error).message}` }] };
+    return {
+      ok: false,
+      issues: [
+        {
+          field: '',
+          expected: 'a valid requested schema',
+          message: `the requested schema cannot be used: ${(error as Error).message}`,
+        },
+      ],
+    };
   }
   if (validate(filled)) return { ok: true, content: filled };
   return { ok: false, issues: toIssues(validate.errors ?? [], schema) };
@@ -78,7 +98,8 @@ function toIssues(errors: ErrorObject[], schema: ElicitationSchema): Issue[] {
 
 function fieldOf(error: ErrorObject): string {
   const path = error.instancePath.replace(/^\//, '').split('/').filter(Boolean).join('.');
-  if (error.keyword === 'required') return path ? `${path}.${String(error.params.missingProperty)}` : String(error.params.missingProperty);
+  if (error.keyword === 'required')
+    return path ? `${path}.${String(error.params.missingProperty)}` : String(error.params.missingProperty);
   if (error.keyword === 'additionalProperties') {
     const extra = String(error.params.additionalProperty);
     return path ? `${path}.${extra}` : extra;

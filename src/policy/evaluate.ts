@@ -25,7 +25,8 @@ export type PolicyDecision =
 
 /** Decides what the policy does with a question. Pure: the caller records what fired. */
 export function evaluatePolicy(policy: Policy, question: Question, env: Record<string, string | undefined> = {}): PolicyDecision {
-  if (policy.mode === 'decline') return { kind: 'answer', answer: { action: 'decline' }, reason: 'decline mode: every question is declined' };
+  if (policy.mode === 'decline')
+    return { kind: 'answer', answer: { action: 'decline' }, reason: 'decline mode: every question is declined' };
   const passed: Array<{ index: number; reason: string }> = [];
   for (const [index, rule] of policy.rules.entries()) {
     if (!isSet(rule.when, env) || !matches(rule, question)) continue;
@@ -75,20 +76,28 @@ function matches(rule: PolicyRule, question: Question): boolean {
   if (server !== undefined && !glob(server, question.server)) return false;
   if (tool !== undefined && !glob(tool, question.tool)) return false;
   if (mode !== undefined && mode !== question.mode) return false;
-  if (field !== undefined && !(question.mode === 'form' && question.requestedSchema?.properties && field in question.requestedSchema.properties)) return false;
+  if (
+    field !== undefined &&
+    !(question.mode === 'form' && question.requestedSchema?.properties && field in question.requestedSchema.properties)
+  )
+    return false;
   return true;
 }
 
 function glob(pattern: string, value: string): boolean {
   if (!pattern.includes('*')) return pattern === value;
-  const source = pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*');
+  const source = pattern
+    .split('*')
+    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+    .join('.*');
   return new RegExp(`^${source}$`).test(value);
 }
 
 function answerOf(rule: PolicyRule, question: Question): Answer | { problem: string } {
   const action = rule.action ?? 'accept';
   if (action !== 'accept') return { action };
-  if (question.mode === 'url') return rule.answer === undefined ? { action: 'accept' } : { problem: 'a URL question is accepted without content' };
+  if (question.mode === 'url')
+    return rule.answer === undefined ? { action: 'accept' } : { problem: 'a URL question is accepted without content' };
   const field = rule.match.field;
   let content: Record<string, unknown>;
   if (rule.answer === undefined) {

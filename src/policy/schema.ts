@@ -102,19 +102,38 @@ export function ruleName(rule: PolicyRule | undefined, index: number): string {
 
 function ruleIssues(rule: PolicyRule, index: number, mode: PolicyMode): Issue[] {
   const name = ruleName(rule, index);
-  const issue = (field: string, expected: string, message: string): Issue => ({ field: `rules[${index}].${field}`, expected, message: `${name}: ${message}` });
+  const issue = (field: string, expected: string, message: string): Issue => ({
+    field: `rules[${index}].${field}`,
+    expected,
+    message: `${name}: ${message}`,
+  });
   const issues: Issue[] = [];
   const emptyMatch = Object.values(rule.match).every((v) => v === undefined);
   if (emptyMatch && mode === 'auto') {
-    issues.push(issue('match', 'at least one of server, tool, field, mode', 'auto mode refuses a rule with an empty match: it would answer every question without anyone asking'));
+    issues.push(
+      issue(
+        'match',
+        'at least one of server, tool, field, mode',
+        'auto mode refuses a rule with an empty match: it would answer every question without anyone asking',
+      ),
+    );
   }
-  if (rule.answer === undefined && rule.action === undefined) issues.push(issue('answer', 'answer or action', 'a rule must answer (answer) or act (action)'));
+  if (rule.answer === undefined && rule.action === undefined)
+    issues.push(issue('answer', 'answer or action', 'a rule must answer (answer) or act (action)'));
   if (rule.answer !== undefined && (rule.action === 'decline' || rule.action === 'cancel')) {
     issues.push(issue('answer', 'no answer with decline or cancel', `an answer goes only with accept, not ${rule.action}`));
   }
   const single = rule.answer !== undefined && (typeof rule.answer !== 'object' || Array.isArray(rule.answer));
-  if (single && rule.match.field === undefined) issues.push(issue('match.field', 'the field the single answer fills', 'the answer is a single value, so match.field must name the field it fills'));
-  if (rule.answer !== undefined && rule.match.mode === 'url') issues.push(issue('answer', 'no answer for a URL question', 'a URL question is accepted without content'));
+  if (single && rule.match.field === undefined)
+    issues.push(
+      issue(
+        'match.field',
+        'the field the single answer fills',
+        'the answer is a single value, so match.field must name the field it fills',
+      ),
+    );
+  if (rule.answer !== undefined && rule.match.mode === 'url')
+    issues.push(issue('answer', 'no answer for a URL question', 'a URL question is accepted without content'));
   return issues;
 }
 
@@ -126,7 +145,11 @@ function toIssue(path: PropertyKey[], message: string, input: unknown): Issue {
     const within = parts.slice(2).join('.');
     const expected = EXPECTED[within] ?? EXPECTED[parts[2] ?? ''] ?? message;
     const field = `rules[${ruleIndex}]${within ? `.${within}` : ''}`;
-    return { field, expected, message: `${ruleName(typeof rule === 'object' && rule ? rule : undefined, ruleIndex)}: ${within || 'the rule'}: ${message} (expected ${expected})` };
+    return {
+      field,
+      expected,
+      message: `${ruleName(typeof rule === 'object' && rule ? rule : undefined, ruleIndex)}: ${within || 'the rule'}: ${message} (expected ${expected})`,
+    };
   }
   const field = parts.join('.');
   const expected = EXPECTED[field] ?? message;
@@ -134,5 +157,7 @@ function toIssue(path: PropertyKey[], message: string, input: unknown): Issue {
 }
 
 function invalid(issues: Issue[]): McpxError {
-  return new McpxError('POLICY_INVALID', `the elicitation policy is invalid: ${issues.map((i) => i.message).join('; ')}`, { data: { issues } });
+  return new McpxError('POLICY_INVALID', `the elicitation policy is invalid: ${issues.map((i) => i.message).join('; ')}`, {
+    data: { issues },
+  });
 }

@@ -31,7 +31,9 @@ export function judgeAnswer(question: Pick<Question, 'mode' | 'requestedSchema'>
   if (question.mode === 'url') return { answer: { action: 'accept' } };
   const checked = checkContent(question.requestedSchema, content);
   if (!checked.ok) {
-    return { reason: `accepted with content that does not match the question's schema: ${checked.issues.map((i) => i.message).join('; ')}` };
+    return {
+      reason: `accepted with content that does not match the question's schema: ${checked.issues.map((i) => i.message).join('; ')}`,
+    };
   }
   return { answer: { action: 'accept', content: checked.content } };
 }

@@ -22,10 +22,14 @@ const wasm = (globalThis as unknown as { WebAssembly: WasmGlobals }).WebAssembly
 
 let compiled: Promise<WebAssembly.Module> | undefined;
 // Loaded on first use, so importing mcpx costs nothing until a script runs.
-let quickjs: Promise<[typeof import('quickjs-emscripten-core'), typeof import('@jitl/quickjs-wasmfile-release-sync').default]> | undefined;
+let quickjs:
+  Promise<[typeof import('quickjs-emscripten-core'), typeof import('@jitl/quickjs-wasmfile-release-sync').default]> | undefined;
 
 async function instantiate(maximumPages: number): Promise<QuickJSWASMModule> {
-  quickjs ??= Promise.all([import('quickjs-emscripten-core'), import('@jitl/quickjs-wasmfile-release-sync').then((m) => m.default)]);
+  quickjs ??= Promise.all([
+    import('quickjs-emscripten-core'),
+    import('@jitl/quickjs-wasmfile-release-sync').then((m) => m.default),
+  ]);
   const [{ newQuickJSWASMModuleFromVariant, newVariant }, variant] = await quickjs;
   const wasmMemory = new wasm.Memory({ initial: 256, maximum: maximumPages });
   if (compiled) return newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmModule: await compiled, wasmMemory }));

@@ -30,16 +30,24 @@ const MIN_STACK_BYTES = 32 * 1024;
 export function resolveLimits(limits: ScriptLimits = {}): ResolvedLimits {
   const memoryBytes = limits.memoryBytes ?? DEFAULT_LIMITS.memoryBytes;
   if (!(memoryBytes >= MIN_MEMORY_BYTES) || !Number.isFinite(memoryBytes)) {
-    throw new McpxError('SCRIPT_ERROR', `memory limit ${memoryBytes} bytes is too small: a sandbox needs at least 16 MiB (e.g. --memory-limit 64m)`, { data: { memoryBytes } });
+    throw new McpxError(
+      'SCRIPT_ERROR',
+      `memory limit ${memoryBytes} bytes is too small: a sandbox needs at least 16 MiB (e.g. --memory-limit 64m)`,
+      { data: { memoryBytes } },
+    );
   }
   const stackBytes = limits.stackBytes ?? DEFAULT_LIMITS.stackBytes;
   if (!(stackBytes >= MIN_STACK_BYTES && stackBytes <= MAX_STACK_BYTES)) {
-    throw new McpxError('SCRIPT_ERROR', `stack limit ${stackBytes} bytes is out of range: use 32 KiB to 384 KiB`, { data: { stackBytes } });
+    throw new McpxError('SCRIPT_ERROR', `stack limit ${stackBytes} bytes is out of range: use 32 KiB to 384 KiB`, {
+      data: { stackBytes },
+    });
   }
   const cpuMs = limits.cpuMs ?? DEFAULT_LIMITS.cpuMs;
-  if (!(cpuMs > 0)) throw new McpxError('SCRIPT_ERROR', `CPU limit must be a positive duration, got ${cpuMs} ms`, { data: { cpuMs } });
+  if (!(cpuMs > 0))
+    throw new McpxError('SCRIPT_ERROR', `CPU limit must be a positive duration, got ${cpuMs} ms`, { data: { cpuMs } });
   const wallMs = limits.wallMs;
-  if (wallMs !== undefined && !(wallMs > 0)) throw new McpxError('SCRIPT_ERROR', `timeout must be a positive duration, got ${wallMs} ms`, { data: { wallMs } });
+  if (wallMs !== undefined && !(wallMs > 0))
+    throw new McpxError('SCRIPT_ERROR', `timeout must be a positive duration, got ${wallMs} ms`, { data: { wallMs } });
   const maxTimers = limits.maxTimers ?? DEFAULT_LIMITS.maxTimers;
   return { memoryBytes, stackBytes, cpuMs, wallMs, maxTimers };
 }

@@ -42,13 +42,19 @@ export function prepareSandbox(instance: QuickJSWASMModule): PreparedSandbox {
     error: new Error(`import "${name}" is not available in a script: tools, onElicit, ask, console and setTimeout are globals`),
   }));
   const ctx = runtime.newContext();
-  const sandbox = { runtime, ctx, host: undefined } as { runtime: QuickJSRuntime; ctx: QuickJSContext; guest: GuestFunctions; host: HostSide | undefined };
+  const sandbox = { runtime, ctx, host: undefined } as {
+    runtime: QuickJSRuntime;
+    ctx: QuickJSContext;
+    guest: GuestFunctions;
+    host: HostSide | undefined;
+  };
   const on = (): HostSide => {
     if (!sandbox.host) throw new Error('no run is attached to this sandbox');
     return sandbox.host;
   };
   const functions: Record<string, (...args: QuickJSHandle[]) => void> = {
-    call: (token, server, tool, args) => on().call(ctx.getNumber(token), ctx.getString(server), ctx.getString(tool), ctx.getString(args)),
+    call: (token, server, tool, args) =>
+      on().call(ctx.getNumber(token), ctx.getString(server), ctx.getString(tool), ctx.getString(args)),
     ask: (token, request) => on().ask(ctx.getNumber(token), ctx.getString(request)),
     console: (level, text) => on().console(ctx.getString(level) as ConsoleLevel, ctx.getString(text)),
     setTimer: (id, ms) => on().setTimer(ctx.getNumber(id), ctx.getNumber(ms)),

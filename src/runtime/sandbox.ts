@@ -24,7 +24,10 @@ export async function startScriptHere(options: StartScriptOptions, limits: Resol
   return run;
 }
 
-type Ending = { status: 'ok'; value: unknown } | { status: 'failed'; error: McpxError } | { status: 'input-required'; stop: InputRequiredStop };
+type Ending =
+  | { status: 'ok'; value: unknown }
+  | { status: 'failed'; error: McpxError }
+  | { status: 'input-required'; stop: InputRequiredStop };
 
 interface ElicitReply {
   ok: boolean;
@@ -190,7 +193,12 @@ class SandboxRun implements ScriptRun, HostSide {
       .then(() => this.bindings.callTool(server, tool, args))
       .then(
         (reply) => this.onToolReply(token, server, tool, reply),
-        (error: unknown) => this.onToolReply(token, server, tool, { status: 'tool-error', message: messageOf(error), code: isMcpxError(error) ? error.code : undefined }),
+        (error: unknown) =>
+          this.onToolReply(token, server, tool, {
+            status: 'tool-error',
+            message: messageOf(error),
+            code: isMcpxError(error) ? error.code : undefined,
+          }),
       );
   }
 
@@ -226,12 +234,17 @@ class SandboxRun implements ScriptRun, HostSide {
           if (answer === undefined) {
             this.end({
               status: 'input-required',
-              stop: { via: 'ask', message: `the script asked "${request.message}" and nobody here can answer it`, data: { requestedSchema } },
+              stop: {
+                via: 'ask',
+                message: `the script asked "${request.message}" and nobody here can answer it`,
+                data: { requestedSchema },
+              },
             });
             return;
           }
           const judged = judgeAnswer({ mode: 'form', requestedSchema }, JSON.stringify(answer));
-          if ('reason' in judged) this.settle(token, { ok: false, message: `ask(): the answer ${judged.reason}`, code: 'ANSWER_INVALID' });
+          if ('reason' in judged)
+            this.settle(token, { ok: false, message: `ask(): the answer ${judged.reason}`, code: 'ANSWER_INVALID' });
           else this.settle(token, { ok: true, value: judged.answer });
         },
         (error: unknown) => {
@@ -254,14 +267,17 @@ class SandboxRun implements ScriptRun, HostSide {
     if (this.timers.size >= this.limits.maxTimers) {
       throw new RangeError(`setTimeout: ${this.limits.maxTimers} timers are already pending (the limit of a script)`);
     }
-    const timer = setTimeout(() => {
-      this.timers.delete(id);
-      this.drive(() => {
-        const handle = this.ctx.newNumber(id);
-        this.consume(this.ctx.callFunction(this.guest.fireTimer, this.ctx.undefined, handle));
-        handle.dispose();
-      });
-    }, Math.min(ms, MAX_TIMER_MS));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(id);
+        this.drive(() => {
+          const handle = this.ctx.newNumber(id);
+          this.consume(this.ctx.callFunction(this.guest.fireTimer, this.ctx.undefined, handle));
+          handle.dispose();
+        });
+      },
+      Math.min(ms, MAX_TIMER_MS),
+    );
     this.timers.set(id, timer);
   }
 
@@ -352,9 +368,13 @@ class SandboxRun implements ScriptRun, HostSide {
     if (described.name === 'InternalError' && described.message === 'out of memory') {
       this.ending = {
         status: 'failed',
-        error: new McpxError('SCRIPT_MEMORY_LIMIT', `the script ran out of memory${described.nothingThrown ? ' (too far to even make the error object)' : ''}: it is limited to ${mib(this.limits.memoryBytes)} (raise it with --memory-limit)`, {
-          data: { memoryBytes: this.limits.memoryBytes },
-        }),
+        error: new McpxError(
+          'SCRIPT_MEMORY_LIMIT',
+          `the script ran out of memory${described.nothingThrown ? ' (too far to even make the error object)' : ''}: it is limited to ${mib(this.limits.memoryBytes)} (raise it with --memory-limit)`,
+          {
+            data: { memoryBytes: this.limits.memoryBytes },
+          },
+        ),
       };
       return;
     }
@@ -366,7 +386,12 @@ class SandboxRun implements ScriptRun, HostSide {
     this.ending = {
       status: 'failed',
       error: new McpxError('SCRIPT_ERROR', stack ? `${headline}\n${stack}` : headline, {
-        data: { name: described.name, message: described.message, stack, ...(described.code === undefined ? {} : { code: described.code }) },
+        data: {
+          name: described.name,
+          message: described.message,
+          stack,
+          ...(described.code === undefined ? {} : { code: described.code }),
+        },
       }),
     };
   }
@@ -376,7 +401,12 @@ class SandboxRun implements ScriptRun, HostSide {
       by === 'cpu'
         ? `the script used more than ${this.limits.cpuMs} ms of CPU time (raise it with --cpu-limit)`
         : `the script ran past its ${this.limits.wallMs} ms deadline (raise it with --timeout)`;
-    return { status: 'failed', error: new McpxError('SCRIPT_TIMEOUT', message, { data: { limit: by, cpuMs: this.limits.cpuMs, wallMs: this.limits.wallMs } }) };
+    return {
+      status: 'failed',
+      error: new McpxError('SCRIPT_TIMEOUT', message, {
+        data: { limit: by, cpuMs: this.limits.cpuMs, wallMs: this.limits.wallMs },
+      }),
+    };
   }
 
   private end(ending: Ending): void {
@@ -439,7 +469,12 @@ function textAnswerSchema(): ElicitationSchema {
 function isFormSchema(value: unknown): value is ElicitationSchema {
   if (value === null || typeof value !== 'object') return false;
   const schema = value as { type?: unknown; properties?: unknown };
-  return schema.type === 'object' && schema.properties !== null && typeof schema.properties === 'object' && !Array.isArray(schema.properties);
+  return (
+    schema.type === 'object' &&
+    schema.properties !== null &&
+    typeof schema.properties === 'object' &&
+    !Array.isArray(schema.properties)
+  );
 }
 
 function messageOf(error: unknown): string {

@@ -13,7 +13,11 @@ export async function startScript(options: StartScriptOptions): Promise<ScriptRu
   if (options.isolation === 'worker') {
     const { startScriptInWorker } = await import('./worker.js').catch((error: unknown) => {
       // The worker locates itself with import.meta.url, which a CommonJS build cannot parse.
-      throw new McpxError('SCRIPT_ERROR', `worker isolation is not available here (it needs mcpx loaded as an ES module, with import rather than require): ${(error as Error).message}`, { cause: error });
+      throw new McpxError(
+        'SCRIPT_ERROR',
+        `worker isolation is not available here (it needs mcpx loaded as an ES module, with import rather than require): ${(error as Error).message}`,
+        { cause: error },
+      );
     });
     return startScriptInWorker(options, limits);
   }

@@ -77,7 +77,9 @@ export async function startScriptInWorker(options: StartScriptOptions, limits: R
         : `the script ran past its ${limits.wallMs} ms deadline (raise it with --timeout)`;
     end({
       status: 'failed',
-      error: new McpxError('SCRIPT_TIMEOUT', message, { data: { limit: by, cpuMs: limits.cpuMs, wallMs: limits.wallMs, terminated: true } }),
+      error: new McpxError('SCRIPT_TIMEOUT', message, {
+        data: { limit: by, cpuMs: limits.cpuMs, wallMs: limits.wallMs, terminated: true },
+      }),
       stats: { cpuMs: cpuSoFar(meter), wallMs: performance.now() - startedAt, toolCalls, elicitations, disposedCleanly: false },
     });
   };
@@ -86,7 +88,8 @@ export async function startScriptInWorker(options: StartScriptOptions, limits: R
     if (cpuSoFar(meter) > limits.cpuMs + graceMs(limits.cpuMs)) killed('cpu');
   }, WATCH_EVERY_MS);
   watchdog.unref();
-  const deadline = limits.wallMs === undefined ? undefined : setTimeout(() => killed('wall'), limits.wallMs + graceMs(limits.wallMs));
+  const deadline =
+    limits.wallMs === undefined ? undefined : setTimeout(() => killed('wall'), limits.wallMs + graceMs(limits.wallMs));
 
   const send = (message: ToWorker): void => {
     if (!finished) worker.postMessage(message);
@@ -100,7 +103,12 @@ export async function startScriptInWorker(options: StartScriptOptions, limits: R
           .then(() => bindings.callTool(message.server, message.tool, message.args))
           .then(
             (reply) => send({ type: 'call-reply', id: message.id, reply }),
-            (error: unknown) => send({ type: 'call-reply', id: message.id, reply: { status: 'tool-error', message: messageOf(error), ...codeOf(error) } }),
+            (error: unknown) =>
+              send({
+                type: 'call-reply',
+                id: message.id,
+                reply: { status: 'tool-error', message: messageOf(error), ...codeOf(error) },
+              }),
           );
         return;
       case 'ask':
@@ -108,7 +116,8 @@ export async function startScriptInWorker(options: StartScriptOptions, limits: R
           .then(() => (bindings.ask ? bindings.ask(message.request) : undefined))
           .then(
             (answer) => send({ type: 'ask-reply', id: message.id, answer: answer ?? null }),
-            (error: unknown) => send({ type: 'ask-reply', id: message.id, answer: null, error: { message: messageOf(error), ...codeOf(error) } }),
+            (error: unknown) =>
+              send({ type: 'ask-reply', id: message.id, answer: null, error: { message: messageOf(error), ...codeOf(error) } }),
           );
         return;
       case 'console':
@@ -226,7 +235,10 @@ async function serve(port: MessagePort, input: WorkerInput): Promise<void> {
     log: (message) => post({ type: 'log', message }),
   };
 
-  const run = await startScriptHere({ script: input.script, bindings, limits: input.limits, meter: new Float64Array(input.meter) }, resolveLimits(input.limits));
+  const run = await startScriptHere(
+    { script: input.script, bindings, limits: input.limits, meter: new Float64Array(input.meter) },
+    resolveLimits(input.limits),
+  );
   port.on('message', (message: ToWorker) => {
     switch (message.type) {
       case 'call-reply': {
@@ -239,7 +251,12 @@ async function serve(port: MessagePort, input: WorkerInput): Promise<void> {
         const waiter = asks.get(message.id);
         asks.delete(message.id);
         if (!waiter) return;
-        if (message.error) waiter.reject(message.error.code ? new McpxError(message.error.code as McpxErrorCode, message.error.message) : new Error(message.error.message));
+        if (message.error)
+          waiter.reject(
+            message.error.code
+              ? new McpxError(message.error.code as McpxErrorCode, message.error.message)
+              : new Error(message.error.message),
+          );
         else waiter.resolve(message.answer ?? undefined);
         return;
       }

@@ -12,10 +12,16 @@ export const CREDENTIAL_FIELD = 'value';
 export const SECRET_KEPT = '(kept in the secret store)';
 
 /** Keeps the secret and returns the content to record in its place. */
-export async function keepSecretContent(ref: SecretRef, content: Record<string, unknown>, store: SecretStore): Promise<Record<string, unknown>> {
+export async function keepSecretContent(
+  ref: SecretRef,
+  content: Record<string, unknown>,
+  store: SecretStore,
+): Promise<Record<string, unknown>> {
   const value = content[CREDENTIAL_FIELD];
   if (typeof value !== 'string' || value === '' || value === SECRET_KEPT) {
-    throw new McpxError('ANSWER_INVALID', `a secret answer needs a non-empty "${CREDENTIAL_FIELD}"`, { data: { issues: [{ field: CREDENTIAL_FIELD, expected: 'a non-empty string', message: 'missing' }] } });
+    throw new McpxError('ANSWER_INVALID', `a secret answer needs a non-empty "${CREDENTIAL_FIELD}"`, {
+      data: { issues: [{ field: CREDENTIAL_FIELD, expected: 'a non-empty string', message: 'missing' }] },
+    });
   }
   await store.set(ref.service, ref.account, value);
   return { ...content, [CREDENTIAL_FIELD]: SECRET_KEPT };

@@ -97,9 +97,13 @@ async function withLock<T>(lockPath: string, body: () => Promise<T>): Promise<T>
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       // A lock left by a process that died is taken over once it is old.
-      const age = await stat(lockPath).then((s) => Date.now() - s.mtimeMs, () => 0);
+      const age = await stat(lockPath).then(
+        (s) => Date.now() - s.mtimeMs,
+        () => 0,
+      );
       if (age > LOCK_STALE_MS) await rm(lockPath, { force: true });
-      else if (attempt >= LOCK_ATTEMPTS) throw storeError(`the secrets file is locked by ${lockPath}; remove it if no mcpx is running`);
+      else if (attempt >= LOCK_ATTEMPTS)
+        throw storeError(`the secrets file is locked by ${lockPath}; remove it if no mcpx is running`);
       else await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
     }
   }

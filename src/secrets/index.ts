@@ -15,10 +15,15 @@ export { KEYCHAIN_SERVICE_PREFIX } from './keychain-store.js';
 /** Opens the keychain when it works here, else the file; `fallbackReason` says why the keychain was not used. */
 export async function openSecretStore(options: SecretStoreOptions): Promise<SecretStore & { fallbackReason?: string }> {
   const prefer = options.prefer ?? preferFromEnv(process.env.MCPX_SECRET_STORE);
-  if (prefer === 'file') return Object.assign(openFileSecretStore(options.stateDir), { fallbackReason: 'MCPX_SECRET_STORE=file' });
+  if (prefer === 'file')
+    return Object.assign(openFileSecretStore(options.stateDir), { fallbackReason: 'MCPX_SECRET_STORE=file' });
   const keychain = await openKeychainSecretStore();
   if ('store' in keychain) return keychain.store;
-  if (prefer === 'keychain') throw new McpxError('SECRET_STORE_FAILED', `no keychain works here (${keychain.reason}); unset MCPX_SECRET_STORE to use the file in the state dir`);
+  if (prefer === 'keychain')
+    throw new McpxError(
+      'SECRET_STORE_FAILED',
+      `no keychain works here (${keychain.reason}); unset MCPX_SECRET_STORE to use the file in the state dir`,
+    );
   return Object.assign(openFileSecretStore(options.stateDir), { fallbackReason: `no keychain: ${keychain.reason}` });
 }
 

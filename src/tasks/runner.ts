@@ -175,7 +175,12 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
                 // The call already settled this question (its own expiry, or it ended): nothing left to deliver.
                 return;
               }
-              await broker.recordResumed({ elicit: question.id, trace, ...(task.parent ? { parent: task.parent } : {}), session: task.session });
+              await broker.recordResumed({
+                elicit: question.id,
+                trace,
+                ...(task.parent ? { parent: task.parent } : {}),
+                session: task.session,
+              });
             })
             // Aborted when the call ends; a failed audit write must not fail the call that already resumed.
             .catch(() => undefined);
@@ -192,7 +197,11 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   }
 
   /** Answers one modern round: waits for every answer, then re-sends the call with them. */
-  async function modernRound(task: TaskRecord, continuation: Continuation, signal: AbortSignal): Promise<CallOutcome<TaskResult>> {
+  async function modernRound(
+    task: TaskRecord,
+    continuation: Continuation,
+    signal: AbortSignal,
+  ): Promise<CallOutcome<TaskResult>> {
     // Questions a handler already answered in this round ride in the continuation; wait only for the rest.
     const waiting = continuation.questions.filter((q) => continuation.answered?.[q.id] === undefined);
     const stored = await Promise.all(waiting.map((q) => broker.awaitAnswer(q.id, { signal })));
@@ -227,7 +236,12 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   }
 
   /** Runs rounds until the call completes or fails; `first` resolves at the first stop. */
-  async function drive(task: TaskRecord, outcome: Promise<CallOutcome<TaskResult>>, first: (step: TaskStep) => void, signal: AbortSignal): Promise<void> {
+  async function drive(
+    task: TaskRecord,
+    outcome: Promise<CallOutcome<TaskResult>>,
+    first: (step: TaskStep) => void,
+    signal: AbortSignal,
+  ): Promise<void> {
     let legacy: ReturnType<typeof legacyWatch> | undefined;
     try {
       let current = await outcome;
@@ -243,7 +257,9 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         task.state = 'input-required';
         task.era = current.live ? 'legacy' : 'modern';
         for (const q of questions) if (!task.questions.includes(q.id)) task.questions.push(q.id);
-        task.waitingOn = current.live ? [...new Set([...(legacy?.unanswered ?? []), ...questions.map((q) => q.id)])] : questions.map((q) => q.id);
+        task.waitingOn = current.live
+          ? [...new Set([...(legacy?.unanswered ?? []), ...questions.map((q) => q.id)])]
+          : questions.map((q) => q.id);
         if (current.continuation) task.continuation = current.continuation;
         await save(task);
         first({ status: 'input-required', task: structuredClone(task), questions });
@@ -271,7 +287,10 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     }
   }
 
-  function track(task: TaskRecord, run: (first: (step: TaskStep) => void, signal: AbortSignal) => Promise<void>): Promise<TaskStep> {
+  function track(
+    task: TaskRecord,
+    run: (first: (step: TaskStep) => void, signal: AbortSignal) => Promise<void>,
+  ): Promise<TaskStep> {
     let resolveFirst!: (step: TaskStep) => void;
     const firstStep = new Promise<TaskStep>((resolve) => (resolveFirst = resolve));
     const first = (step: TaskStep): void => {
@@ -287,10 +306,16 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       driving.delete(task.id);
       kept.delete(task.id);
       for (const [callId, taskId] of callToTask) if (taskId === task.id) callToTask.delete(callId);
-      for (const id of task.questions) if (![...driving.values()].some((d) => d.task.questions.includes(id))) ambiguous.delete(id);
+      for (const id of task.questions)
+        if (![...driving.values()].some((d) => d.task.questions.includes(id))) ambiguous.delete(id);
       notify(task.id);
       // A close mid-round leaves the first stop unresolved only if nothing happened yet: report the task as it stands.
-      if (!entry.reported) first({ status: 'failed', task: structuredClone(task), error: task.error ?? { code: 'DAEMON_UNAVAILABLE', message: 'the daemon stopped before the call finished' } });
+      if (!entry.reported)
+        first({
+          status: 'failed',
+          task: structuredClone(task),
+          error: task.error ?? { code: 'DAEMON_UNAVAILABLE', message: 'the daemon stopped before the call finished' },
+        });
     });
     return firstStep;
   }
@@ -320,14 +345,13 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       callToTask.set(task.callId, task.id);
       if (!lazy) await save(task);
       return track(task, (first, signal) => {
-        const outcome = options
-          .host(input.session, input.sessionSource)
-          .then((host): Promise<CallOutcome<TaskResult>> => {
-            const callOptions = { callId: task.callId, ...(input.parent ? { parent: input.parent } : {}), signal };
-            if (input.method === 'prompts/get') return host.getPrompt(input.server, input.tool, input.arguments as Record<string, string>, callOptions);
-            if (input.method === 'resources/read') return host.readResource(input.server, input.tool, callOptions);
-            return host.callTool(input.server, input.tool, input.arguments, callOptions);
-          });
+        const outcome = options.host(input.session, input.sessionSource).then((host): Promise<CallOutcome<TaskResult>> => {
+          const callOptions = { callId: task.callId, ...(input.parent ? { parent: input.parent } : {}), signal };
+          if (input.method === 'prompts/get')
+            return host.getPrompt(input.server, input.tool, input.arguments as Record<string, string>, callOptions);
+          if (input.method === 'resources/read') return host.readResource(input.server, input.tool, callOptions);
+          return host.callTool(input.server, input.tool, input.arguments, callOptions);
+        });
         return drive(task, outcome, first, signal);
       });
     },
@@ -366,7 +390,8 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     async adopt(task) {
       if (closed) throw new Error('the task runner is closed');
       const continuation = task.continuation;
-      if (task.state !== 'input-required' || task.era !== 'modern' || !continuation) throw new Error(`the task ${task.id} is not a modern call waiting at a round`);
+      if (task.state !== 'input-required' || task.era !== 'modern' || !continuation)
+        throw new Error(`the task ${task.id} is not a modern call waiting at a round`);
       Object.assign(task, { pid, ...(options.holder ? { holder: options.holder } : {}) });
       await save(task);
       callToTask.set(task.callId, task.id);
@@ -396,13 +421,18 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
           await abandonQuietly(id, reason);
           abandoned.push(id);
         }
-        Object.assign(task, { state: 'failed', waitingOn: [], error: { code: 'ELICITATION_ABANDONED', message: `${reason}; run the call again` } });
+        Object.assign(task, {
+          state: 'failed',
+          waitingOn: [],
+          error: { code: 'ELICITATION_ABANDONED', message: `${reason}; run the call again` },
+        });
         await save(task);
       }
       return { abandoned, resumed };
     },
 
-    active: (session) => (session === undefined ? driving.size : [...driving.values()].filter((d) => d.task.session === session).length),
+    active: (session) =>
+      session === undefined ? driving.size : [...driving.values()].filter((d) => d.task.session === session).length,
 
     async close(reason = 'the daemon holding the call stopped') {
       closed = true;
@@ -413,7 +443,11 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       for (const entry of entries) {
         if (entry.task.era === 'legacy' || entry.task.state === 'running' || options.resumable === false) {
           for (const id of entry.task.waitingOn) await abandonQuietly(id, reason);
-          Object.assign(entry.task, { state: 'failed', waitingOn: [], error: { code: 'ELICITATION_ABANDONED', message: `${reason}; run the call again` } });
+          Object.assign(entry.task, {
+            state: 'failed',
+            waitingOn: [],
+            error: { code: 'ELICITATION_ABANDONED', message: `${reason}; run the call again` },
+          });
           await update(entry.task).catch(() => undefined);
         }
         entry.abort.abort();

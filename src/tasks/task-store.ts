@@ -30,7 +30,8 @@ const LIVE = 'tasks-live:';
 /** Set once every holder's live row exists (after the one scan of a store written before the rows). */
 const INDEXED = 'tasks-live';
 
-const isUnfinished = (task: TaskRecord | undefined): boolean => task !== undefined && (task.state === 'running' || task.state === 'input-required');
+const isUnfinished = (task: TaskRecord | undefined): boolean =>
+  task !== undefined && (task.state === 'running' || task.state === 'input-required');
 
 /**
  * Wraps a keyv instance: the broker store's own (`BrokerStore.keyv`, keys here never collide with the broker's),
@@ -42,7 +43,11 @@ export function createTaskStore(kv: Keyv = new Keyv(), options: TaskStoreOptions
     try {
       return await work();
     } catch (error) {
-      throw new McpxError('STORE_UNAVAILABLE', `The task store could not ${what}: ${(error as Error).message}. Check the store (SQLite file or Redis URL) is reachable.`, { cause: error });
+      throw new McpxError(
+        'STORE_UNAVAILABLE',
+        `The task store could not ${what}: ${(error as Error).message}. Check the store (SQLite file or Redis URL) is reachable.`,
+        { cause: error },
+      );
     }
   };
 
@@ -59,7 +64,8 @@ export function createTaskStore(kv: Keyv = new Keyv(), options: TaskStoreOptions
         // scanned once to write every holder's row.
         if (indexed) return new Set<string>();
         const byHolder = new Map<string, string[]>();
-        for (const task of await scan()) if (task.holder !== undefined) byHolder.set(task.holder, [...(byHolder.get(task.holder) ?? []), task.id]);
+        for (const task of await scan())
+          if (task.holder !== undefined) byHolder.set(task.holder, [...(byHolder.get(task.holder) ?? []), task.id]);
         for (const [other, list] of byHolder) if (other !== holder) await kv.set(LIVE + other, list);
         await kv.set(LIVE + holder, byHolder.get(holder) ?? []);
         await kv.set(INDEXED, true);

@@ -17,9 +17,18 @@ export type TaskResult = ToolResult | GetPromptResult | ReadResourceResult;
 /** What the runner needs from an mcpx instance (`createMcpx` satisfies it). */
 export interface TaskHost {
   callTool(server: string, tool: string, args: Record<string, unknown>, options?: CallOptions): Promise<CallOutcome>;
-  getPrompt(server: string, name: string, args?: Record<string, string>, options?: CallOptions): Promise<CallOutcome<GetPromptResult>>;
+  getPrompt(
+    server: string,
+    name: string,
+    args?: Record<string, string>,
+    options?: CallOptions,
+  ): Promise<CallOutcome<GetPromptResult>>;
   readResource(server: string, uri: string, options?: CallOptions): Promise<CallOutcome<ReadResourceResult>>;
-  resume<R = CallToolResult>(continuation: Continuation, answers: Record<string, Answer>, options?: { signal?: AbortSignal }): Promise<CallOutcome<R>>;
+  resume<R = CallToolResult>(
+    continuation: Continuation,
+    answers: Record<string, Answer>,
+    options?: { signal?: AbortSignal },
+  ): Promise<CallOutcome<R>>;
 }
 
 export type TaskState = 'running' | 'input-required' | 'complete' | 'failed';

@@ -11,7 +11,15 @@ import { createMemoryEraCache } from '../../src/client/era-cache.js';
 import { createMcpx, type Mcpx } from '../../src/mcpx.js';
 import type { Answer, Question } from '../../src/types.js';
 
-const gitEnv = { PATH: process.env.PATH ?? '', HOME: tmpdir(), GIT_AUTHOR_NAME: 'mcpx', GIT_AUTHOR_EMAIL: 'mcpx@example.com', GIT_COMMITTER_NAME: 'mcpx', GIT_COMMITTER_EMAIL: 'mcpx@example.com', GIT_CONFIG_NOSYSTEM: '1' };
+const gitEnv = {
+  PATH: process.env.PATH ?? '',
+  HOME: tmpdir(),
+  GIT_AUTHOR_NAME: 'mcpx',
+  GIT_AUTHOR_EMAIL: 'mcpx@example.com',
+  GIT_COMMITTER_NAME: 'mcpx',
+  GIT_COMMITTER_EMAIL: 'mcpx@example.com',
+  GIT_CONFIG_NOSYSTEM: '1',
+};
 
 const gitAdapter = (repo: string) => ({
   cli: 'git',
@@ -28,9 +36,25 @@ const gitAdapter = (repo: string) => ({
       args: ['show', 'HEAD:{path}'],
       input: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
     },
-    add: { writes: true, args: ['add', '--', '{paths}'], input: { type: 'object', properties: { paths: { type: 'array', items: { type: 'string' }, minItems: 1 } }, required: ['paths'] } },
-    commit: { writes: true, args: ['commit', '-m', '{message}'], input: { type: 'object', properties: { message: { type: 'string', minLength: 1 } }, required: ['message'] } },
-    branch: { writes: true, args: ['branch', '{name}'], input: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
+    add: {
+      writes: true,
+      args: ['add', '--', '{paths}'],
+      input: {
+        type: 'object',
+        properties: { paths: { type: 'array', items: { type: 'string' }, minItems: 1 } },
+        required: ['paths'],
+      },
+    },
+    commit: {
+      writes: true,
+      args: ['commit', '-m', '{message}'],
+      input: { type: 'object', properties: { message: { type: 'string', minLength: 1 } }, required: ['message'] },
+    },
+    branch: {
+      writes: true,
+      args: ['branch', '{name}'],
+      input: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+    },
     big_log: { args: ['log', '-p', '--all'] },
   },
 });
@@ -66,7 +90,9 @@ async function open(): Promise<Mcpx> {
   });
 }
 
-const text = async (outcome: Promise<import('../../src/client/outcome.js').CallOutcome>): Promise<{ text: string; isError: boolean }> => {
+const text = async (
+  outcome: Promise<import('../../src/client/outcome.js').CallOutcome>,
+): Promise<{ text: string; isError: boolean }> => {
   const done = await outcome;
   if (done.status !== 'complete') throw new Error(`expected a complete call, got ${done.status}`);
   return { text: (done.result.content as Array<{ text: string }>)[0]!.text, isError: done.result.isError === true };
@@ -78,8 +104,13 @@ describe('CLI adapter over git', () => {
     mcpx = await open();
     const tools = await mcpx.listTools('git');
     expect(tools.map((t) => t.name)).toEqual(['status', 'log', 'show_file', 'add', 'commit', 'branch', 'big_log']);
-    expect(tools.find((t) => t.name === 'commit')).toMatchObject({ annotations: { readOnlyHint: false, destructiveHint: true }, inputSchema: { required: ['message'] } });
-    expect(tools.find((t) => t.name === 'commit')!.description).toBe('Runs: git commit -m {message}. Asks for confirmation before it runs.');
+    expect(tools.find((t) => t.name === 'commit')).toMatchObject({
+      annotations: { readOnlyHint: false, destructiveHint: true },
+      inputSchema: { required: ['message'] },
+    });
+    expect(tools.find((t) => t.name === 'commit')!.description).toBe(
+      'Runs: git commit -m {message}. Asks for confirmation before it runs.',
+    );
   });
 
   it('runs reads without a question', async () => {
@@ -95,23 +126,35 @@ describe('CLI adapter over git', () => {
     await text(mcpx.callTool('git', 'add', { paths: ['notes.txt'] }));
     const commit = await text(mcpx.callTool('git', 'commit', { message: "add notes; echo 'not a shell'" }));
     expect(commit.isError).toBe(false);
-    expect(asked.map((q) => q.message)).toEqual(['run git add -- notes.txt: proceed?', "run git commit -m 'add notes; echo '\\''not a shell'\\''': proceed?"]);
+    expect(asked.map((q) => q.message)).toEqual([
+      'run git add -- notes.txt: proceed?',
+      "run git commit -m 'add notes; echo '\\''not a shell'\\''': proceed?",
+    ]);
     expect(git('log', '--format=%s')).toBe("add notes; echo 'not a shell'\nfirst commit\n");
   });
 
   it('runs nothing after decline or cancel, and says which', async () => {
     mcpx = await open();
     answer = { action: 'decline' };
-    expect(await text(mcpx.callTool('git', 'branch', { name: 'feature' }))).toEqual({ text: 'not sent: the confirmation was declined (run git branch feature)', isError: true });
+    expect(await text(mcpx.callTool('git', 'branch', { name: 'feature' }))).toEqual({
+      text: 'not sent: the confirmation was declined (run git branch feature)',
+      isError: true,
+    });
     answer = { action: 'cancel' };
-    expect(await text(mcpx.callTool('git', 'branch', { name: 'feature' }))).toEqual({ text: 'not sent: the confirmation was cancelled (run git branch feature)', isError: true });
+    expect(await text(mcpx.callTool('git', 'branch', { name: 'feature' }))).toEqual({
+      text: 'not sent: the confirmation was cancelled (run git branch feature)',
+      isError: true,
+    });
     expect(git('branch', '--list')).toBe('* main\n');
   });
 
   it('refuses a value that would read as an option, before asking', async () => {
     mcpx = await open();
     const result = await text(mcpx.callTool('git', 'branch', { name: '--delete=main' }));
-    expect(result).toEqual({ text: 'branch: argument "name" is "--delete=main": a value starting with "-" would be read as an option', isError: true });
+    expect(result).toEqual({
+      text: 'branch: argument "name" is "--delete=main": a value starting with "-" would be read as an option',
+      isError: true,
+    });
     expect(asked).toEqual([]);
   });
 
@@ -129,7 +172,10 @@ describe('CLI adapter over git', () => {
       git('commit', '-q', '-m', `c${i}`);
     }
     mcpx = await open();
-    expect(await text(mcpx.callTool('git', 'big_log', {}))).toEqual({ text: 'git log -p --all: printed more than 4096 bytes (maxOutputBytes); stopped', isError: true });
+    expect(await text(mcpx.callTool('git', 'big_log', {}))).toEqual({
+      text: 'git log -p --all: printed more than 4096 bytes (maxOutputBytes); stopped',
+      isError: true,
+    });
   });
 
   it('reports a failing command with its exit code and stderr', async () => {

@@ -18,7 +18,12 @@ describe('adapter config entries', () => {
       {
         mcpServers: {
           fx: { command: 'node', args: ['x.mjs'] },
-          api: { openapi: './api.yaml', headers: { authorization: 'Bearer ${TOKEN}' }, methods: ['all'], confirm: ['post', 'DELETE'] },
+          api: {
+            openapi: './api.yaml',
+            headers: { authorization: 'Bearer ${TOKEN}' },
+            methods: ['all'],
+            confirm: ['post', 'DELETE'],
+          },
           git: { cli: 'git', commands: { status: { args: ['status'] } } },
         },
       },
@@ -37,8 +42,14 @@ describe('adapter config entries', () => {
       expect.stringMatching(/^server "api": field "methods\.0": /),
       expect.stringMatching(/^server "api": .*confrim/),
     ]);
-    expect(issuesOf({ mcpServers: { both: { openapi: './a.yaml', cli: 'git' } } })).toEqual(['server "both": has both "openapi" and "cli"; an adapter is one or the other']);
-    expect(issuesOf({ mcpServers: { git: { cli: 'git', commands: { x: { args: 'status' } } } } })).toEqual([expect.stringMatching(/^server "git": field "commands\.x\.args": /)]);
-    expect(issuesOf({ mcpServers: { 'bad.name': { cli: 'git', commands: {} } } })).toEqual(['server "bad.name": the name may only use letters, digits, "_" and "-"']);
+    expect(issuesOf({ mcpServers: { both: { openapi: './a.yaml', cli: 'git' } } })).toEqual([
+      'server "both": has both "openapi" and "cli"; an adapter is one or the other',
+    ]);
+    expect(issuesOf({ mcpServers: { git: { cli: 'git', commands: { x: { args: 'status' } } } } })).toEqual([
+      expect.stringMatching(/^server "git": field "commands\.x\.args": /),
+    ]);
+    expect(issuesOf({ mcpServers: { 'bad.name': { cli: 'git', commands: {} } } })).toEqual([
+      'server "bad.name": the name may only use letters, digits, "_" and "-"',
+    ]);
   });
 });

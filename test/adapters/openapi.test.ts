@@ -39,7 +39,7 @@ function answering(answer: Answer | undefined, asked: Question[]): ElicitHandler
   };
 }
 
-const textOf = (result: { content?: unknown }): string => ((result.content as Array<{ text?: string }>)[0]?.text ?? '');
+const textOf = (result: { content?: unknown }): string => (result.content as Array<{ text?: string }>)[0]?.text ?? '';
 
 describe('OpenAPI adapter', () => {
   it('lists one tool per operation with input and output schemas from the document', async () => {
@@ -47,8 +47,16 @@ describe('OpenAPI adapter', () => {
     const tools = await mcpx.listTools('api');
     expect(tools.map((t) => t.name)).toEqual(['list_notes', 'create_note', 'get_note', 'delete_note']);
     const create = tools.find((t) => t.name === 'create_note')!;
-    expect(create.inputSchema).toMatchObject({ type: 'object', properties: { body: { type: 'object', required: ['title'] } }, required: ['body'] });
-    expect(create.outputSchema).toMatchObject({ type: 'object', properties: { id: { type: 'integer' } }, required: ['id', 'title'] });
+    expect(create.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { body: { type: 'object', required: ['title'] } },
+      required: ['body'],
+    });
+    expect(create.outputSchema).toMatchObject({
+      type: 'object',
+      properties: { id: { type: 'integer' } },
+      required: ['id', 'title'],
+    });
     expect(create.description).toContain('POST /notes');
     expect(create.description).toContain('Asks for confirmation');
     const get = tools.find((t) => t.name === 'get_note')!;
@@ -57,7 +65,11 @@ describe('OpenAPI adapter', () => {
   });
 
   it('serves only GET operations by default', async () => {
-    mcpx = await createMcpx({ config: { mcpServers: { api: { openapi: `${api.url}/openapi.json` } } } as never, env: {}, eraCache: createMemoryEraCache() });
+    mcpx = await createMcpx({
+      config: { mcpServers: { api: { openapi: `${api.url}/openapi.json` } } } as never,
+      env: {},
+      eraCache: createMemoryEraCache(),
+    });
     expect((await mcpx.listTools('api')).map((t) => t.name)).toEqual(['list_notes', 'get_note']);
   });
 
@@ -78,7 +90,12 @@ describe('OpenAPI adapter', () => {
     mcpx = await open(answering({ action: 'accept', content: {} }, asked));
     const outcome = await mcpx.callTool('api', 'create_note', { body: { title: 'from the adapter' } });
     expect(asked).toHaveLength(1);
-    expect(asked[0]).toMatchObject({ server: 'api', tool: 'create_note', mode: 'form', message: 'POST /notes with {"title":"from the adapter"}: proceed?' });
+    expect(asked[0]).toMatchObject({
+      server: 'api',
+      tool: 'create_note',
+      mode: 'form',
+      message: 'POST /notes with {"title":"from the adapter"}: proceed?',
+    });
     expect(outcome.status).toBe('complete');
     if (outcome.status !== 'complete') return;
     expect(outcome.result.isError).toBeFalsy();
@@ -104,12 +121,15 @@ describe('OpenAPI adapter', () => {
 
   it('sends nothing when the question expires unanswered, and says it expired', async () => {
     // Nobody answers: the handler only returns when the call gives up on it.
-    const waitForever: ElicitHandler = (_q, context) => new Promise((resolve) => context.signal.addEventListener('abort', () => resolve(undefined)));
+    const waitForever: ElicitHandler = (_q, context) =>
+      new Promise((resolve) => context.signal.addEventListener('abort', () => resolve(undefined)));
     mcpx = await open(waitForever, {}, 300);
     const outcome = await mcpx.callTool('api', 'create_note', { body: { title: 'never sent' } });
     expect(outcome.status).toBe('complete');
     if (outcome.status !== 'complete') return;
-    expect(textOf(outcome.result)).toBe('not sent: the confirmation was not answered before its deadline (cancelled) (POST /notes with {"title":"never sent"})');
+    expect(textOf(outcome.result)).toBe(
+      'not sent: the confirmation was not answered before its deadline (cancelled) (POST /notes with {"title":"never sent"})',
+    );
     expect(outcome.result._meta).toEqual({ 'io.mcpx/confirmation': 'expired' });
     expect(api.requests['POST /notes']).toBeUndefined();
   });
@@ -126,7 +146,9 @@ describe('OpenAPI adapter', () => {
   it('refuses arguments that do not match the input schema, sending nothing', async () => {
     mcpx = await open(answering({ action: 'accept', content: {} }, []));
     const outcome = await mcpx.callTool('api', 'create_note', { body: { title: 42 } });
-    expect(outcome.status === 'complete' && textOf(outcome.result)).toMatch(/^create_note: invalid arguments: \/body\/title must be string/);
+    expect(outcome.status === 'complete' && textOf(outcome.result)).toMatch(
+      /^create_note: invalid arguments: \/body\/title must be string/,
+    );
     expect(api.requests['POST /notes']).toBeUndefined();
   });
 
@@ -134,7 +156,9 @@ describe('OpenAPI adapter', () => {
     mcpx = await open(answering(undefined, []));
     const outcome = await mcpx.callTool('api', 'get_note', { id: 999 });
     expect(outcome.status === 'complete' && outcome.result.isError).toBe(true);
-    expect(outcome.status === 'complete' && textOf(outcome.result)).toBe('GET /notes/999 → HTTP 404 Not Found: {"error":"no note 999"}');
+    expect(outcome.status === 'complete' && textOf(outcome.result)).toBe(
+      'GET /notes/999 → HTTP 404 Not Found: {"error":"no note 999"}',
+    );
   });
 });
 
@@ -144,14 +168,19 @@ describe('OpenAPI adapter through the broker and policy', () => {
     const { createElicitationPipeline } = await import('../../src/elicitation/pipeline.js');
     const { parsePolicy } = await import('../../src/policy/index.js');
     const broker = createBroker({ session: 's-adapter' });
-    const policy = parsePolicy({ mode: 'auto', rules: [{ match: { server: 'api', tool: 'create_note' }, action: 'accept', because: 'CI may create notes' }] });
+    const policy = parsePolicy({
+      mode: 'auto',
+      rules: [{ match: { server: 'api', tool: 'create_note' }, action: 'accept', because: 'CI may create notes' }],
+    });
     mcpx = await open(createElicitationPipeline({ broker, policy }));
     const created = await mcpx.callTool('api', 'create_note', { body: { title: 'approved by policy' } });
     expect(created.status === 'complete' && created.result.structuredContent).toMatchObject({ title: 'approved by policy' });
     expect(api.requests['POST /notes']).toBe(1);
     // The same policy has no rule for DELETE: auto mode cancels it, and nothing is sent.
     const deleted = await mcpx.callTool('api', 'delete_note', { id: 1 });
-    expect(deleted.status === 'complete' && textOf(deleted.result)).toBe('not sent: the confirmation was cancelled (DELETE /notes/1)');
+    expect(deleted.status === 'complete' && textOf(deleted.result)).toBe(
+      'not sent: the confirmation was cancelled (DELETE /notes/1)',
+    );
     expect(api.requests['DELETE /notes/{id}']).toBeUndefined();
     const events = await broker.audit({});
     expect(events.some((e) => JSON.stringify(e).includes('CI may create notes'))).toBe(true);

@@ -14,9 +14,17 @@ describe('mcpx auth', () => {
   it('says where tokens are kept and who is signed in, never the token; logout forgets', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mcpx-auth-cli-'));
     const state = join(dir, 'state');
-    writeFileSync(join(dir, 'mcpx.json'), JSON.stringify({ mcpServers: { notes: { url: 'http://127.0.0.1:9/mcp' }, other: { url: 'http://127.0.0.1:9/x' } } }));
+    writeFileSync(
+      join(dir, 'mcpx.json'),
+      JSON.stringify({ mcpServers: { notes: { url: 'http://127.0.0.1:9/mcp' }, other: { url: 'http://127.0.0.1:9/x' } } }),
+    );
     const store = await openSecretStore({ stateDir: state, prefer: 'file' });
-    await serverCredentials(store, 'notes').saveTokens('https://as.example', { access_token: 'do-not-print', token_type: 'Bearer', expires_in: 3600, refresh_token: 'r' });
+    await serverCredentials(store, 'notes').saveTokens('https://as.example', {
+      access_token: 'do-not-print',
+      token_type: 'Bearer',
+      expires_in: 3600,
+      refresh_token: 'r',
+    });
     const env = { ...process.env, MCPX_STATE_DIR: state, MCPX_SECRET_STORE: 'file' };
     const run = (...args: string[]) => spawnSync(process.execPath, [cli, 'auth', ...args], { cwd: dir, env, encoding: 'utf8' });
 

@@ -22,8 +22,17 @@ const neverShown = async (): Promise<void> => {
 describe('OAuth credentials', () => {
   it('keys tokens and clients by issuer; the transport read gets the issuer saved last', async () => {
     const { store } = await fileStore();
-    const provider = new McpxOAuthProvider('notes', serverCredentials(store, 'notes'), {}, back('http://127.0.0.1:5000/oauth/callback'), neverShown);
-    await provider.saveClientInformation({ client_id: 'as1-client', redirect_uris: ['http://127.0.0.1:5000/oauth/callback'] } as never, { issuer: 'https://as1.example' });
+    const provider = new McpxOAuthProvider(
+      'notes',
+      serverCredentials(store, 'notes'),
+      {},
+      back('http://127.0.0.1:5000/oauth/callback'),
+      neverShown,
+    );
+    await provider.saveClientInformation(
+      { client_id: 'as1-client', redirect_uris: ['http://127.0.0.1:5000/oauth/callback'] } as never,
+      { issuer: 'https://as1.example' },
+    );
     await provider.saveTokens({ access_token: 'at-1', token_type: 'Bearer' }, { issuer: 'https://as1.example' });
     expect((await provider.tokens())?.access_token).toBe('at-1');
     expect((await provider.clientInformation({ issuer: 'https://as1.example' }))?.client_id).toBe('as1-client');
@@ -41,11 +50,23 @@ describe('OAuth credentials', () => {
   it('registers again when the stored client cannot receive this loopback redirect', async () => {
     const { store } = await fileStore();
     const credentials = serverCredentials(store, 'notes');
-    await credentials.saveClient('https://as.example', { client_id: 'old', redirect_uris: ['http://127.0.0.1:5000/oauth/callback'] } as never);
+    await credentials.saveClient('https://as.example', {
+      client_id: 'old',
+      redirect_uris: ['http://127.0.0.1:5000/oauth/callback'],
+    } as never);
     const elsewhere = new McpxOAuthProvider('notes', credentials, {}, back('http://127.0.0.1:6000/oauth/callback'), neverShown);
     expect(await elsewhere.clientInformation({ issuer: 'https://as.example' })).toBeUndefined();
-    const preRegistered = new McpxOAuthProvider('notes', credentials, { clientId: 'given', clientSecret: 's3' }, back('http://127.0.0.1:6000/oauth/callback'), neverShown);
-    expect(await preRegistered.clientInformation({ issuer: 'https://as.example' })).toEqual({ client_id: 'given', client_secret: 's3' });
+    const preRegistered = new McpxOAuthProvider(
+      'notes',
+      credentials,
+      { clientId: 'given', clientSecret: 's3' },
+      back('http://127.0.0.1:6000/oauth/callback'),
+      neverShown,
+    );
+    expect(await preRegistered.clientInformation({ issuer: 'https://as.example' })).toEqual({
+      client_id: 'given',
+      client_secret: 's3',
+    });
   });
 
   it('forgets tokens on logout and keeps the access token out of everything but the secrets file', async () => {

@@ -25,7 +25,11 @@ describe('the SQLite audit log', () => {
     const store = await openSqliteStore(path);
     const broker = createBroker({ store, session: 's1' });
     await broker.recordResumed({ elicit: base.elicit, trace: 'cal-00000000000000bb', parent: base.trace });
-    expect((await broker.audit({ trace: base.trace })).map((e) => e.kind)).toEqual(['elicit.open', 'elicit.answered', 'elicit.resumed']);
+    expect((await broker.audit({ trace: base.trace })).map((e) => e.kind)).toEqual([
+      'elicit.open',
+      'elicit.answered',
+      'elicit.resumed',
+    ]);
     expect(await store.keyv.get('log:001800000000000:7:1')).toBeUndefined();
     await broker.close();
     await store.close();

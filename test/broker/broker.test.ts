@@ -1,5 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBroker, createManualClock, resolveSession, systemClock, type BrokerEvent, type OpenRequestInput, type StoreBroker } from '../../src/broker/index.js';
+import {
+  createBroker,
+  createManualClock,
+  resolveSession,
+  systemClock,
+  type BrokerEvent,
+  type OpenRequestInput,
+  type StoreBroker,
+} from '../../src/broker/index.js';
 import { isMcpxError, type McpxError } from '../../src/errors.js';
 import { ELICITATION_ID } from '../../src/ids.js';
 
@@ -10,7 +18,11 @@ const question = (over: Partial<OpenRequestInput> = {}): OpenRequestInput => ({
   mode: 'form',
   message: 'Which repository?',
   era: 'legacy',
-  requestedSchema: { type: 'object', properties: { repo: { type: 'string', minLength: 1 }, labels: { type: 'string', default: 'bug' } }, required: ['repo'] },
+  requestedSchema: {
+    type: 'object',
+    properties: { repo: { type: 'string', minLength: 1 }, labels: { type: 'string', default: 'bug' } },
+    required: ['repo'],
+  },
   ...over,
 });
 
@@ -49,7 +61,13 @@ describe('broker', () => {
     make();
     const request = await broker.openRequest(question());
     expect(request.id).toMatch(ELICITATION_ID);
-    expect(request).toMatchObject({ state: 'pending', session: 'sess-a', sessionSource: 'explicit', createdAt: clock.now(), expiresAt: clock.now() + 120_000 });
+    expect(request).toMatchObject({
+      state: 'pending',
+      session: 'sess-a',
+      sessionSource: 'explicit',
+      createdAt: clock.now(),
+      expiresAt: clock.now() + 120_000,
+    });
     expect(events.map((e) => e.kind)).toEqual(['elicit.open']);
     expect(events[0]).toMatchObject({ elicit: request.id, trace: 'cal-00000000000000a1', session: 'sess-a', pid: process.pid });
   });
@@ -141,7 +159,8 @@ describe('broker', () => {
       // between its check and its claim, or after its claim.
       for (let tick = 0; tick < round * 3; tick++) await Promise.resolve();
       clock.advance(1);
-      const [outcome, awaited] = await Promise.all([responding, waiting]);outcomes.add(outcome.ok);
+      const [outcome, awaited] = await Promise.all([responding, waiting]);
+      outcomes.add(outcome.ok);
       await flush();
       const stored = await broker.lookup(id);
       expect(awaited).toEqual(stored);
@@ -205,15 +224,24 @@ describe('broker', () => {
     expect(issues.find((i) => i.field === 'repo')?.expected).toBe('string');
     expect((await broker.get(id))?.state).toBe('pending');
     expect(await broker.lookup(id)).toBeUndefined();
-    expect((await broker.respond({ id, action: 'accept', content: { repo: 'ok' }, by: 'cli' })).content).toEqual({ repo: 'ok', labels: 'bug' });
+    expect((await broker.respond({ id, action: 'accept', content: { repo: 'ok' }, by: 'cli' })).content).toEqual({
+      repo: 'ok',
+      labels: 'bug',
+    });
   });
 
   it('refuses content with decline and with a URL question', async () => {
     make();
     const form = await broker.openRequest(question());
-    expect((await rejection(broker.respond({ id: form.id, action: 'decline', content: { repo: 'x' }, by: 'cli' }))).code).toBe('ANSWER_INVALID');
-    const url = await broker.openRequest(question({ mode: 'url', url: 'https://example.com/connect', requestedSchema: undefined }));
-    expect((await rejection(broker.respond({ id: url.id, action: 'accept', content: { a: 1 }, by: 'cli' }))).code).toBe('ANSWER_INVALID');
+    expect((await rejection(broker.respond({ id: form.id, action: 'decline', content: { repo: 'x' }, by: 'cli' }))).code).toBe(
+      'ANSWER_INVALID',
+    );
+    const url = await broker.openRequest(
+      question({ mode: 'url', url: 'https://example.com/connect', requestedSchema: undefined }),
+    );
+    expect((await rejection(broker.respond({ id: url.id, action: 'accept', content: { a: 1 }, by: 'cli' }))).code).toBe(
+      'ANSWER_INVALID',
+    );
     expect((await broker.respond({ id: url.id, action: 'accept', by: 'cli' })).action).toBe('accept');
   });
 
@@ -264,7 +292,9 @@ describe('broker', () => {
     expect((await broker.pending({ server: 'linear' })).map((p) => p.id)).toEqual([b.id]);
     expect((await broker.pending({ tool: 'a' })).map((p) => p.id)).toEqual([a.id]);
     expect((await broker.pending({ trace: 'cal-00000000000000b2' })).map((p) => p.id)).toEqual([b.id]);
-    expect((await broker.pending({ state: 'answered' })).map((p) => [p.id, p.timeLeftMs, p.state])).toEqual([[c.id, 60_000, 'answered']]);
+    expect((await broker.pending({ state: 'answered' })).map((p) => [p.id, p.timeLeftMs, p.state])).toEqual([
+      [c.id, 60_000, 'answered'],
+    ]);
     clock.advance(50_000);
     expect((await broker.pending({ state: ['expired', 'answered'] })).map((p) => [p.id, p.state])).toEqual([
       [a.id, 'expired'],
@@ -280,7 +310,12 @@ describe('broker', () => {
     await broker.openRequest(question({ trace: 'cal-00000000000000ff', session: 'sess-z' }));
     const chain = await broker.audit({ trace: 'cal-00000000000000d1' });
     expect(chain.map((e) => e.kind)).toEqual(['elicit.open', 'elicit.answered', 'elicit.resumed']);
-    expect(chain[2]).toMatchObject({ trace: 'cal-00000000000000e2', parent: 'cal-00000000000000d1', elicit: id, session: 'sess-a' });
+    expect(chain[2]).toMatchObject({
+      trace: 'cal-00000000000000e2',
+      parent: 'cal-00000000000000d1',
+      elicit: id,
+      session: 'sess-a',
+    });
     expect((await broker.audit({ session: 'sess-z' })).map((e) => e.kind)).toEqual(['elicit.open']);
     expect((await broker.audit({ elicit: id })).length).toBe(3);
     expect((await broker.audit({ limit: 1 })).map((e) => e.kind)).toEqual(['elicit.open']);
@@ -310,7 +345,10 @@ describe('broker', () => {
 
 describe('resolveSession', () => {
   it('takes MCPX_SESSION_ID when the harness set it', () => {
-    expect(resolveSession({ MCPX_SESSION_ID: 's876' }, { configPath: '/a/mcpx.json', cwd: '/w' })).toEqual({ session: 's876', sessionSource: 'env' });
+    expect(resolveSession({ MCPX_SESSION_ID: 's876' }, { configPath: '/a/mcpx.json', cwd: '/w' })).toEqual({
+      session: 's876',
+      sessionSource: 'env',
+    });
   });
 
   it('fingerprints the config and the working directory otherwise, and says so on the question', async () => {
@@ -319,7 +357,14 @@ describe('resolveSession', () => {
     expect(resolveSession({}, { configPath: '/a/mcpx.json', cwd: '/w' })).toEqual(binding);
     expect(resolveSession({}, { configPath: '/a/mcpx.json', cwd: '/elsewhere' }).session).not.toBe(binding.session);
     const broker = createBroker({ session: binding, clock: createManualClock() });
-    const request = await broker.openRequest({ trace: 'cal-0000000000000001', server: 's', tool: 't', mode: 'form', message: 'm', era: 'modern' });
+    const request = await broker.openRequest({
+      trace: 'cal-0000000000000001',
+      server: 's',
+      tool: 't',
+      mode: 'form',
+      message: 'm',
+      era: 'modern',
+    });
     expect(request).toMatchObject({ session: binding.session, sessionSource: 'fingerprint' });
     expect((await broker.audit({ elicit: request.id }))[0]?.data).toMatchObject({ sessionSource: 'fingerprint' });
     await broker.close();

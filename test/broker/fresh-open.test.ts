@@ -37,7 +37,16 @@ describe('openSqliteStore on a fresh file', () => {
   let dir: string;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'mcpx-fresh-open-'));
-    await build({ entryPoints: [join(here, 'fixtures', 'fresh-open-worker.ts')], outfile: worker, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'error' });
+    await build({
+      entryPoints: [join(here, 'fixtures', 'fresh-open-worker.ts')],
+      outfile: worker,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      logLevel: 'error',
+    });
   });
   afterAll(() => {
     rmSync(worker, { force: true });

@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { createBroker, createManualClock, cursorAfter } from '../../src/broker/index.js';
 import { isMcpxError } from '../../src/errors.js';
 
-const ask = { trace: 'cal-00000000000000d1', server: 's', tool: 't', mode: 'form' as const, message: 'ok?', era: 'legacy' as const };
+const ask = {
+  trace: 'cal-00000000000000d1',
+  server: 's',
+  tool: 't',
+  mode: 'form' as const,
+  message: 'ok?',
+  era: 'legacy' as const,
+};
 
 describe('paged pending listing', () => {
   it('walks every pending question once, in order, a page at a time, even when one is answered between pages', async () => {

@@ -31,14 +31,31 @@ async function nextLine(w: ReturnType<typeof spawnWorker>): Promise<string> {
   return value;
 }
 
-const ask = (n: number) => ({ trace: `cal-${n.toString(16).padStart(16, '0')}`, server: 'race', tool: 'ask', mode: 'form' as const, message: `question ${n}`, era: 'legacy' as const, requestedSchema: { type: 'object' as const, properties: { worker: { type: 'integer' as const } }, required: ['worker'] } });
+const ask = (n: number) => ({
+  trace: `cal-${n.toString(16).padStart(16, '0')}`,
+  server: 'race',
+  tool: 'ask',
+  mode: 'form' as const,
+  message: `question ${n}`,
+  era: 'legacy' as const,
+  requestedSchema: { type: 'object' as const, properties: { worker: { type: 'integer' as const } }, required: ['worker'] },
+});
 
 describe('broker across processes', () => {
   let dir: string;
   let redis: RedisServer;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'mcpx-processes-'));
-    await build({ entryPoints: [join(here, 'fixtures', 'broker-worker.ts')], outfile: worker, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'error' });
+    await build({
+      entryPoints: [join(here, 'fixtures', 'broker-worker.ts')],
+      outfile: worker,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      logLevel: 'error',
+    });
     redis = await startRedis();
   });
   afterAll(async () => {
@@ -57,14 +74,25 @@ describe('broker across processes', () => {
       const store: BrokerStore = kind === 'redis' ? await openRedisStore(location()) : await openSqliteStore(location());
       const broker = createBroker({ store, allowAnySession: true });
       const ids: string[] = [];
-      for (let n = 0; n < QUESTIONS; n += 50) ids.push(...(await Promise.all(Array.from({ length: 50 }, (_, i) => broker.openRequest(ask(n + i))))).map((r) => r.id));
+      for (let n = 0; n < QUESTIONS; n += 50)
+        ids.push(...(await Promise.all(Array.from({ length: 50 }, (_, i) => broker.openRequest(ask(n + i))))).map((r) => r.id));
       const idsFile = join(dir, `${kind}-ids.json`);
       writeFileSync(idsFile, JSON.stringify(ids));
 
       const workers = Array.from({ length: PROCESSES }, (_, i) => spawnWorker(['race', kind, location(), `${idsFile}:${i}`]));
       for (const w of workers) expect(await nextLine(w)).toBe('ready');
       for (const w of workers) w.child.stdin!.write('go\n');
-      const reports = await Promise.all(workers.map(async (w) => JSON.parse(await nextLine(w)) as { worker: number; pid: number; outcomes: Record<string, string>; claimsLost: number }));
+      const reports = await Promise.all(
+        workers.map(
+          async (w) =>
+            JSON.parse(await nextLine(w)) as {
+              worker: number;
+              pid: number;
+              outcomes: Record<string, string>;
+              claimsLost: number;
+            },
+        ),
+      );
       // Some losers got as far as the atomic step itself, not just the early read of an existing answer.
       expect(reports.reduce((sum, r) => sum + r.claimsLost, 0)).toBeGreaterThan(0);
 
@@ -73,7 +101,10 @@ describe('broker across processes', () => {
         const outcomes = reports.map((r) => r.outcomes[id]);
         const winners = reports.filter((r) => r.outcomes[id] === 'won');
         expect(winners, `winners of ${id}`).toHaveLength(1);
-        expect(outcomes.filter((o) => o === 'ELICITATION_ALREADY_ANSWERED'), `losers of ${id}`).toHaveLength(PROCESSES - 1);
+        expect(
+          outcomes.filter((o) => o === 'ELICITATION_ALREADY_ANSWERED'),
+          `losers of ${id}`,
+        ).toHaveLength(PROCESSES - 1);
         // Nothing lost: the stored answer is the winner's.
         expect(stored[i]).toMatchObject({ action: 'accept', content: { worker: winners[0]!.worker }, pid: winners[0]!.pid });
       });
@@ -95,14 +126,17 @@ describe('broker across processes', () => {
       crashy.child.kill('SIGKILL');
       await exited;
 
-      const store: BrokerStore = kind === 'redis' ? await openRedisStore(location()) : await openSqliteStore(join(dir, 'crash.sqlite'));
+      const store: BrokerStore =
+        kind === 'redis' ? await openRedisStore(location()) : await openSqliteStore(join(dir, 'crash.sqlite'));
       const broker = createBroker({ store, session: 'crash-test' });
       const listed = await broker.pending({ server: 'crashy' });
       const listedIds = new Set(listed.map((p) => p.id));
       // Every question the dead process reported as opened is there, pending, with time left.
       for (const id of acknowledged) expect(listedIds.has(id), `${id} listed`).toBe(true);
       expect(listed.every((p) => p.state === 'pending' && p.timeLeftMs > 0 && p.session === 'crash-test')).toBe(true);
-      const opens = (await broker.audit({ session: 'crash-test' })).filter((e) => e.kind === 'elicit.open' && acknowledged.includes(e.elicit!));
+      const opens = (await broker.audit({ session: 'crash-test' })).filter(
+        (e) => e.kind === 'elicit.open' && acknowledged.includes(e.elicit!),
+      );
       expect(opens).toHaveLength(acknowledged.length);
       expect(opens.every((e) => e.pid === crashy.child.pid)).toBe(true);
 
@@ -114,7 +148,12 @@ describe('broker across processes', () => {
       expect(isMcpxError(late, 'ELICITATION_ABANDONED')).toBe(true);
 
       expect((await broker.get(accepted!))?.state).toBe('answered');
-      expect(await broker.lookup(accepted!)).toMatchObject({ action: 'accept', content: { ok: true }, by: 'cli', pid: process.pid });
+      expect(await broker.lookup(accepted!)).toMatchObject({
+        action: 'accept',
+        content: { ok: true },
+        by: 'cli',
+        pid: process.pid,
+      });
       expect((await broker.get(declined!))?.state).toBe('answered');
       expect((await broker.lookup(declined!))?.action).toBe('decline');
       expect((await broker.get(gone!))?.state).toBe('abandoned');

@@ -3,7 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBroker, openMemoryStore, openRedisStore } from '../../src/broker/index.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 
-const ask = { trace: 'cal-00000000000000c1', server: 's', tool: 't', mode: 'form' as const, message: 'ok?', era: 'legacy' as const, ttlMs: 20 };
+const ask = {
+  trace: 'cal-00000000000000c1',
+  server: 's',
+  tool: 't',
+  mode: 'form' as const,
+  message: 'ok?',
+  era: 'legacy' as const,
+  ttlMs: 20,
+};
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 // Long enough that a loaded machine cannot pass it between the writes and the first checks.
 const RETAIN_MS = 1_000;
@@ -38,7 +46,9 @@ describe('retention', () => {
     // The deadline answers it (cancel by expiry): no respond racing a 20 ms deadline on a loaded machine.
     expect(await broker.awaitAnswer(id)).toMatchObject({ action: 'cancel', by: 'expiry' });
     await broker.recordResumed({ elicit: id, trace: 'cal-00000000000000c2' });
-    const client = await (store.keyv.store as { getClient(): Promise<{ sendCommand(args: string[]): Promise<unknown> }> }).getClient();
+    const client = await (
+      store.keyv.store as { getClient(): Promise<{ sendCommand(args: string[]): Promise<unknown> }> }
+    ).getClient();
     const logKeys = (await client.sendCommand(['KEYS', '*log*'])) as string[];
     expect(logKeys).toHaveLength(1);
     expect(await client.sendCommand(['LLEN', logKeys[0]!])).toBe(3);

@@ -10,7 +10,17 @@ import { describe, expect, it } from 'vitest';
 import { createBroker, openSqliteStore } from '../../src/broker/index.js';
 import { countPendingInSqliteFile } from '../../src/broker/stores/sqlite-count.js';
 
-const question = (session: string, ttlMs = 120_000) => ({ trace: 'cal-0000000000000001', session, sessionSource: 'explicit' as const, server: 'fx', tool: 'ask_form', mode: 'form' as const, message: 'Which repository?', era: 'legacy' as const, ttlMs });
+const question = (session: string, ttlMs = 120_000) => ({
+  trace: 'cal-0000000000000001',
+  session,
+  sessionSource: 'explicit' as const,
+  server: 'fx',
+  tool: 'ask_form',
+  mode: 'form' as const,
+  message: 'Which repository?',
+  era: 'legacy' as const,
+  ttlMs,
+});
 
 describe('countPendingInSqliteFile', () => {
   it('counts what broker.pending lists, per session too', async () => {

@@ -17,7 +17,14 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
   }
 }
 
-const ask = { trace: 'cal-0000000000000001', server: 's', tool: 't', mode: 'form' as const, message: 'ok?', era: 'legacy' as const };
+const ask = {
+  trace: 'cal-0000000000000001',
+  server: 's',
+  tool: 't',
+  mode: 'form' as const,
+  message: 'ok?',
+  era: 'legacy' as const,
+};
 
 describe('broker stores', () => {
   let dir: string;
@@ -59,7 +66,9 @@ describe('broker stores', () => {
   });
 
   it('refuses a keyv adapter it has no atomic step for', () => {
-    const odd = new Keyv({ store: { get: async () => undefined, set: async () => true, delete: async () => true, clear: async () => undefined } });
+    const odd = new Keyv({
+      store: { get: async () => undefined, set: async () => true, delete: async () => true, clear: async () => undefined },
+    });
     expect(() => toBrokerStore(odd)).toThrow(expect.objectContaining({ code: 'STORE_UNSUPPORTED' }));
   });
 

@@ -40,7 +40,20 @@ describe('parseToolArguments', () => {
   });
 
   it('types key=value words sensibly', () => {
-    expect(parseToolArguments(['title=hello world', 'n=42', 'f=-1.5', 'ok=true', 'no=false', 'nil=null', 'zip=01234', 'list=[1,2]', 'obj={"a":1}', 'bad={x'])).toEqual({
+    expect(
+      parseToolArguments([
+        'title=hello world',
+        'n=42',
+        'f=-1.5',
+        'ok=true',
+        'no=false',
+        'nil=null',
+        'zip=01234',
+        'list=[1,2]',
+        'obj={"a":1}',
+        'bad={x',
+      ]),
+    ).toEqual({
       title: 'hello world',
       n: 42,
       f: -1.5,
@@ -55,7 +68,11 @@ describe('parseToolArguments', () => {
   });
 
   it('takes key:=json as exactly that JSON, nests dotted keys and collects repeated keys', () => {
-    expect(parseToolArguments(['id:="42"', 'a.b=1', 'a.c=x', 'tag=x', 'tag=y'])).toEqual({ id: '42', a: { b: 1, c: 'x' }, tag: ['x', 'y'] });
+    expect(parseToolArguments(['id:="42"', 'a.b=1', 'a.c=x', 'tag=x', 'tag=y'])).toEqual({
+      id: '42',
+      a: { b: 1, c: 'x' },
+      tag: ['x', 'y'],
+    });
   });
 
   it('refuses malformed arguments with a clear message', () => {

@@ -21,15 +21,27 @@ beforeEach(async () => {
   const configPath = join(cwd, 'mcpx.json');
   // One rule (modern.ask_confirm is confirmed), to tell the config's policy from the mode a call asks for.
   const elicit = { rules: [{ match: { server: 'modern', tool: 'ask_confirm', field: 'confirm' }, action: 'accept' }] };
-  writeFileSync(configPath, JSON.stringify({ mcpServers: { modern: { ...stdioFixture('dual-era'), era: 'modern' }, legacy: stdioFixture('legacy-v1') }, elicit }));
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      mcpServers: { modern: { ...stdioFixture('dual-era'), era: 'modern' }, legacy: stdioFixture('legacy-v1') },
+      elicit,
+    }),
+  );
   env = { MCPX_STATE_DIR: join(cwd, 'state'), MCPX_CONFIG_DIR: join(cwd, 'config'), HOME: cwd };
-  daemon = await runDaemon({ paths: daemonPaths(env, configPath), openParts: () => openDaemonParts({ env, cwd, configPath, version: 'test' }), version: 'test', idleMs: 0 });
+  daemon = await runDaemon({
+    paths: daemonPaths(env, configPath),
+    openParts: () => openDaemonParts({ env, cwd, configPath, version: 'test' }),
+    version: 'test',
+    idleMs: 0,
+  });
 });
 afterEach(async () => daemon.stop('test over'));
 
 const cli = (argv: string[]) => runCli(argv, { env, cwd });
 const idOf = (text: string, kind: 'elc' | 'tsk') => new RegExp(`(${kind}-[0-9a-f]{16})`).exec(text)?.[1] as string;
-const received = (stdout: string) => (JSON.parse(stdout) as { structuredContent: { received: Record<string, unknown>; rounds?: number } }).structuredContent;
+const received = (stdout: string) =>
+  (JSON.parse(stdout) as { structuredContent: { received: Record<string, unknown>; rounds?: number } }).structuredContent;
 
 describe('mcpx call through the daemon', () => {
   for (const server of ['legacy', 'modern'] as const) {
@@ -41,21 +53,34 @@ describe('mcpx call through the daemon', () => {
       const task = idOf(call.stdout.split('mcpx task result ')[1] ?? '', 'tsk');
 
       const list = await cli(['elicit', 'list', '--json']);
-      expect((JSON.parse(list.stdout) as { elicitations: Array<{ id: string; task: string }> }).elicitations).toMatchObject([{ id: elicit, task }]);
+      expect((JSON.parse(list.stdout) as { elicitations: Array<{ id: string; task: string }> }).elicitations).toMatchObject([
+        { id: elicit, task },
+      ]);
 
       expect((await cli(['elicit', 'answer', elicit, 'repo=me/thing', 'priority=high'])).code).toBe(0);
       // Answered through the daemon's REST routes, but by the CLI: the audit log says so.
       expect((await cli(['log', '--chain', elicit])).stdout).toMatch(/elicit\.answered .*action=accept by=cli/);
       const result = await cli(['task', 'result', task, '--json']);
       expect(result.code, result.stderr).toBe(0);
-      expect(received(result.stdout).received.details).toEqual({ action: 'accept', content: { repo: 'me/thing', private: false, priority: 'high' } });
+      expect(received(result.stdout).received.details).toEqual({
+        action: 'accept',
+        content: { repo: 'me/thing', private: false, priority: 'high' },
+      });
     });
   }
 
   it('puts the input-required document on stdout with --json', async () => {
     const call = await cli(['call', 'modern.ask_two', '--json']);
     expect(call.code).toBe(75);
-    const { inputRequired } = JSON.parse(call.stdout) as { inputRequired: { server: string; tool: string; task: string; questions: Array<{ id: string; expiresAt: number }>; text: string } };
+    const { inputRequired } = JSON.parse(call.stdout) as {
+      inputRequired: {
+        server: string;
+        tool: string;
+        task: string;
+        questions: Array<{ id: string; expiresAt: number }>;
+        text: string;
+      };
+    };
     expect(inputRequired).toMatchObject({ server: 'modern', tool: 'ask_two' });
     expect(inputRequired.questions).toHaveLength(2);
     for (const q of inputRequired.questions) expect(inputRequired.text).toContain(`mcpx elicit decline ${q.id}`);
@@ -128,20 +153,27 @@ describe('mcpx call with calls sharing a legacy server', () => {
     // Answer both, so the calls finish before the daemon stops.
     const ids = `${a.stdout}${b.stdout}`.match(/elc-[0-9a-f]{16}/g) ?? [];
     for (const id of new Set(ids)) await cli(['elicit', 'cancel', id]);
-    for (const run of [a, b]) expect((await cli(['task', 'result', idOf(run.stdout.split('mcpx task result ')[1] ?? '', 'tsk')])).code).toBe(0);
+    for (const run of [a, b])
+      expect((await cli(['task', 'result', idOf(run.stdout.split('mcpx task result ')[1] ?? '', 'tsk')])).code).toBe(0);
   });
 });
 
 describe('mcpx elicit watch through the daemon', () => {
   it('follows the event stream: a question opened and answered', async () => {
-    const watching = startCli(['elicit', 'watch', '--json', '--count', '2', '--kinds', 'elicit.open,elicit.answered'], { env, cwd });
+    const watching = startCli(['elicit', 'watch', '--json', '--count', '2', '--kinds', 'elicit.open,elicit.answered'], {
+      env,
+      cwd,
+    });
     await watching.stderrShows('watching for questions (daemon events)');
     const call = await cli(['call', 'legacy.ask_confirm']);
     expect(call.code).toBe(75);
     const elicit = idOf(call.stdout, 'elc');
     expect((await cli(['elicit', 'cancel', elicit])).code).toBe(0);
     const run = await watching.done;
-    const events = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { kind: string; elicit: string; action?: string });
+    const events = run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { kind: string; elicit: string; action?: string });
     expect(events.map((e) => [e.kind, e.elicit])).toEqual([
       ['elicit.open', elicit],
       ['elicit.answered', elicit],

@@ -34,7 +34,11 @@ async function ask(trace = newCallId()) {
     tool: 'create_issue',
     mode: 'form',
     message: 'Which repository should this go in?',
-    requestedSchema: { type: 'object', properties: { repo: { type: 'string', description: 'owner/name', minLength: 3 } }, required: ['repo'] },
+    requestedSchema: {
+      type: 'object',
+      properties: { repo: { type: 'string', description: 'owner/name', minLength: 3 } },
+      required: ['repo'],
+    },
     era: 'legacy',
     ttlMs: 120_000,
   });
@@ -98,13 +102,19 @@ describe('mcpx elicit (no daemon)', () => {
   });
 
   it('watches the store and prints questions as they are asked', async () => {
-    const watching = startCli(['elicit', 'watch', '--json', '--count', '2', '--kinds', 'elicit.open,elicit.answered'], { env, cwd });
+    const watching = startCli(['elicit', 'watch', '--json', '--count', '2', '--kinds', 'elicit.open,elicit.answered'], {
+      env,
+      cwd,
+    });
     await watching.stderrShows('watching for questions (no daemon: reading the store)');
     const q = await ask();
     await broker.respond({ id: q.id, action: 'decline', by: 'http' });
     const run = await watching.done;
     expect(run.code).toBe(0);
-    const events = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as { kind: string; elicit: string; action?: string });
+    const events = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { kind: string; elicit: string; action?: string });
     expect(events.map((e) => [e.kind, e.elicit])).toEqual([
       ['elicit.open', q.id],
       ['elicit.answered', q.id],
@@ -176,7 +186,10 @@ describe('mcpx log (no daemon)', () => {
     expect(all.stdout).toMatch(new RegExp(`elicit\\.answered\\s+.*elicit=${q.id}.*action=accept by=cli.*answeredAfterMs=\\d+`));
 
     const chain = await cli(['log', '--chain', resumed, '--json']);
-    const events = chain.stdout.trim().split('\n').map((l) => JSON.parse(l) as { kind: string; trace?: string; parent?: string; elicit?: string });
+    const events = chain.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { kind: string; trace?: string; parent?: string; elicit?: string });
     expect(events.map((e) => e.kind)).toEqual(['elicit.open', 'elicit.answered', 'elicit.resumed']);
     expect(events[0]!.trace).toBe(asking);
     expect(events[2]).toMatchObject({ trace: resumed, parent: asking, elicit: q.id });
@@ -196,7 +209,7 @@ describe('mcpx', () => {
     expect(run).toMatchObject({ code: 0, stdout: '0.1.0\n' });
   });
 
-  it('shows a command\'s help, and exits 2 on an unknown command or option', async () => {
+  it("shows a command's help, and exits 2 on an unknown command or option", async () => {
     expect((await cli(['help', 'call'])).stdout).toContain('--elicit <mode>');
     expect((await cli(['elicit', '--help'])).stdout).toContain('watch');
     const unknown = await cli(['nope']);

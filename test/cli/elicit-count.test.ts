@@ -17,7 +17,16 @@ describe('mcpx elicit count', () => {
     const broker = createBroker({ store, allowAnySession: true });
     try {
       for (const session of ['s-a', 's-b']) {
-        await broker.openRequest({ trace: 'cal-0000000000000001', session, sessionSource: 'explicit', server: 'fx', tool: 'ask_form', mode: 'form', message: 'Which repository?', era: 'legacy' });
+        await broker.openRequest({
+          trace: 'cal-0000000000000001',
+          session,
+          sessionSource: 'explicit',
+          server: 'fx',
+          tool: 'ask_form',
+          mode: 'form',
+          message: 'Which repository?',
+          era: 'legacy',
+        });
       }
     } finally {
       await broker.close();
@@ -29,7 +38,10 @@ describe('mcpx elicit count', () => {
   });
 
   it('refuses arguments with a usage error', async () => {
-    const run = await runCli(['elicit', 'count', 'elc-0000000000000000'], { cwd: tmpdir(), env: { MCPX_STATE_DIR: join(tmpdir(), 'nowhere') } });
+    const run = await runCli(['elicit', 'count', 'elc-0000000000000000'], {
+      cwd: tmpdir(),
+      env: { MCPX_STATE_DIR: join(tmpdir(), 'nowhere') },
+    });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('count takes no arguments');
   });

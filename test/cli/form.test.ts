@@ -23,7 +23,13 @@ const formQuestion: Question = {
       email: { type: 'string', format: 'email', title: 'Contact email' },
       count: { type: 'integer', minimum: 1, maximum: 5, default: 2 },
       urgent: { type: 'boolean', default: true },
-      color: { type: 'string', oneOf: [{ const: 'r', title: 'Red' }, { const: 'g', title: 'Green' }] },
+      color: {
+        type: 'string',
+        oneOf: [
+          { const: 'r', title: 'Red' },
+          { const: 'g', title: 'Green' },
+        ],
+      },
       size: { type: 'string', enum: ['s', 'm', 'l'], default: 'm' },
       tags: { type: 'array', items: { type: 'string', enum: ['bug', 'docs', 'ui'] }, minItems: 1 },
     },
@@ -40,7 +46,10 @@ function runForm(question: unknown, options: { openUrl?: boolean } = {}) {
   const answerFile = join(dir, 'answer.json');
   const openedFile = join(dir, 'opened.txt');
   writeFileSync(questionFile, JSON.stringify(question));
-  terminal = openTerminal(['node', '--import', 'tsx', harness, questionFile, answerFile, ...(options.openUrl ? [openedFile] : [])], { cwd: root });
+  terminal = openTerminal(
+    ['node', '--import', 'tsx', harness, questionFile, answerFile, ...(options.openUrl ? [openedFile] : [])],
+    { cwd: root },
+  );
   const t = terminal;
   return {
     t,
@@ -95,7 +104,10 @@ describe('terminal form', () => {
   });
 
   it('fills defaults when a field is left empty', async () => {
-    const question = { ...formQuestion, requestedSchema: { type: 'object', properties: { count: { type: 'number', default: 3 } } } };
+    const question = {
+      ...formQuestion,
+      requestedSchema: { type: 'object', properties: { count: { type: 'number', default: 3 } } },
+    };
     const { t, answer } = runForm(question);
     await t.waitFor('Answer this question?');
     t.keys('Enter');
@@ -105,7 +117,11 @@ describe('terminal form', () => {
   });
 
   it("puts a script's own question (ask(q), no server) under the script's name", async () => {
-    const { t, answer } = runForm({ mode: 'form', message: 'Deploy to which region?', requestedSchema: { type: 'object', properties: { region: { type: 'string', enum: ['eu', 'us'] } }, required: ['region'] } });
+    const { t, answer } = runForm({
+      mode: 'form',
+      message: 'Deploy to which region?',
+      requestedSchema: { type: 'object', properties: { region: { type: 'string', enum: ['eu', 'us'] } }, required: ['region'] },
+    });
     await t.waitFor('the script asks');
     t.keys('Enter');
     await t.waitFor('region');
@@ -131,7 +147,13 @@ describe('terminal form', () => {
   });
 
   it('shows a url and its domain and opens it only after the person agrees', async () => {
-    const question = { ...formQuestion, mode: 'url', requestedSchema: undefined, url: 'https://auth.example.com/connect?x=1', message: 'Connect your account' };
+    const question = {
+      ...formQuestion,
+      mode: 'url',
+      requestedSchema: undefined,
+      url: 'https://auth.example.com/connect?x=1',
+      message: 'Connect your account',
+    };
     const { t, answer, opened } = runForm(question, { openUrl: true });
     await t.waitFor('Open this page on auth.example.com?');
     expect(t.screen()).toContain('https://auth.example.com/connect?x=1');
@@ -142,7 +164,13 @@ describe('terminal form', () => {
   });
 
   it('declines a url without opening it', async () => {
-    const question = { ...formQuestion, mode: 'url', requestedSchema: undefined, url: 'https://xn--80ak6aa92e.com/login', message: 'Log in' };
+    const question = {
+      ...formQuestion,
+      mode: 'url',
+      requestedSchema: undefined,
+      url: 'https://xn--80ak6aa92e.com/login',
+      message: 'Log in',
+    };
     const { t, answer, opened } = runForm(question, { openUrl: true });
     await t.waitFor('domain  xn--80ak6aa92e.com');
     t.keys('Up', 'Enter');

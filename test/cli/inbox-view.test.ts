@@ -5,8 +5,19 @@ import { headerBadge, renderInbox, type InboxState } from '../../src/surfaces/cl
 
 const now = 1_800_000_000_000;
 const question = (over: Partial<Elicitation>): Elicitation => ({
-  id: 'elc-0000000000000001', trace: 'cal-0000000000000001', session: 's', state: 'pending', era: 'legacy', server: 'fx', tool: 'ask',
-  mode: 'form', message: 'Which repository?', expiresAt: now + 90_000, timeLeftMs: 90_000, createdAt: now, ...over,
+  id: 'elc-0000000000000001',
+  trace: 'cal-0000000000000001',
+  session: 's',
+  state: 'pending',
+  era: 'legacy',
+  server: 'fx',
+  tool: 'ask',
+  mode: 'form',
+  message: 'Which repository?',
+  expiresAt: now + 90_000,
+  timeLeftMs: 90_000,
+  createdAt: now,
+  ...over,
 });
 const OUR_CODES = /\u001b\[(?:[0-9;]*m)/g;
 
@@ -18,7 +29,12 @@ describe('inbox view', () => {
   });
 
   it('shows a url question with its URL and its domain as punycode', () => {
-    const state: InboxState = { questions: [question({ mode: 'url', url: 'https://exаmple.com/authorize', message: 'Sign in' })], selected: 0, view: 'detail', source: 'daemon' };
+    const state: InboxState = {
+      questions: [question({ mode: 'url', url: 'https://exаmple.com/authorize', message: 'Sign in' })],
+      selected: 0,
+      view: 'detail',
+      source: 'daemon',
+    };
     const screen = renderInbox(state, now, 100).join('\n');
     expect(screen).toContain('domain  xn--exmple-4nf.com');
     expect(screen).toContain('URL     https://exаmple.com/authorize');
@@ -27,7 +43,12 @@ describe('inbox view', () => {
 
   it('removes escape sequences and control characters from server text', () => {
     const hostile = 'Pick\u001b]0;pwned\u0007 a \u001b[2J\u001b[31mrepo\u202e';
-    const state: InboxState = { questions: [question({ message: hostile, server: 'fx\u001b[1A', tool: 'a\u0007sk' })], selected: 0, view: 'list', source: 'store' };
+    const state: InboxState = {
+      questions: [question({ message: hostile, server: 'fx\u001b[1A', tool: 'a\u0007sk' })],
+      selected: 0,
+      view: 'list',
+      source: 'store',
+    };
     for (const view of ['list', 'detail'] as const) {
       const screen = renderInbox({ ...state, view }, now, 100).join('\n');
       expect(screen.replace(OUR_CODES, '')).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);

@@ -24,7 +24,17 @@ function capture(isTTY: boolean) {
 describe('printResult', () => {
   it("prints a result's text, describes binary content, and exits 0", () => {
     const c = capture(false);
-    const code = printResult({ content: [{ type: 'text', text: 'done' }, { type: 'image', mimeType: 'image/png', data: 'AAAA' }, { type: 'resource_link', uri: 'file:///x' }] }, c.io, false);
+    const code = printResult(
+      {
+        content: [
+          { type: 'text', text: 'done' },
+          { type: 'image', mimeType: 'image/png', data: 'AAAA' },
+          { type: 'resource_link', uri: 'file:///x' },
+        ],
+      },
+      c.io,
+      false,
+    );
     expect(code).toBe(0);
     expect(c.out()).toBe('done\n[image image/png, 3 bytes]\n[link file:///x]\n');
   });
@@ -73,7 +83,10 @@ describe('renderList', () => {
   };
 
   it('aligns one line per question with its time left, and marks ambiguous ones', () => {
-    const text = renderList([base, { ...base, id: 'elc-0000000000000002', mode: 'url', ambiguous: true, state: 'expired' }], 1_000_000);
+    const text = renderList(
+      [base, { ...base, id: 'elc-0000000000000002', mode: 'url', ambiguous: true, state: 'expired' }],
+      1_000_000,
+    );
     expect(text).toBe(
       [
         'ID                    CALL       MODE  LEFT     ASKS',
@@ -92,7 +105,15 @@ describe('renderList', () => {
 describe('log formatting', () => {
   const events = [
     { kind: 'elicit.open' as const, at: 1, elicit: 'elc-a', trace: 'cal-1', pid: 10, server: 's', tool: 't' },
-    { kind: 'elicit.answered' as const, at: 2, elicit: 'elc-a', action: 'accept' as const, by: 'cli' as const, pid: 11, answeredAfterMs: 1 },
+    {
+      kind: 'elicit.answered' as const,
+      at: 2,
+      elicit: 'elc-a',
+      action: 'accept' as const,
+      by: 'cli' as const,
+      pid: 11,
+      answeredAfterMs: 1,
+    },
     { kind: 'elicit.resumed' as const, at: 3, elicit: 'elc-a', trace: 'cal-2', parent: 'cal-1', pid: 10 },
     { kind: 'elicit.open' as const, at: 4, elicit: 'elc-b', trace: 'cal-9', pid: 10 },
   ];
@@ -104,7 +125,9 @@ describe('log formatting', () => {
   });
 
   it('prints an event as key=value fields', () => {
-    expect(formatEvent(events[2]!)).toBe('1970-01-01T00:00:00.003Z elicit.resumed   trace=cal-2 parent=cal-1 elicit=elc-a pid=10\n');
+    expect(formatEvent(events[2]!)).toBe(
+      '1970-01-01T00:00:00.003Z elicit.resumed   trace=cal-2 parent=cal-1 elicit=elc-a pid=10\n',
+    );
   });
 });
 
@@ -121,7 +144,9 @@ describe('findConfigPath', () => {
     expect(findConfigPath(undefined, dir, env)).toBe(expected());
     writeFileSync(join(dir, 'mcpx.json'), '{}');
     expect(findConfigPath(undefined, dir, env)).toBe(join(dir, 'mcpx.json'));
-    expect(findConfigPath(undefined, dir, { ...env, MCPX_CONFIG: '.mcp.json' })).toBe(configCandidates(dir, { ...env, MCPX_CONFIG: '.mcp.json' })[0]);
+    expect(findConfigPath(undefined, dir, { ...env, MCPX_CONFIG: '.mcp.json' })).toBe(
+      configCandidates(dir, { ...env, MCPX_CONFIG: '.mcp.json' })[0],
+    );
   });
 
   it('refuses a --config file that does not exist', () => {

@@ -17,7 +17,11 @@ describe('renderInputRequired', () => {
           tool: 'need_repo',
           mode: 'form',
           message: 'Which repository should this go in?',
-          requestedSchema: { type: 'object', properties: { repo: { type: 'string', description: 'owner/name' } }, required: ['repo'] },
+          requestedSchema: {
+            type: 'object',
+            properties: { repo: { type: 'string', description: 'owner/name' } },
+            required: ['repo'],
+          },
           expiresAt: now + 120_000,
         },
       ],
@@ -44,7 +48,17 @@ describe('renderInputRequired', () => {
       tool: 't',
       task: 'tsk-0000000000000001',
       now,
-      questions: [{ id: 'elc-0000000000000001', server: 's', tool: 't', mode: 'url', message: 'Connect', url: 'https://auth.example.com/x', expiresAt: now + 5_000 }],
+      questions: [
+        {
+          id: 'elc-0000000000000001',
+          server: 's',
+          tool: 't',
+          mode: 'url',
+          message: 'Connect',
+          url: 'https://auth.example.com/x',
+          expiresAt: now + 5_000,
+        },
+      ],
     });
     expect(text).toContain('  url      https://auth.example.com/x (auth.example.com)\n');
     expect(text).toContain('  answer   mcpx elicit answer elc-0000000000000001\n');
@@ -74,7 +88,9 @@ describe('renderInputRequired', () => {
       tool: 't',
       task: 'tsk-0000000000000001',
       now,
-      questions: [{ id: 'elc-0000000000000001', server: 's', tool: 't', mode: 'form', message: 'one\u001b]0;x\u0007\ntwo', expiresAt: now }],
+      questions: [
+        { id: 'elc-0000000000000001', server: 's', tool: 't', mode: 'form', message: 'one\u001b]0;x\u0007\ntwo', expiresAt: now },
+      ],
     });
     expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
     expect(text).toContain('mcpx: evil.t is waiting');

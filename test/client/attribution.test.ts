@@ -17,9 +17,18 @@ afterEach(async () => {
   await Promise.all(closers.splice(0).map((c) => c()));
 });
 
-async function inMemory(kind: FixtureKind, era: 'auto' | 'legacy', link: string[] = []): Promise<{ mcpx: Mcpx; sent: Array<Record<string, any>> }> {
+async function inMemory(
+  kind: FixtureKind,
+  era: 'auto' | 'legacy',
+  link: string[] = [],
+): Promise<{ mcpx: Mcpx; sent: Array<Record<string, any>> }> {
   const server = inMemoryServer(kind, era, { link });
-  const mcpx = await createMcpx({ config: { mcpServers: {} }, eraCache: createMemoryEraCache(), answerLater: true, servers: { fx: server.connector } });
+  const mcpx = await createMcpx({
+    config: { mcpServers: {} },
+    eraCache: createMemoryEraCache(),
+    answerLater: true,
+    servers: { fx: server.connector },
+  });
   closers.push(async () => {
     await mcpx.close();
     await server.close();
@@ -43,12 +52,15 @@ async function overHttp(kind: FixtureKind, era: 'auto' | 'legacy', env: Record<s
 }
 
 function waiting(outcome: CallOutcome): InputRequiredOutcome & { live: NonNullable<InputRequiredOutcome['live']> } {
-  if (outcome.status !== 'input-required' || !outcome.live) throw new Error(`expected a live input-required outcome, got ${JSON.stringify(outcome)}`);
+  if (outcome.status !== 'input-required' || !outcome.live)
+    throw new Error(`expected a live input-required outcome, got ${JSON.stringify(outcome)}`);
   return outcome as InputRequiredOutcome & { live: NonNullable<InputRequiredOutcome['live']> };
 }
 
 /** Call A works (sleep) while call B asks: the oldest open call not yet asking is A, so only a link names B. */
-async function sleeperAndAsker(mcpx: Mcpx): Promise<{ a: Promise<CallOutcome>; aId: string; b: Promise<CallOutcome>; bId: string }> {
+async function sleeperAndAsker(
+  mcpx: Mcpx,
+): Promise<{ a: Promise<CallOutcome>; aId: string; b: Promise<CallOutcome>; bId: string }> {
   const aId = 'cal-aaaaaaaaaaaaaaaa';
   const bId = 'cal-bbbbbbbbbbbbbbbb';
   const a = mcpx.callTool('fx', 'sleep', { ms: 1500 }, { callId: aId });
@@ -67,7 +79,10 @@ async function expectLinked(mcpx: Mcpx): Promise<void> {
   expect(asked.questions[0]!.candidateCalls).toBeUndefined();
   asked.live.respond(asked.questions[0]!.id, { action: 'accept', content: { confirm: true } });
   const done = await asked.live.result;
-  expect(done.status === 'complete' && fixtureEcho(done.result).received.confirm).toEqual({ action: 'accept', content: { confirm: true } });
+  expect(done.status === 'complete' && fixtureEcho(done.result).received.confirm).toEqual({
+    action: 'accept',
+    content: { confirm: true },
+  });
   expect((await a).status).toBe('complete');
 }
 
@@ -82,14 +97,20 @@ describe('legacy question attribution', () => {
     expect(first.questions[0]!.ambiguous).toBeUndefined();
     const second = waiting(await mcpx.callTool('fx', 'ask_confirm', {}));
     expect(second.questions).toHaveLength(1);
-    expect(second.questions[0]).toMatchObject({ message: 'Really proceed?', ambiguous: true, candidateCalls: [first.callId, second.callId] });
+    expect(second.questions[0]).toMatchObject({
+      message: 'Really proceed?',
+      ambiguous: true,
+      candidateCalls: [first.callId, second.callId],
+    });
     // The call already waiting on a question is not the likely asker: the new question went to the new call.
     expect(second.questions[0]!.callId).toBe(second.callId);
     second.live.respond(second.questions[0]!.id, { action: 'decline' });
     first.live.respond(first.questions[0]!.id, { action: 'cancel' });
     const [doneFirst, doneSecond] = await Promise.all([first.live.result, second.live.result]);
     expect(doneFirst.status === 'complete' && fixtureEcho(doneFirst.result).received).toEqual({ details: { action: 'cancel' } });
-    expect(doneSecond.status === 'complete' && fixtureEcho(doneSecond.result).received).toEqual({ confirm: { action: 'decline' } });
+    expect(doneSecond.status === 'complete' && fixtureEcho(doneSecond.result).received).toEqual({
+      confirm: { action: 'decline' },
+    });
     // Every legacy tools/call carries a progress token of mcpx's own (a string, never the server's numbering).
     const tokens = sent.filter((m) => m.method === 'tools/call').map((m) => m.params._meta?.progressToken);
     expect(tokens).toEqual([expect.stringMatching(/^cal-[0-9a-f]{16}\//), expect.stringMatching(/^cal-[0-9a-f]{16}\//)]);
@@ -104,7 +125,10 @@ describe('legacy question attribution', () => {
     expect(guessed.questions[0]).toMatchObject({ callId: aId, ambiguous: true, candidateCalls: [aId, bId] });
     guessed.live.respond(guessed.questions[0]!.id, { action: 'accept', content: { confirm: false } });
     const doneB = await b;
-    expect(doneB.status === 'complete' && fixtureEcho(doneB.result).received.confirm).toEqual({ action: 'accept', content: { confirm: false } });
+    expect(doneB.status === 'complete' && fixtureEcho(doneB.result).received.confirm).toEqual({
+      action: 'accept',
+      content: { confirm: false },
+    });
     expect((await guessed.live.result).status).toBe('complete');
   });
 

@@ -38,14 +38,25 @@ describe('era verdict cache', () => {
     await second.close();
     expect(spawns.count()).toBe(2);
     // The verdict was reused, not reached again.
-    expect((JSON.parse(readFileSync(cacheFile, 'utf8')) as Record<string, EraVerdict>)[serverFingerprint(server)]?.at).toBe(verdict?.at);
+    expect((JSON.parse(readFileSync(cacheFile, 'utf8')) as Record<string, EraVerdict>)[serverFingerprint(server)]?.at).toBe(
+      verdict?.at,
+    );
   });
 });
 
 /** Writes a modern verdict for a server that may not (any longer) speak the modern era. */
 function staleModernVerdict(cacheFile: string, server: Parameters<typeof serverFingerprint>[0]): void {
   mkdirSync(join(cacheFile, '..'), { recursive: true });
-  const fake: EraVerdict = { era: 'modern', at: Date.now(), discover: { supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'x', version: '1' } } } };
+  const fake: EraVerdict = {
+    era: 'modern',
+    at: Date.now(),
+    discover: {
+      supportedVersions: ['2026-07-28'],
+      capabilities: { tools: {} },
+      resultType: 'complete',
+      _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'x', version: '1' } },
+    },
+  };
   writeFileSync(cacheFile, JSON.stringify({ [serverFingerprint(server)]: fake }));
 }
 
@@ -76,7 +87,8 @@ describe('a stale cached modern verdict', () => {
       const mcpx = await createMcpx({ config: { mcpServers: { fx: server } }, env, answerLater: true });
       const outcome = await mcpx.callTool('fx', 'ask_confirm', {});
       // The retry ran on a legacy connection: the question is a live one.
-      if (outcome.status !== 'input-required' || !outcome.live) throw new Error(`expected a live input-required outcome, got ${JSON.stringify(outcome)}`);
+      if (outcome.status !== 'input-required' || !outcome.live)
+        throw new Error(`expected a live input-required outcome, got ${JSON.stringify(outcome)}`);
       outcome.live.respond(outcome.questions[0]!.id, { action: 'decline' });
       const done = await outcome.live.result;
       expect(done.status === 'complete' && fixtureEcho(done.result).received).toEqual({ confirm: { action: 'decline' } });
@@ -124,11 +136,16 @@ describe('era verdict age', () => {
     const { env, cacheFile } = stateEnv();
     const server = stdioFixture('dual-era');
     mkdirSync(join(cacheFile, '..'), { recursive: true });
-    writeFileSync(cacheFile, JSON.stringify({ [serverFingerprint(server)]: { era: 'legacy', at: Date.now() - 2 * 24 * 3600_000 } }));
+    writeFileSync(
+      cacheFile,
+      JSON.stringify({ [serverFingerprint(server)]: { era: 'legacy', at: Date.now() - 2 * 24 * 3600_000 } }),
+    );
     const mcpx = await createMcpx({ config: { mcpServers: { fx: server } }, env });
     expect(await mcpx.era('fx')).toBe('modern');
     await mcpx.close();
-    expect((JSON.parse(readFileSync(cacheFile, 'utf8')) as Record<string, EraVerdict>)[serverFingerprint(server)]?.era).toBe('modern');
+    expect((JSON.parse(readFileSync(cacheFile, 'utf8')) as Record<string, EraVerdict>)[serverFingerprint(server)]?.era).toBe(
+      'modern',
+    );
   });
 
   it('trusts a fresh legacy verdict without probing', async () => {
@@ -154,7 +171,10 @@ describe('era pins', () => {
   it('refuses a modern pin on a legacy-only server with ERA_NEGOTIATION_FAILED', async () => {
     const { env } = stateEnv();
     const mcpx = await createMcpx({ config: { mcpServers: { old: { ...stdioFixture('legacy-v1'), era: 'modern' } } }, env });
-    await expect(mcpx.listTools('old')).rejects.toMatchObject({ code: 'ERA_NEGOTIATION_FAILED', message: expect.stringContaining('"old"') });
+    await expect(mcpx.listTools('old')).rejects.toMatchObject({
+      code: 'ERA_NEGOTIATION_FAILED',
+      message: expect.stringContaining('"old"'),
+    });
     await mcpx.close();
   });
 });
@@ -163,10 +183,21 @@ describe('connect failures', () => {
   it('name the server and show what it wrote to stderr', async () => {
     const { env } = stateEnv();
     const mcpx = await createMcpx({
-      config: { mcpServers: { broken: { command: process.execPath, args: ['-e', 'process.stderr.write("missing API key\\n"); process.exit(3)'], era: 'legacy' } } },
+      config: {
+        mcpServers: {
+          broken: {
+            command: process.execPath,
+            args: ['-e', 'process.stderr.write("missing API key\\n"); process.exit(3)'],
+            era: 'legacy',
+          },
+        },
+      },
       env,
     });
-    await expect(mcpx.listTools('broken')).rejects.toMatchObject({ code: 'CONNECT_FAILED', message: expect.stringMatching(/"broken"[\s\S]*missing API key/) });
+    await expect(mcpx.listTools('broken')).rejects.toMatchObject({
+      code: 'CONNECT_FAILED',
+      message: expect.stringMatching(/"broken"[\s\S]*missing API key/),
+    });
     await mcpx.close();
   });
 

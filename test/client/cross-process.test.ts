@@ -14,7 +14,10 @@ const script = join(import.meta.dirname, '..', 'helpers', 'continuation-process.
 
 async function side(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: Record<string, any> }> {
   try {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', script, ...args], { env: { ...process.env, ...env }, timeout: 60_000 });
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', script, ...args], {
+      env: { ...process.env, ...env },
+      timeout: 60_000,
+    });
     return { code: 0, out: JSON.parse(stdout.trim().split('\n').at(-1)!) };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };

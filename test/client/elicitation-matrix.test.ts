@@ -22,7 +22,9 @@ const targets: Target[] = [
   { label: 'v2 server in legacy', kind: 'dual-era', era: 'legacy', expectedEra: 'legacy' },
   { label: 'v2 server in modern', kind: 'dual-era', era: 'auto', expectedEra: 'modern' },
 ];
-const combos = targets.flatMap((t) => (['stdio', 'http'] as Wire[]).map((wire) => ({ ...t, wire, name: `${t.label} over ${wire}` })));
+const combos = targets.flatMap((t) =>
+  (['stdio', 'http'] as Wire[]).map((wire) => ({ ...t, wire, name: `${t.label} over ${wire}` })),
+);
 
 const http = new Map<FixtureKind, HttpFixture>();
 beforeAll(async () => {
@@ -82,7 +84,13 @@ describe.each(combos)('elicitation matrix: $name', ({ kind, era, wire, expectedE
     const echo = await complete('ask_form', { title: 'bug' });
     expect(echo.received.details).toEqual(received);
     expect(seen).toHaveLength(1);
-    expect(seen[0]).toMatchObject({ server: 'fx', tool: 'ask_form', mode: 'form', era: expectedEra, message: 'Where should "bug" go?' });
+    expect(seen[0]).toMatchObject({
+      server: 'fx',
+      tool: 'ask_form',
+      mode: 'form',
+      era: expectedEra,
+      message: 'Where should "bug" go?',
+    });
     expect(seen[0]!.id).toMatch(/^elc-[0-9a-f]{16}$/);
     expect(seen[0]!.callId).toMatch(/^cal-[0-9a-f]{16}$/);
     expect(seen[0]!.requestedSchema?.required).toEqual(['repo']);
@@ -103,16 +111,25 @@ describe.each(combos)('elicitation matrix: $name', ({ kind, era, wire, expectedE
     seen.length = 0;
     answer = (q) => (q.requestedSchema?.properties.repo ? { action: 'accept', content: ACCEPT_DETAILS } : { action: 'decline' });
     const echo = await complete('ask_two');
-    expect(echo.received).toEqual({ details: { action: 'accept', content: DETAILS_WITH_DEFAULTS }, confirm: { action: 'decline' } });
+    expect(echo.received).toEqual({
+      details: { action: 'accept', content: DETAILS_WITH_DEFAULTS },
+      confirm: { action: 'decline' },
+    });
     expect(seen).toHaveLength(2);
   });
 
   it('answers two rounds, the second asked after the first is answered', async () => {
     seen.length = 0;
-    answer = (q) => (q.requestedSchema?.properties.repo ? { action: 'accept', content: ACCEPT_DETAILS } : { action: 'accept', content: { confirm: true } });
+    answer = (q) =>
+      q.requestedSchema?.properties.repo
+        ? { action: 'accept', content: ACCEPT_DETAILS }
+        : { action: 'accept', content: { confirm: true } };
     const echo = await complete('ask_rounds');
     expect(echo.rounds).toBe(2);
-    expect(echo.received).toEqual({ details: { action: 'accept', content: DETAILS_WITH_DEFAULTS }, confirm: { action: 'accept', content: { confirm: true } } });
+    expect(echo.received).toEqual({
+      details: { action: 'accept', content: DETAILS_WITH_DEFAULTS },
+      confirm: { action: 'accept', content: { confirm: true } },
+    });
     expect(seen.map((q) => q.message)).toEqual(['Where should "the issue" go?', 'Create it in me/thing?']);
   });
 

@@ -2,11 +2,22 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { fixtureEcho, inMemoryFixture, spawnLog, startHttpFixture, stdioFixture, type FixtureKind, type HttpFixture } from '../helpers/fixture-servers.js';
+import {
+  fixtureEcho,
+  inMemoryFixture,
+  spawnLog,
+  startHttpFixture,
+  stdioFixture,
+  type FixtureKind,
+  type HttpFixture,
+} from '../helpers/fixture-servers.js';
 
 // The fixtures seen through the plain v2 client: they echo exactly what they received.
 function plainClient(mode: 'legacy' | 'auto'): Client {
-  const client = new Client({ name: 'fixture-test', version: '0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode } });
+  const client = new Client(
+    { name: 'fixture-test', version: '0' },
+    { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode } },
+  );
   client.setRequestHandler('elicitation/create', async () => ({ action: 'decline' }));
   return client;
 }
@@ -24,7 +35,13 @@ describe('fixture servers', () => {
     const entry = stdioFixture(kind, spawns.env);
     const client = plainClient(mode);
     class InPlaceStdio extends StdioClientTransport {}
-    await client.connect(new InPlaceStdio({ command: entry.command, args: entry.args, env: { ...process.env, ...entry.env } as Record<string, string> }));
+    await client.connect(
+      new InPlaceStdio({
+        command: entry.command,
+        args: entry.args,
+        env: { ...process.env, ...entry.env } as Record<string, string>,
+      }),
+    );
     expect(client.getProtocolEra()).toBe(era);
     const echo = fixtureEcho(await client.callTool({ name: 'ask_form', arguments: {} }));
     expect(echo).toMatchObject({ tool: 'ask_form', era, received: { details: { action: 'decline' } } });
@@ -48,7 +65,16 @@ describe('fixture servers', () => {
     const client = plainClient('auto');
     await client.connect(fixture.transport);
     // region_echo declares an x-mcp-header, which only the modern fixture serves.
-    const expected = ['ask_confirm', 'ask_form', 'ask_rounds', 'ask_two', 'ask_url', 'no_ask', ...(kind === 'dual-era' ? ['region_echo'] : []), 'sleep'];
+    const expected = [
+      'ask_confirm',
+      'ask_form',
+      'ask_rounds',
+      'ask_two',
+      'ask_url',
+      'no_ask',
+      ...(kind === 'dual-era' ? ['region_echo'] : []),
+      'sleep',
+    ];
     expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(expected);
     await client.close();
     await fixture.close();

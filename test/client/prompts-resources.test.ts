@@ -76,7 +76,10 @@ describe.each(targets)('prompts and resources: $label', ({ kind, era, wire }) =>
     const outcome = await mcpx.getPrompt('fx', 'ask_prompt', { topic: 'bugs' });
     if (outcome.status !== 'complete') throw new Error(`expected complete, got ${JSON.stringify(outcome)}`);
     expect(outcome.method).toBe('prompts/get');
-    expect(promptEcho(outcome.result)).toMatchObject({ era, received: { details: { action: 'accept', content: { repo: 'me/thing', private: false, priority: 'normal' } } } });
+    expect(promptEcho(outcome.result)).toMatchObject({
+      era,
+      received: { details: { action: 'accept', content: { repo: 'me/thing', private: false, priority: 'normal' } } },
+    });
     expect(seen).toHaveLength(1);
     expect(seen[0]).toMatchObject({ server: 'fx', tool: 'ask_prompt', method: 'prompts/get', era, mode: 'form' });
     expect(seen[0]!.message).toContain('bugs');
@@ -88,7 +91,11 @@ describe.each(targets)('prompts and resources: $label', ({ kind, era, wire }) =>
     const outcome = await mcpx.readResource('fx', 'mcpx-fixture://ask');
     if (outcome.status !== 'complete') throw new Error(`expected complete, got ${JSON.stringify(outcome)}`);
     expect(outcome.method).toBe('resources/read');
-    expect(resourceEcho(outcome.result)).toMatchObject({ resource: 'mcpx-fixture://ask', era, received: { confirm: { action: 'decline' } } });
+    expect(resourceEcho(outcome.result)).toMatchObject({
+      resource: 'mcpx-fixture://ask',
+      era,
+      received: { confirm: { action: 'decline' } },
+    });
     expect(seen[0]).toMatchObject({ tool: 'mcpx-fixture://ask', method: 'resources/read' });
   });
 
@@ -110,9 +117,16 @@ describe.each(targets)('prompts and resources: $label', ({ kind, era, wire }) =>
     if (era === 'modern') {
       expect(outcome.continuation?.method).toBe('prompts/get');
       // Another instance (as another process would) resumes from the JSON alone.
-      const other = await createMcpx({ config: { mcpServers: { fx: entry() as never } }, eraCache: createMemoryEraCache(), answerLater: true, env });
+      const other = await createMcpx({
+        config: { mcpServers: { fx: entry() as never } },
+        eraCache: createMemoryEraCache(),
+        answerLater: true,
+        env,
+      });
       try {
-        done = await other.resume<GetPromptResult>(JSON.parse(JSON.stringify(outcome.continuation)), { [question!.id]: { action: 'accept', content: { repo: 'a/b' } } });
+        done = await other.resume<GetPromptResult>(JSON.parse(JSON.stringify(outcome.continuation)), {
+          [question!.id]: { action: 'accept', content: { repo: 'a/b' } },
+        });
       } finally {
         await other.close();
       }
@@ -133,7 +147,9 @@ describe.each(targets)('prompts and resources: $label', ({ kind, era, wire }) =>
     let done;
     if (era === 'modern') {
       expect(outcome.continuation).toMatchObject({ method: 'resources/read', tool: 'mcpx-fixture://ask' });
-      done = await mcpx.resume<ReadResourceResult>(outcome.continuation, { [question!.id]: { action: 'accept', content: { confirm: true } } });
+      done = await mcpx.resume<ReadResourceResult>(outcome.continuation, {
+        [question!.id]: { action: 'accept', content: { confirm: true } },
+      });
     } else {
       outcome.live!.respond(question!.id, { action: 'accept', content: { confirm: true } });
       done = await outcome.live!.result;
@@ -145,12 +161,22 @@ describe.each(targets)('prompts and resources: $label', ({ kind, era, wire }) =>
 
 describe('prompts and resources that never ask', () => {
   it('gets a plain prompt and reads a plain resource on a modern server', async () => {
-    const mcpx = await createMcpx({ config: { mcpServers: { fx: { ...stdioFixture('dual-era') } } }, eraCache: createMemoryEraCache(), env });
+    const mcpx = await createMcpx({
+      config: { mcpServers: { fx: { ...stdioFixture('dual-era') } } },
+      eraCache: createMemoryEraCache(),
+      env,
+    });
     try {
       const prompt = await mcpx.getPrompt('fx', 'plain_prompt', { topic: 'tea' });
-      expect(prompt.status === 'complete' && prompt.result.messages[0]?.content).toMatchObject({ type: 'text', text: 'Tell me about tea.' });
+      expect(prompt.status === 'complete' && prompt.result.messages[0]?.content).toMatchObject({
+        type: 'text',
+        text: 'Tell me about tea.',
+      });
       const resource = await mcpx.readResource('fx', 'mcpx-fixture://plain');
-      expect(resource.status === 'complete' && resource.result.contents[0]).toMatchObject({ uri: 'mcpx-fixture://plain', text: 'plain contents' });
+      expect(resource.status === 'complete' && resource.result.contents[0]).toMatchObject({
+        uri: 'mcpx-fixture://plain',
+        text: 'plain contents',
+      });
     } finally {
       await mcpx.close();
     }

@@ -23,18 +23,34 @@ function rawModernServer(): { connect(): InMemoryTransport; calls: string[] } {
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
       serverSide.onmessage = (message: JSONRPCMessage) => {
         if (!('method' in message) || !('id' in message)) return;
-        const reply = (result: Record<string, unknown>): void => void serverSide.send({ jsonrpc: '2.0', id: message.id, result } as JSONRPCMessage);
+        const reply = (result: Record<string, unknown>): void =>
+          void serverSide.send({ jsonrpc: '2.0', id: message.id, result } as JSONRPCMessage);
         const params = (message.params ?? {}) as Record<string, unknown>;
         if (message.method === 'server/discover') {
-          reply({ resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, ttlMs: 0, cacheScope: 'private', _meta: serverInfo });
+          reply({
+            resultType: 'complete',
+            supportedVersions: ['2026-07-28'],
+            capabilities: { tools: {} },
+            ttlMs: 0,
+            cacheScope: 'private',
+            _meta: serverInfo,
+          });
         } else if (message.method === 'tools/list') {
           reply({ resultType: 'complete', tools, _meta: serverInfo });
         } else if (message.method === 'tools/call') {
           calls.push(JSON.stringify(params));
           const content = [{ type: 'text', text: `${String(params.name)} done` }];
-          reply(params.name === 'no_result_type' ? { content, _meta: serverInfo } : { resultType: 'complete', content, _meta: serverInfo });
+          reply(
+            params.name === 'no_result_type'
+              ? { content, _meta: serverInfo }
+              : { resultType: 'complete', content, _meta: serverInfo },
+          );
         } else {
-          void serverSide.send({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } } as JSONRPCMessage);
+          void serverSide.send({
+            jsonrpc: '2.0',
+            id: message.id,
+            error: { code: -32601, message: 'Method not found' },
+          } as JSONRPCMessage);
         }
       };
       void serverSide.start();
@@ -50,7 +66,12 @@ afterEach(async () => {
 
 async function setup(era: 'auto' | 'modern'): Promise<{ mcpx: Mcpx; calls: string[] }> {
   const server = rawModernServer();
-  const mcpx = await createMcpx({ config: { mcpServers: {} }, eraCache: createMemoryEraCache(), answerLater: true, servers: { raw: { connect: server.connect, era } } });
+  const mcpx = await createMcpx({
+    config: { mcpServers: {} },
+    eraCache: createMemoryEraCache(),
+    answerLater: true,
+    servers: { raw: { connect: server.connect, era } },
+  });
   closers.push(() => mcpx.close());
   return { mcpx, calls: server.calls };
 }
@@ -60,7 +81,12 @@ describe('a modern result without resultType', () => {
     const { mcpx, calls } = await setup(era);
     expect(await mcpx.era('raw')).toBe('modern');
     const outcome = await mcpx.callTool('raw', 'no_result_type', {});
-    expect(outcome).toMatchObject({ status: 'complete', server: 'raw', tool: 'no_result_type', result: { content: [{ type: 'text', text: 'no_result_type done' }] } });
+    expect(outcome).toMatchObject({
+      status: 'complete',
+      server: 'raw',
+      tool: 'no_result_type',
+      result: { content: [{ type: 'text', text: 'no_result_type done' }] },
+    });
     expect(calls).toHaveLength(1);
     expect(calls[0]).not.toContain('inputResponses');
     const stamped = await mcpx.callTool('raw', 'with_result_type', {});

@@ -15,9 +15,18 @@ afterEach(async () => {
   await Promise.all(closers.splice(0).map((c) => c()));
 });
 
-async function setup(kind: FixtureKind, era: 'auto' | 'legacy' | 'modern', options: Omit<McpxOptions, 'servers'> = {}): Promise<{ mcpx: Mcpx; sent: Array<Record<string, any>> }> {
+async function setup(
+  kind: FixtureKind,
+  era: 'auto' | 'legacy' | 'modern',
+  options: Omit<McpxOptions, 'servers'> = {},
+): Promise<{ mcpx: Mcpx; sent: Array<Record<string, any>> }> {
   const server = inMemoryServer(kind, era);
-  const mcpx = await createMcpx({ config: { mcpServers: {} }, eraCache: createMemoryEraCache(), ...options, servers: { fx: server.connector } });
+  const mcpx = await createMcpx({
+    config: { mcpServers: {} },
+    eraCache: createMemoryEraCache(),
+    ...options,
+    servers: { fx: server.connector },
+  });
   closers.push(async () => {
     await mcpx.close();
     await server.close();
@@ -45,15 +54,22 @@ describe('client capabilities', () => {
     const none = await setup('dual-era', setting);
     expect(await declaredCapabilities(none.mcpx, none.sent, era)).toEqual({});
     const formOnly = await setup('dual-era', setting, { onElicit: accept });
-    expect(await declaredCapabilities(formOnly.mcpx, formOnly.sent, era)).toEqual({ elicitation: { form: { applyDefaults: true } } });
+    expect(await declaredCapabilities(formOnly.mcpx, formOnly.sent, era)).toEqual({
+      elicitation: { form: { applyDefaults: true } },
+    });
     const later = await setup('dual-era', setting, { answerLater: true });
     expect(await declaredCapabilities(later.mcpx, later.sent, era)).toEqual({ elicitation: { form: { applyDefaults: true } } });
     const withUrl = await setup('dual-era', setting, { onElicit: accept, openUrl: async () => true });
-    expect(await declaredCapabilities(withUrl.mcpx, withUrl.sent, era)).toEqual({ elicitation: { form: { applyDefaults: true }, url: {} } });
+    expect(await declaredCapabilities(withUrl.mcpx, withUrl.sent, era)).toEqual({
+      elicitation: { form: { applyDefaults: true }, url: {} },
+    });
   });
 
   it('puts protocol version, client info and capabilities in every modern request', async () => {
-    const { mcpx, sent } = await setup('dual-era', 'auto', { onElicit: accept, clientInfo: { name: 'seam-test', version: '9.9.9' } });
+    const { mcpx, sent } = await setup('dual-era', 'auto', {
+      onElicit: accept,
+      clientInfo: { name: 'seam-test', version: '9.9.9' },
+    });
     await mcpx.callTool('fx', 'no_ask', {});
     for (const request of sent.filter((m) => typeof m.method === 'string' && 'id' in m)) {
       expect(request.params._meta).toMatchObject({
@@ -129,10 +145,15 @@ describe('invalid accept content', () => {
       refusal = error;
     }
     expect(isMcpxError(refusal, 'ANSWER_INVALID')).toBe(true);
-    expect((refusal as McpxError).data?.issues).toEqual([expect.objectContaining({ field: 'repo', expected: 'at least 3 characters' })]);
+    expect((refusal as McpxError).data?.issues).toEqual([
+      expect.objectContaining({ field: 'repo', expected: 'at least 3 characters' }),
+    ]);
     outcome.live.respond(id, { action: 'accept', content: { repo: 'me/thing', priority: 'high' } });
     const done = await outcome.live.result;
-    expect(done.status === 'complete' && fixtureEcho(done.result).received.details).toEqual({ action: 'accept', content: { repo: 'me/thing', private: false, priority: 'high' } });
+    expect(done.status === 'complete' && fixtureEcho(done.result).received.details).toEqual({
+      action: 'accept',
+      content: { repo: 'me/thing', private: false, priority: 'high' },
+    });
     expect(JSON.stringify(sent)).not.toContain('"color"');
     expect(() => outcome.live!.respond(id, { action: 'decline' })).toThrow(McpxError);
   });
@@ -143,9 +164,16 @@ describe('invalid accept content', () => {
     if (outcome.status !== 'input-required' || !outcome.continuation) throw new Error('expected a continuation');
     const before = sent.length;
     const id = outcome.questions[0]!.id;
-    await expect(mcpx.resume(outcome.continuation, { [id]: { action: 'accept', content: { priority: 'urgent' } } })).rejects.toMatchObject({ code: 'ANSWER_INVALID' });
-    await expect(mcpx.resume(outcome.continuation, {})).rejects.toMatchObject({ code: 'ANSWER_INVALID', data: { missing: [id] } });
-    await expect(mcpx.resume(outcome.continuation, { 'elc-0000000000000000': { action: 'cancel' } })).rejects.toMatchObject({ code: 'ANSWER_INVALID' });
+    await expect(
+      mcpx.resume(outcome.continuation, { [id]: { action: 'accept', content: { priority: 'urgent' } } }),
+    ).rejects.toMatchObject({ code: 'ANSWER_INVALID' });
+    await expect(mcpx.resume(outcome.continuation, {})).rejects.toMatchObject({
+      code: 'ANSWER_INVALID',
+      data: { missing: [id] },
+    });
+    await expect(mcpx.resume(outcome.continuation, { 'elc-0000000000000000': { action: 'cancel' } })).rejects.toMatchObject({
+      code: 'ANSWER_INVALID',
+    });
     expect(sent.length).toBe(before);
   });
 });
@@ -186,7 +214,10 @@ describe('legacy calls held open', () => {
     expect(second.callId).toBe(first.callId);
     second.live.respond(second.questions[0]!.id, { action: 'decline' });
     const done = await second.live.result;
-    expect(done.status === 'complete' && fixtureEcho(done.result).received).toEqual({ details: { action: 'accept', content: { repo: 'me/thing', private: false, priority: 'normal' } }, confirm: { action: 'decline' } });
+    expect(done.status === 'complete' && fixtureEcho(done.result).received).toEqual({
+      details: { action: 'accept', content: { repo: 'me/thing', private: false, priority: 'normal' } },
+      confirm: { action: 'decline' },
+    });
   });
 
   it('reports two questions asked at once in one outcome', async () => {
@@ -196,7 +227,10 @@ describe('legacy calls held open', () => {
     expect(outcome.questions.map((q) => q.message).sort()).toEqual(['Notify the watchers?', 'Where should "the issue" go?']);
     for (const q of outcome.questions) outcome.live.respond(q.id, { action: 'cancel' });
     const done = await outcome.live.result;
-    expect(done.status === 'complete' && fixtureEcho(done.result).received).toEqual({ details: { action: 'cancel' }, confirm: { action: 'cancel' } });
+    expect(done.status === 'complete' && fixtureEcho(done.result).received).toEqual({
+      details: { action: 'cancel' },
+      confirm: { action: 'cancel' },
+    });
   });
 });
 
@@ -222,7 +256,8 @@ describe('a handler that never answers', () => {
   it('may fail after its deadline without failing the held call', async () => {
     const { mcpx } = await setup('legacy-v1', 'auto', {
       elicitTtlMs: 200,
-      onElicit: (_q, ctx) => new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('aborted')))),
+      onElicit: (_q, ctx) =>
+        new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('aborted')))),
     });
     const outcome = await mcpx.callTool('fx', 'ask_rounds', {});
     expect(outcome.status === 'complete' && fixtureEcho(outcome.result).received).toEqual({ details: { action: 'cancel' } });
@@ -246,7 +281,12 @@ describe('a handler that refuses', () => {
 
 describe('modern retries (SEP-2322)', () => {
   it('echo requestState byte-exact with a new JSON-RPC id, and add none when none was given', async () => {
-    const { mcpx, sent } = await setup('dual-era', 'auto', { onElicit: async (q) => (q.key === 'confirm' ? { action: 'accept', content: { confirm: true } } : { action: 'accept', content: { repo: 'me/thing' } }) });
+    const { mcpx, sent } = await setup('dual-era', 'auto', {
+      onElicit: async (q) =>
+        q.key === 'confirm'
+          ? { action: 'accept', content: { confirm: true } }
+          : { action: 'accept', content: { repo: 'me/thing' } },
+    });
     await mcpx.callTool('fx', 'ask_form', {});
     await mcpx.callTool('fx', 'no_ask', {});
     await mcpx.callTool('fx', 'ask_confirm', {});
@@ -255,7 +295,9 @@ describe('modern retries (SEP-2322)', () => {
     expect(new Set(calls.map((c) => c.id)).size).toBe(calls.length);
     expect(calls[0]!.params.requestState).toBeUndefined();
     expect(calls[1]!.params.requestState).toMatch(/^v1\./);
-    expect(calls[1]!.params.inputResponses).toEqual({ details: { action: 'accept', content: { repo: 'me/thing', private: false, priority: 'normal' } } });
+    expect(calls[1]!.params.inputResponses).toEqual({
+      details: { action: 'accept', content: { repo: 'me/thing', private: false, priority: 'normal' } },
+    });
     // An unrelated call carries nothing from the flow before it.
     expect(calls[2]!.params).not.toHaveProperty('inputResponses');
     expect(calls[2]!.params).not.toHaveProperty('requestState');
@@ -274,16 +316,24 @@ describe('modern retries (SEP-2322)', () => {
 
   it('refuse a continuation that is not one with CONTINUATION_INVALID naming the field', async () => {
     const { mcpx } = await setup('dual-era', 'auto', { answerLater: true });
-    await expect(mcpx.resume({ version: 1, server: 'fx' }, {})).rejects.toMatchObject({ code: 'CONTINUATION_INVALID', message: expect.stringContaining('tool') });
+    await expect(mcpx.resume({ version: 1, server: 'fx' }, {})).rejects.toMatchObject({
+      code: 'CONTINUATION_INVALID',
+      message: expect.stringContaining('tool'),
+    });
   });
 
   it('keep answers a handler gave when another question of the round waits', async () => {
-    const { mcpx, sent } = await setup('dual-era', 'auto', { onElicit: async (q) => (q.key === 'details' ? { action: 'accept', content: { repo: 'me/thing' } } : undefined) });
+    const { mcpx, sent } = await setup('dual-era', 'auto', {
+      onElicit: async (q) => (q.key === 'details' ? { action: 'accept', content: { repo: 'me/thing' } } : undefined),
+    });
     const outcome = await mcpx.callTool('fx', 'ask_two', {});
     if (outcome.status !== 'input-required' || !outcome.continuation) throw new Error('expected a continuation');
     expect(outcome.questions.map((q) => q.key)).toEqual(['confirm']);
     const done = await mcpx.resume(outcome.continuation, { [outcome.questions[0]!.id]: { action: 'decline' } });
-    expect(done.status === 'complete' && fixtureEcho(done.result).received).toEqual({ details: { action: 'accept', content: { repo: 'me/thing', private: false, priority: 'normal' } }, confirm: { action: 'decline' } });
+    expect(done.status === 'complete' && fixtureEcho(done.result).received).toEqual({
+      details: { action: 'accept', content: { repo: 'me/thing', private: false, priority: 'normal' } },
+      confirm: { action: 'decline' },
+    });
     expect(requestsOf(sent, 'tools/call')).toHaveLength(2);
   });
 });
@@ -294,7 +344,11 @@ describe('request timeouts', () => {
     ['dual-era', 'auto'],
   ])("use the server's timeoutMs while it works (%s, %s)", async (kind, setting) => {
     const server = inMemoryServer(kind, setting);
-    const mcpx = await createMcpx({ config: { mcpServers: {} }, eraCache: createMemoryEraCache(), servers: { fx: { ...server.connector, timeoutMs: 100 } } });
+    const mcpx = await createMcpx({
+      config: { mcpServers: {} },
+      eraCache: createMemoryEraCache(),
+      servers: { fx: { ...server.connector, timeoutMs: 100 } },
+    });
     closers.push(async () => {
       await mcpx.close();
       await server.close();
@@ -306,16 +360,23 @@ describe('request timeouts', () => {
 });
 
 describe('legacy progress', () => {
-  it('keeps a working call alive: progress on the call\'s own token resets the watchdog', async () => {
+  it("keeps a working call alive: progress on the call's own token resets the watchdog", async () => {
     const server = inMemoryServer('legacy-v1', 'auto');
-    const mcpx = await createMcpx({ config: { mcpServers: {} }, eraCache: createMemoryEraCache(), servers: { fx: { ...server.connector, timeoutMs: 300 } } });
+    const mcpx = await createMcpx({
+      config: { mcpServers: {} },
+      eraCache: createMemoryEraCache(),
+      servers: { fx: { ...server.connector, timeoutMs: 300 } },
+    });
     closers.push(async () => {
       await mcpx.close();
       await server.close();
     });
     const outcome = await mcpx.callTool('fx', 'sleep', { ms: 1200, progressEveryMs: 50 });
     expect(outcome.status === 'complete' && fixtureEcho(outcome.result).text).toBe('slept 1200 ms');
-    await expect(mcpx.callTool('fx', 'sleep', { ms: 1200 })).rejects.toMatchObject({ code: 'CALL_FAILED', message: expect.stringContaining('300 ms') });
+    await expect(mcpx.callTool('fx', 'sleep', { ms: 1200 })).rejects.toMatchObject({
+      code: 'CALL_FAILED',
+      message: expect.stringContaining('300 ms'),
+    });
   });
 });
 
@@ -323,7 +384,10 @@ describe('createMcpx', () => {
   it('names the known servers when one is missing', async () => {
     const { mcpx } = await setup('dual-era', 'auto');
     expect(mcpx.serverNames()).toEqual(['fx']);
-    await expect(mcpx.callTool('nope', 'x', {})).rejects.toMatchObject({ code: 'SERVER_NOT_FOUND', message: expect.stringContaining('fx') });
+    await expect(mcpx.callTool('nope', 'x', {})).rejects.toMatchObject({
+      code: 'SERVER_NOT_FOUND',
+      message: expect.stringContaining('fx'),
+    });
   });
 
   it('returns a tool error as a complete outcome', async () => {

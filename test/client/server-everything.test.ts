@@ -37,7 +37,8 @@ describe('server-everything (v1) through the seam', () => {
 
   async function text(tool: string, args: Record<string, unknown>): Promise<string> {
     // Its elicitation tools appear just after initialize (tools/list_changed): wait until they are listed.
-    for (let i = 0; i < 50 && !(await mcpx.listTools('everything')).some((t) => t.name === tool); i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 50 && !(await mcpx.listTools('everything')).some((t) => t.name === tool); i++)
+      await new Promise((r) => setTimeout(r, 100));
     const outcome = await mcpx.callTool('everything', tool, args);
     if (outcome.status !== 'complete') throw new Error(`expected complete: ${JSON.stringify(outcome)}`);
     return JSON.stringify(outcome.result.content);

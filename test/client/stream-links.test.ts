@@ -17,13 +17,20 @@ function sseResponse(chunks: string[]): Response {
   return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
 }
 
-const callBody = (progressToken: unknown): string => JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 't', _meta: { progressToken } } });
-const question = (id: number): string => JSON.stringify({ jsonrpc: '2.0', id, method: 'elicitation/create', params: { message: 'q' } });
+const callBody = (progressToken: unknown): string =>
+  JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 't', _meta: { progressToken } } });
+const question = (id: number): string =>
+  JSON.stringify({ jsonrpc: '2.0', id, method: 'elicitation/create', params: { message: 'q' } });
 
 describe('createStreamLinks', () => {
   it('links a question to the call whose stream carried it, even split across chunks, and passes every byte on', async () => {
     const event = `event: message\r\nid: 1\r\ndata: ${question(7)}\r\n\r\n`;
-    const chunks = [event.slice(0, 40), event.slice(40, 41), event.slice(41), `data: ${JSON.stringify({ jsonrpc: '2.0', id: 3, result: {} })}\n\n`];
+    const chunks = [
+      event.slice(0, 40),
+      event.slice(40, 41),
+      event.slice(41),
+      `data: ${JSON.stringify({ jsonrpc: '2.0', id: 3, result: {} })}\n\n`,
+    ];
     const links = createStreamLinks(async () => sseResponse(chunks));
     const response = await links.fetch('http://x/mcp', { method: 'POST', body: callBody('cal-0123456789abcdef/1') });
     expect(await response.text()).toBe(chunks.join(''));

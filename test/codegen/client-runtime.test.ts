@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { isMcpxError } from '../../src/errors.js';
-import { ToolError, bindServerTools, unwrapOutcome, type ToolCallOutcome, type ToolCaller } from '../../src/codegen/client-runtime.js';
+import {
+  ToolError,
+  bindServerTools,
+  unwrapOutcome,
+  type ToolCallOutcome,
+  type ToolCaller,
+} from '../../src/codegen/client-runtime.js';
 
 const complete = (result: Record<string, unknown>): ToolCallOutcome => ({ status: 'complete', result });
 
@@ -32,7 +38,13 @@ describe('unwrapOutcome', () => {
   });
 
   it('throws INPUT_REQUIRED carrying the outcome for an unanswered question', () => {
-    const outcome: ToolCallOutcome = { status: 'input-required', callId: 'cal-1', server: 'gh', tool: 'create_issue', questions: [{ id: 'elc-0123456789abcdef', message: 'Which repo?' }] };
+    const outcome: ToolCallOutcome = {
+      status: 'input-required',
+      callId: 'cal-1',
+      server: 'gh',
+      tool: 'create_issue',
+      questions: [{ id: 'elc-0123456789abcdef', message: 'Which repo?' }],
+    };
     let caught: unknown;
     try {
       unwrapOutcome(outcome, 'gh', 'create_issue', true);
@@ -55,10 +67,14 @@ describe('bindServerTools', () => {
         return complete({ content: [], structuredContent: { ok: true } });
       },
     };
-    const tools = bindServerTools<{ readFile(args?: object): Promise<unknown>; __proto___(): Promise<unknown> }>(caller, 'my.server', {
-      readFile: { name: 'read-file', structured: true },
-      __proto___: { name: '__proto__', structured: false },
-    });
+    const tools = bindServerTools<{ readFile(args?: object): Promise<unknown>; __proto___(): Promise<unknown> }>(
+      caller,
+      'my.server',
+      {
+        readFile: { name: 'read-file', structured: true },
+        __proto___: { name: '__proto__', structured: false },
+      },
+    );
     expect(await tools.readFile({ path: '/x' })).toEqual({ ok: true });
     await tools.__proto___();
     expect(calls).toEqual([

@@ -17,7 +17,11 @@ export function runtimeFiles(): Record<string, string> {
 }
 
 /** Compiles generated files (under /gen/) with extra files, the runtime mapped as `mcpx`. */
-export async function compileGenerated(files: GeneratedFile[], extra: Record<string, string> = {}, options: CheckOptions = {}): Promise<TypeDiagnostic[]> {
+export async function compileGenerated(
+  files: GeneratedFile[],
+  extra: Record<string, string> = {},
+  options: CheckOptions = {},
+): Promise<TypeDiagnostic[]> {
   const all: Record<string, string> = { ...runtimeFiles(), ...extra };
   for (const f of files) all[`/gen/${f.path}`] = f.text;
   return checkTypeScript(all, { paths: { mcpx: '/mcpx/index.ts' }, ...options });

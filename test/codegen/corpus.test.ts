@@ -25,7 +25,11 @@ describe('schemaToTypeScript corpus', () => {
       const { text } = await schemaToTypeScript(c.schema);
       parts.push(`namespace C${i} {\n${text}\n}`);
       (c.accepts ?? []).forEach((v, j) => parts.push(`const c${i}_accept${j}: C${i}.Input = ${JSON.stringify(v)};`));
-      (c.rejects ?? []).forEach((v, j) => parts.push(`// @ts-expect-error ${c.name} must reject ${JSON.stringify(v).slice(0, 60)}\nconst c${i}_reject${j}: C${i}.Input = ${JSON.stringify(v)};`));
+      (c.rejects ?? []).forEach((v, j) =>
+        parts.push(
+          `// @ts-expect-error ${c.name} must reject ${JSON.stringify(v).slice(0, 60)}\nconst c${i}_reject${j}: C${i}.Input = ${JSON.stringify(v)};`,
+        ),
+      );
     }
     parts.push('export {};');
     const diagnostics = await checkTypeScript({ '/corpus.ts': parts.join('\n') });

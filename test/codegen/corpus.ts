@@ -17,27 +17,49 @@ export interface CorpusCase {
 export const corpus: CorpusCase[] = [
   {
     name: 'flat object with required and optional',
-    schema: { type: 'object', properties: { title: { type: 'string' }, count: { type: 'integer' }, draft: { type: 'boolean' } }, required: ['title'] },
+    schema: {
+      type: 'object',
+      properties: { title: { type: 'string' }, count: { type: 'integer' }, draft: { type: 'boolean' } },
+      required: ['title'],
+    },
     expected: 'export interface Input { title: string; count?: number; draft?: boolean; }',
     accepts: [{ title: 'x' }, { title: 'x', count: 2, draft: true }],
     rejects: [{}, { title: 1 }, { title: 'x', extra: 1 }],
   },
   {
     name: 'nested objects three deep',
-    schema: { type: 'object', properties: { a: { type: 'object', properties: { b: { type: 'object', properties: { c: { type: 'number' } }, required: ['c'] } } } } },
+    schema: {
+      type: 'object',
+      properties: {
+        a: { type: 'object', properties: { b: { type: 'object', properties: { c: { type: 'number' } }, required: ['c'] } } },
+      },
+    },
     expected: 'export interface Input { a?: { b?: { c: number; }; }; }',
     accepts: [{ a: { b: { c: 1 } } }, {}],
     rejects: [{ a: { b: {} } }],
   },
   {
     name: 'descriptions, defaults, formats and deprecation become JSDoc',
-    schema: { type: 'object', properties: { when: { type: 'string', format: 'date-time', description: 'When it happens' }, size: { type: 'integer', default: 10 }, old: { type: 'string', deprecated: true } } },
-    expected: 'export interface Input { /** * When it happens * @format date-time */ when?: string; /** @default 10 */ size?: number; /** @deprecated */ old?: string; }',
+    schema: {
+      type: 'object',
+      properties: {
+        when: { type: 'string', format: 'date-time', description: 'When it happens' },
+        size: { type: 'integer', default: 10 },
+        old: { type: 'string', deprecated: true },
+      },
+    },
+    expected:
+      'export interface Input { /** * When it happens * @format date-time */ when?: string; /** @default 10 */ size?: number; /** @deprecated */ old?: string; }',
   },
   {
     name: 'a description cannot close the comment or add tags',
-    schema: { type: 'object', description: 'ends */ here\n@internal', properties: { x: { type: 'string', description: '*/ export const pwned = 1; /*' } } },
-    expected: '/** * ends *\\/ here * \\@internal */ export interface Input { /** *\\/ export const pwned = 1; /* */ x?: string; }',
+    schema: {
+      type: 'object',
+      description: 'ends */ here\n@internal',
+      properties: { x: { type: 'string', description: '*/ export const pwned = 1; /*' } },
+    },
+    expected:
+      '/** * ends *\\/ here * \\@internal */ export interface Input { /** *\\/ export const pwned = 1; /* */ x?: string; }',
   },
   {
     name: 'additionalProperties false closes the object',
@@ -48,7 +70,12 @@ export const corpus: CorpusCase[] = [
   },
   {
     name: 'additionalProperties schema beside properties',
-    schema: { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'], additionalProperties: { type: 'string' } },
+    schema: {
+      type: 'object',
+      properties: { id: { type: 'integer' } },
+      required: ['id'],
+      additionalProperties: { type: 'string' },
+    },
     expected: 'export interface Input { id: number; [key: string]: string | number; }',
     accepts: [{ id: 1, name: 'x' }],
     rejects: [{ id: 1, flag: true }],
@@ -87,7 +114,16 @@ export const corpus: CorpusCase[] = [
   },
   {
     name: 'property names that are not identifiers are quoted',
-    schema: { type: 'object', properties: { 'content-type': { type: 'string' }, '2fa': { type: 'boolean' }, 'with space': { type: 'string' }, __proto__x: { type: 'string' } }, required: ['content-type'] },
+    schema: {
+      type: 'object',
+      properties: {
+        'content-type': { type: 'string' },
+        '2fa': { type: 'boolean' },
+        'with space': { type: 'string' },
+        __proto__x: { type: 'string' },
+      },
+      required: ['content-type'],
+    },
     expected: 'export interface Input { "content-type": string; "2fa"?: boolean; "with space"?: string; __proto__x?: string; }',
     accepts: [{ 'content-type': 'a' }],
   },
@@ -141,7 +177,10 @@ export const corpus: CorpusCase[] = [
     name: 'draft-07 tuple (items array) with additionalItems',
     schema: { type: 'array', items: [{ type: 'boolean' }, { type: 'string' }], additionalItems: { type: 'null' } },
     expected: 'export type Input = [boolean, string, ...null[]];',
-    accepts: [[true, 'a'], [true, 'a', null]],
+    accepts: [
+      [true, 'a'],
+      [true, 'a', null],
+    ],
   },
   {
     name: 'string enum',
@@ -205,7 +244,10 @@ export const corpus: CorpusCase[] = [
       ],
     },
     expected: 'export type Input = { kind: "circle"; r: number; } | { kind: "square"; side: number; };',
-    accepts: [{ kind: 'circle', r: 1 }, { kind: 'square', side: 2 }],
+    accepts: [
+      { kind: 'circle', r: 1 },
+      { kind: 'square', side: 2 },
+    ],
     rejects: [{ kind: 'circle', side: 2 }],
   },
   {
@@ -215,46 +257,98 @@ export const corpus: CorpusCase[] = [
   },
   {
     name: 'allOf intersects objects',
-    schema: { allOf: [{ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { type: 'object', properties: { b: { type: 'number' } }, required: ['b'] }] },
+    schema: {
+      allOf: [
+        { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+        { type: 'object', properties: { b: { type: 'number' } }, required: ['b'] },
+      ],
+    },
     expected: 'export type Input = { a: string; } & { b: number; };',
     accepts: [{ a: 'x', b: 1 }],
     rejects: [{ a: 'x' }],
   },
   {
     name: 'properties beside oneOf: base and union intersect',
-    schema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'], oneOf: [{ properties: { a: { type: 'number' } }, required: ['a'] }, { properties: { b: { type: 'number' } }, required: ['b'] }] },
+    schema: {
+      type: 'object',
+      properties: { id: { type: 'string' } },
+      required: ['id'],
+      oneOf: [
+        { properties: { a: { type: 'number' } }, required: ['a'] },
+        { properties: { b: { type: 'number' } }, required: ['b'] },
+      ],
+    },
     expected: 'export type Input = { id: string; } & ({ a: number; } | { b: number; });',
-    accepts: [{ id: 'x', a: 1 }, { id: 'x', b: 1 }],
+    accepts: [
+      { id: 'x', a: 1 },
+      { id: 'x', b: 1 },
+    ],
     rejects: [{ id: 'x' }],
   },
   {
     name: 'oneOf members that only add constraints vanish',
-    schema: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, oneOf: [{ not: { required: ['a'] } }, { not: { required: ['b'] } }] },
+    schema: {
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { type: 'string' } },
+      oneOf: [{ not: { required: ['a'] } }, { not: { required: ['b'] } }],
+    },
     expected: 'export interface Input { a?: string; b?: string; }',
   },
   {
     name: '$defs with a recursive tree',
-    schema: { type: 'object', properties: { root: { $ref: '#/$defs/Node' } }, $defs: { Node: { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/Node' } } }, required: ['name'] } } },
+    schema: {
+      type: 'object',
+      properties: { root: { $ref: '#/$defs/Node' } },
+      $defs: {
+        Node: {
+          type: 'object',
+          properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/Node' } } },
+          required: ['name'],
+        },
+      },
+    },
     expected: 'export interface Input { root?: Node; } export interface Node { name: string; children?: Node[]; }',
     accepts: [{ root: { name: 'a', children: [{ name: 'b' }] } }],
     rejects: [{ root: { children: [] } }],
   },
   {
     name: 'definitions (draft-07) and a ref to the root',
-    schema: { type: 'object', properties: { value: { $ref: '#/definitions/Value' }, next: { $ref: '#' } }, definitions: { Value: { type: ['string', 'number'] } } },
+    schema: {
+      type: 'object',
+      properties: { value: { $ref: '#/definitions/Value' }, next: { $ref: '#' } },
+      definitions: { Value: { type: ['string', 'number'] } },
+    },
     expected: 'export interface Input { value?: Value; next?: Input; } export type Value = string | number;',
     accepts: [{ value: 1, next: { value: 'a' } }],
   },
   {
     name: 'mutually recursive definitions',
-    schema: { $ref: '#/$defs/A', $defs: { A: { type: 'object', properties: { b: { $ref: '#/$defs/B' } } }, B: { type: 'object', properties: { a: { $ref: '#/$defs/A' } } } } },
+    schema: {
+      $ref: '#/$defs/A',
+      $defs: {
+        A: { type: 'object', properties: { b: { $ref: '#/$defs/B' } } },
+        B: { type: 'object', properties: { a: { $ref: '#/$defs/A' } } },
+      },
+    },
     expected: 'export type Input = A; export interface A { b?: B; } export interface B { a?: A; }',
     accepts: [{ b: { a: { b: {} } } }],
   },
   {
     name: 'a JSON value type: recursion through a union of arrays and maps',
-    schema: { $ref: '#/$defs/Json', $defs: { Json: { anyOf: [{ type: ['string', 'number', 'boolean', 'null'] }, { type: 'array', items: { $ref: '#/$defs/Json' } }, { type: 'object', additionalProperties: { $ref: '#/$defs/Json' } }] } } },
-    expected: 'export type Input = Json; export type Json = string | number | boolean | null | Json[] | { [key: string]: Json; };',
+    schema: {
+      $ref: '#/$defs/Json',
+      $defs: {
+        Json: {
+          anyOf: [
+            { type: ['string', 'number', 'boolean', 'null'] },
+            { type: 'array', items: { $ref: '#/$defs/Json' } },
+            { type: 'object', additionalProperties: { $ref: '#/$defs/Json' } },
+          ],
+        },
+      },
+    },
+    expected:
+      'export type Input = Json; export type Json = string | number | boolean | null | Json[] | { [key: string]: Json; };',
     accepts: [{ a: [1, 'x', null, { b: true }] }],
   },
   {
@@ -265,12 +359,19 @@ export const corpus: CorpusCase[] = [
   },
   {
     name: 'a ref to a property of the same schema by JSON pointer',
-    schema: { type: 'object', properties: { a: { type: 'object', properties: { x: { type: 'number' } } }, b: { $ref: '#/properties/a' } } },
+    schema: {
+      type: 'object',
+      properties: { a: { type: 'object', properties: { x: { type: 'number' } } }, b: { $ref: '#/properties/a' } },
+    },
     expected: 'export interface Input { a?: { x?: number; }; b?: InputA; } export interface InputA { x?: number; }',
   },
   {
     name: 'a ref by $anchor',
-    schema: { type: 'object', properties: { item: { $ref: '#item' } }, $defs: { Item: { $anchor: 'item', type: 'string', format: 'uuid' } } },
+    schema: {
+      type: 'object',
+      properties: { item: { $ref: '#item' } },
+      $defs: { Item: { $anchor: 'item', type: 'string', format: 'uuid' } },
+    },
     expected: 'export interface Input { item?: Item; } /** @format uuid */ export type Item = string;',
   },
   {
@@ -280,7 +381,11 @@ export const corpus: CorpusCase[] = [
   },
   {
     name: 'a $ref with sibling keywords intersects',
-    schema: { type: 'object', properties: { p: { $ref: '#/$defs/Base', properties: { extra: { type: 'string' } } } }, $defs: { Base: { type: 'object', properties: { id: { type: 'number' } } } } },
+    schema: {
+      type: 'object',
+      properties: { p: { $ref: '#/$defs/Base', properties: { extra: { type: 'string' } } } },
+      $defs: { Base: { type: 'object', properties: { id: { type: 'number' } } } },
+    },
     expected: 'export interface Input { p?: Base & { extra?: string; }; } export interface Base { id?: number; }',
   },
   {
@@ -303,7 +408,10 @@ export const corpus: CorpusCase[] = [
   },
   {
     name: 'if/then/else degrades to unknown with a warning naming the path',
-    schema: { type: 'object', properties: { cond: { type: 'object', if: { properties: { a: { const: 1 } } }, then: { required: ['b'] } } } },
+    schema: {
+      type: 'object',
+      properties: { cond: { type: 'object', if: { properties: { a: { const: 1 } } }, then: { required: ['b'] } } },
+    },
     expected: 'export interface Input { cond?: unknown; }',
     warnings: ['/properties/cond/if'],
   },
@@ -363,7 +471,13 @@ export const corpus: CorpusCase[] = [
   },
   {
     name: 'integer and number constraints add no type noise',
-    schema: { type: 'object', properties: { n: { type: 'integer', minimum: 0, maximum: 10, multipleOf: 2 }, s: { type: 'string', minLength: 1, pattern: '^a' } } },
+    schema: {
+      type: 'object',
+      properties: {
+        n: { type: 'integer', minimum: 0, maximum: 10, multipleOf: 2 },
+        s: { type: 'string', minLength: 1, pattern: '^a' },
+      },
+    },
     expected: 'export interface Input { n?: number; s?: string; }',
   },
 ];

@@ -16,7 +16,14 @@ async function run(argv: string[], cwd: string, state: string): Promise<{ code: 
   let err = '';
   stdout.on('data', (d: Buffer) => (out += d.toString()));
   stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const code = await main(argv, { stdout, stderr, stdin: new PassThrough(), env: { ...process.env, MCPX_STATE_DIR: state }, cwd, isTTY: false });
+  const code = await main(argv, {
+    stdout,
+    stderr,
+    stdin: new PassThrough(),
+    env: { ...process.env, MCPX_STATE_DIR: state },
+    cwd,
+    isTTY: false,
+  });
   return { code, stdout: out, stderr: err };
 }
 
@@ -41,7 +48,10 @@ describe('mcpx gen', () => {
     expect(statSync(join(dir, 'gen', 'fx-dual.ts')).mtimeMs).toBe(mtime);
 
     expect((await run(['gen', '--out', 'gen', '--check'], dir, state)).code).toBe(0);
-    writeFileSync(join(dir, 'gen', 'fx-dual.ts'), module.replace(/mcpx-schema-hash: [0-9a-f]{64}/, `mcpx-schema-hash: ${'0'.repeat(64)}`));
+    writeFileSync(
+      join(dir, 'gen', 'fx-dual.ts'),
+      module.replace(/mcpx-schema-hash: [0-9a-f]{64}/, `mcpx-schema-hash: ${'0'.repeat(64)}`),
+    );
     const stale = await run(['gen', '--out', 'gen', '--check'], dir, state);
     expect(stale.code).toBe(1);
     expect(stale.stderr).toContain(`stale: ${join(dir, 'gen', 'fx-dual.ts')} (schemas changed)`);
@@ -81,7 +91,22 @@ describe('mcpx gen', () => {
   it('finds the committed clients of the npm servers up to date (regenerate with the command in docs/codegen.md)', async () => {
     const state = mkdtempSync(join(tmpdir(), 'mcpx-gen-state-'));
     const config = ['--config', 'test/fixtures/codegen-servers.json'];
-    const client = await run(['gen', 'everything', 'filesystem', 'memory', ...config, '--out', 'test/fixtures/generated/client', '--runtime-import', '../../../../src/index.js', '--check'], root, state);
+    const client = await run(
+      [
+        'gen',
+        'everything',
+        'filesystem',
+        'memory',
+        ...config,
+        '--out',
+        'test/fixtures/generated/client',
+        '--runtime-import',
+        '../../../../src/index.js',
+        '--check',
+      ],
+      root,
+      state,
+    );
     expect(client.stderr).toBe('');
     expect(client.code).toBe(0);
   });

@@ -9,7 +9,11 @@ import { daemonPaths } from '../../src/surfaces/daemon/daemon-paths.js';
 import { openDaemonParts } from '../../src/surfaces/daemon/daemon-wiring.js';
 import { stdioFixture } from '../helpers/fixture-servers.js';
 
-async function run(argv: string[], cwd: string, env: Record<string, string | undefined>): Promise<{ code: number; stdout: string; stderr: string }> {
+async function run(
+  argv: string[],
+  cwd: string,
+  env: Record<string, string | undefined>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';
@@ -23,7 +27,10 @@ async function run(argv: string[], cwd: string, env: Record<string, string | und
 function setup(): { dir: string; configPath: string; env: Record<string, string | undefined> } {
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-gen-daemon-'));
   const configPath = join(dir, 'mcpx.json');
-  writeFileSync(configPath, JSON.stringify({ mcpServers: { 'fx-dual': stdioFixture('dual-era'), 'fx-legacy': stdioFixture('legacy-v1') } }));
+  writeFileSync(
+    configPath,
+    JSON.stringify({ mcpServers: { 'fx-dual': stdioFixture('dual-era'), 'fx-legacy': stdioFixture('legacy-v1') } }),
+  );
   return { dir, configPath, env: { ...process.env, MCPX_STATE_DIR: join(dir, 'state'), MCPX_CONFIG: undefined } };
 }
 
@@ -78,7 +85,10 @@ describe('mcpx gen with a daemon', () => {
     const paths = daemonPaths(env, configPath);
     mkdirSync(join(dir, 'state'), { recursive: true });
     // A live pid (this process) but no socket: what a daemon killed with SIGKILL leaves behind.
-    writeFileSync(paths.state, JSON.stringify({ pid: process.pid, version: '0.1.0-test', startedAt: Date.now(), socket: join(dir, 'state', 'gone.sock') }));
+    writeFileSync(
+      paths.state,
+      JSON.stringify({ pid: process.pid, version: '0.1.0-test', startedAt: Date.now(), socket: join(dir, 'state', 'gone.sock') }),
+    );
     const result = await run(['gen', 'fx-dual', '--out', 'gen'], dir, env);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);

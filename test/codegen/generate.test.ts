@@ -1,15 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { checkTypeScript, generateClient, generateScriptDeclarations, readSchemaHash, type ToolDefinition } from '../../src/codegen/index.js';
+import {
+  checkTypeScript,
+  generateClient,
+  generateScriptDeclarations,
+  readSchemaHash,
+  type ToolDefinition,
+} from '../../src/codegen/index.js';
 import { compileGenerated } from './compile-helpers.js';
 import { makeTools } from './many-tools.js';
 
-const obj = (properties: Record<string, unknown>, required: string[] = []): Record<string, unknown> => ({ type: 'object', properties, required });
+const obj = (properties: Record<string, unknown>, required: string[] = []): Record<string, unknown> => ({
+  type: 'object',
+  properties,
+  required,
+});
 
 const hardTools: ToolDefinition[] = [
   {
     name: 'create_issue',
     description: 'Create an issue.',
-    inputSchema: obj({ title: { type: 'string' }, priority: { enum: ['low', 'high'] }, labels: { type: 'array', items: { type: 'string' } } }, ['title']),
+    inputSchema: obj(
+      { title: { type: 'string' }, priority: { enum: ['low', 'high'] }, labels: { type: 'array', items: { type: 'string' } } },
+      ['title'],
+    ),
     outputSchema: obj({ number: { type: 'integer' }, url: { type: 'string', format: 'uri' } }, ['number', 'url']),
   },
   { name: 'read-file', inputSchema: obj({ path: { type: 'string' } }, ['path']) },
@@ -19,24 +32,54 @@ const hardTools: ToolDefinition[] = [
   { name: '2fa', inputSchema: obj({}) },
   { name: '__proto__', inputSchema: obj({}) },
   { name: 'constructor', inputSchema: obj({}) },
-  { name: 'promise', inputSchema: { ...obj({ p: { $ref: '#/$defs/Promise' } }, ['p']), $defs: { Promise: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } } }, outputSchema: { $ref: '#/$defs/Promise', $defs: { Promise: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } } } },
+  {
+    name: 'promise',
+    inputSchema: {
+      ...obj({ p: { $ref: '#/$defs/Promise' } }, ['p']),
+      $defs: { Promise: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } },
+    },
+    outputSchema: {
+      $ref: '#/$defs/Promise',
+      $defs: { Promise: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } },
+    },
+  },
   { name: 'with space', description: 'Ends */ the comment?', inputSchema: obj({ 'a-b': { type: 'number' } }) },
   { name: 'class', inputSchema: { type: 'object', properties: { x: { $ref: 'file:///etc/passwd' } } } },
   { name: 'no_schema' },
 ];
 
-const servers = { github: hardTools, 'my-server': makeTools(10), 'my.server': makeTools(3), '9lives': [{ name: 'x', inputSchema: obj({}) }], tools: [{ name: 'y' }] };
+const servers = {
+  github: hardTools,
+  'my-server': makeTools(10),
+  'my.server': makeTools(3),
+  '9lives': [{ name: 'x', inputSchema: obj({}) }],
+  tools: [{ name: 'y' }],
+};
 
 describe('generateClient', () => {
   it('writes one module per server plus an index, each with a schema hash', async () => {
     const { files } = await generateClient(servers);
-    expect(files.map((f) => f.path).sort()).toEqual(['9lives.ts', 'github.ts', 'index.ts', 'my-server.ts', 'my-server_2.ts', 'tools.ts']);
+    expect(files.map((f) => f.path).sort()).toEqual([
+      '9lives.ts',
+      'github.ts',
+      'index.ts',
+      'my-server.ts',
+      'my-server_2.ts',
+      'tools.ts',
+    ]);
     for (const f of files) expect(readSchemaHash(f.text)).toBe(f.hash);
   });
 
   it('warns, naming tool and path, for what it cannot type', async () => {
     const { warnings } = await generateClient({ github: hardTools });
-    expect(warnings).toEqual([{ server: 'github', tool: 'class', path: '/inputSchema/properties/x/$ref', message: expect.stringContaining('never fetched') }]);
+    expect(warnings).toEqual([
+      {
+        server: 'github',
+        tool: 'class',
+        path: '/inputSchema/properties/x/$ref',
+        message: expect.stringContaining('never fetched'),
+      },
+    ]);
   });
 
   it('compiles under strict and exactOptionalPropertyTypes with zero diagnostics', async () => {
@@ -49,7 +92,9 @@ describe('generateClient', () => {
     const a = await generateClient({ github: hardTools });
     const b = await generateClient({ github: [...hardTools].reverse() });
     expect(b.files.map((f) => f.text)).toEqual(a.files.map((f) => f.text));
-    const changed = hardTools.map((t) => (t.name === 'delete' ? { ...t, inputSchema: obj({ id: { type: 'integer' } }, ['id']) } : t));
+    const changed = hardTools.map((t) =>
+      t.name === 'delete' ? { ...t, inputSchema: obj({ id: { type: 'integer' } }, ['id']) } : t,
+    );
     const c = await generateClient({ github: changed });
     expect(c.files[0]?.hash).not.toBe(a.files[0]?.hash);
   });
@@ -106,14 +151,27 @@ export async function use(): Promise<void> {
 
   it('reports a wrong use of a generated client (the type test can fail)', async () => {
     const { files } = await generateClient({ github: hardTools });
-    const diagnostics = await compileGenerated(files, { '/bad.ts': "import { createTools } from './gen/index.js';\ndeclare const m: import('mcpx').ToolCaller;\nexport const r = createTools(m).github.create_issue({ title: 1 });\n" });
+    const diagnostics = await compileGenerated(files, {
+      '/bad.ts':
+        "import { createTools } from './gen/index.js';\ndeclare const m: import('mcpx').ToolCaller;\nexport const r = createTools(m).github.create_issue({ title: 1 });\n",
+    });
     expect(diagnostics.map((d) => d.code)).toEqual([2322]);
   });
 
   it('never throws on hostile tool lists: garbage entries, non-schemas, nesting deeper than the call stack', async () => {
     let deep: Record<string, unknown> = { type: 'string' };
     for (let i = 0; i < 50_000; i += 1) deep = { type: 'object', properties: { a: deep } };
-    const hostile = [null, 1, 'x', { name: 5 }, { name: 'a', inputSchema: null }, { name: 'b', inputSchema: [1, 2] }, { name: 'c', inputSchema: { properties: [], required: 'x', allOf: {} } }, { name: 'd', inputSchema: { $ref: 5 }, outputSchema: 'x' }, { name: 'deep', inputSchema: deep }];
+    const hostile = [
+      null,
+      1,
+      'x',
+      { name: 5 },
+      { name: 'a', inputSchema: null },
+      { name: 'b', inputSchema: [1, 2] },
+      { name: 'c', inputSchema: { properties: [], required: 'x', allOf: {} } },
+      { name: 'd', inputSchema: { $ref: 5 }, outputSchema: 'x' },
+      { name: 'deep', inputSchema: deep },
+    ];
     const { files, warnings } = await generateClient({ w: hostile as unknown as ToolDefinition[] });
     expect(warnings.map((w) => `${w.tool}${w.path}: ${w.message}`)).toEqual([
       ': 4 tool(s) without a string name skipped',
@@ -130,7 +188,9 @@ export async function use(): Promise<void> {
 
   it('keeps hostile server and tool names inside comments and strings', async () => {
     const evil = 'x\u2028export const pwned = 1;//\n*/ declare const y: 1;';
-    const { files } = await generateClient({ [evil]: [{ name: evil, description: evil, inputSchema: obj({ [evil]: { type: 'string', description: evil } }) }] });
+    const { files } = await generateClient({
+      [evil]: [{ name: evil, description: evil, inputSchema: obj({ [evil]: { type: 'string', description: evil } }) }],
+    });
     const file = files.find((f) => f.path !== 'index.ts')?.path.replace(/\.ts$/, '.js') ?? '';
     const probe = `// @ts-expect-error the name never becomes code
 import { pwned } from './gen/${file}';
@@ -184,7 +244,10 @@ onElicit(async () => ({ action: 'maybe' }));
 
   it('makes a wrong script fail the check', async () => {
     const { file } = await generateScriptDeclarations({ github: hardTools });
-    const diagnostics = await checkTypeScript({ '/mcpx-env.d.ts': file.text, '/script.ts': "await tools.github.create_issue({ title: 'x', priority: 'urgent' });\nexport {};\n" });
+    const diagnostics = await checkTypeScript({
+      '/mcpx-env.d.ts': file.text,
+      '/script.ts': "await tools.github.create_issue({ title: 'x', priority: 'urgent' });\nexport {};\n",
+    });
     expect(diagnostics).toHaveLength(1);
     expect(diagnostics[0]?.message).toContain('"low" | "high"');
   });
@@ -206,6 +269,13 @@ declare const scriptAnswer: Answer;
 export const c: Answer = coreAnswer;
 export const d: CoreAnswer = scriptAnswer;
 `;
-    expect(await checkTypeScript({ '/types.ts': types, '/abort.d.ts': 'interface AbortSignal { readonly aborted: boolean }', '/mcpx-env.d.ts': file.text, '/check.ts': check })).toEqual([]);
+    expect(
+      await checkTypeScript({
+        '/types.ts': types,
+        '/abort.d.ts': 'interface AbortSignal { readonly aborted: boolean }',
+        '/mcpx-env.d.ts': file.text,
+        '/check.ts': check,
+      }),
+    ).toEqual([]);
   });
 });

@@ -14,12 +14,21 @@ const shapes: Array<(i: number) => Omit<ToolDefinition, 'name'>> = [
         body: { type: ['string', 'null'], description: 'Markdown body' },
         labels: { type: 'array', items: { type: 'string' }, uniqueItems: true },
         priority: { enum: ['low', 'medium', 'high'], default: 'medium' },
-        assignee: { type: 'object', properties: { login: { type: 'string' }, id: { type: 'integer' } }, required: ['login'], additionalProperties: false },
+        assignee: {
+          type: 'object',
+          properties: { login: { type: 'string' }, id: { type: 'integer' } },
+          required: ['login'],
+          additionalProperties: false,
+        },
       },
       required: ['title'],
       additionalProperties: false,
     },
-    outputSchema: { type: 'object', properties: { number: { type: 'integer' }, url: { type: 'string', format: 'uri' } }, required: ['number', 'url'] },
+    outputSchema: {
+      type: 'object',
+      properties: { number: { type: 'integer' }, url: { type: 'string', format: 'uri' } },
+      required: ['number', 'url'],
+    },
   }),
   (i) => ({
     description: `Search ${i}`,
@@ -27,8 +36,20 @@ const shapes: Array<(i: number) => Omit<ToolDefinition, 'name'>> = [
       type: 'object',
       properties: {
         query: { type: 'string' },
-        filter: { oneOf: [{ type: 'object', properties: { kind: { const: 'user' }, name: { type: 'string' } }, required: ['kind'] }, { type: 'object', properties: { kind: { const: 'org' }, id: { type: 'integer' } }, required: ['kind', 'id'] }] },
-        range: { type: 'array', prefixItems: [{ type: 'string', format: 'date' }, { type: 'string', format: 'date' }], items: false },
+        filter: {
+          oneOf: [
+            { type: 'object', properties: { kind: { const: 'user' }, name: { type: 'string' } }, required: ['kind'] },
+            { type: 'object', properties: { kind: { const: 'org' }, id: { type: 'integer' } }, required: ['kind', 'id'] },
+          ],
+        },
+        range: {
+          type: 'array',
+          prefixItems: [
+            { type: 'string', format: 'date' },
+            { type: 'string', format: 'date' },
+          ],
+          items: false,
+        },
         since: { type: 'string', format: 'date-time', deprecated: true },
       },
       required: ['query'],
@@ -36,8 +57,27 @@ const shapes: Array<(i: number) => Omit<ToolDefinition, 'name'>> = [
   }),
   (i) => ({
     description: `Tree ${i}`,
-    inputSchema: { type: 'object', properties: { root: { $ref: '#/$defs/Node' }, depth: { type: 'integer', minimum: 0, default: 3 } }, $defs: { Node: { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/Node' } } }, required: ['name'] } } },
-    outputSchema: { type: 'object', properties: { nodes: { type: 'array', items: { $ref: '#/definitions/Leaf' } } }, definitions: { Leaf: { type: 'object', properties: { id: { type: 'string' }, value: { anyOf: [{ type: 'number' }, { type: 'string' }, { type: 'null' }] } } } } },
+    inputSchema: {
+      type: 'object',
+      properties: { root: { $ref: '#/$defs/Node' }, depth: { type: 'integer', minimum: 0, default: 3 } },
+      $defs: {
+        Node: {
+          type: 'object',
+          properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/Node' } } },
+          required: ['name'],
+        },
+      },
+    },
+    outputSchema: {
+      type: 'object',
+      properties: { nodes: { type: 'array', items: { $ref: '#/definitions/Leaf' } } },
+      definitions: {
+        Leaf: {
+          type: 'object',
+          properties: { id: { type: 'string' }, value: { anyOf: [{ type: 'number' }, { type: 'string' }, { type: 'null' }] } },
+        },
+      },
+    },
   }),
   (i) => ({
     description: `Settings ${i}`,
@@ -45,11 +85,20 @@ const shapes: Array<(i: number) => Omit<ToolDefinition, 'name'>> = [
       type: 'object',
       properties: {
         values: { type: 'object', additionalProperties: { type: 'number' } },
-        merged: { allOf: [{ type: 'object', properties: { a: { type: 'string' } } }, { type: 'object', properties: { b: { type: 'boolean' } } }] },
+        merged: {
+          allOf: [
+            { type: 'object', properties: { a: { type: 'string' } } },
+            { type: 'object', properties: { b: { type: 'boolean' } } },
+          ],
+        },
         mode: { type: 'string', enum: ['fast', 'safe'] },
       },
     },
-    outputSchema: { type: 'object', properties: { ok: { type: 'boolean' }, warnings: { type: 'array', items: { type: 'string' } } }, required: ['ok'] },
+    outputSchema: {
+      type: 'object',
+      properties: { ok: { type: 'boolean' }, warnings: { type: 'array', items: { type: 'string' } } },
+      required: ['ok'],
+    },
   }),
   (i) => ({
     description: `Upload ${i}`,
@@ -60,7 +109,10 @@ const shapes: Array<(i: number) => Omit<ToolDefinition, 'name'>> = [
         path: { type: 'string', description: 'Where to write' },
         content: { type: 'string', contentEncoding: 'base64' },
         overwrite: { type: 'boolean', default: false },
-        meta: { type: 'object', properties: { tags: { type: 'array', items: { type: 'string' } }, owner: { type: ['string', 'null'] } } },
+        meta: {
+          type: 'object',
+          properties: { tags: { type: 'array', items: { type: 'string' } }, owner: { type: ['string', 'null'] } },
+        },
       },
       required: ['path', 'content'],
     },
@@ -68,5 +120,8 @@ const shapes: Array<(i: number) => Omit<ToolDefinition, 'name'>> = [
 ];
 
 export function makeTools(count: number): ToolDefinition[] {
-  return Array.from({ length: count }, (_, i) => ({ name: `tool_${i}`, ...(shapes[i % shapes.length] as (i: number) => Omit<ToolDefinition, 'name'>)(i) }));
+  return Array.from({ length: count }, (_, i) => ({
+    name: `tool_${i}`,
+    ...(shapes[i % shapes.length] as (i: number) => Omit<ToolDefinition, 'name'>)(i),
+  }));
 }

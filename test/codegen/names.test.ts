@@ -23,7 +23,8 @@ describe('memberName', () => {
   });
 
   it('never returns an empty or invalid name', () => {
-    for (const name of ['', '---', '🙂', 'ünïcødé', '$', 'a b\nc']) expect(memberName(name)).toMatch(/^[A-Za-z_$][A-Za-z0-9_$]*$/);
+    for (const name of ['', '---', '🙂', 'ünïcødé', '$', 'a b\nc'])
+      expect(memberName(name)).toMatch(/^[A-Za-z_$][A-Za-z0-9_$]*$/);
   });
 });
 

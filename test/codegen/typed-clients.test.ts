@@ -17,7 +17,9 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** The committed codegen config, with the filesystem and memory servers pointed at a temp dir. */
 function config(dir: string): Record<string, unknown> {
-  const base = JSON.parse(readFileSync(join(root, 'test', 'fixtures', 'codegen-servers.json'), 'utf8')) as { mcpServers: Record<string, { command: string; args: string[]; env?: Record<string, string> }> };
+  const base = JSON.parse(readFileSync(join(root, 'test', 'fixtures', 'codegen-servers.json'), 'utf8')) as {
+    mcpServers: Record<string, { command: string; args: string[]; env?: Record<string, string> }>;
+  };
   const servers = base.mcpServers;
   for (const s of Object.values(servers)) {
     s.command = process.execPath;
@@ -40,7 +42,8 @@ describe('generated clients over real servers', () => {
       config: config(dir) as never,
       cwd: root,
       env: { ...process.env, MCPX_STATE_DIR: join(dir, 'state') },
-      onElicit: async (question) => (question.requestedSchema?.properties.repo ? { action: 'accept', content: { repo: 'me/thing' } } : { action: 'decline' }),
+      onElicit: async (question) =>
+        question.requestedSchema?.properties.repo ? { action: 'accept', content: { repo: 'me/thing' } } : { action: 'decline' },
     });
     tools = createTools(mcpx);
   }, 60_000);
@@ -84,19 +87,28 @@ describe('generated clients over real servers', () => {
   });
 
   it('calls server-memory', async () => {
-    await tools.memory.create_entities({ entities: [{ name: 'mcpx', entityType: 'project', observations: ['generates typed clients'] }] });
+    await tools.memory.create_entities({
+      entities: [{ name: 'mcpx', entityType: 'project', observations: ['generates typed clients'] }],
+    });
     const graph = await tools.memory.read_graph();
     expectTypeOf(graph).toEqualTypeOf<ReadGraph.Output>();
     expect(graph.entities.map((e) => e.name)).toContain('mcpx');
   });
 
   it('throws INPUT_REQUIRED carrying the outcome when nothing here answers', async () => {
-    const later = await createMcpx({ config: config(dir) as never, cwd: root, env: { ...process.env, MCPX_STATE_DIR: join(dir, 'state-later') }, answerLater: true });
+    const later = await createMcpx({
+      config: config(dir) as never,
+      cwd: root,
+      env: { ...process.env, MCPX_STATE_DIR: join(dir, 'state-later') },
+      answerLater: true,
+    });
     try {
-      const error = await createTools(later).fixture.ask_form({ title: 'x' }).then(
-        () => undefined,
-        (e: unknown) => e,
-      );
+      const error = await createTools(later)
+        .fixture.ask_form({ title: 'x' })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       expect(isMcpxError(error, 'INPUT_REQUIRED')).toBe(true);
       const outcome = (error as { data: { outcome: { status: string; questions: Array<{ id: string }> } } }).data.outcome;
       expect(outcome.status).toBe('input-required');

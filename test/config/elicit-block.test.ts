@@ -21,6 +21,8 @@ describe('loadConfig: the elicit block', () => {
 
   it('returns the default policy when there is no elicit block or no file', () => {
     expect(loadConfig({ config: configFile('{ "mcpServers": {} }'), env: {} }).policy.mode).toBe('ask');
-    expect(loadConfig({ cwd: mkdtempSync(join(tmpdir(), 'mcpx-no-config-')), env: { MCPX_CONFIG_DIR: '/nonexistent' } }).policy.rules).toEqual([]);
+    expect(
+      loadConfig({ cwd: mkdtempSync(join(tmpdir(), 'mcpx-no-config-')), env: { MCPX_CONFIG_DIR: '/nonexistent' } }).policy.rules,
+    ).toEqual([]);
   });
 });

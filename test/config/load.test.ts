@@ -50,7 +50,10 @@ describe('loadConfig discovery', () => {
 
   it('refuses an explicit path that does not exist with CONFIG_NOT_FOUND', () => {
     const ws = workspace({});
-    expect(errorOf(() => loadConfig({ ...ws, config: 'missing.json' }))).toMatchObject({ code: 'CONFIG_NOT_FOUND', message: expect.stringContaining('missing.json') });
+    expect(errorOf(() => loadConfig({ ...ws, config: 'missing.json' }))).toMatchObject({
+      code: 'CONFIG_NOT_FOUND',
+      message: expect.stringContaining('missing.json'),
+    });
   });
 
   it('finds nothing without failing and says where it looked', () => {
@@ -58,7 +61,11 @@ describe('loadConfig discovery', () => {
     const loaded = loadConfig(ws);
     expect(loaded.config.mcpServers).toEqual({});
     expect(loaded.path).toBeUndefined();
-    expect(loaded.searched).toEqual([join(ws.cwd, 'mcpx.json'), join(ws.cwd, '.mcp.json'), join(ws.env.MCPX_CONFIG_DIR!, 'mcpx.json')]);
+    expect(loaded.searched).toEqual([
+      join(ws.cwd, 'mcpx.json'),
+      join(ws.cwd, '.mcp.json'),
+      join(ws.env.MCPX_CONFIG_DIR!, 'mcpx.json'),
+    ]);
   });
 
   it('reads VS Code files, which call the map "servers"', () => {
@@ -97,7 +104,15 @@ describe('config validation', () => {
       ),
     );
     const fields = (error.data?.issues as Array<{ field: string }>).map((i) => i.field);
-    expect(fields).toEqual(['mcpServers.both', 'mcpServers.neither', 'mcpServers.badArgs.args', 'mcpServers.badUrl.url', 'mcpServers.sse.type', 'mcpServers.bad.name', 'mcpServers.badEra.era']);
+    expect(fields).toEqual([
+      'mcpServers.both',
+      'mcpServers.neither',
+      'mcpServers.badArgs.args',
+      'mcpServers.badUrl.url',
+      'mcpServers.sse.type',
+      'mcpServers.bad.name',
+      'mcpServers.badEra.era',
+    ]);
     expect(error.message).toContain('server "both": has both "command" and "url"');
     expect(error.message).toContain('server "badArgs": field "args": expected an array of strings');
     expect(error.message).toContain('server "badUrl": field "url": expected an http(s) URL');
@@ -107,15 +122,22 @@ describe('config validation', () => {
 
   it('names the file of a JSON syntax error', () => {
     const ws = workspace({ '.mcp.json': '{"mcpServers": {' });
-    expect(errorOf(() => loadConfig(ws))).toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining(`${join(ws.cwd, '.mcp.json')} is not valid JSON`) });
+    expect(errorOf(() => loadConfig(ws))).toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringContaining(`${join(ws.cwd, '.mcp.json')} is not valid JSON`),
+    });
   });
 
   it('refuses a file without mcpServers, saying what the file should look like', () => {
-    expect(errorOf(() => parseConfig({ github: { command: 'x' } }, 'f.json', {})).message).toContain('the "mcpServers" key is missing');
+    expect(errorOf(() => parseConfig({ github: { command: 'x' } }, 'f.json', {})).message).toContain(
+      'the "mcpServers" key is missing',
+    );
   });
 
   it('keeps keys other tools put in the same file', () => {
-    expect(parseConfig({ mcpServers: { a: { command: 'x', disabled: false, autoApprove: [] } } }, 'f', {}).mcpServers.a).toMatchObject({ disabled: false, autoApprove: [] });
+    expect(
+      parseConfig({ mcpServers: { a: { command: 'x', disabled: false, autoApprove: [] } } }, 'f', {}).mcpServers.a,
+    ).toMatchObject({ disabled: false, autoApprove: [] });
   });
 });
 
@@ -136,7 +158,9 @@ describe('environment expansion', () => {
   });
 
   it('refuses a reference to an unset variable, naming server and field', () => {
-    const error = errorOf(() => parseConfig({ mcpServers: { gh: { command: 'x', env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' } } } }, 'f.json', {}));
+    const error = errorOf(() =>
+      parseConfig({ mcpServers: { gh: { command: 'x', env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' } } } }, 'f.json', {}),
+    );
     expect(error.code).toBe('CONFIG_INVALID');
     expect(error.message).toContain('mcpServers.gh.env.GITHUB_TOKEN');
     expect(error.message).toContain('GITHUB_TOKEN, which is not set');

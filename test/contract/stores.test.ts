@@ -23,7 +23,9 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'mcpx-contract-'));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-register('SQLite file (@keyv/sqlite, a new connection per handle)', () => ({ open: () => openSqliteStore(join(dir, 'mcpx.sqlite')) }));
+register('SQLite file (@keyv/sqlite, a new connection per handle)', () => ({
+  open: () => openSqliteStore(join(dir, 'mcpx.sqlite')),
+}));
 
 let redis: RedisServer | undefined;
 beforeAll(async () => {
@@ -32,7 +34,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await redis?.stop();
 });
-register('Redis (@keyv/redis on a real redis-server, a new connection per handle)', () => ({ open: () => openRedisStore(redis!.url) }));
+register('Redis (@keyv/redis on a real redis-server, a new connection per handle)', () => ({
+  open: () => openRedisStore(redis!.url),
+}));
 
 let postgres: PostgresServer | undefined;
 beforeAll(async () => {
@@ -41,4 +45,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await postgres?.stop();
 });
-register('Postgres (@keyv/postgres on a real server from initdb, a new pool per handle)', () => ({ open: () => openPostgresStore(postgres!.url) }));
+register('Postgres (@keyv/postgres on a real server from initdb, a new pool per handle)', () => ({
+  open: () => openPostgresStore(postgres!.url),
+}));

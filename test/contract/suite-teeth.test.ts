@@ -27,7 +27,11 @@ function checkThenAbandonStore(): BrokerStore {
   return new Proxy(inner, {
     get(target, property, receiver) {
       if (property === 'claimAnswer') {
-        return (answer: Parameters<BrokerStore['claimAnswer']>[0], ttlMs: number, event: Parameters<BrokerStore['claimAnswer']>[2]) => target.claimAnswer(answer, ttlMs, event);
+        return (
+          answer: Parameters<BrokerStore['claimAnswer']>[0],
+          ttlMs: number,
+          event: Parameters<BrokerStore['claimAnswer']>[2],
+        ) => target.claimAnswer(answer, ttlMs, event);
       }
       if (property === 'updateQuestion') {
         return async (request: Parameters<BrokerStore['updateQuestion']>[0], ttlMs: number) => {

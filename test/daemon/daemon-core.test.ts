@@ -36,7 +36,11 @@ describe('daemon core', () => {
     });
     const app = core.app();
     const call = (session: string) =>
-      app.request('/v1/call/modern/no_ask', { method: 'POST', headers: { 'content-type': 'application/json', 'x-mcpx-session': session }, body: '{"text":"x"}' });
+      app.request('/v1/call/modern/no_ask', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-mcpx-session': session },
+        body: '{"text":"x"}',
+      });
     expect((await call('a')).status).toBe(200);
     expect((await call('a')).status).toBe(200);
     expect((await call('b')).status).toBe(200);
@@ -72,7 +76,12 @@ describe('daemon core', () => {
       holder: 'core-test',
     });
     const app = core.app();
-    const call = () => app.request('/v1/call/legacy/ask_confirm', { method: 'POST', headers: { 'content-type': 'application/json', 'x-mcpx-session': 'a' }, body: '{}' });
+    const call = () =>
+      app.request('/v1/call/legacy/ask_confirm', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-mcpx-session': 'a' },
+        body: '{}',
+      });
     type Body = { inputRequired: { task: string; questions: Array<{ id: string; ambiguous?: boolean }>; text: string } };
     const first = (await (await call()).json()) as Body;
     expect(first.inputRequired.questions[0]!.ambiguous).toBeUndefined();
@@ -81,9 +90,13 @@ describe('daemon core', () => {
     const body = (await second.json()) as Body;
     expect(body.inputRequired.questions[0]!.ambiguous).toBe(true);
     // The same §5.1 message the CLI prints (its note, its answer lines), the deadline in UTC to the second.
-    expect(body.inputRequired.text).toContain('  note     other calls share this server; this question may belong to one of them (ambiguous)');
+    expect(body.inputRequired.text).toContain(
+      '  note     other calls share this server; this question may belong to one of them (ambiguous)',
+    );
     expect(body.inputRequired.text).toMatch(/\n {2}expires {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(\d+m\d+s from now\)\n/);
-    expect(body.inputRequired.text).toContain(`  answer   mcpx elicit answer ${body.inputRequired.questions[0]!.id} '{"confirm":true}'`);
+    expect(body.inputRequired.text).toContain(
+      `  answer   mcpx elicit answer ${body.inputRequired.questions[0]!.id} '{"confirm":true}'`,
+    );
     for (const id of [first.inputRequired.questions[0]!.id, body.inputRequired.questions[0]!.id]) {
       expect((await app.request(`/v1/elicit/${id}/decline`, { method: 'POST' })).status).toBe(200);
     }
@@ -111,18 +124,34 @@ describe('daemon core', () => {
       holder: 'core-test',
     });
     const app = core.app();
-    const response = await app.request('/v1/call/modern/ask_two', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"title":"t"}' });
+    const response = await app.request('/v1/call/modern/ask_two', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"title":"t"}',
+    });
     expect(response.status).toBe(202);
     const body = (await response.json()) as { inputRequired: { task: string; questions: Array<{ id: string; key: string }> } };
     expect(body.inputRequired.questions.map((q) => q.key).sort()).toEqual(['confirm', 'details']);
     expect(response.headers.get('location')).toBe(`/v1/elicit/${body.inputRequired.questions[0]!.id}`);
     const [details, confirm] = ['details', 'confirm'].map((k) => body.inputRequired.questions.find((q) => q.key === k)!.id);
-    expect((await app.request(`/v1/elicit/${details}/accept`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"content":{"repo":"me/two"}}' })).status).toBe(200);
+    expect(
+      (
+        await app.request(`/v1/elicit/${details}/accept`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"content":{"repo":"me/two"}}',
+        })
+      ).status,
+    ).toBe(200);
     // One answer of two: the call is still waiting.
-    const halfway = (await (await app.request(`/v1/tasks/${body.inputRequired.task}`)).json()) as { task: { state: string; waitingOn: string[] } };
+    const halfway = (await (await app.request(`/v1/tasks/${body.inputRequired.task}`)).json()) as {
+      task: { state: string; waitingOn: string[] };
+    };
     expect(halfway.task.state).toBe('input-required');
     expect((await app.request(`/v1/elicit/${confirm}/decline`, { method: 'POST' })).status).toBe(200);
-    const done = (await (await app.request(`/v1/tasks/${body.inputRequired.task}?wait=20`)).json()) as { task: { state: string; result: { structuredContent?: unknown } } };
+    const done = (await (await app.request(`/v1/tasks/${body.inputRequired.task}?wait=20`)).json()) as {
+      task: { state: string; result: { structuredContent?: unknown } };
+    };
     expect(done.task.state).toBe('complete');
     const received = fixtureEcho(done.task.result).received;
     expect(received.details).toMatchObject({ action: 'accept', content: { repo: 'me/two' } });
@@ -149,7 +178,11 @@ describe('daemon core', () => {
       clock: () => now,
       sessionIdleMs: 60_000,
     });
-    const response = await core.app().request('/v1/call/legacy/ask_confirm', { method: 'POST', headers: { 'content-type': 'application/json', 'x-mcpx-session': 'a' }, body: '{}' });
+    const response = await core.app().request('/v1/call/legacy/ask_confirm', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-mcpx-session': 'a' },
+      body: '{}',
+    });
     expect(response.status).toBe(202);
     now += 10 * 60_000;
     expect(await core.sweep()).toEqual([]);

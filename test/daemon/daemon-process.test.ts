@@ -12,13 +12,29 @@ import { fixtureEcho, stdioFixture } from '../helpers/fixture-servers.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** The daemon as a source checkout runs it: node with the tsx loader on the CLI entry. */
-const DAEMON_COMMAND = [process.execPath, '--import', pathToFileURL(join(root, 'node_modules/tsx/dist/loader.mjs')).href, join(root, 'src/surfaces/cli/entry.ts'), 'daemon', 'run'];
+const DAEMON_COMMAND = [
+  process.execPath,
+  '--import',
+  pathToFileURL(join(root, 'node_modules/tsx/dist/loader.mjs')).href,
+  join(root, 'src/surfaces/cli/entry.ts'),
+  'daemon',
+  'run',
+];
 
 function setup(): { env: Record<string, string>; cwd: string; configPath: string } {
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-daemon-proc-'));
   const configPath = join(dir, 'mcpx.json');
   writeFileSync(configPath, JSON.stringify({ mcpServers: { fx: stdioFixture('dual-era') } }));
-  return { env: { MCPX_STATE_DIR: join(dir, 'state'), PATH: process.env.PATH ?? '', HOME: dir, MCPX_DAEMON_COMMAND: JSON.stringify(DAEMON_COMMAND) }, cwd: dir, configPath };
+  return {
+    env: {
+      MCPX_STATE_DIR: join(dir, 'state'),
+      PATH: process.env.PATH ?? '',
+      HOME: dir,
+      MCPX_DAEMON_COMMAND: JSON.stringify(DAEMON_COMMAND),
+    },
+    cwd: dir,
+    configPath,
+  };
 }
 
 async function run(argv: string[], s: ReturnType<typeof setup>): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -53,18 +69,35 @@ describe('mcpx daemon (a real detached process)', () => {
     expect(before.code).toBe(1);
     expect(before.stdout).toContain('not running');
 
-    const [a, b] = await Promise.all([ensureDaemon(s.env, s.configPath, { cwd: s.cwd }), ensureDaemon(s.env, s.configPath, { cwd: s.cwd })]);
+    const [a, b] = await Promise.all([
+      ensureDaemon(s.env, s.configPath, { cwd: s.cwd }),
+      ensureDaemon(s.env, s.configPath, { cwd: s.cwd }),
+    ]);
     expect(a.inline).toBe(false);
     expect(a.state?.pid).toBe(b.state?.pid);
     const pid = a.state!.pid;
     expect(pid).not.toBe(process.pid);
 
-    const call = await a.fetch('/v1/call/fx/ask_confirm', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const call = await a.fetch('/v1/call/fx/ask_confirm', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(call.status).toBe(202);
     const body = (await call.json()) as { inputRequired: { task: string; questions: Array<{ id: string }> } };
     // Answered through the other client: any process can answer.
-    expect((await b.fetch(`/v1/elicit/${body.inputRequired.questions[0]!.id}/accept`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: { confirm: true } }) })).status).toBe(200);
-    const task = (await (await a.fetch(`/v1/tasks/${body.inputRequired.task}?wait=30`)).json()) as { task: { state: string; result: { structuredContent?: unknown } } };
+    expect(
+      (
+        await b.fetch(`/v1/elicit/${body.inputRequired.questions[0]!.id}/accept`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ content: { confirm: true } }),
+        })
+      ).status,
+    ).toBe(200);
+    const task = (await (await a.fetch(`/v1/tasks/${body.inputRequired.task}?wait=30`)).json()) as {
+      task: { state: string; result: { structuredContent?: unknown } };
+    };
     expect(fixtureEcho(task.task.result).received.confirm).toEqual({ action: 'accept', content: { confirm: true } });
     await a.close();
     await b.close();
@@ -110,7 +143,11 @@ describe('mcpx daemon (a real detached process)', () => {
     const env = { ...s.env, MCPX_DAEMON_COMMAND: JSON.stringify([join(s.cwd, 'no-such-program')]) };
     const client = await ensureDaemon(env, s.configPath, { cwd: s.cwd });
     expect(client.inline).toBe(true);
-    const call = await client.fetch('/v1/call/fx/ask_confirm', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const call = await client.fetch('/v1/call/fx/ask_confirm', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(call.status).toBe(202);
     const body = (await call.json()) as { inputRequired: { text: string } };
     expect(body.inputRequired.text).toContain('cannot outlive this command');

@@ -36,7 +36,11 @@ function start(s: Setup, extra: { port?: number; idleMs?: number } = {}): Promis
   });
 }
 
-const post = (body?: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+const post = (body?: unknown): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+});
 
 describe('daemon', () => {
   let s: Setup;
@@ -65,18 +69,34 @@ describe('daemon', () => {
   it('runs a call that asks over the socket: 202, answer, then the task holds the real result (modern)', async () => {
     const response = await client.fetch('/v1/call/fx/ask_form', post({ title: 'bug' }));
     expect(response.status).toBe(202);
-    const body = (await response.json()) as { status: string; inputRequired: { task: string; callId: string; questions: Array<{ id: string; era: string; task: string; timeLeftMs: number }>; text: string } };
+    const body = (await response.json()) as {
+      status: string;
+      inputRequired: {
+        task: string;
+        callId: string;
+        questions: Array<{ id: string; era: string; task: string; timeLeftMs: number }>;
+        text: string;
+      };
+    };
     const [question] = body.inputRequired.questions;
     expect(response.headers.get('location')).toBe(`/v1/elicit/${question!.id}`);
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(100);
     expect(question).toMatchObject({ era: 'modern', task: body.inputRequired.task });
     expect(body.inputRequired.text).toContain(`mcpx task result ${body.inputRequired.task}`);
 
-    const answered = await client.fetch(`/v1/elicit/${question!.id}/accept`, post({ content: { repo: 'me/thing', priority: 'high' } }));
+    const answered = await client.fetch(
+      `/v1/elicit/${question!.id}/accept`,
+      post({ content: { repo: 'me/thing', priority: 'high' } }),
+    );
     expect(answered.status).toBe(200);
-    const task = (await (await client.fetch(`/v1/tasks/${body.inputRequired.task}?wait=20`)).json()) as { task: { state: string; result: { structuredContent?: unknown } } };
+    const task = (await (await client.fetch(`/v1/tasks/${body.inputRequired.task}?wait=20`)).json()) as {
+      task: { state: string; result: { structuredContent?: unknown } };
+    };
     expect(task.task.state).toBe('complete');
-    expect(fixtureEcho(task.task.result).received.details).toEqual({ action: 'accept', content: { repo: 'me/thing', private: false, priority: 'high' } });
+    expect(fixtureEcho(task.task.result).received.details).toEqual({
+      action: 'accept',
+      content: { repo: 'me/thing', private: false, priority: 'high' },
+    });
   });
 
   it('holds a legacy call open while its question waits, and delivers decline', async () => {
@@ -85,7 +105,9 @@ describe('daemon', () => {
     const body = (await response.json()) as { inputRequired: { task: string; questions: Array<{ id: string; era: string }> } };
     expect(body.inputRequired.questions[0]!.era).toBe('legacy');
     expect((await client.fetch(`/v1/elicit/${body.inputRequired.questions[0]!.id}/decline`, post())).status).toBe(200);
-    const task = (await (await client.fetch(`/v1/tasks/${body.inputRequired.task}?wait=20`)).json()) as { task: { state: string; result: { structuredContent?: unknown } } };
+    const task = (await (await client.fetch(`/v1/tasks/${body.inputRequired.task}?wait=20`)).json()) as {
+      task: { state: string; result: { structuredContent?: unknown } };
+    };
     expect(fixtureEcho(task.task.result).received.confirm?.action).toBe('decline');
   });
 
@@ -106,7 +128,9 @@ describe('daemon', () => {
   it('streams elicit.open and elicit.answered over the socket', async () => {
     const events = readSse(await client.fetch('/v1/events'));
     expect((await events.next()).event).toBe('ready');
-    const body = (await (await client.fetch('/v1/call/fx/ask_confirm', post({}))).json()) as { inputRequired: { questions: Array<{ id: string }> } };
+    const body = (await (await client.fetch('/v1/call/fx/ask_confirm', post({}))).json()) as {
+      inputRequired: { questions: Array<{ id: string }> };
+    };
     const id = body.inputRequired.questions[0]!.id;
     await client.fetch(`/v1/elicit/${id}/cancel`, post());
     const seen: Array<{ event: string; elicit?: string }> = [];
@@ -125,7 +149,10 @@ describe('daemon', () => {
     const health = await fetch(`http://127.0.0.1:${port}/v1/health`, { headers: { authorization: `Bearer ${token}` } });
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ pid: process.pid, version: '0.1.0-test' });
-    const call = await fetch(`http://127.0.0.1:${port}/v1/call/fx/no_ask`, { ...post({ text: 'tcp' }), headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } });
+    const call = await fetch(`http://127.0.0.1:${port}/v1/call/fx/no_ask`, {
+      ...post({ text: 'tcp' }),
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    });
     expect(call.status).toBe(200);
   });
 
@@ -134,20 +161,31 @@ describe('daemon', () => {
   });
 
   it('resumes a modern call after a restart, and abandons a legacy one', async () => {
-    const modern = (await (await client.fetch('/v1/call/fx/ask_form', post({}))).json()) as { inputRequired: { task: string; questions: Array<{ id: string }> } };
-    const legacy = (await (await client.fetch('/v1/call/old/ask_form', post({}))).json()) as { inputRequired: { task: string; questions: Array<{ id: string }> } };
+    const modern = (await (await client.fetch('/v1/call/fx/ask_form', post({}))).json()) as {
+      inputRequired: { task: string; questions: Array<{ id: string }> };
+    };
+    const legacy = (await (await client.fetch('/v1/call/old/ask_form', post({}))).json()) as {
+      inputRequired: { task: string; questions: Array<{ id: string }> };
+    };
     client.close();
     await daemon!.stop('restart');
     expect(existsSync(daemonPaths(s.env, s.configPath).socket)).toBe(false);
 
     daemon = await start(s);
     client = socketFetch(daemon.state.socket);
-    const legacyQuestion = (await (await client.fetch(`/v1/elicit/${legacy.inputRequired.questions[0]!.id}`)).json()) as { elicitation: { state: string } };
+    const legacyQuestion = (await (await client.fetch(`/v1/elicit/${legacy.inputRequired.questions[0]!.id}`)).json()) as {
+      elicitation: { state: string };
+    };
     expect(legacyQuestion.elicitation.state).toBe('abandoned');
     expect((await client.fetch(`/v1/elicit/${legacy.inputRequired.questions[0]!.id}/decline`, post())).status).toBe(410);
 
-    expect((await client.fetch(`/v1/elicit/${modern.inputRequired.questions[0]!.id}/accept`, post({ content: { repo: 'me/after' } }))).status).toBe(200);
-    const task = (await (await client.fetch(`/v1/tasks/${modern.inputRequired.task}?wait=20`)).json()) as { task: { state: string; pid: number; result: { structuredContent?: unknown } } };
+    expect(
+      (await client.fetch(`/v1/elicit/${modern.inputRequired.questions[0]!.id}/accept`, post({ content: { repo: 'me/after' } })))
+        .status,
+    ).toBe(200);
+    const task = (await (await client.fetch(`/v1/tasks/${modern.inputRequired.task}?wait=20`)).json()) as {
+      task: { state: string; pid: number; result: { structuredContent?: unknown } };
+    };
     expect(task.task.state).toBe('complete');
     expect(fixtureEcho(task.task.result).received.details?.content).toMatchObject({ repo: 'me/after' });
   });
@@ -159,14 +197,23 @@ describe('daemon stores', () => {
     const daemon = await start(s);
     const client = socketFetch(daemon.state.socket);
     try {
-      const body = (await (await client.fetch('/v1/call/old/ask_form', post({}))).json()) as { inputRequired: { task: string; questions: Array<{ id: string }> } };
+      const body = (await (await client.fetch('/v1/call/old/ask_form', post({}))).json()) as {
+        inputRequired: { task: string; questions: Array<{ id: string }> };
+      };
       // A second broker over the same file: what `mcpx elicit answer` does when it cannot reach the daemon.
       const store = await openSqliteStore(join(s.env.MCPX_STATE_DIR, 'mcpx.sqlite'));
       const elsewhere = createBroker({ store, allowAnySession: true });
-      await elsewhere.respond({ id: body.inputRequired.questions[0]!.id, action: 'accept', content: { repo: 'me/file' }, by: 'cli' });
+      await elsewhere.respond({
+        id: body.inputRequired.questions[0]!.id,
+        action: 'accept',
+        content: { repo: 'me/file' },
+        by: 'cli',
+      });
       await elsewhere.close();
       await store.close();
-      const task = (await (await client.fetch(`/v1/tasks/${body.inputRequired.task}?wait=20`)).json()) as { task: { state: string; result: { structuredContent?: unknown } } };
+      const task = (await (await client.fetch(`/v1/tasks/${body.inputRequired.task}?wait=20`)).json()) as {
+        task: { state: string; result: { structuredContent?: unknown } };
+      };
       expect(fixtureEcho(task.task.result).received.details?.content).toMatchObject({ repo: 'me/file' });
     } finally {
       client.close();
@@ -181,10 +228,14 @@ describe('daemon stores', () => {
     const daemon = await start(s);
     const client = socketFetch(daemon.state.socket);
     try {
-      const body = (await (await client.fetch('/v1/call/fx/ask_confirm', post({}))).json()) as { inputRequired: { task: string; questions: Array<{ id: string }> } };
+      const body = (await (await client.fetch('/v1/call/fx/ask_confirm', post({}))).json()) as {
+        inputRequired: { task: string; questions: Array<{ id: string }> };
+      };
       expect(existsSync(join(s.env.MCPX_STATE_DIR, 'mcpx.sqlite'))).toBe(false);
       expect((await client.fetch(`/v1/elicit/${body.inputRequired.questions[0]!.id}/decline`, post())).status).toBe(200);
-      const task = (await (await client.fetch(`/v1/tasks/${body.inputRequired.task}?wait=20`)).json()) as { task: { state: string; result: { structuredContent?: unknown } } };
+      const task = (await (await client.fetch(`/v1/tasks/${body.inputRequired.task}?wait=20`)).json()) as {
+        task: { state: string; result: { structuredContent?: unknown } };
+      };
       expect(fixtureEcho(task.task.result).received.confirm?.action).toBe('decline');
       // The record is in Redis: another process reads it there.
       const store = await openRedisStore(redis.url);
@@ -201,22 +252,37 @@ describe('daemon stores', () => {
 describe('daemon with server-everything (v1 from npm, legacy)', () => {
   it('holds its 13-field form open: 422 names the bad field, then a valid answer completes the call', async () => {
     const s = setup();
-    const everything = join(dirname(fileURLToPath(import.meta.url)), '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
-    writeFileSync(s.configPath, JSON.stringify({ mcpServers: { every: { command: process.execPath, args: [everything, 'stdio'] } } }));
+    const everything = join(
+      dirname(fileURLToPath(import.meta.url)),
+      '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js',
+    );
+    writeFileSync(
+      s.configPath,
+      JSON.stringify({ mcpServers: { every: { command: process.execPath, args: [everything, 'stdio'] } } }),
+    );
     const daemon = await start(s);
     const client = socketFetch(daemon.state.socket);
     try {
       const response = await client.fetch('/v1/call/every/trigger-elicitation-request', post({}));
       expect(response.status).toBe(202);
-      const body = (await response.json()) as { inputRequired: { task: string; questions: Array<{ id: string; era: string; requestedSchema: { properties: Record<string, unknown> } }> } };
+      const body = (await response.json()) as {
+        inputRequired: {
+          task: string;
+          questions: Array<{ id: string; era: string; requestedSchema: { properties: Record<string, unknown> } }>;
+        };
+      };
       const [question] = body.inputRequired.questions;
       expect(question!.era).toBe('legacy');
       expect(Object.keys(question!.requestedSchema.properties)).toHaveLength(13);
       const bad = await client.fetch(`/v1/elicit/${question!.id}/accept`, post({ content: { name: 5 } }));
       expect(bad.status).toBe(422);
-      expect(((await bad.json()) as { error: { data: { issues: Array<{ field: string }> } } }).error.data.issues[0]!.field).toBe('name');
+      expect(((await bad.json()) as { error: { data: { issues: Array<{ field: string }> } } }).error.data.issues[0]!.field).toBe(
+        'name',
+      );
       expect((await client.fetch(`/v1/elicit/${question!.id}/accept`, post({ content: { name: 'Ada' } }))).status).toBe(200);
-      const task = (await (await client.fetch(`/v1/tasks/${body.inputRequired.task}?wait=30`)).json()) as { task: { state: string; result: unknown } };
+      const task = (await (await client.fetch(`/v1/tasks/${body.inputRequired.task}?wait=30`)).json()) as {
+        task: { state: string; result: unknown };
+      };
       expect(task.task.state).toBe('complete');
       expect(JSON.stringify(task.task.result)).toContain('Name: Ada');
     } finally {
@@ -242,7 +308,9 @@ describe('daemon config', () => {
         }),
       );
       expect((await client.fetch('/v1/call/fy/no_ask', post({ text: 'new' }))).status).toBe(200);
-      const declined = (await (await client.fetch('/v1/call/fy/ask_confirm', post({}))).json()) as { result: { structuredContent?: unknown } };
+      const declined = (await (await client.fetch('/v1/call/fy/ask_confirm', post({}))).json()) as {
+        result: { structuredContent?: unknown };
+      };
       expect(fixtureEcho(declined.result).received.confirm?.action).toBe('decline');
     } finally {
       client.close();
@@ -258,7 +326,9 @@ describe('daemon policy', () => {
       s.configPath,
       JSON.stringify({
         mcpServers: { fx: stdioFixture('dual-era') },
-        elicit: { rules: [{ match: { server: 'fx', tool: 'ask_confirm' }, action: 'decline', because: 'never confirm in tests' }] },
+        elicit: {
+          rules: [{ match: { server: 'fx', tool: 'ask_confirm' }, action: 'decline', because: 'never confirm in tests' }],
+        },
       }),
     );
     const daemon = await start(s);

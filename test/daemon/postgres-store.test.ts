@@ -21,7 +21,11 @@ import { startPostgres, type PostgresServer } from '../helpers/postgres.js';
 
 const run = promisify(execFile);
 const cliPath = join(dirname(fileURLToPath(import.meta.url)), '../../dist/cli.js');
-const post = (body?: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+const post = (body?: unknown): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+});
 
 let postgres: PostgresServer;
 beforeAll(async () => {
@@ -43,7 +47,9 @@ describe('MCPX_STORE_URL=postgres://', () => {
     });
     const client = socketFetch(daemon.state.socket);
     try {
-      const body = (await (await client.fetch('/v1/call/fx/ask_confirm', post({}))).json()) as { inputRequired: { task: string; questions: Array<{ id: string }> } };
+      const body = (await (await client.fetch('/v1/call/fx/ask_confirm', post({}))).json()) as {
+        inputRequired: { task: string; questions: Array<{ id: string }> };
+      };
       const id = body.inputRequired.questions[0]!.id;
       expect(existsSync(join(env.MCPX_STATE_DIR, 'mcpx.sqlite'))).toBe(false);
       // Another process with only the URL (a different state dir: no daemon to find) reads and answers it.
@@ -51,7 +57,9 @@ describe('MCPX_STORE_URL=postgres://', () => {
       const listed = await run(process.execPath, [cliPath, 'elicit', 'list', '--json'], { env: other });
       expect((JSON.parse(listed.stdout) as { elicitations: Array<{ id: string }> }).elicitations.map((e) => e.id)).toContain(id);
       await run(process.execPath, [cliPath, 'elicit', 'decline', id], { env: other });
-      const task = (await (await client.fetch(`/v1/tasks/${body.inputRequired.task}?wait=20`)).json()) as { task: { state: string; result: unknown } };
+      const task = (await (await client.fetch(`/v1/tasks/${body.inputRequired.task}?wait=20`)).json()) as {
+        task: { state: string; result: unknown };
+      };
       expect(fixtureEcho(task.task.result as never).received.confirm?.action).toBe('decline');
       const store = await openPostgresStore(postgres.url);
       expect(await createTaskStore(store.keyv).get(body.inputRequired.task)).toMatchObject({ state: 'complete' });
@@ -63,9 +71,9 @@ describe('MCPX_STORE_URL=postgres://', () => {
   });
 
   it('refuses a store URL it does not know, saying which it does', async () => {
-    const failed = await run(process.execPath, [cliPath, 'elicit', 'list'], { env: { ...process.env, MCPX_STATE_DIR: mkdtempSync(join(tmpdir(), 'mcpx-pg-bad-')), MCPX_STORE_URL: 'mysql://x' } }).catch(
-      (error: { code: number; stderr: string }) => error,
-    );
+    const failed = await run(process.execPath, [cliPath, 'elicit', 'list'], {
+      env: { ...process.env, MCPX_STATE_DIR: mkdtempSync(join(tmpdir(), 'mcpx-pg-bad-')), MCPX_STORE_URL: 'mysql://x' },
+    }).catch((error: { code: number; stderr: string }) => error);
     expect((failed as { code: number }).code).not.toBe(0);
     expect((failed as { stderr: string }).stderr).toMatch(/postgres:\/\/.*CONFIG_INVALID/);
   });

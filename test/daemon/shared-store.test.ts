@@ -15,14 +15,23 @@ import { fixtureEcho, stdioFixture } from '../helpers/fixture-servers.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 
-const post = (body?: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+const post = (body?: unknown): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+});
 
 async function startHost(storeUrl: string): Promise<RunningDaemon> {
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-host-'));
   const configPath = join(dir, 'mcpx.json');
   writeFileSync(configPath, JSON.stringify({ mcpServers: { fx: stdioFixture('dual-era'), old: stdioFixture('legacy-v1') } }));
   const env = { MCPX_STATE_DIR: join(dir, 'state'), PATH: process.env.PATH ?? '', MCPX_STORE_URL: storeUrl };
-  return runDaemon({ paths: daemonPaths(env, configPath), version: '0.1.0-test', openParts: () => openDaemonParts({ env, cwd: dir, configPath, version: '0.1.0-test' }), idleMs: 0 });
+  return runDaemon({
+    paths: daemonPaths(env, configPath),
+    version: '0.1.0-test',
+    openParts: () => openDaemonParts({ env, cwd: dir, configPath, version: '0.1.0-test' }),
+    idleMs: 0,
+  });
 }
 
 let redis: RedisServer;
@@ -50,13 +59,19 @@ for (const [name, url] of [
         try {
           const started = await clientA.fetch(`/v1/call/${tool}`, post({}));
           expect(started.status).toBe(202);
-          const body = (await started.json()) as { inputRequired: { task: string; questions: Array<{ id: string; era: string }> } };
+          const body = (await started.json()) as {
+            inputRequired: { task: string; questions: Array<{ id: string; era: string }> };
+          };
           const [question] = body.inputRequired.questions;
           expect(question!.era).toBe(era);
           const listed = (await (await clientB.fetch('/v1/elicit')).json()) as { elicitations: Array<{ id: string }> };
           expect(listed.elicitations.map((e) => e.id)).toContain(question!.id);
-          expect((await clientB.fetch(`/v1/elicit/${question!.id}/accept`, post({ content: { confirm: true } }))).status).toBe(200);
-          const task = (await (await clientA.fetch(`/v1/tasks/${body.inputRequired.task}?wait=20`)).json()) as { task: { state: string; result: unknown } };
+          expect((await clientB.fetch(`/v1/elicit/${question!.id}/accept`, post({ content: { confirm: true } }))).status).toBe(
+            200,
+          );
+          const task = (await (await clientA.fetch(`/v1/tasks/${body.inputRequired.task}?wait=20`)).json()) as {
+            task: { state: string; result: unknown };
+          };
           expect(task.task.state).toBe('complete');
           expect(fixtureEcho(task.task.result as never).received.confirm?.action).toBe('accept');
           // Answered once: B refuses a second answer, as A would.

@@ -21,7 +21,10 @@ let env: Record<string, string>;
 beforeAll(async () => {
   api = await startNotesApi();
   dir = mkdtempSync(join(tmpdir(), 'mcpx-e2e-adapters-'));
-  writeFileSync(join(dir, 'mcpx.json'), JSON.stringify({ mcpServers: { api: { openapi: `${api.url}/openapi.json`, methods: ['all'] } } }));
+  writeFileSync(
+    join(dir, 'mcpx.json'),
+    JSON.stringify({ mcpServers: { api: { openapi: `${api.url}/openapi.json`, methods: ['all'] } } }),
+  );
   env = { PATH: process.env.PATH ?? '', MCPX_STATE_DIR: join(dir, 'state'), HOME: dir };
 });
 afterAll(() => api.close());
@@ -36,11 +39,17 @@ function mcpx(args: string[]): Promise<{ code: number; stdout: string; stderr: s
 
 describe('adapter tools on every surface (built CLI)', () => {
   it('a script calls them, and a write it does not confirm stops the run with exit 75', async () => {
-    const read = await mcpx(['exec', "const r = await tools.api.list_notes({ limit: 3 }); export default r.notes.length"]);
+    const read = await mcpx(['exec', 'const r = await tools.api.list_notes({ limit: 3 }); export default r.notes.length']);
     expect(read.stderr).toBe('');
     expect(read.code).toBe(0);
     expect(read.stdout.trim()).toBe('0');
-    const write = await mcpx(['exec', "await tools.api.create_note({ body: { title: 'from a script' } })", '--elicit=return', '--timeout', '20s']);
+    const write = await mcpx([
+      'exec',
+      "await tools.api.create_note({ body: { title: 'from a script' } })",
+      '--elicit=return',
+      '--timeout',
+      '20s',
+    ]);
     expect(write.code).toBe(75);
     expect(write.stdout).toMatch(/^mcpx: api\.create_note is waiting for input and nothing here can answer it\./);
     expect(write.stdout).toContain('POST /notes with {"title":"from a script"}: proceed?');
@@ -62,7 +71,9 @@ describe('adapter tools on every surface (built CLI)', () => {
       messages.push(request.params.message);
       return { action: 'accept', content: {} };
     });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [cli, 'serve'], cwd: dir, env, stderr: 'pipe' }));
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [cli, 'serve'], cwd: dir, env, stderr: 'pipe' }),
+    );
     try {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['list_notes', 'create_note', 'get_note', 'delete_note']));

@@ -13,14 +13,24 @@ const root = resolve(import.meta.dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-cli-messages-'));
 const config = join(dir, 'mcpx.json');
-writeFileSync(config, JSON.stringify({ mcpServers: { legacy: { command: 'node', args: [join(root, 'examples', 'servers', 'legacy-v1.mjs'), '--stdio'] } } }));
+writeFileSync(
+  config,
+  JSON.stringify({
+    mcpServers: { legacy: { command: 'node', args: [join(root, 'examples', 'servers', 'legacy-v1.mjs'), '--stdio'] } },
+  }),
+);
 const baseEnv = { PATH: process.env.PATH ?? '', MCPX_STATE_DIR: join(dir, 'state') };
 
 function mcpx(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, [cli, ...args], { cwd: dir, env: { ...baseEnv, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [cli, ...args],
+      { cwd: dir, env: { ...baseEnv, ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 

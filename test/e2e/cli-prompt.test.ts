@@ -26,12 +26,18 @@ afterAll(async () => void (await shared.run(['daemon', 'stop'])));
 
 function setup() {
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-e2e-prompt-'));
-  writeFileSync(join(dir, 'mcpx.json'), JSON.stringify({ mcpServers: { modern: { ...stdioFixture('dual-era'), era: 'modern' }, legacy: stdioFixture('legacy-v1') } }));
+  writeFileSync(
+    join(dir, 'mcpx.json'),
+    JSON.stringify({ mcpServers: { modern: { ...stdioFixture('dual-era'), era: 'modern' }, legacy: stdioFixture('legacy-v1') } }),
+  );
   const env = { MCPX_STATE_DIR: join(dir, 'state'), MCPX_CONFIG_DIR: join(dir, 'config'), HOME: dir };
   const run = (args: string[]) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((done) =>
-      execFile(process.execPath, [cli, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env } }, (error, stdout, stderr) =>
-        done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+      execFile(
+        process.execPath,
+        [cli, ...args],
+        { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env } },
+        (error, stdout, stderr) => done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
       ),
     );
   return { dir, env, run };
@@ -41,7 +47,10 @@ describe('mcpx call on a terminal (prompt)', () => {
   for (const server of ['legacy', 'modern'] as const) {
     it(`answers a ${server} server's question in the form and prints the real result`, async () => {
       const { dir, env } = shared;
-      terminal = openTerminal(['sh', '-c', `${process.execPath} ${cli} call ${server}.ask_form title=x; echo "EXIT=$?"`], { cwd: dir, env });
+      terminal = openTerminal(['sh', '-c', `${process.execPath} ${cli} call ${server}.ask_form title=x; echo "EXIT=$?"`], {
+        cwd: dir,
+        env,
+      });
       const t = terminal;
       await t.waitFor('Answer this question?', 30_000);
       t.keys('Enter');

@@ -23,10 +23,15 @@ interface Run {
 
 function mcpx(args: string[], env: Record<string, string>, cwd: string): Promise<Run> {
   return new Promise((done) => {
-    const child = execFile(process.execPath, [cli, ...args], { cwd, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      done({ code, stdout, stderr, pid: child.pid! });
-    });
+    const child = execFile(
+      process.execPath,
+      [cli, ...args],
+      { cwd, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        done({ code, stdout, stderr, pid: child.pid! });
+      },
+    );
   });
 }
 
@@ -40,7 +45,11 @@ function setup(extraEnv: Record<string, string> = {}): Setup {
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-e2e-'));
   writeFileSync(
     join(dir, 'mcpx.json'),
-    JSON.stringify({ mcpServers: { modern: { ...stdioFixture('dual-era'), era: 'modern' }, legacy: stdioFixture('legacy-v1') } }, null, 2),
+    JSON.stringify(
+      { mcpServers: { modern: { ...stdioFixture('dual-era'), era: 'modern' }, legacy: stdioFixture('legacy-v1') } },
+      null,
+      2,
+    ),
   );
   const env = { MCPX_STATE_DIR: join(dir, 'state'), MCPX_CONFIG_DIR: join(dir, 'config'), HOME: dir, ...extraEnv };
   return { env, cwd: dir, run: (args, more = {}) => mcpx(args, { ...env, ...more }, dir) };
@@ -69,7 +78,11 @@ function idsIn(text: string): { elicit: string; task: string } {
 }
 
 function received(result: Run): Record<string, { action: string; content?: Record<string, unknown> }> {
-  return (JSON.parse(result.stdout) as { structuredContent: { received: Record<string, { action: string; content?: Record<string, unknown> }> } }).structuredContent.received;
+  return (
+    JSON.parse(result.stdout) as {
+      structuredContent: { received: Record<string, { action: string; content?: Record<string, unknown> }> };
+    }
+  ).structuredContent.received;
 }
 
 for (const server of ['legacy', 'modern'] as const) {
@@ -78,8 +91,12 @@ for (const server of ['legacy', 'modern'] as const) {
       const s = shared;
       const call = await s.run(['call', `${server}.ask_form`, 'title=x']);
       expect(call.code, call.stderr).toBe(75);
-      expect(call.stdout).toMatch(new RegExp(`^mcpx: ${server}\\.ask_form is waiting for input and nothing here can answer it\\.\\n\\n`));
-      expect(call.stdout).toMatch(/\n {2}asks {5}\S.*\n {2}schema {3}\{.*"required":\["repo"\].*\}\n {2}expires {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d) \((1m5\ds|2m0s) from now\)\n {2}answer {3}mcpx elicit answer elc-[0-9a-f]{16} '\{"repo":"\.\.\."\}'\n {11}mcpx elicit decline elc-[0-9a-f]{16} \| mcpx elicit cancel elc-[0-9a-f]{16}\n\nThe call keeps running until it is answered or expires; collect its result with: mcpx task result tsk-[0-9a-f]{16}\n$/);
+      expect(call.stdout).toMatch(
+        new RegExp(`^mcpx: ${server}\\.ask_form is waiting for input and nothing here can answer it\\.\\n\\n`),
+      );
+      expect(call.stdout).toMatch(
+        /\n {2}asks {5}\S.*\n {2}schema {3}\{.*"required":\["repo"\].*\}\n {2}expires {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d) \((1m5\ds|2m0s) from now\)\n {2}answer {3}mcpx elicit answer elc-[0-9a-f]{16} '\{"repo":"\.\.\."\}'\n {11}mcpx elicit decline elc-[0-9a-f]{16} \| mcpx elicit cancel elc-[0-9a-f]{16}\n\nThe call keeps running until it is answered or expires; collect its result with: mcpx task result tsk-[0-9a-f]{16}\n$/,
+      );
       const { elicit, task } = idsIn(call.stdout);
 
       const list = await s.run(['elicit', 'list']);
@@ -94,7 +111,10 @@ for (const server of ['legacy', 'modern'] as const) {
 
       const result = await s.run(['task', 'result', task, '--json']);
       expect(result.code, result.stderr).toBe(0);
-      expect(received(result).details).toEqual({ action: 'accept', content: { repo: 'me/thing', private: false, priority: 'normal' } });
+      expect(received(result).details).toEqual({
+        action: 'accept',
+        content: { repo: 'me/thing', private: false, priority: 'normal' },
+      });
 
       const log = await s.run(['log', '--chain', elicit]);
       expect(log.stdout).toMatch(/elicit\.open/);
@@ -135,7 +155,16 @@ for (const server of ['legacy', 'modern'] as const) {
       const s = shared;
       const call = await s.run(['call', `${server}.ask_form`, '--json']);
       expect(call.code, call.stderr).toBe(75);
-      const { inputRequired } = JSON.parse(call.stdout) as { inputRequired: { callId: string; task: string; server: string; tool: string; questions: Array<{ id: string }>; text: string } };
+      const { inputRequired } = JSON.parse(call.stdout) as {
+        inputRequired: {
+          callId: string;
+          task: string;
+          server: string;
+          tool: string;
+          questions: Array<{ id: string }>;
+          text: string;
+        };
+      };
       expect(inputRequired).toMatchObject({ server, tool: 'ask_form' });
       expect(inputRequired.callId).toMatch(/^cal-[0-9a-f]{16}$/);
       expect(inputRequired.questions).toHaveLength(1);
@@ -173,7 +202,10 @@ describe('mcpx call and the daemon', () => {
     const paths = daemonPaths(s.env, join(s.cwd, 'mcpx.json'));
     mkdirSync(s.env.MCPX_STATE_DIR!, { recursive: true });
     // A live pid (this test runner) but no socket: what a crashed daemon whose pid was reused leaves behind.
-    writeFileSync(paths.state, JSON.stringify({ pid: process.pid, version: 'gone', startedAt: 0, socket: join(s.cwd, 'no-such.sock') }));
+    writeFileSync(
+      paths.state,
+      JSON.stringify({ pid: process.pid, version: 'gone', startedAt: 0, socket: join(s.cwd, 'no-such.sock') }),
+    );
     const call = await s.run(['call', 'modern.no_ask', 'text=after a crash']);
     expect(call.code, call.stderr).toBe(0);
     expect(call.stdout).toContain('after a crash');
@@ -198,7 +230,8 @@ describe('mcpx call and the daemon', () => {
     setups.push(s);
     const call = await s.run(['call', 'modern.ask_form', '--json']);
     expect(call.code, call.stderr).toBe(75);
-    const [question] = (JSON.parse(call.stdout) as { inputRequired: { questions: Array<{ id: string; era: string }> } }).inputRequired.questions;
+    const [question] = (JSON.parse(call.stdout) as { inputRequired: { questions: Array<{ id: string; era: string }> } })
+      .inputRequired.questions;
     expect(question!.era).toBe('modern');
     // No daemon holds the call and none will resume an inline run's: the answer is refused, not swallowed.
     const answer = await s.run(['elicit', 'answer', question!.id, '{"repo":"me/thing"}']);

@@ -64,7 +64,15 @@ describe('config errors (built CLI)', () => {
 }
 `,
     );
-    const run = await mcpx(['exec', "const r = await tools.fixture.no_ask({ text: 'jsonc ok' }); export default r.content[0].text", '--config', config], s.state);
+    const run = await mcpx(
+      [
+        'exec',
+        "const r = await tools.fixture.no_ask({ text: 'jsonc ok' }); export default r.content[0].text",
+        '--config',
+        config,
+      ],
+      s.state,
+    );
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toContain('jsonc ok');
@@ -80,9 +88,12 @@ describe('config errors (built CLI)', () => {
     expect(run.stderr).not.toContain('policy');
   });
 
-  it('lists every problem once, and a bad elicit block does not hide the servers\' problems', async () => {
+  it("lists every problem once, and a bad elicit block does not hide the servers' problems", async () => {
     const s = scratch();
-    const config = s.write('mcpx.json', JSON.stringify({ mcpServers: { a: { command: 5 }, b: { url: 7 } }, elicit: { mode: 'sometimes' } }));
+    const config = s.write(
+      'mcpx.json',
+      JSON.stringify({ mcpServers: { a: { command: 5 }, b: { url: 7 } }, elicit: { mode: 'sometimes' } }),
+    );
     const run = await mcpx(['call', 'a.b', '--config', config], s.state);
     expect(run.code).toBe(1);
     const lines = run.stderr.split('\n').filter(Boolean);
@@ -111,15 +122,23 @@ describe('config errors (built CLI)', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('CONFIG_INVALID');
     const states = existsSync(s.state) ? readdirSync(s.state).filter((name) => /^daemon-.*\.json$/.test(name)) : [];
-    const running = states.map((name) => JSON.parse(readFileSync(join(s.state, name), 'utf8')) as { pid: number }).filter((state) => isAlive(state.pid));
+    const running = states
+      .map((name) => JSON.parse(readFileSync(join(s.state, name), 'utf8')) as { pid: number })
+      .filter((state) => isAlive(state.pid));
     for (const state of running) process.kill(state.pid);
     expect(running).toEqual([]);
   });
 
-  it('keeps the config\'s TTL on a question a script leaves open', async () => {
+  it("keeps the config's TTL on a question a script leaves open", async () => {
     const s = scratch();
-    const config = s.write('mcpx.json', JSON.stringify({ mcpServers: { legacy: { command: 'node', args: [legacyServer, '--stdio'] } }, elicit: { ttl: '2h' } }));
-    const run = await mcpx(['exec', "await tools.legacy.ask_form({ title: 'ttl' })", '--config', config, '--elicit=return'], s.state);
+    const config = s.write(
+      'mcpx.json',
+      JSON.stringify({ mcpServers: { legacy: { command: 'node', args: [legacyServer, '--stdio'] } }, elicit: { ttl: '2h' } }),
+    );
+    const run = await mcpx(
+      ['exec', "await tools.legacy.ask_form({ title: 'ttl' })", '--config', config, '--elicit=return'],
+      s.state,
+    );
     expect(run.code).toBe(75);
     expect(run.stdout).toContain('(2h0m0s from now)');
   });

@@ -39,14 +39,27 @@ function setup(env: Record<string, string>, name = 'tok'): Setup {
   mkdirSync(cwd);
   writeFileSync(
     join(configDir, 'mcpx.json'),
-    JSON.stringify({ mcpServers: { [name]: { command: process.execPath, args: [server], env: { FIXTURE_TOKEN: { ask: 'GitHub token', secret: true } } } } }, null, 2),
+    JSON.stringify(
+      {
+        mcpServers: {
+          [name]: { command: process.execPath, args: [server], env: { FIXTURE_TOKEN: { ask: 'GitHub token', secret: true } } },
+        },
+      },
+      null,
+      2,
+    ),
   );
   const fullEnv = { PATH: process.env.PATH ?? '', HOME: home, MCPX_CONFIG_DIR: configDir, MCPX_STATE_DIR: stateDir, ...env };
   const run = (args: string[], input?: string): Promise<Run> =>
     new Promise((done) => {
-      const child = execFile(process.execPath, [cli, ...args], { cwd, env: fullEnv, timeout: 60_000 }, (error, stdout, stderr) => {
-        done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-      });
+      const child = execFile(
+        process.execPath,
+        [cli, ...args],
+        { cwd, env: fullEnv, timeout: 60_000 },
+        (error, stdout, stderr) => {
+          done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+        },
+      );
       child.stdin?.end(input ?? '');
     });
   return { home, configDir, stateDir, run };
@@ -94,7 +107,11 @@ describe('a secret credential asked for at first use', () => {
 
     const answer = await s.run(['elicit', 'answer', elicit, '-', '--json'], JSON.stringify({ value: token }));
     expect(answer.code, answer.stderr).toBe(0);
-    expect(JSON.parse(answer.stdout).answer).toMatchObject({ action: 'accept', by: 'cli', content: { value: '(kept in the secret store)' } });
+    expect(JSON.parse(answer.stdout).answer).toMatchObject({
+      action: 'accept',
+      by: 'cli',
+      content: { value: '(kept in the secret store)' },
+    });
 
     const result = await s.run(['task', 'result', task, '--json']);
     expect(result.code, result.stderr).toBe(0);
@@ -102,7 +119,10 @@ describe('a secret credential asked for at first use', () => {
 
     // Audited like any other question: opened and answered by the CLI; the record holds no value.
     const log = await s.run(['log', '--chain', elicit, '--json']);
-    const events = log.stdout.trim().split('\n').map((line) => JSON.parse(line) as { kind: string; by?: string; data?: Record<string, unknown> });
+    const events = log.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { kind: string; by?: string; data?: Record<string, unknown> });
     expect(events.map((e) => e.kind)).toEqual(expect.arrayContaining(['elicit.open', 'elicit.answered']));
     const listed = await s.run(['elicit', 'list', '--all', '--json']);
     expect(listed.stdout).toContain(elicit);

@@ -17,9 +17,14 @@ const env = { PATH: process.env.PATH ?? '', MCPX_STATE_DIR: join(dir, 'state'), 
 
 function mcpx(args: string[], extra: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, [cli, ...args], { cwd: dir, env: { ...env, ...extra }, timeout: 60_000 }, (error, stdout, stderr) => {
-      done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [cli, ...args],
+      { cwd: dir, env: { ...env, ...extra }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -31,7 +36,10 @@ describe('mcpx elicit web', () => {
 
   it('prints a sign-in link the daemon it started honours once', async () => {
     expect(existsSync(cli)).toBe(true);
-    writeFileSync(join(dir, 'mcpx.json'), JSON.stringify({ mcpServers: { modern: { ...stdioFixture('dual-era'), era: 'modern' } } }));
+    writeFileSync(
+      join(dir, 'mcpx.json'),
+      JSON.stringify({ mcpServers: { modern: { ...stdioFixture('dual-era'), era: 'modern' } } }),
+    );
     const run = await mcpx(['elicit', 'web', '--json']);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
@@ -50,7 +58,11 @@ describe('mcpx elicit web', () => {
     expect((await fetch(new URL('/v1/elicit', link))).status).toBe(401);
 
     const exchange = () =>
-      fetch(new URL('/ui/session', link), { method: 'POST', headers: { origin: link.origin, 'content-type': 'application/json' }, body: JSON.stringify({ code }) });
+      fetch(new URL('/ui/session', link), {
+        method: 'POST',
+        headers: { origin: link.origin, 'content-type': 'application/json' },
+        body: JSON.stringify({ code }),
+      });
     const first = await exchange();
     expect(first.status).toBe(200);
     const cookie = first.headers.get('set-cookie')!;

@@ -14,16 +14,22 @@ const cli = join(root, 'dist', 'cli.js');
 function mcpxExec(args: string[], stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   const env = { PATH: process.env.PATH ?? '', MCPX_STATE_DIR: mkdtempSync(join(tmpdir(), 'mcpx-e2e-exec-')) };
   return new Promise((done) => {
-    const child = execFile(process.execPath, [cli, 'exec', ...args], { cwd: root, env, timeout: 60_000 }, (error, stdout, stderr) => {
-      done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
+    const child = execFile(
+      process.execPath,
+      [cli, 'exec', ...args],
+      { cwd: root, env, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
     child.stdin?.end(stdin ?? '');
   });
 }
 
 describe('mcpx exec (built CLI)', () => {
   it('runs an inline script that calls a tool and prints its default export (exit 0)', async () => {
-    const script = "const r: { content: Array<{ text: string }> } = await tools.fixture.no_ask({ text: 'hi from exec' }); export default r.content[0].text";
+    const script =
+      "const r: { content: Array<{ text: string }> } = await tools.fixture.no_ask({ text: 'hi from exec' }); export default r.content[0].text";
     const result = await mcpxExec([script, '--config', 'examples/mcpx.json']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
@@ -44,7 +50,12 @@ describe('mcpx exec (built CLI)', () => {
   });
 
   it('exits 75 with the mcpx call message when nothing can answer', async () => {
-    const result = await mcpxExec(["await tools.legacy.ask_form({ title: 'nobody answers' }); console.log('not reached')", '--config', 'examples/mcpx.json', '--elicit=return']);
+    const result = await mcpxExec([
+      "await tools.legacy.ask_form({ title: 'nobody answers' }); console.log('not reached')",
+      '--config',
+      'examples/mcpx.json',
+      '--elicit=return',
+    ]);
     expect(result.code).toBe(75);
     expect(result.stdout).toMatch(/^mcpx: legacy\.ask_form is waiting for input and nothing here can answer it\./);
     expect(result.stderr).not.toContain('not reached');

@@ -21,7 +21,10 @@ afterEach(() => terminal?.close());
 beforeAll(async () => {
   if (!existsSync(cli)) throw new Error(`${cli} is missing: build first (npx tsup)`);
   dir = mkdtempSync(join(tmpdir(), 'mcpx-e2e-inbox-'));
-  writeFileSync(join(dir, 'mcpx.json'), JSON.stringify({ mcpServers: { legacy: stdioFixture('legacy-v1'), modern: { ...stdioFixture('dual-era'), era: 'modern' } } }));
+  writeFileSync(
+    join(dir, 'mcpx.json'),
+    JSON.stringify({ mcpServers: { legacy: stdioFixture('legacy-v1'), modern: { ...stdioFixture('dual-era'), era: 'modern' } } }),
+  );
   env = { MCPX_STATE_DIR: join(dir, 'state'), MCPX_CONFIG_DIR: join(dir, 'config'), HOME: dir };
   expect((await mcpx(['daemon', 'start'])).code).toBe(0);
 });
@@ -29,8 +32,11 @@ afterAll(async () => void (await mcpx(['daemon', 'stop'])));
 
 function mcpx(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) =>
-    execFile(process.execPath, [cli, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env } }, (error, stdout, stderr) =>
-      done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [cli, ...args],
+      { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env } },
+      (error, stdout, stderr) => done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     ),
   );
 }
@@ -45,7 +51,11 @@ async function ask(target: string, ...args: string[]): Promise<string> {
 async function received(task: string): Promise<Record<string, { action: string; content?: Record<string, unknown> }>> {
   const result = await mcpx(['task', 'result', task, '--json']);
   expect(result.code).toBe(0);
-  return (JSON.parse(result.stdout) as { structuredContent: { received: Record<string, { action: string; content?: Record<string, unknown> }> } }).structuredContent.received;
+  return (
+    JSON.parse(result.stdout) as {
+      structuredContent: { received: Record<string, { action: string; content?: Record<string, unknown> }> };
+    }
+  ).structuredContent.received;
 }
 
 function openInbox(command = 'elicit ui'): Terminal {
@@ -53,7 +63,7 @@ function openInbox(command = 'elicit ui'): Terminal {
   return terminal;
 }
 
-describe('mcpx elicit count (the program\'s own fast path)', () => {
+describe("mcpx elicit count (the program's own fast path)", () => {
   it('answers --help, and refuses arguments with a usage error and exit 2', async () => {
     const help = await mcpx(['elicit', 'count', '--help']);
     expect(help).toMatchObject({ code: 0, stderr: '' });

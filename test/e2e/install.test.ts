@@ -23,10 +23,15 @@ interface Run {
 
 function run(file: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<Run> {
   return new Promise((done) => {
-    execFile(file, args, { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      done({ code, stdout, stderr });
-    });
+    execFile(
+      file,
+      args,
+      { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        done({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -43,7 +48,9 @@ let version: string;
 beforeAll(async () => {
   if (!existsSync(join(root, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: build first (npm run build)');
   work = mkdtempSync(join(tmpdir(), 'mcpx-install-'));
-  const packed = await run('npm', ['pack', '--pack-destination', work, '--silent', '--ignore-scripts'], root, { HOME: process.env.HOME ?? work });
+  const packed = await run('npm', ['pack', '--pack-destination', work, '--silent', '--ignore-scripts'], root, {
+    HOME: process.env.HOME ?? work,
+  });
   expect(packed.code, packed.stderr).toBe(0);
   const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'));
   if (!tarball) throw new Error(`npm pack wrote no tarball: ${packed.stderr}`);
@@ -66,7 +73,10 @@ describe('the packed package', () => {
     expect(shown).toMatchObject({ code: 0, stdout: `${version}\n` });
 
     const server = join(prefix, 'lib', 'node_modules', 'mcpx', 'examples', 'servers', 'dual-era.mjs');
-    writeFileSync(join(work, 'global.json'), JSON.stringify({ mcpServers: { fixture: { command: process.execPath, args: [server, '--stdio'] } } }));
+    writeFileSync(
+      join(work, 'global.json'),
+      JSON.stringify({ mcpServers: { fixture: { command: process.execPath, args: [server, '--stdio'] } } }),
+    );
     const called = await run('mcpx', ['call', 'fixture.no_ask', 'text=hello', '--config', 'global.json'], work, {
       PATH: `${bin}:${process.env.PATH ?? ''}`,
       MCPX_DAEMON: 'inline',
@@ -80,12 +90,17 @@ describe('the packed package', () => {
   it('runs in a project through node_modules/.bin: npx mcpx call', async () => {
     const app = join(work, 'app');
     mkdirSync(join(app, 'node_modules', '.bin'), { recursive: true });
-    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', type: 'module', dependencies: { mcpx: version } }));
+    writeFileSync(
+      join(app, 'package.json'),
+      JSON.stringify({ name: 'app', version: '1.0.0', type: 'module', dependencies: { mcpx: version } }),
+    );
     placePackage(unpacked, join(app, 'node_modules', 'mcpx'));
     symlinkSync('../mcpx/dist/cli.js', join(app, 'node_modules', '.bin', 'mcpx'));
     writeFileSync(
       join(app, 'mcpx.json'),
-      JSON.stringify({ mcpServers: { fixture: { command: 'node', args: ['node_modules/mcpx/examples/servers/dual-era.mjs', '--stdio'] } } }),
+      JSON.stringify({
+        mcpServers: { fixture: { command: 'node', args: ['node_modules/mcpx/examples/servers/dual-era.mjs', '--stdio'] } },
+      }),
     );
     const env = { MCPX_DAEMON: 'inline', MCPX_STATE_DIR: join(work, 'state-app'), npm_config_offline: 'true' };
 
@@ -118,7 +133,14 @@ describe('the packed package', () => {
     const ts = (await import('typescript')).default;
     const program = ts.createProgram({
       rootNames: [join(app, 'main.ts')],
-      options: { strict: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, noEmit: true, types: [] },
+      options: {
+        strict: true,
+        module: ts.ModuleKind.NodeNext,
+        moduleResolution: ts.ModuleResolutionKind.NodeNext,
+        target: ts.ScriptTarget.ES2022,
+        noEmit: true,
+        types: [],
+      },
     });
     const ours = program
       .getSourceFiles()

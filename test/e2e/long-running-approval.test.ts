@@ -12,9 +12,14 @@ const root = resolve(import.meta.dirname, '..', '..');
 describe('examples/long-running-approval', () => {
   it('runs and checks itself', async () => {
     const result = await new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
-      execFile(process.execPath, [join(root, 'examples', 'long-running-approval', 'run.mjs')], { cwd: root, env: { PATH: process.env.PATH ?? '' }, timeout: 60_000 }, (error, stdout, stderr) => {
-        done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-      });
+      execFile(
+        process.execPath,
+        [join(root, 'examples', 'long-running-approval', 'run.mjs')],
+        { cwd: root, env: { PATH: process.env.PATH ?? '' }, timeout: 60_000 },
+        (error, stdout, stderr) => {
+          done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+        },
+      );
     });
     expect(result.stderr).toBe('');
     expect(result.stdout).toContain('ok: the API received the POST exactly once');

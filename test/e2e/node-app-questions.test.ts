@@ -13,9 +13,14 @@ const example = join(root, 'examples', 'node-app-questions', 'run.mjs');
 
 function runExample(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, [example, ...args], { cwd: root, env: { PATH: process.env.PATH ?? '' }, timeout: 120_000 }, (error, stdout, stderr) => {
-      done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [example, ...args],
+      { cwd: root, env: { PATH: process.env.PATH ?? '' }, timeout: 120_000 },
+      (error, stdout, stderr) => {
+        done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -28,7 +33,7 @@ afterAll(async () => {
 });
 
 describe('examples/node-app-questions', () => {
-  it('keeps the app\'s questions in its own SQLite file, answered from the CLI and REST', async () => {
+  it("keeps the app's questions in its own SQLite file, answered from the CLI and REST", async () => {
     const result = await runExample([]);
     expect(result.stderr).toBe('');
     expect(result.stdout).toContain('ok: questions lived in a SQLite file');

@@ -35,14 +35,22 @@ function mcpx(args: string[]): Promise<{ code: number; stdout: string }> {
 
 async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   const url = `${base}${path}${path.includes('?') ? '&' : '?'}directory=${encodeURIComponent(project)}`;
-  const response = await fetch(url, { method, headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const response = await fetch(url, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   expect(response.status).toBe(200);
   return (await response.json()) as T;
 }
 
 /** What a shell command printed, from the tool part opencode's shell endpoint answers with. */
 async function shell(session: string, command: string): Promise<string> {
-  const message = await api<{ parts: Array<{ type: string; state?: { output?: string; metadata?: { output?: string } } }> }>('POST', `/session/${session}/shell`, { agent: 'build', command });
+  const message = await api<{ parts: Array<{ type: string; state?: { output?: string; metadata?: { output?: string } } }> }>(
+    'POST',
+    `/session/${session}/shell`,
+    { agent: 'build', command },
+  );
   return message.parts.map((p) => p.state?.output ?? p.state?.metadata?.output ?? '').join('\n');
 }
 
@@ -51,7 +59,10 @@ describe.skipIf(!bin)('the opencode binary loads mcpx/opencode headless', () => 
     dir = mkdtempSync(join(tmpdir(), 'mcpx-e2e-opencode-bin-'));
     project = join(dir, 'project');
     mkdirSync(join(project, '.opencode', 'plugins'), { recursive: true });
-    writeFileSync(join(project, '.opencode', 'plugins', 'mcpx.js'), `export { default } from ${JSON.stringify(join(root, 'dist', 'opencode.js'))};\n`);
+    writeFileSync(
+      join(project, '.opencode', 'plugins', 'mcpx.js'),
+      `export { default } from ${JSON.stringify(join(root, 'dist', 'opencode.js'))};\n`,
+    );
     writeFileSync(join(project, 'mcpx.json'), JSON.stringify({ mcpServers: { legacy: stdioFixture('legacy-v1') } }));
     const home = join(dir, 'home');
     env = {
@@ -63,7 +74,11 @@ describe.skipIf(!bin)('the opencode binary loads mcpx/opencode headless', () => 
       MCPX_STATE_DIR: join(dir, 'state'),
       MCPX_CONFIG_DIR: join(dir, 'config'),
     };
-    server = spawn(bin!, ['serve', '--port', '0', '--hostname', '127.0.0.1'], { cwd: project, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    server = spawn(bin!, ['serve', '--port', '0', '--hostname', '127.0.0.1'], {
+      cwd: project,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     base = await new Promise<string>((done, fail) => {
       let seen = '';
       server!.stdout!.on('data', (chunk: Buffer) => {
@@ -99,11 +114,15 @@ describe.skipIf(!bin)('the opencode binary loads mcpx/opencode headless', () => 
         if (text.includes('tui.toast.show') && text.includes('Really opencode?')) return text;
       }
     })();
-    expect(await shell(session, `${process.execPath} ${cli} call legacy.ask_confirm action=opencode; echo "EXIT=$?"`)).toContain('Really opencode?');
+    expect(await shell(session, `${process.execPath} ${cli} call legacy.ask_confirm action=opencode; echo "EXIT=$?"`)).toContain(
+      'Really opencode?',
+    );
     expect(await toast).toContain('"title":"legacy (via mcpx) asks"');
     await reader.cancel();
 
-    const listed = JSON.parse((await mcpx(['elicit', 'list', '--json'])).stdout) as { elicitations: Array<{ session: string; message: string; sessionSource?: string }> };
+    const listed = JSON.parse((await mcpx(['elicit', 'list', '--json'])).stdout) as {
+      elicitations: Array<{ session: string; message: string; sessionSource?: string }>;
+    };
     expect(listed.elicitations.map((q) => [q.message, q.session])).toEqual(
       expect.arrayContaining([
         ['Where should "first" go?', session],

@@ -25,7 +25,10 @@ const opened: Hooks[] = [];
 beforeAll(async () => {
   if (!existsSync(cli)) throw new Error(`${cli} is missing: build first (npx tsup)`);
   dir = mkdtempSync(join(tmpdir(), 'mcpx-e2e-opencode-'));
-  writeFileSync(join(dir, 'mcpx.json'), JSON.stringify({ mcpServers: { legacy: stdioFixture('legacy-v1'), modern: { ...stdioFixture('dual-era'), era: 'modern' } } }));
+  writeFileSync(
+    join(dir, 'mcpx.json'),
+    JSON.stringify({ mcpServers: { legacy: stdioFixture('legacy-v1'), modern: { ...stdioFixture('dual-era'), era: 'modern' } } }),
+  );
   env = { MCPX_STATE_DIR: join(dir, 'state'), MCPX_CONFIG_DIR: join(dir, 'config'), HOME: dir };
   Object.assign(process.env, env); // the plugin reads opencode's environment
   expect((await mcpx(['daemon', 'start'])).code).toBe(0);
@@ -37,8 +40,11 @@ afterAll(async () => {
 
 function mcpx(args: string[], extra: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) =>
-    execFile(process.execPath, [cli, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env, ...extra } }, (error, stdout, stderr) =>
-      done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [cli, ...args],
+      { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env, ...extra } },
+      (error, stdout, stderr) => done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     ),
   );
 }
@@ -65,7 +71,11 @@ async function shellEnv(hooks: Hooks, session: string): Promise<Record<string, s
 }
 
 /** What the agent's `mcpx call` in that shell does: exit 75 with the question; returns the question and task. */
-async function agentCalls(shell: Record<string, string>, target: string, ...args: string[]): Promise<{ id: string; task: string }> {
+async function agentCalls(
+  shell: Record<string, string>,
+  target: string,
+  ...args: string[]
+): Promise<{ id: string; task: string }> {
   const started = await mcpx(['call', target, ...args, '--json'], shell);
   expect(started.code).toBe(75);
   const { inputRequired } = JSON.parse(started.stdout) as { inputRequired: { task: string; questions: Array<{ id: string }> } };
@@ -79,13 +89,26 @@ async function toolResult(hooks: Hooks, session: string): Promise<string> {
 }
 
 function context(session: string, ask: ToolContext['ask'] = async () => undefined): ToolContext {
-  return { sessionID: session, messageID: 'm1', agent: 'build', directory: dir, worktree: dir, abort: new AbortController().signal, metadata: () => undefined, ask };
+  return {
+    sessionID: session,
+    messageID: 'm1',
+    agent: 'build',
+    directory: dir,
+    worktree: dir,
+    abort: new AbortController().signal,
+    metadata: () => undefined,
+    ask,
+  };
 }
 
 async function received(task: string): Promise<Record<string, { action: string; content?: Record<string, unknown> }>> {
   const result = await mcpx(['task', 'result', task, '--json']);
   expect(result.code).toBe(0);
-  return (JSON.parse(result.stdout) as { structuredContent: { received: Record<string, { action: string; content?: Record<string, unknown> }> } }).structuredContent.received;
+  return (
+    JSON.parse(result.stdout) as {
+      structuredContent: { received: Record<string, { action: string; content?: Record<string, unknown> }> };
+    }
+  ).structuredContent.received;
 }
 
 async function until(check: () => boolean, what: string): Promise<void> {
@@ -120,9 +143,13 @@ describe('mcpx/opencode plugin', () => {
 
     const tools = hooks.tool!;
     expect(await tools.mcpx_elicit_list!.execute({}, context('ses_B'))).toBe('No questions are waiting in this session.');
-    expect(await tools.mcpx_elicit_answer!.execute({ id, action: 'decline' }, context('ses_B'))).toContain(`No question ${id} waits in this session`);
+    expect(await tools.mcpx_elicit_answer!.execute({ id, action: 'decline' }, context('ses_B'))).toContain(
+      `No question ${id} waits in this session`,
+    );
     expect(await tools.mcpx_elicit_list!.execute({}, context('ses_A'))).toContain(id);
-    expect(await tools.mcpx_elicit_answer!.execute({ id, action: 'accept', content: { repo: 'me/alpha' } }, context('ses_A'))).toContain(`Accepted ${id}`);
+    expect(
+      await tools.mcpx_elicit_answer!.execute({ id, action: 'accept', content: { repo: 'me/alpha' } }, context('ses_A')),
+    ).toContain(`Accepted ${id}`);
     const details = (await received(task)).details;
     expect(details?.action).toBe('accept');
     expect(details?.content).toMatchObject({ repo: 'me/alpha' });
@@ -135,7 +162,12 @@ describe('mcpx/opencode plugin', () => {
     const first = await agentCalls(shell, 'modern.ask_confirm', 'action=deploy');
     expect(await toolResult(hooks, 'ses_C')).toContain(`call mcpx_elicit_ask {"id":"${first.id}"}`);
     // The agent may not accept it in its own name at this level.
-    expect(await hooks.tool!.mcpx_elicit_answer!.execute({ id: first.id, action: 'accept', content: { confirm: true } }, context('ses_C'))).toContain('is for the person');
+    expect(
+      await hooks.tool!.mcpx_elicit_answer!.execute(
+        { id: first.id, action: 'accept', content: { confirm: true } },
+        context('ses_C'),
+      ),
+    ).toContain('is for the person');
 
     const asked: Array<{ permission: string; patterns: string[]; metadata: Record<string, unknown> }> = [];
     const allow = context('ses_C', async (request) => void asked.push(request));
@@ -153,18 +185,30 @@ describe('mcpx/opencode plugin', () => {
     // Another session's dialog never shows this session's question.
     const third = await agentCalls(shell, 'modern.ask_confirm', 'action=rename');
     const elsewhere: unknown[] = [];
-    expect(await hooks.tool!.mcpx_elicit_ask!.execute({ id: third.id }, context('ses_D', async (r) => void elsewhere.push(r)))).toContain('No question');
+    expect(
+      await hooks.tool!.mcpx_elicit_ask!.execute(
+        { id: third.id },
+        context('ses_D', async (r) => void elsewhere.push(r)),
+      ),
+    ).toContain('No question');
     expect(elsewhere).toEqual([]);
     await mcpx(['elicit', 'cancel', third.id]);
   });
 
-  it('ask: a form that needs values goes to opencode\'s question dialog with its exact fields, and the person\'s reply is recorded by the plugin; the calls resume', async () => {
+  it("ask: a form that needs values goes to opencode's question dialog with its exact fields, and the person's reply is recorded by the plugin; the calls resume", async () => {
     const hooks = await loadPlugin({ elicit: 'ask' });
     const shell = await shellEnv(hooks, 'ses_E');
     const first = await agentCalls(shell, 'legacy.ask_form', 'title=gamma');
-    const asked = String(await hooks.tool!.mcpx_elicit_ask!.execute({ id: first.id }, context('ses_E', async () => expect.fail('no yes/no prompt for a form that needs values'))));
+    const asked = String(
+      await hooks.tool!.mcpx_elicit_ask!.execute(
+        { id: first.id },
+        context('ses_E', async () => expect.fail('no yes/no prompt for a form that needs values')),
+      ),
+    );
     expect(asked).toContain('Call the question tool now with exactly these arguments');
-    const prepared = JSON.parse(asked.split('\n')[1]!) as { questions: Array<{ header: string; question: string; options: Array<{ label: string }> }> };
+    const prepared = JSON.parse(asked.split('\n')[1]!) as {
+      questions: Array<{ header: string; question: string; options: Array<{ label: string }> }>;
+    };
     expect(prepared.questions.map((q) => q.header)).toEqual(['Repository', 'Private', 'Priority', `mcpx ${first.id}`]);
     expect(prepared.questions[2]!.options.map((o) => o.label)).toEqual(['low', 'normal', 'high', 'Leave empty']);
     expect(prepared.questions[3]!.question).toContain('legacy (via mcpx) asks: Where should "gamma" go?');
@@ -174,13 +218,25 @@ describe('mcpx/opencode plugin', () => {
     await hooks['tool.execute.before']!({ tool: 'question', sessionID: 'ses_E', callID: 'q1' }, { args: call });
     expect(call.questions).toEqual(prepared.questions);
     // Another session cannot show this session's question in its dialog.
-    await expect(hooks['tool.execute.before']!({ tool: 'question', sessionID: 'ses_F', callID: 'q2' }, { args: { questions: prepared.questions } })).rejects.toThrow('No question');
+    await expect(
+      hooks['tool.execute.before']!(
+        { tool: 'question', sessionID: 'ses_F', callID: 'q2' },
+        { args: { questions: prepared.questions } },
+      ),
+    ).rejects.toThrow('No question');
 
     // What opencode publishes while the person answers: the dialog opens, then the reply.
-    await hooks.event!({ event: { type: 'question.asked', properties: { id: 'que_1', sessionID: 'ses_E', questions: call.questions } } } as never);
+    await hooks.event!({
+      event: { type: 'question.asked', properties: { id: 'que_1', sessionID: 'ses_E', questions: call.questions } },
+    } as never);
     const answers = [['me/gamma'], ['Yes'], ['high'], ['Accept']];
-    await hooks.event!({ event: { type: 'question.replied', properties: { sessionID: 'ses_E', requestID: 'que_1', answers } } } as never);
-    expect((await received(first.task)).details).toEqual({ action: 'accept', content: { repo: 'me/gamma', private: true, priority: 'high' } });
+    await hooks.event!({
+      event: { type: 'question.replied', properties: { sessionID: 'ses_E', requestID: 'que_1', answers } },
+    } as never);
+    expect((await received(first.task)).details).toEqual({
+      action: 'accept',
+      content: { repo: 'me/gamma', private: true, priority: 'high' },
+    });
     // The question tool's result tells the agent what was recorded (the reply is not recorded twice).
     const result = { title: 'Asked 4 questions', output: 'User has answered your questions: ...', metadata: { answers } };
     await hooks['tool.execute.after']!({ tool: 'question', sessionID: 'ses_E', callID: 'q1', args: call }, result);
@@ -189,7 +245,9 @@ describe('mcpx/opencode plugin', () => {
 
     // Decline is a choice in the dialog; dismissing the dialog cancels. Neither is collapsed into the other.
     const second = await agentCalls(shell, 'legacy.ask_form', 'title=delta');
-    const secondArgs = JSON.parse(String(await hooks.tool!.mcpx_elicit_ask!.execute({ id: second.id }, context('ses_E'))).split('\n')[1]!) as { questions: unknown[] };
+    const secondArgs = JSON.parse(
+      String(await hooks.tool!.mcpx_elicit_ask!.execute({ id: second.id }, context('ses_E'))).split('\n')[1]!,
+    ) as { questions: unknown[] };
     // Only the tool's own result this time (no bus event reached the plugin): it records the reply itself.
     const declined = { title: 'Asked', output: 'answered', metadata: { answers: [['x/y'], [], [], ['Decline']] } };
     await hooks['tool.execute.after']!({ tool: 'question', sessionID: 'ses_E', callID: 'q3', args: secondArgs }, declined);
@@ -197,8 +255,12 @@ describe('mcpx/opencode plugin', () => {
     expect((await received(second.task)).details?.action).toBe('decline');
 
     const third = await agentCalls(shell, 'legacy.ask_form', 'title=epsilon');
-    const thirdArgs = JSON.parse(String(await hooks.tool!.mcpx_elicit_ask!.execute({ id: third.id }, context('ses_E'))).split('\n')[1]!) as { questions: unknown[] };
-    await hooks.event!({ event: { type: 'question.asked', properties: { id: 'que_3', sessionID: 'ses_E', questions: thirdArgs.questions } } } as never);
+    const thirdArgs = JSON.parse(
+      String(await hooks.tool!.mcpx_elicit_ask!.execute({ id: third.id }, context('ses_E'))).split('\n')[1]!,
+    ) as { questions: unknown[] };
+    await hooks.event!({
+      event: { type: 'question.asked', properties: { id: 'que_3', sessionID: 'ses_E', questions: thirdArgs.questions } },
+    } as never);
     await hooks.event!({ event: { type: 'question.rejected', properties: { sessionID: 'ses_E', requestID: 'que_3' } } } as never);
     expect((await received(third.task)).details?.action).toBe('cancel');
   });
@@ -207,7 +269,9 @@ describe('mcpx/opencode plugin', () => {
     const hooks = await loadPlugin({ elicit: 'ask' });
     const shell = await shellEnv(hooks, 'ses_G');
     const q = await agentCalls(shell, 'legacy.ask_form', 'title=zeta');
-    const args = JSON.parse(String(await hooks.tool!.mcpx_elicit_ask!.execute({ id: q.id }, context('ses_G'))).split('\n')[1]!) as { questions: unknown[] };
+    const args = JSON.parse(
+      String(await hooks.tool!.mcpx_elicit_ask!.execute({ id: q.id }, context('ses_G'))).split('\n')[1]!,
+    ) as { questions: unknown[] };
     const result = { title: 'Asked', output: 'answered', metadata: { answers: [['ab'], ['Yes'], ['urgent'], ['Accept']] } };
     await hooks['tool.execute.after']!({ tool: 'question', sessionID: 'ses_G', callID: 'q4', args }, result);
     expect(result.output).toContain('priority: "urgent" is not one of the choices');

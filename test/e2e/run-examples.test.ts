@@ -26,7 +26,9 @@ describe('mcpx run (built CLI)', () => {
     const result = await mcpxRun(['examples/quickstart.ts', '--config', 'examples/mcpx.json']);
     expect(result.stderr).toContain('ok: the server received {"repo":"me/thing","priority":"high","private":false}');
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ received: { action: 'accept', content: { repo: 'me/thing', priority: 'high', private: false } } });
+    expect(JSON.parse(result.stdout)).toEqual({
+      received: { action: 'accept', content: { repo: 'me/thing', priority: 'high', private: false } },
+    });
   });
 
   it('exits 75 with the mcpx call message when nothing can answer', async () => {

@@ -18,10 +18,13 @@ beforeAll(() => {
 });
 
 describe('mcpx run on a terminal (prompt)', () => {
-  it('asks with the terminal form and the server receives the person\'s answer', async () => {
+  it("asks with the terminal form and the server receives the person's answer", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mcpx-e2e-run-prompt-'));
     const env = { MCPX_STATE_DIR: join(dir, 'state'), MCPX_CONFIG_DIR: join(dir, 'config'), HOME: dir };
-    terminal = openTerminal(['sh', '-c', `${process.execPath} ${cli} run examples/ask.ts --config examples/mcpx.json; echo "EXIT=$?"`], { cwd: root, env });
+    terminal = openTerminal(
+      ['sh', '-c', `${process.execPath} ${cli} run examples/ask.ts --config examples/mcpx.json; echo "EXIT=$?"`],
+      { cwd: root, env },
+    );
     const t = terminal;
     await t.waitFor('Answer this question?', 30_000);
     expect(await t.waitFor('Which repository should the issue go in?')).toContain('script.ask asks');

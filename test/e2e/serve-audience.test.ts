@@ -17,13 +17,15 @@ beforeAll(async () => {
 afterAll(() => client?.close());
 
 describe('mcpx serve and a question for the person', () => {
-  it('refuses the agent\'s answer, keeps the question pending, and the person\'s answer reaches the server', async () => {
+  it("refuses the agent's answer, keeps the question pending, and the person's answer reaches the server", async () => {
     const first = await client.callTool('approve');
     const text = textOf(first);
     expect(text).toContain('for the person');
     const id = /elc-[0-9a-f]{16}/.exec(text)![0];
     const task = /tsk-[0-9a-f]{16}/.exec(text)![0];
-    const listed = (await client.callTool('mcpx_elicit_list')).structuredContent as { questions: Array<{ id: string; forPerson: boolean }> };
+    const listed = (await client.callTool('mcpx_elicit_list')).structuredContent as {
+      questions: Array<{ id: string; forPerson: boolean }>;
+    };
     expect(listed.questions.find((q) => q.id === id)?.forPerson).toBe(true);
     const refused = await client.callTool('mcpx_elicit_answer', { id, action: 'accept', content: { approve: true } });
     expect(refused.isError).toBe(true);

@@ -17,7 +17,12 @@ beforeAll(async () => {
   writeFileSync(spawnLog, '');
   writeFileSync(
     setup.configPath,
-    JSON.stringify({ mcpServers: { legacy: stdioFixture('legacy-v1', { MCPX_FIXTURE_SPAWN_LOG: spawnLog }), broken: { command: process.execPath, args: [join(setup.dir, 'no-such-server.mjs')] } } }),
+    JSON.stringify({
+      mcpServers: {
+        legacy: stdioFixture('legacy-v1', { MCPX_FIXTURE_SPAWN_LOG: spawnLog }),
+        broken: { command: process.execPath, args: [join(setup.dir, 'no-such-server.mjs')] },
+      },
+    }),
   );
   client = await v1Client(setup);
 });
@@ -33,7 +38,7 @@ describe('mcpx serve faults', () => {
     expect(textOf(result)).toMatch(/^mcpx: broken\.anything failed \(CONNECT_FAILED\): the server could not be started/);
   });
 
-  it('passes the upstream\'s own refusal of bad arguments back as a tool error', async () => {
+  it("passes the upstream's own refusal of bad arguments back as a tool error", async () => {
     const result = await client.callTool('legacy__sleep', { ms: 'soon' });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/ms/);

@@ -4,7 +4,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stdioFixture } from '../helpers/fixture-servers.js';
-import { fitting, httpClient, received, serveSetup, startHttpServe, textOf, type Answer, type Asked, type HttpServeProcess, type ServeSetup } from '../helpers/serve.js';
+import {
+  fitting,
+  httpClient,
+  received,
+  serveSetup,
+  startHttpServe,
+  textOf,
+  type Answer,
+  type Asked,
+  type HttpServeProcess,
+  type ServeSetup,
+} from '../helpers/serve.js';
 
 let setup: ServeSetup;
 let serve: HttpServeProcess;
@@ -14,7 +25,10 @@ beforeAll(async () => {
 });
 afterAll(() => serve?.close());
 
-const answering = (action: Answer['action']) => (asked: Asked): Answer => (action === 'accept' ? { action, content: fitting(asked) } : { action });
+const answering =
+  (action: Answer['action']) =>
+  (asked: Asked): Answer =>
+    action === 'accept' ? { action, content: fitting(asked) } : { action };
 
 describe('mcpx serve --http', () => {
   it('listens on loopback by default', () => {
@@ -52,7 +66,12 @@ describe('mcpx serve --http', () => {
   });
 
   it('refuses a Host or Origin that is not loopback (DNS rebinding)', async () => {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    });
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const { request } = await import('node:http');
     const post = (extra: Record<string, string>) =>
@@ -80,7 +99,11 @@ describe('mcpx serve --http off loopback', () => {
   it('requires the bearer token', async () => {
     const url = open.url.replace('0.0.0.0', '127.0.0.1');
     await expect(httpClient(url, { sdk: 'v2', era: 'modern' }).then((c) => c.listTools())).rejects.toThrow();
-    const client = await httpClient(url, { sdk: 'v2', era: 'modern', headers: { authorization: 'Bearer a-token-long-enough-for-a-test-0123' } });
+    const client = await httpClient(url, {
+      sdk: 'v2',
+      era: 'modern',
+      headers: { authorization: 'Bearer a-token-long-enough-for-a-test-0123' },
+    });
     try {
       expect((await client.listTools()).length).toBeGreaterThan(3);
     } finally {

@@ -41,7 +41,12 @@ describe('mcpx serve on the 2026-07-28 wire', () => {
   // Both paths: a client that declared nothing (held by mcpx), and one that declared roots only (relayed).
   for (const capabilities of [{}, { roots: {} }]) {
     it(`passes on -32021 with requiredCapabilities when the upstream needs a capability the request did not declare (declared: ${JSON.stringify(capabilities)})`, async () => {
-      const { status, body } = await modernPost(serve.url, 'tools/call', { name: 'test_missing_capability', arguments: {} }, { capabilities });
+      const { status, body } = await modernPost(
+        serve.url,
+        'tools/call',
+        { name: 'test_missing_capability', arguments: {} },
+        { capabilities },
+      );
       expect(body.error?.code).toBe(-32021);
       expect(body.error?.data?.requiredCapabilities).toEqual({ sampling: {} });
       expect(status).toBe(400);

@@ -6,7 +6,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stdioFixture } from '../helpers/fixture-servers.js';
-import { fitting, received, serveSetup, textOf, v1Client, v2Client, type Answer, type Asked, type ServeSetup, type TestClient } from '../helpers/serve.js';
+import {
+  fitting,
+  received,
+  serveSetup,
+  textOf,
+  v1Client,
+  v2Client,
+  type Answer,
+  type Asked,
+  type ServeSetup,
+  type TestClient,
+} from '../helpers/serve.js';
 
 const HOST_SAFE = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -16,10 +27,12 @@ beforeAll(() => {
 });
 
 /** Answers every question with the action the test names (the content fits the question when accepting). */
-const scripted = (action: () => Answer['action']) => (asked: Asked): Answer => {
-  const chosen = action();
-  return chosen === 'accept' ? { action: 'accept', content: fitting(asked) } : { action: chosen };
-};
+const scripted =
+  (action: () => Answer['action']) =>
+  (asked: Asked): Answer => {
+    const chosen = action();
+    return chosen === 'accept' ? { action: 'accept', content: fitting(asked) } : { action: chosen };
+  };
 
 const clients: Array<{ name: string; open: (answer: (asked: Asked) => Answer) => Promise<TestClient> }> = [
   { name: 'v1 client (legacy)', open: (answer) => v1Client(setup, { answer }) },
@@ -38,7 +51,16 @@ describe.each(clients)('mcpx serve with the $name declaring elicitation', ({ ope
   it('lists every upstream tool under a host-safe server__tool name, with its schema and description', async () => {
     const tools = await client.listTools();
     const names = tools.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(['legacy__ask_form', 'modern__ask_form', 'legacy__no_ask', 'mcpx_elicit_list', 'mcpx_elicit_answer', 'mcpx_call_result']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'legacy__ask_form',
+        'modern__ask_form',
+        'legacy__no_ask',
+        'mcpx_elicit_list',
+        'mcpx_elicit_answer',
+        'mcpx_call_result',
+      ]),
+    );
     for (const name of names) expect(name).toMatch(HOST_SAFE);
     const form = tools.find((t) => t.name === 'modern__ask_form')!;
     expect(form.description).toBe('Asks one form question (repo, private, priority).');
@@ -89,29 +111,56 @@ describe('mcpx serve with a modern client answering by hand', () => {
   it('returns input_required with its own request state, and refuses a tampered one', async () => {
     const first = await client.request!('tools/call', { name: 'legacy__ask_form', arguments: { title: 't' } });
     expect(first.resultType).toBe('input_required');
-    const [key, request] = Object.entries(first.inputRequests as Record<string, { method: string; params: { message: string } }>)[0]!;
+    const [key, request] = Object.entries(
+      first.inputRequests as Record<string, { method: string; params: { message: string } }>,
+    )[0]!;
     expect(request.method).toBe('elicitation/create');
     expect(request.params.message).toBe('legacy (via mcpx) asks: Where should "t" go?');
     const state = first.requestState as string;
     await expect(
-      client.request!('tools/call', { name: 'legacy__ask_form', arguments: { title: 't' }, inputResponses: { [key]: { action: 'decline' } }, requestState: `${state}-TAMPERED` }),
+      client.request!('tools/call', {
+        name: 'legacy__ask_form',
+        arguments: { title: 't' },
+        inputResponses: { [key]: { action: 'decline' } },
+        requestState: `${state}-TAMPERED`,
+      }),
     ).rejects.toMatchObject({ code: -32602 });
     // Bound to the call it was minted for: other arguments are refused too.
     await expect(
-      client.request!('tools/call', { name: 'legacy__ask_form', arguments: { title: 'other' }, inputResponses: { [key]: { action: 'decline' } }, requestState: state }),
+      client.request!('tools/call', {
+        name: 'legacy__ask_form',
+        arguments: { title: 'other' },
+        inputResponses: { [key]: { action: 'decline' } },
+        requestState: state,
+      }),
     ).rejects.toMatchObject({ code: -32602 });
     // The question survived both: the real retry still answers it.
-    const done = await client.request!('tools/call', { name: 'legacy__ask_form', arguments: { title: 't' }, inputResponses: { [key]: { action: 'decline' } }, requestState: state });
+    const done = await client.request!('tools/call', {
+      name: 'legacy__ask_form',
+      arguments: { title: 't' },
+      inputResponses: { [key]: { action: 'decline' } },
+      requestState: state,
+    });
     expect(received(done, 'details')).toEqual({ action: 'decline' });
   });
 
   it('asks again when the answer does not fit the schema, and the question stays pending', async () => {
     const first = await client.request!('tools/call', { name: 'modern__ask_form', arguments: {} });
     const [key] = Object.keys(first.inputRequests as object);
-    const again = await client.request!('tools/call', { name: 'modern__ask_form', arguments: {}, inputResponses: { [key!]: { action: 'accept', content: { repo: 'x' } } }, requestState: first.requestState });
+    const again = await client.request!('tools/call', {
+      name: 'modern__ask_form',
+      arguments: {},
+      inputResponses: { [key!]: { action: 'accept', content: { repo: 'x' } } },
+      requestState: first.requestState,
+    });
     expect(again.resultType).toBe('input_required');
     expect(Object.keys(again.inputRequests as object)).toEqual([key]);
-    const done = await client.request!('tools/call', { name: 'modern__ask_form', arguments: {}, inputResponses: { [key!]: { action: 'accept', content: { repo: 'me/ok' } } }, requestState: again.requestState });
+    const done = await client.request!('tools/call', {
+      name: 'modern__ask_form',
+      arguments: {},
+      inputResponses: { [key!]: { action: 'accept', content: { repo: 'me/ok' } } },
+      requestState: again.requestState,
+    });
     expect(received(done, 'details')?.content).toMatchObject({ repo: 'me/ok' });
   });
 });
@@ -137,7 +186,9 @@ describe.each([
     expect(text).toContain('mcpx_elicit_answer');
     const id = idIn(text);
     const listed = await client.callTool('mcpx_elicit_list');
-    const questions = (listed.structuredContent as { questions: Array<{ id: string; requestedSchema: unknown; expiresAt: string }> }).questions;
+    const questions = (
+      listed.structuredContent as { questions: Array<{ id: string; requestedSchema: unknown; expiresAt: string }> }
+    ).questions;
     expect(questions.map((q) => q.id)).toContain(id);
     expect(questions.find((q) => q.id === id)!.requestedSchema).toMatchObject({ required: ['repo'] });
 
@@ -149,7 +200,7 @@ describe.each([
     expect(received(done, 'details')).toMatchObject({ action: 'accept', content: { repo: 'me/agent' } });
   });
 
-  it('re-raises an agent\'s decline to the person, who answers from another process; the result is collected', async () => {
+  it("re-raises an agent's decline to the person, who answers from another process; the result is collected", async () => {
     const first = await client.callTool('modern__ask_form', { title: 'p' });
     const id = idIn(textOf(first));
     const task = taskIn(textOf(first));

@@ -5,13 +5,20 @@ const form = {
   id: 'elc-93e18b28a5a3c1f5',
   mode: 'form' as const,
   message: 'Which repository should this go in?',
-  requestedSchema: { type: 'object' as const, properties: { repo: { type: 'string' as const, description: 'owner/name' }, n: { type: 'integer' as const, minimum: 2 } }, required: ['repo', 'n'] },
+  requestedSchema: {
+    type: 'object' as const,
+    properties: { repo: { type: 'string' as const, description: 'owner/name' }, n: { type: 'integer' as const, minimum: 2 } },
+    required: ['repo', 'n'],
+  },
   expiresAt: Date.UTC(2026, 8, 30, 22, 31, 37),
 };
 
 describe('describeInputRequired', () => {
   it('says what is asked, the schema, the deadline in UTC with time left, and the exact commands (§5.1)', () => {
-    const text = describeInputRequired({ server: 'ask', tool: 'need_repo', task: 'tsk-06654ccc9f064a5c', questions: [form] }, { now: form.expiresAt - 120_000 });
+    const text = describeInputRequired(
+      { server: 'ask', tool: 'need_repo', task: 'tsk-06654ccc9f064a5c', questions: [form] },
+      { now: form.expiresAt - 120_000 },
+    );
     expect(text).toBe(
       [
         'mcpx: ask.need_repo is waiting for input and nothing here can answer it.',
@@ -29,13 +36,19 @@ describe('describeInputRequired', () => {
   });
 
   it('prints the deadline in the zone it is given', () => {
-    const text = describeInputRequired({ server: 's', tool: 't', task: 'tsk-0', questions: [form] }, { now: 0, utcOffsetMinutes: () => -300 });
+    const text = describeInputRequired(
+      { server: 's', tool: 't', task: 'tsk-0', questions: [form] },
+      { now: 0, utcOffsetMinutes: () => -300 },
+    );
     expect(text).toContain('  expires  2026-09-30T17:31:37-05:00 (');
     expect(isoAt(form.expiresAt, 330)).toBe('2026-10-01T04:01:37+05:30');
   });
 
   it('says an inline call cannot outlive the command, and marks an ambiguous question', () => {
-    const text = describeInputRequired({ server: 's', tool: 't', task: 'tsk-0', inline: true, questions: [{ ...form, ambiguous: true }] }, { now: form.expiresAt - 5_000 });
+    const text = describeInputRequired(
+      { server: 's', tool: 't', task: 'tsk-0', inline: true, questions: [{ ...form, ambiguous: true }] },
+      { now: form.expiresAt - 5_000 },
+    );
     expect(text).toContain('cannot outlive this command');
     expect(text).toContain('(ambiguous)');
     expect(text).not.toContain('mcpx task result');
@@ -49,7 +62,13 @@ describe('describeInputRequired', () => {
         tool: 't',
         questions: [
           { ...form, message: evil, requestedSchema: { type: 'object', properties: { [`k${evil}`]: { type: 'string' } } } },
-          { id: 'elc-0000000000000001', mode: 'url', message: 'open', url: `https://example.com/${evil}`, expiresAt: form.expiresAt },
+          {
+            id: 'elc-0000000000000001',
+            mode: 'url',
+            message: 'open',
+            url: `https://example.com/${evil}`,
+            expiresAt: form.expiresAt,
+          },
         ],
       },
       { now: 0 },
@@ -67,16 +86,26 @@ describe('respondWith', () => {
       mode: 'form',
       requestedSchema: {
         type: 'object',
-        properties: { a: { type: 'string', enum: ['x', 'y'] }, b: { type: 'boolean' }, c: { type: 'number', default: 7 }, d: { type: 'string' }, e: { type: 'string', oneOf: [{ const: 'lo', title: 'Low' }] } },
+        properties: {
+          a: { type: 'string', enum: ['x', 'y'] },
+          b: { type: 'boolean' },
+          c: { type: 'number', default: 7 },
+          d: { type: 'string' },
+          e: { type: 'string', oneOf: [{ const: 'lo', title: 'Low' }] },
+        },
       },
     });
     expect(command).toBe(`mcpx elicit answer elc-0000000000000000 '{"a":"x","b":true,"c":7,"d":"...","e":"lo"}'`);
   });
 
   it('quotes a single quote for the shell, and needs no content in url mode', () => {
-    expect(respondWith({ id: 'elc-0000000000000000', mode: 'form', requestedSchema: { type: 'object', properties: { q: { type: 'string', default: "it's" } } } })).toBe(
-      `mcpx elicit answer elc-0000000000000000 '{"q":"it'\\''s"}'`,
-    );
+    expect(
+      respondWith({
+        id: 'elc-0000000000000000',
+        mode: 'form',
+        requestedSchema: { type: 'object', properties: { q: { type: 'string', default: "it's" } } },
+      }),
+    ).toBe(`mcpx elicit answer elc-0000000000000000 '{"q":"it'\\''s"}'`);
     expect(respondWith({ id: 'elc-0000000000000000', mode: 'url' })).toBe('mcpx elicit answer elc-0000000000000000');
   });
 });

@@ -21,9 +21,18 @@ const question = (over: Partial<Question> = {}): Question => ({
   ...over,
 });
 
-const context = (over: Partial<ElicitContext> = {}): ElicitContext => ({ signal: new AbortController().signal, arguments: {}, expiresAt: Date.now() + 60_000, ...over });
+const context = (over: Partial<ElicitContext> = {}): ElicitContext => ({
+  signal: new AbortController().signal,
+  arguments: {},
+  expiresAt: Date.now() + 60_000,
+  ...over,
+});
 
-const answerer = (kind: Answerer['kind'], answer: (q: Question, ctx: ElicitContext) => Promise<unknown> | unknown, name?: string): Answerer => ({
+const answerer = (
+  kind: Answerer['kind'],
+  answer: (q: Question, ctx: ElicitContext) => Promise<unknown> | unknown,
+  name?: string,
+): Answerer => ({
   kind,
   name,
   answer: async (q, ctx) => (await answer(q, ctx)) as Answer | undefined,
@@ -37,7 +46,9 @@ describe('elicitation pipeline', () => {
 
   it('lets a matching rule answer, records the answer by policy and the rule that fired', async () => {
     broker = createBroker({ session: 's' });
-    const policy = parsePolicy({ rules: [{ match: { server: 'github', field: 'repo' }, answer: 'me/thing', because: 'CI repo' }] });
+    const policy = parsePolicy({
+      rules: [{ match: { server: 'github', field: 'repo' }, answer: 'me/thing', because: 'CI repo' }],
+    });
     const person = answerer('person', () => {
       throw new Error('a person must not be asked');
     });
@@ -61,8 +72,15 @@ describe('elicitation pipeline', () => {
 
   it('cancels what no rule matches in auto mode, and declines everything in decline mode', async () => {
     broker = createBroker({ session: 's' });
-    expect(await createElicitationPipeline({ broker, policy: parsePolicy({ mode: 'auto', rules: [{ match: { server: 'other' }, action: 'accept' }] }) })(question(), context())).toEqual({ action: 'cancel' });
-    expect(await createElicitationPipeline({ broker, policy: parsePolicy({ mode: 'decline' }) })(question(), context())).toEqual({ action: 'decline' });
+    expect(
+      await createElicitationPipeline({
+        broker,
+        policy: parsePolicy({ mode: 'auto', rules: [{ match: { server: 'other' }, action: 'accept' }] }),
+      })(question(), context()),
+    ).toEqual({ action: 'cancel' });
+    expect(await createElicitationPipeline({ broker, policy: parsePolicy({ mode: 'decline' }) })(question(), context())).toEqual({
+      action: 'decline',
+    });
   });
 
   it('passes a question on past answerers that throw, return garbage, answer wrongly or do not answer, logging why', async () => {
@@ -70,9 +88,13 @@ describe('elicitation pipeline', () => {
     const handle = createElicitationPipeline({
       broker,
       answerers: [
-        answerer('script', () => {
-          throw new Error('boom');
-        }, 'thrower'),
+        answerer(
+          'script',
+          () => {
+            throw new Error('boom');
+          },
+          'thrower',
+        ),
         answerer('script', () => ({ action: 'maybe' }), 'garbage'),
         answerer('script', () => ({ action: 'accept', content: { repo: 'x' } }), 'too short'),
         answerer('agent', () => undefined, 'silent'),
@@ -82,7 +104,9 @@ describe('elicitation pipeline', () => {
     const q = question();
     expect(await handle(q, context())).toEqual({ action: 'accept', content: { repo: 'me/repo' } });
     expect(await broker.lookup(q.id)).toMatchObject({ by: 'person' });
-    const reasons = (await broker.audit({ elicit: q.id })).filter((e) => e.kind === 'elicit.passed').map((e) => e.data?.reason as string);
+    const reasons = (await broker.audit({ elicit: q.id }))
+      .filter((e) => e.kind === 'elicit.passed')
+      .map((e) => e.data?.reason as string);
     expect(reasons).toHaveLength(4);
     expect(reasons[0]).toBe('threw: boom');
     expect(reasons[1]).toMatch(/not an answer/);
@@ -95,7 +119,10 @@ describe('elicitation pipeline', () => {
     const agentAsked: string[] = [];
     const handle = createElicitationPipeline({
       broker,
-      answerers: [answerer('agent', (q) => (agentAsked.push(q.id), { action: 'accept', content: { repo: 'guess' } })), answerer('person', () => ({ action: 'decline' }))],
+      answerers: [
+        answerer('agent', (q) => (agentAsked.push(q.id), { action: 'accept', content: { repo: 'guess' } })),
+        answerer('person', () => ({ action: 'decline' })),
+      ],
     });
     const q = question({ meta: { 'io.mcpx/audience': 'user' } });
     expect(await handle(q, context())).toEqual({ action: 'decline' });
@@ -110,7 +137,10 @@ describe('elicitation pipeline', () => {
     broker = createBroker({ session: 's' });
     const handle = createElicitationPipeline({
       broker,
-      answerers: [answerer('agent', () => ({ action: 'decline' })), answerer('person', () => ({ action: 'accept', content: { repo: 'me/real' } }))],
+      answerers: [
+        answerer('agent', () => ({ action: 'decline' })),
+        answerer('person', () => ({ action: 'accept', content: { repo: 'me/real' } })),
+      ],
     });
     const q = question();
     expect(await handle(q, context())).toEqual({ action: 'accept', content: { repo: 'me/real' } });
@@ -147,7 +177,11 @@ describe('elicitation pipeline', () => {
     const clock = createManualClock();
     broker = createBroker({ session: 's', clock });
     let asked = false;
-    const handle = createElicitationPipeline({ broker, clock, answerers: [answerer('person', () => ((asked = true), new Promise(() => undefined)))] });
+    const handle = createElicitationPipeline({
+      broker,
+      clock,
+      answerers: [answerer('person', () => ((asked = true), new Promise(() => undefined)))],
+    });
     const q = question();
     const answering = handle(q, context({ expiresAt: clock.now() + 5_000 }));
     while (!asked) await new Promise((resolve) => setImmediate(resolve));
@@ -170,7 +204,10 @@ describe('elicitation pipeline', () => {
       const done = await mcpx.callTool('fx', 'ask_form', { title: 'bug' });
       expect(done.status).toBe('complete');
       if (done.status !== 'complete') return;
-      expect(fixtureEcho(done.result).received.details).toEqual({ action: 'accept', content: { repo: 'me/thing', private: false, priority: 'normal' } });
+      expect(fixtureEcho(done.result).received.details).toEqual({
+        action: 'accept',
+        content: { repo: 'me/thing', private: false, priority: 'normal' },
+      });
       const fired = (await broker.audit({ trace: done.callId })).map((e) => e.kind);
       expect(fired).toEqual(['elicit.open', 'policy.fired', 'elicit.answered']);
 
@@ -178,7 +215,9 @@ describe('elicitation pipeline', () => {
       expect(waiting.status).toBe('input-required');
       if (waiting.status !== 'input-required') return;
       const [asked] = waiting.questions;
-      expect((await broker.pending()).map((p) => [p.id, p.server, p.tool, p.trace])).toEqual([[asked!.id, 'fx', 'ask_confirm', waiting.callId]]);
+      expect((await broker.pending()).map((p) => [p.id, p.server, p.tool, p.trace])).toEqual([
+        [asked!.id, 'fx', 'ask_confirm', waiting.callId],
+      ]);
     } finally {
       await mcpx.close();
     }

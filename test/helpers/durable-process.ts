@@ -13,7 +13,11 @@ if (mode !== 'result' || !storeUrl || !taskId) {
   process.stderr.write('usage: durable-process result <storeUrl> <taskId>\n');
   process.exitCode = 2;
 } else {
-  const mcpx = await createMcpx({ config: { mcpServers: { fx: stdioFixture('dual-era'), old: stdioFixture('legacy-v1') } }, store: storeUrl, eraCache: createMemoryEraCache() });
+  const mcpx = await createMcpx({
+    config: { mcpServers: { fx: stdioFixture('dual-era'), old: stdioFixture('legacy-v1') } },
+    store: storeUrl,
+    eraCache: createMemoryEraCache(),
+  });
   try {
     const outcome = await mcpx.result(taskId);
     process.stdout.write(`${JSON.stringify({ pid: process.pid, outcome })}\n`);

@@ -23,7 +23,10 @@ export const FIXTURE_PATHS: Record<FixtureKind, string> = {
 };
 
 /** An `mcpServers` entry that spawns the fixture over stdio. */
-export function stdioFixture(kind: FixtureKind, env: Record<string, string> = {}): { command: string; args: string[]; env: Record<string, string> } {
+export function stdioFixture(
+  kind: FixtureKind,
+  env: Record<string, string> = {},
+): { command: string; args: string[]; env: Record<string, string> } {
   return { command: process.execPath, args: [FIXTURE_PATHS[kind], '--stdio'], env };
 }
 
@@ -67,7 +70,10 @@ export async function startHttpFixture(kind: FixtureKind, env: Record<string, st
 }
 
 /** A dual-era (or v1) server served in this process over a linked in-memory pair: hand `transport` to a client. */
-export function inMemoryFixture(kind: FixtureKind, legacyOptions: LegacyOptions = {}): { transport: Transport; close(): Promise<void> } {
+export function inMemoryFixture(
+  kind: FixtureKind,
+  legacyOptions: LegacyOptions = {},
+): { transport: Transport; close(): Promise<void> } {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   if (kind === 'dual-era') {
     const handle = serveStdio(({ era }) => createDualEraServer({ era }), { transport: serverSide });
@@ -99,12 +105,16 @@ export interface FixtureEcho {
 }
 
 export function fixtureEcho(result: object): FixtureEcho {
-  if (!('structuredContent' in result) || !result.structuredContent) throw new Error(`fixture result has no structuredContent: ${JSON.stringify(result)}`);
+  if (!('structuredContent' in result) || !result.structuredContent)
+    throw new Error(`fixture result has no structuredContent: ${JSON.stringify(result)}`);
   return result.structuredContent as FixtureEcho;
 }
 
 /** Records every JSON-RPC message a client sends through `transport` (a wire tap for asserting what went out). */
-export function tapTransport(transport: Transport, sent: Array<Record<string, any>> = []): { transport: Transport; sent: Array<Record<string, any>> } {
+export function tapTransport(
+  transport: Transport,
+  sent: Array<Record<string, any>> = [],
+): { transport: Transport; sent: Array<Record<string, any>> } {
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
     sent.push(JSON.parse(JSON.stringify(message)) as Record<string, any>);
@@ -114,7 +124,15 @@ export function tapTransport(transport: Transport, sent: Array<Record<string, an
 }
 
 /** A host-wired server entry for `createMcpx({ servers })`: an in-memory fixture, tapped. */
-export function inMemoryServer(kind: FixtureKind, era: 'auto' | 'legacy' | 'modern' = 'auto', legacyOptions: LegacyOptions = {}): { connector: { connect(): Transport; era: 'auto' | 'legacy' | 'modern' }; sent: Array<Record<string, any>>; close(): Promise<void> } {
+export function inMemoryServer(
+  kind: FixtureKind,
+  era: 'auto' | 'legacy' | 'modern' = 'auto',
+  legacyOptions: LegacyOptions = {},
+): {
+  connector: { connect(): Transport; era: 'auto' | 'legacy' | 'modern' };
+  sent: Array<Record<string, any>>;
+  close(): Promise<void>;
+} {
   const sent: Array<Record<string, any>> = [];
   const closers: Array<() => Promise<void>> = [];
   return {

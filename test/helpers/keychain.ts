@@ -35,12 +35,17 @@ export async function startKeychain(): Promise<TestKeychain> {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const bus = spawn('dbus-daemon', [`--config-file=${config}`, '--nofork', '--print-address=1'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const bus = spawn('dbus-daemon', [`--config-file=${config}`, '--nofork', '--print-address=1'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     children.push(bus);
     await firstLine(bus); // printed once the bus listens
     const env = { DBUS_SESSION_BUS_ADDRESS: address };
     const childEnv = { PATH: process.env.PATH, HOME: dir, XDG_DATA_HOME: join(dir, 'data'), XDG_RUNTIME_DIR: dir, ...env };
-    const keyring = spawn('gnome-keyring-daemon', ['--foreground', '--unlock', '--components=secrets'], { env: childEnv, stdio: ['pipe', 'ignore', 'ignore'] });
+    const keyring = spawn('gnome-keyring-daemon', ['--foreground', '--unlock', '--components=secrets'], {
+      env: childEnv,
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
     children.push(keyring);
     keyring.stdin?.end('test-keychain-password');
     await waitForName(env, 'org.freedesktop.secrets', keyring);
@@ -69,7 +74,14 @@ async function waitForName(env: Record<string, string>, name: string, owner: Chi
     if (owner.exitCode !== null) throw new Error(`gnome-keyring-daemon exited with ${owner.exitCode}`);
     const { stdout } = await run(
       'dbus-send',
-      ['--session', '--print-reply', '--dest=org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus.NameHasOwner', `string:${name}`],
+      [
+        '--session',
+        '--print-reply',
+        '--dest=org.freedesktop.DBus',
+        '/org/freedesktop/DBus',
+        'org.freedesktop.DBus.NameHasOwner',
+        `string:${name}`,
+      ],
       { env: { ...process.env, ...env } },
     );
     if (stdout.includes('boolean true')) return;

@@ -39,7 +39,14 @@ export function serveSetup(servers: Record<string, unknown>, extraEnv: Record<st
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-serve-'));
   const configPath = join(dir, 'mcpx.json');
   writeFileSync(configPath, JSON.stringify({ mcpServers: servers }, null, 2));
-  const env = { PATH: process.env.PATH ?? '', HOME: dir, MCPX_STATE_DIR: join(dir, 'state'), MCPX_CONFIG_DIR: join(dir, 'config'), MCPX_DAEMON: 'inline', ...extraEnv };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: dir,
+    MCPX_STATE_DIR: join(dir, 'state'),
+    MCPX_CONFIG_DIR: join(dir, 'config'),
+    MCPX_DAEMON: 'inline',
+    ...extraEnv,
+  };
   return {
     dir,
     env,
@@ -65,9 +72,15 @@ export interface TestClient {
 const serveArgs = (setup: ServeSetup, servers: string[]): string[] => [CLI, 'serve', '--config', setup.configPath, ...servers];
 
 /** The v1 SDK client: legacy era only, like most hosts today. */
-export async function v1Client(setup: ServeSetup, options: { answer?: Answerer; servers?: string[]; url?: boolean } = {}): Promise<TestClient> {
+export async function v1Client(
+  setup: ServeSetup,
+  options: { answer?: Answerer; servers?: string[]; url?: boolean } = {},
+): Promise<TestClient> {
   const asked: Asked[] = [];
-  const client = new V1Client({ name: 'v1-test', version: '1.0.0' }, { capabilities: options.answer ? { elicitation: options.url ? { form: {}, url: {} } : {} } : {} });
+  const client = new V1Client(
+    { name: 'v1-test', version: '1.0.0' },
+    { capabilities: options.answer ? { elicitation: options.url ? { form: {}, url: {} } : {} } : {} },
+  );
   if (options.answer) {
     const answer = options.answer;
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
@@ -76,17 +89,29 @@ export async function v1Client(setup: ServeSetup, options: { answer?: Answerer; 
       return answer(params);
     });
   }
-  await client.connect(new V1Stdio({ command: process.execPath, args: serveArgs(setup, options.servers ?? []), env: setup.env, cwd: setup.dir, stderr: 'pipe' }));
+  await client.connect(
+    new V1Stdio({
+      command: process.execPath,
+      args: serveArgs(setup, options.servers ?? []),
+      env: setup.env,
+      cwd: setup.dir,
+      stderr: 'pipe',
+    }),
+  );
   return {
     asked,
     listTools: async () => (await client.listTools()).tools,
-    callTool: async (name, args = {}) => (await client.callTool({ name, arguments: args }, undefined, { timeout: 30_000 })) as Record<string, unknown>,
+    callTool: async (name, args = {}) =>
+      (await client.callTool({ name, arguments: args }, undefined, { timeout: 30_000 })) as Record<string, unknown>,
     close: () => client.close(),
   };
 }
 
 /** The v2 SDK client, in the era asked for. Modern questions are answered by the SDK's auto-fulfil driver (or by hand with `request`). */
-export async function v2Client(setup: ServeSetup, options: { era: 'legacy' | 'modern'; answer?: Answerer; servers?: string[]; autoFulfill?: boolean; url?: boolean }): Promise<TestClient> {
+export async function v2Client(
+  setup: ServeSetup,
+  options: { era: 'legacy' | 'modern'; answer?: Answerer; servers?: string[]; autoFulfill?: boolean; url?: boolean },
+): Promise<TestClient> {
   const asked: Asked[] = [];
   const client = new V2Client(
     { name: 'v2-test', version: '1.0.0' },
@@ -104,19 +129,36 @@ export async function v2Client(setup: ServeSetup, options: { era: 'legacy' | 'mo
       return answer(params) as never;
     });
   }
-  await client.connect(new V2Stdio({ command: process.execPath, args: serveArgs(setup, options.servers ?? []), env: setup.env, cwd: setup.dir, stderr: 'pipe' }));
+  await client.connect(
+    new V2Stdio({
+      command: process.execPath,
+      args: serveArgs(setup, options.servers ?? []),
+      env: setup.env,
+      cwd: setup.dir,
+      stderr: 'pipe',
+    }),
+  );
   return {
     asked,
     listTools: async () => (await client.listTools()).tools,
-    callTool: async (name, args = {}) => (await client.callTool({ name, arguments: args }, { timeout: 30_000 })) as unknown as Record<string, unknown>,
-    request: async (method, params) => (await client.request({ method, params } as never, { allowInputRequired: true, timeout: 30_000 } as never)) as unknown as Record<string, unknown>,
+    callTool: async (name, args = {}) =>
+      (await client.callTool({ name, arguments: args }, { timeout: 30_000 })) as unknown as Record<string, unknown>,
+    request: async (method, params) =>
+      (await client.request(
+        { method, params } as never,
+        { allowInputRequired: true, timeout: 30_000 } as never,
+      )) as unknown as Record<string, unknown>,
     close: () => client.close(),
   };
 }
 
 /** What the fixture server received for one question key (`accept` | `decline` | `cancel`, with content). */
-export function received(result: Record<string, unknown>, key: string): { action: string; content?: Record<string, unknown> } | undefined {
-  const structured = result.structuredContent as { received?: Record<string, { action: string; content?: Record<string, unknown> }> } | undefined;
+export function received(
+  result: Record<string, unknown>,
+  key: string,
+): { action: string; content?: Record<string, unknown> } | undefined {
+  const structured = result.structuredContent as
+    { received?: Record<string, { action: string; content?: Record<string, unknown> }> } | undefined;
   return structured?.received?.[key];
 }
 
@@ -138,9 +180,17 @@ export interface HttpServeProcess {
 }
 
 /** `mcpx serve --http` as a child process; resolves with the URL it prints. */
-export async function startHttpServe(setup: ServeSetup, extraArgs: string[] = [], extraEnv: Record<string, string> = {}): Promise<HttpServeProcess> {
+export async function startHttpServe(
+  setup: ServeSetup,
+  extraArgs: string[] = [],
+  extraEnv: Record<string, string> = {},
+): Promise<HttpServeProcess> {
   const { spawn } = await import('node:child_process');
-  const child = spawn(process.execPath, [CLI, 'serve', '--config', setup.configPath, '--http', ...extraArgs], { cwd: setup.dir, env: { ...setup.env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'serve', '--config', setup.configPath, '--http', ...extraArgs], {
+    cwd: setup.dir,
+    env: { ...setup.env, ...extraEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const url = await new Promise<string>((resolveUrl, reject) => {
@@ -164,12 +214,18 @@ export async function startHttpServe(setup: ServeSetup, extraArgs: string[] = []
 }
 
 /** A v1 (legacy) or v2 (legacy or modern) client over Streamable HTTP. */
-export async function httpClient(url: string, options: { sdk: 'v1' | 'v2'; era?: 'legacy' | 'modern'; answer?: Answerer; headers?: Record<string, string> }): Promise<TestClient> {
+export async function httpClient(
+  url: string,
+  options: { sdk: 'v1' | 'v2'; era?: 'legacy' | 'modern'; answer?: Answerer; headers?: Record<string, string> },
+): Promise<TestClient> {
   const asked: Asked[] = [];
   const requestInit = options.headers ? { headers: options.headers } : undefined;
   if (options.sdk === 'v1') {
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-    const client = new V1Client({ name: 'v1-http', version: '1.0.0' }, { capabilities: options.answer ? { elicitation: {} } : {} });
+    const client = new V1Client(
+      { name: 'v1-http', version: '1.0.0' },
+      { capabilities: options.answer ? { elicitation: {} } : {} },
+    );
     if (options.answer) {
       const answer = options.answer;
       client.setRequestHandler(ElicitRequestSchema, async (request) => {
@@ -181,14 +237,18 @@ export async function httpClient(url: string, options: { sdk: 'v1' | 'v2'; era?:
     return {
       asked,
       listTools: async () => (await client.listTools()).tools,
-      callTool: async (name, args = {}) => (await client.callTool({ name, arguments: args }, undefined, { timeout: 30_000 })) as Record<string, unknown>,
+      callTool: async (name, args = {}) =>
+        (await client.callTool({ name, arguments: args }, undefined, { timeout: 30_000 })) as Record<string, unknown>,
       close: () => client.close(),
     };
   }
   const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
   const client = new V2Client(
     { name: 'v2-http', version: '1.0.0' },
-    { capabilities: options.answer ? { elicitation: { form: {} } } : {}, versionNegotiation: { mode: options.era === 'modern' ? { pin: '2026-07-28' } : 'legacy' } },
+    {
+      capabilities: options.answer ? { elicitation: { form: {} } } : {},
+      versionNegotiation: { mode: options.era === 'modern' ? { pin: '2026-07-28' } : 'legacy' },
+    },
   );
   if (options.answer) {
     const answer = options.answer;
@@ -201,8 +261,13 @@ export async function httpClient(url: string, options: { sdk: 'v1' | 'v2'; era?:
   return {
     asked,
     listTools: async () => (await client.listTools()).tools,
-    callTool: async (name, args = {}) => (await client.callTool({ name, arguments: args }, { timeout: 30_000 })) as unknown as Record<string, unknown>,
-    request: async (method, params) => (await client.request({ method, params } as never, { allowInputRequired: true, timeout: 30_000 } as never)) as unknown as Record<string, unknown>,
+    callTool: async (name, args = {}) =>
+      (await client.callTool({ name, arguments: args }, { timeout: 30_000 })) as unknown as Record<string, unknown>,
+    request: async (method, params) =>
+      (await client.request(
+        { method, params } as never,
+        { allowInputRequired: true, timeout: 30_000 } as never,
+      )) as unknown as Record<string, unknown>,
     close: () => client.close(),
   };
 }
@@ -213,27 +278,51 @@ export async function modernPost(
   method: string,
   params: Record<string, unknown>,
   options: { version?: string; capabilities?: Record<string, unknown>; headers?: Record<string, string> } = {},
-): Promise<{ status: number; body: { result?: Record<string, any>; error?: { code: number; message: string; data?: Record<string, any> } } }> {
+): Promise<{
+  status: number;
+  body: { result?: Record<string, any>; error?: { code: number; message: string; data?: Record<string, any> } };
+}> {
   const version = options.version ?? '2026-07-28';
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': version, 'mcp-method': method, ...(typeof params.name === 'string' ? { 'mcp-name': params.name } : {}), ...options.headers },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': version,
+      'mcp-method': method,
+      ...(typeof params.name === 'string' ? { 'mcp-name': params.name } : {}),
+      ...options.headers,
+    },
     body: JSON.stringify({
       jsonrpc: '2.0',
       id: 1,
       method,
-      params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': version, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': options.capabilities ?? {} } },
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': version,
+          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+          'io.modelcontextprotocol/clientCapabilities': options.capabilities ?? {},
+        },
+      },
     }),
   });
   const text = await response.text();
-  const json = text.trim().startsWith('{') ? text : (text.split('\n').find((line) => line.startsWith('data:'))?.slice(5) ?? '{}');
+  const json = text.trim().startsWith('{')
+    ? text
+    : (text
+        .split('\n')
+        .find((line) => line.startsWith('data:'))
+        ?.slice(5) ?? '{}');
   return { status: response.status, body: JSON.parse(json) };
 }
 
 /** The conformance fixture (examples/servers/conformance.mjs): a v2 server, both eras, over Streamable HTTP. */
 export async function startConformanceFixture(): Promise<{ url: string; stop(): void }> {
   const { spawn } = await import('node:child_process');
-  const child = spawn(process.execPath, [join(root, 'examples', 'servers', 'conformance.mjs'), '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(root, 'examples', 'servers', 'conformance.mjs'), '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const url = await new Promise<string>((done, fail) => {
     let out = '';
     child.stdout.on('data', (d: Buffer) => {

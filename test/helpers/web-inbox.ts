@@ -38,7 +38,10 @@ export async function startInboxDaemon(options: { ttlMs?: number } = {}): Promis
       taskKeyv: broker.store.keyv,
       defaultSession: 'default',
       openHost: async (session, sessionSource, stamping) => {
-        const mcpx = await fixtureMcpx(createElicitationPipeline({ broker: stamping, session: { session, sessionSource } }), options.ttlMs ? { elicitTtlMs: options.ttlMs } : {});
+        const mcpx = await fixtureMcpx(
+          createElicitationPipeline({ broker: stamping, session: { session, sessionSource } }),
+          options.ttlMs ? { elicitTtlMs: options.ttlMs } : {},
+        );
         return { ...mcpx, close: () => mcpx.closeFixtures() };
       },
       close: () => broker.close(),

@@ -18,7 +18,10 @@ const question: OpenRequestInput = {
   session: 's1',
   requestedSchema: {
     type: 'object',
-    properties: { repo: { type: 'string', minLength: 3, description: 'owner/name' }, private: { type: 'boolean', default: false } },
+    properties: {
+      repo: { type: 'string', minLength: 3, description: 'owner/name' },
+      private: { type: 'boolean', default: false },
+    },
     required: ['repo'],
   },
 };
@@ -33,8 +36,20 @@ describe('REST app', () => {
     clock = createManualClock();
     broker = createBroker({ clock, allowAnySession: true, ttlMs: 120_000 });
     // These routes never start a call: a host that is asked for is a test failure.
-    tasks = createTaskRunner({ broker, store: createTaskStore(broker.store.keyv), host: () => Promise.reject(new McpxError('SERVER_NOT_FOUND', 'no host in this test')), clock: clock.now });
-    app = createApp({ broker, tasks, info: { pid: 1, version: '0.1.0', startedAt: 0 }, defaultSession: 's1', clock: clock.now, keepAliveMs: 60_000 });
+    tasks = createTaskRunner({
+      broker,
+      store: createTaskStore(broker.store.keyv),
+      host: () => Promise.reject(new McpxError('SERVER_NOT_FOUND', 'no host in this test')),
+      clock: clock.now,
+    });
+    app = createApp({
+      broker,
+      tasks,
+      info: { pid: 1, version: '0.1.0', startedAt: 0 },
+      defaultSession: 's1',
+      clock: clock.now,
+      keepAliveMs: 60_000,
+    });
   });
   afterEach(async () => {
     await tasks.close();
@@ -68,18 +83,32 @@ describe('REST app', () => {
   it('shows one question with its time remaining, then with its answer', async () => {
     const opened = await broker.openRequest(question);
     clock.advance(20_000);
-    const before = (await (await app.request(`/v1/elicit/${opened.id}`)).json()) as { elicitation: { timeLeftMs: number }; answer?: unknown };
+    const before = (await (await app.request(`/v1/elicit/${opened.id}`)).json()) as {
+      elicitation: { timeLeftMs: number };
+      answer?: unknown;
+    };
     expect(before.elicitation.timeLeftMs).toBe(100_000);
     expect(before.answer).toBeUndefined();
-    await app.request(`/v1/elicit/${opened.id}/accept`, { method: 'POST', body: JSON.stringify({ content: { repo: 'me/thing' } }), headers: { 'content-type': 'application/json' } });
-    const after = (await (await app.request(`/v1/elicit/${opened.id}`)).json()) as { elicitation: { state: string; timeLeftMs: number }; answer: { action: string; content: unknown; by: string } };
+    await app.request(`/v1/elicit/${opened.id}/accept`, {
+      method: 'POST',
+      body: JSON.stringify({ content: { repo: 'me/thing' } }),
+      headers: { 'content-type': 'application/json' },
+    });
+    const after = (await (await app.request(`/v1/elicit/${opened.id}`)).json()) as {
+      elicitation: { state: string; timeLeftMs: number };
+      answer: { action: string; content: unknown; by: string };
+    };
     expect(after.elicitation).toMatchObject({ state: 'answered', timeLeftMs: 0 });
     expect(after.answer).toMatchObject({ action: 'accept', content: { repo: 'me/thing', private: false }, by: 'http' });
   });
 
   it('answers 422 with the issues for invalid content, and the question stays pending', async () => {
     const opened = await broker.openRequest(question);
-    const response = await app.request(`/v1/elicit/${opened.id}/accept`, { method: 'POST', body: JSON.stringify({ content: { repo: 'x' } }), headers: { 'content-type': 'application/json' } });
+    const response = await app.request(`/v1/elicit/${opened.id}/accept`, {
+      method: 'POST',
+      body: JSON.stringify({ content: { repo: 'x' } }),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(response.status).toBe(422);
     const body = (await response.json()) as { error: { code: string; data: { issues: Array<{ field: string }> } } };
     expect(body.error.code).toBe('ANSWER_INVALID');
@@ -97,8 +126,14 @@ describe('REST app', () => {
   });
 
   it('records the surface the caller names in X-Mcpx-By, http by default, and refuses policy or expiry', async () => {
-    const [a, b, c] = await Promise.all([broker.openRequest(question), broker.openRequest(question), broker.openRequest(question)]);
-    expect((await app.request(`/v1/elicit/${a.id}/decline`, { method: 'POST', headers: { 'x-mcpx-by': 'cli' } })).status).toBe(200);
+    const [a, b, c] = await Promise.all([
+      broker.openRequest(question),
+      broker.openRequest(question),
+      broker.openRequest(question),
+    ]);
+    expect((await app.request(`/v1/elicit/${a.id}/decline`, { method: 'POST', headers: { 'x-mcpx-by': 'cli' } })).status).toBe(
+      200,
+    );
     expect((await app.request(`/v1/elicit/${b.id}/cancel`, { method: 'POST' })).status).toBe(200);
     for (const by of ['policy', 'expiry', 'someone']) {
       const refused = await app.request(`/v1/elicit/${c.id}/cancel`, { method: 'POST', headers: { 'x-mcpx-by': by } });
@@ -108,15 +143,26 @@ describe('REST app', () => {
     expect((await broker.lookup(b.id))?.by).toBe('http');
     expect(await broker.lookup(c.id)).toBeUndefined();
     const answered = (await broker.audit({})).filter((e) => e.kind === 'elicit.answered').map((e) => [e.elicit, e.by]);
-    expect(answered).toEqual(expect.arrayContaining([[a.id, 'cli'], [b.id, 'http']]));
+    expect(answered).toEqual(
+      expect.arrayContaining([
+        [a.id, 'cli'],
+        [b.id, 'http'],
+      ]),
+    );
   });
 
   it('records the answering process and user named in X-Mcpx-Pid and X-Mcpx-User, with the daemon as the relay (§6b)', async () => {
-    const [relayed, direct, bad] = await Promise.all([broker.openRequest(question), broker.openRequest(question), broker.openRequest(question)]);
+    const [relayed, direct, bad] = await Promise.all([
+      broker.openRequest(question),
+      broker.openRequest(question),
+      broker.openRequest(question),
+    ]);
     const headers = { 'x-mcpx-by': 'cli', 'x-mcpx-pid': '424242', 'x-mcpx-user': 'ana' };
     expect((await app.request(`/v1/elicit/${relayed.id}/decline`, { method: 'POST', headers })).status).toBe(200);
     expect((await app.request(`/v1/elicit/${direct.id}/decline`, { method: 'POST' })).status).toBe(200);
-    expect((await app.request(`/v1/elicit/${bad.id}/decline`, { method: 'POST', headers: { 'x-mcpx-pid': 'me' } })).status).toBe(400);
+    expect((await app.request(`/v1/elicit/${bad.id}/decline`, { method: 'POST', headers: { 'x-mcpx-pid': 'me' } })).status).toBe(
+      400,
+    );
     expect(await broker.lookup(relayed.id)).toMatchObject({ pid: 424242, user: 'ana', by: 'cli' });
     expect(await broker.lookup(direct.id)).toMatchObject({ pid: process.pid });
     expect((await broker.lookup(direct.id))?.user).toBeUndefined();
@@ -128,8 +174,12 @@ describe('REST app', () => {
   it('keeps decline and cancel apart', async () => {
     const a = await broker.openRequest(question);
     const b = await broker.openRequest(question);
-    const declined = (await (await app.request(`/v1/elicit/${a.id}/decline`, { method: 'POST' })).json()) as { answer: { action: string } };
-    const cancelled = (await (await app.request(`/v1/elicit/${b.id}/cancel`, { method: 'POST' })).json()) as { answer: { action: string } };
+    const declined = (await (await app.request(`/v1/elicit/${a.id}/decline`, { method: 'POST' })).json()) as {
+      answer: { action: string };
+    };
+    const cancelled = (await (await app.request(`/v1/elicit/${b.id}/cancel`, { method: 'POST' })).json()) as {
+      answer: { action: string };
+    };
     expect(declined.answer.action).toBe('decline');
     expect(cancelled.answer.action).toBe('cancel');
   });
@@ -137,7 +187,11 @@ describe('REST app', () => {
   it('answers 410 once the deadline has passed (the broker answered cancel)', async () => {
     const opened = await broker.openRequest(question);
     clock.advance(120_001);
-    const response = await app.request(`/v1/elicit/${opened.id}/accept`, { method: 'POST', body: JSON.stringify({ content: { repo: 'me/thing' } }), headers: { 'content-type': 'application/json' } });
+    const response = await app.request(`/v1/elicit/${opened.id}/accept`, {
+      method: 'POST',
+      body: JSON.stringify({ content: { repo: 'me/thing' } }),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(response.status).toBe(410);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe('ELICITATION_EXPIRED');
     expect(await broker.lookup(opened.id)).toMatchObject({ action: 'cancel', by: 'expiry' });
@@ -156,10 +210,20 @@ describe('REST app', () => {
   it('answers 415 for a body not sent as JSON and 400 for malformed JSON, and calls nothing', async () => {
     const plain = await app.request('/v1/call/fx/ask_form', { method: 'POST', body: '{"title":"x"}' });
     expect(plain.status).toBe(415);
-    expect(((await plain.json()) as { error: { code: string; message: string } }).error.message).toContain('Content-Type: application/json');
-    const broken = await app.request('/v1/call/fx/ask_form', { method: 'POST', body: '{title', headers: { 'content-type': 'application/json' } });
+    expect(((await plain.json()) as { error: { code: string; message: string } }).error.message).toContain(
+      'Content-Type: application/json',
+    );
+    const broken = await app.request('/v1/call/fx/ask_form', {
+      method: 'POST',
+      body: '{title',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(broken.status).toBe(400);
-    const notObject = await app.request('/v1/call/fx/ask_form', { method: 'POST', body: '[1]', headers: { 'content-type': 'application/json' } });
+    const notObject = await app.request('/v1/call/fx/ask_form', {
+      method: 'POST',
+      body: '[1]',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(notObject.status).toBe(400);
     expect(tasks.active()).toBe(0);
   });
@@ -171,7 +235,11 @@ describe('REST app', () => {
   });
 
   it('maps a call that fails to connect to its error status', async () => {
-    const response = await app.request('/v1/call/nowhere/tool', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    const response = await app.request('/v1/call/nowhere/tool', {
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(response.status).toBe(404);
     const body = (await response.json()) as { error: { code: string; data: { task: string } } };
     expect(body.error.code).toBe('SERVER_NOT_FOUND');
@@ -195,7 +263,12 @@ describe('REST app', () => {
     expect(open.event).toBe('elicit.open');
     expect(JSON.parse(open.data)).toMatchObject({ kind: 'elicit.open', elicit: opened.id });
     expect(answered.event).toBe('elicit.answered');
-    expect(JSON.parse(answered.data)).toMatchObject({ kind: 'elicit.answered', elicit: opened.id, action: 'decline', by: 'http' });
+    expect(JSON.parse(answered.data)).toMatchObject({
+      kind: 'elicit.answered',
+      elicit: opened.id,
+      action: 'decline',
+      by: 'http',
+    });
     await events.close();
   });
 
@@ -213,7 +286,10 @@ describe('REST app', () => {
     await broker.respond({ id: before.id, action: 'decline', by: 'cli' });
     const events = readSse(await app.request(`/v1/events?since=${before.createdAt}&kinds=elicit.open,elicit.answered`));
     expect((await events.next()).event).toBe('ready');
-    const replayed = [await events.next(), await events.next()].map((e) => [e.event, (JSON.parse(e.data) as { elicit: string }).elicit]);
+    const replayed = [await events.next(), await events.next()].map((e) => [
+      e.event,
+      (JSON.parse(e.data) as { elicit: string }).elicit,
+    ]);
     expect(replayed).toEqual([
       ['elicit.open', before.id],
       ['elicit.answered', before.id],
@@ -225,7 +301,13 @@ describe('REST app', () => {
   });
 
   it('needs the bearer token when one is set', async () => {
-    const guarded = createApp({ broker, tasks, info: { pid: 1, version: '0.1.0', startedAt: 0 }, defaultSession: 's1', token: 'secret' });
+    const guarded = createApp({
+      broker,
+      tasks,
+      info: { pid: 1, version: '0.1.0', startedAt: 0 },
+      defaultSession: 's1',
+      token: 'secret',
+    });
     const refused = await guarded.request('/v1/health');
     expect(refused.status).toBe(401);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('UNAUTHORIZED');
@@ -237,7 +319,11 @@ describe('REST app', () => {
 describe('OpenAPI document', () => {
   it('passes an OpenAPI validator, with 202 on the call path and an Elicitation component', async () => {
     const broker = createBroker();
-    const tasks = createTaskRunner({ broker, store: createTaskStore(broker.store.keyv), host: () => Promise.reject(new Error('unused')) });
+    const tasks = createTaskRunner({
+      broker,
+      store: createTaskStore(broker.store.keyv),
+      host: () => Promise.reject(new Error('unused')),
+    });
     const app = createApp({ broker, tasks, info: { pid: 1, version: '0.1.0', startedAt: 0 }, defaultSession: 's1' });
     const doc = (await (await app.request('/openapi.json')).json()) as {
       openapi: string;
@@ -252,10 +338,32 @@ describe('OpenAPI document', () => {
     expect(Object.keys(call.responses['202']!.headers ?? {})).toEqual(expect.arrayContaining(['Location', 'Retry-After']));
     expect(doc.components.schemas.Elicitation).toBeDefined();
     const headerParams = (path: string, method: string) =>
-      ((doc.paths[path]![method] as unknown as { parameters?: Array<{ in: string; name: string; schema?: { enum?: string[] } }> }).parameters ?? []).filter((p) => p.in === 'header');
-    expect(headerParams('/v1/call/{server}/{tool}', 'post').find((p) => p.name === 'x-mcpx-elicit')?.schema?.enum).toEqual(['ask', 'auto', 'decline', 'error']);
-    expect(headerParams('/v1/elicit/{id}/accept', 'post').find((p) => p.name === 'x-mcpx-by')?.schema?.enum).not.toContain('policy');
-    for (const path of ['/v1/elicit', '/v1/elicit/{id}', '/v1/elicit/{id}/accept', '/v1/elicit/{id}/decline', '/v1/elicit/{id}/cancel', '/v1/tasks/{id}', '/v1/events', '/v1/health']) {
+      (
+        (
+          doc.paths[path]![method] as unknown as {
+            parameters?: Array<{ in: string; name: string; schema?: { enum?: string[] } }>;
+          }
+        ).parameters ?? []
+      ).filter((p) => p.in === 'header');
+    expect(headerParams('/v1/call/{server}/{tool}', 'post').find((p) => p.name === 'x-mcpx-elicit')?.schema?.enum).toEqual([
+      'ask',
+      'auto',
+      'decline',
+      'error',
+    ]);
+    expect(headerParams('/v1/elicit/{id}/accept', 'post').find((p) => p.name === 'x-mcpx-by')?.schema?.enum).not.toContain(
+      'policy',
+    );
+    for (const path of [
+      '/v1/elicit',
+      '/v1/elicit/{id}',
+      '/v1/elicit/{id}/accept',
+      '/v1/elicit/{id}/decline',
+      '/v1/elicit/{id}/cancel',
+      '/v1/tasks/{id}',
+      '/v1/events',
+      '/v1/health',
+    ]) {
       expect(doc.paths[path], path).toBeDefined();
     }
     await tasks.close();

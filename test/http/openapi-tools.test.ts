@@ -17,7 +17,11 @@ import { daemonPaths } from '../../src/surfaces/daemon/daemon-paths.js';
 import { openDaemonParts } from '../../src/surfaces/daemon/daemon-wiring.js';
 import { fixtureEcho, stdioFixture } from '../helpers/fixture-servers.js';
 
-type Operation = { operationId: string; requestBody: { content: { 'application/json': { schema: Record<string, unknown> } } }; responses: Record<string, { content?: { 'application/json': { schema: Record<string, unknown> } } }> };
+type Operation = {
+  operationId: string;
+  requestBody: { content: { 'application/json': { schema: Record<string, unknown> } } };
+  responses: Record<string, { content?: { 'application/json': { schema: Record<string, unknown> } } }>;
+};
 type Doc = { paths: Record<string, { post?: Operation }>; components: { schemas: Record<string, unknown> } };
 
 let daemon: RunningDaemon;
@@ -30,9 +34,23 @@ beforeAll(async () => {
   api = await startNotesApi();
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-openapi-tools-'));
   const configPath = join(dir, 'mcpx.json');
-  writeFileSync(configPath, JSON.stringify({ mcpServers: { fx: { ...stdioFixture('dual-era'), era: 'modern' }, notes: { openapi: `${api.url}/openapi.json`, methods: ['all'], confirm: [] } } }));
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      mcpServers: {
+        fx: { ...stdioFixture('dual-era'), era: 'modern' },
+        notes: { openapi: `${api.url}/openapi.json`, methods: ['all'], confirm: [] },
+      },
+    }),
+  );
   const env = { MCPX_STATE_DIR: join(dir, 'state'), PATH: process.env.PATH ?? '' };
-  daemon = await runDaemon({ paths: daemonPaths(env, configPath), version: '0.1.0-test', openParts: () => openDaemonParts({ env, cwd: dir, configPath, version: '0.1.0-test' }), idleMs: 0, port: 0 });
+  daemon = await runDaemon({
+    paths: daemonPaths(env, configPath),
+    version: '0.1.0-test',
+    openParts: () => openDaemonParts({ env, cwd: dir, configPath, version: '0.1.0-test' }),
+    idleMs: 0,
+    port: 0,
+  });
   base = `http://127.0.0.1:${daemon.state.port}`;
   doc = (await (await fetch(`${base}/openapi.json`, { headers: auth() })).json()) as Doc;
 }, 60_000);
@@ -50,29 +68,40 @@ describe('GET /openapi.json, per tool', () => {
     expect(doc.paths['/v1/call/{server}/{tool}']?.post).toBeDefined();
     const form = doc.paths['/v1/call/fx/ask_form']!.post!;
     expect(form.operationId).toBe('call_fx_ask_form');
-    expect(form.requestBody.content['application/json'].schema).toMatchObject({ type: 'object', properties: { title: expect.anything() } });
+    expect(form.requestBody.content['application/json'].schema).toMatchObject({
+      type: 'object',
+      properties: { title: expect.anything() },
+    });
     expect(Object.keys(form.responses)).toEqual(expect.arrayContaining(['200', '202']));
     expect(form.responses['202']!.content!['application/json'].schema).toEqual({ $ref: '#/components/schemas/InputRequired' });
   });
 
-  it('puts an adapter tool\'s output schema in the 200 response, so a generated client is typed', async () => {
+  it("puts an adapter tool's output schema in the 200 response, so a generated client is typed", async () => {
     const [path, item] = Object.entries(doc.paths).find(([p]) => p.startsWith('/v1/call/notes/') && p.includes('list'))!;
-    const ok = item.post!.responses['200']!.content!['application/json'].schema as { properties: { result: { properties: { structuredContent?: unknown } } } };
+    const ok = item.post!.responses['200']!.content!['application/json'].schema as {
+      properties: { result: { properties: { structuredContent?: unknown } } };
+    };
     expect(path).toMatch(/^\/v1\/call\/notes\//);
     expect(ok.properties.result.properties.structuredContent).toBeDefined();
   });
 
   it('serves a call through a per-tool path', async () => {
-    const response = await fetch(`${base}/v1/call/fx/no_ask`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: JSON.stringify({ text: 'per tool' }) });
+    const response = await fetch(`${base}/v1/call/fx/no_ask`, {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'per tool' }),
+    });
     expect(response.status).toBe(200);
     const body = (await response.json()) as { status: string; result: never };
     expect(body.status).toBe('complete');
     expect(JSON.stringify(fixtureEcho(body.result))).toContain('per tool');
   });
 
-  it('is read by mcpx\'s own OpenAPI adapter as one tool per configured tool', async () => {
+  it("is read by mcpx's own OpenAPI adapter as one tool per configured tool", async () => {
     const mcpx = await createMcpx({
-      config: { mcpServers: { self: { openapi: `${base}/openapi.json`, headers: auth(), methods: ['all'], confirm: [] } } } as never,
+      config: {
+        mcpServers: { self: { openapi: `${base}/openapi.json`, headers: auth(), methods: ['all'], confirm: [] } },
+      } as never,
       env: {},
       eraCache: createMemoryEraCache(),
     });

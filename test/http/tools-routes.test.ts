@@ -39,7 +39,7 @@ describe('tool listing routes', () => {
     return { app: core.app(), opened };
   }
 
-  it('lists the configured servers and a server\'s real tools over one pooled instance', async () => {
+  it("lists the configured servers and a server's real tools over one pooled instance", async () => {
     const { app, opened } = await startCore();
     const servers = await app.request('/v1/servers');
     expect(servers.status).toBe(200);
@@ -62,7 +62,11 @@ describe('tool listing routes', () => {
 
     expect((await app.request('/v1/servers/legacy/tools')).status).toBe(200);
     // A call without a session goes to the same instance the listings warmed.
-    const call = await app.request('/v1/call/modern/no_ask', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":"x"}' });
+    const call = await app.request('/v1/call/modern/no_ask', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"text":"x"}',
+    });
     expect(call.status).toBe(200);
     expect(opened).toEqual(['default']);
   });
@@ -78,7 +82,10 @@ describe('tool listing routes', () => {
 
   it('describes both routes in /openapi.json', async () => {
     const { app } = await startCore();
-    const doc = (await (await app.request('/openapi.json')).json()) as { paths: Record<string, Record<string, { operationId: string }>>; components: { schemas: Record<string, unknown> } };
+    const doc = (await (await app.request('/openapi.json')).json()) as {
+      paths: Record<string, Record<string, { operationId: string }>>;
+      components: { schemas: Record<string, unknown> };
+    };
     expect(doc.paths['/v1/servers']?.get?.operationId).toBe('listServers');
     expect(doc.paths['/v1/servers/{server}/tools']?.get?.operationId).toBe('listTools');
     expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['Tool', 'ToolList', 'ServerList']));
@@ -86,7 +93,11 @@ describe('tool listing routes', () => {
 
   it('answers 503 when the app has no catalog', async () => {
     const broker = createBroker({ allowAnySession: true });
-    runner = createTaskRunner({ broker, store: createTaskStore(broker.store.keyv), host: () => Promise.reject(new Error('no host in this test')) });
+    runner = createTaskRunner({
+      broker,
+      store: createTaskStore(broker.store.keyv),
+      host: () => Promise.reject(new Error('no host in this test')),
+    });
     const app = createApp({ broker, tasks: runner, info: { pid: 1, version: 'test', startedAt: 0 }, defaultSession: 's' });
     const response = await app.request('/v1/servers/modern/tools');
     expect(response.status).toBe(503);

@@ -36,12 +36,28 @@ describe('web inbox access', () => {
 
   async function signIn(): Promise<{ cookie: string; csrf: string }> {
     const { code } = (await (await socketApp.request('/ui/code', { method: 'POST' })).json()) as { code: string };
-    const response = await req('/ui/session', { method: 'POST', headers: { origin: ORIGIN, 'content-type': 'application/json' }, body: JSON.stringify({ code }) });
+    const response = await req('/ui/session', {
+      method: 'POST',
+      headers: { origin: ORIGIN, 'content-type': 'application/json' },
+      body: JSON.stringify({ code }),
+    });
     expect(response.status).toBe(200);
-    return { cookie: response.headers.get('set-cookie')!.split(';')[0]!, csrf: ((await response.json()) as { csrf: string }).csrf };
+    return {
+      cookie: response.headers.get('set-cookie')!.split(';')[0]!,
+      csrf: ((await response.json()) as { csrf: string }).csrf,
+    };
   }
 
-  const ask = () => broker.openRequest({ trace: 'cal-0000000000000001', server: 's', tool: 't', mode: 'form', era: 'modern', message: 'ok?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } });
+  const ask = () =>
+    broker.openRequest({
+      trace: 'cal-0000000000000001',
+      server: 's',
+      tool: 't',
+      mode: 'form',
+      era: 'modern',
+      message: 'ok?',
+      requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
+    });
 
   it('serves the page shell to anyone on a loopback name, with no Referer and no inline script', async () => {
     const page = await req('/ui');
@@ -59,7 +75,9 @@ describe('web inbox access', () => {
     const { code } = (await (await socketApp.request('/ui/code', { method: 'POST' })).json()) as { code: string };
     const body = JSON.stringify({ code });
     const headers = { 'content-type': 'application/json' };
-    expect((await req('/ui/session', { method: 'POST', headers: { ...headers, origin: 'http://127.0.0.1:9999' }, body })).status).toBe(403);
+    expect(
+      (await req('/ui/session', { method: 'POST', headers: { ...headers, origin: 'http://127.0.0.1:9999' }, body })).status,
+    ).toBe(403);
     const ok = await req('/ui/session', { method: 'POST', headers: { ...headers, origin: ORIGIN }, body });
     expect(ok.status).toBe(200);
     expect(ok.headers.get('set-cookie')).toMatch(/^mcpx_web_4555=[\w-]+; Max-Age=\d+; Path=\/; HttpOnly; SameSite=Strict$/);
@@ -73,11 +91,21 @@ describe('web inbox access', () => {
     const { cookie, csrf } = await signIn();
     const question = await ask();
     expect((await req('/v1/elicit', { headers: { cookie } })).status).toBe(200);
-    expect((await req('/ui/code', { method: 'POST', headers: { cookie, origin: ORIGIN, 'x-mcpx-csrf': csrf } })).status).toBe(403);
-    const call = await req('/v1/call/s/t', { method: 'POST', headers: { cookie, origin: ORIGIN, 'x-mcpx-csrf': csrf, 'content-type': 'application/json' }, body: '{}' });
+    expect((await req('/ui/code', { method: 'POST', headers: { cookie, origin: ORIGIN, 'x-mcpx-csrf': csrf } })).status).toBe(
+      403,
+    );
+    const call = await req('/v1/call/s/t', {
+      method: 'POST',
+      headers: { cookie, origin: ORIGIN, 'x-mcpx-csrf': csrf, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(call.status).toBe(403);
     const answer = (headers: Record<string, string>) =>
-      req(`/v1/elicit/${question.id}/accept`, { method: 'POST', headers: { cookie, 'content-type': 'application/json', ...headers }, body: '{"content":{"ok":true}}' });
+      req(`/v1/elicit/${question.id}/accept`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/json', ...headers },
+        body: '{"content":{"ok":true}}',
+      });
     expect((await answer({ origin: ORIGIN })).status).toBe(403);
     expect((await answer({ origin: 'http://localhost:4555', 'x-mcpx-csrf': csrf })).status).toBe(403);
     expect((await answer({ 'x-mcpx-csrf': csrf })).status).toBe(403);
@@ -86,13 +114,18 @@ describe('web inbox access', () => {
     expect(ok.status).toBe(200);
     expect(await broker.lookup(question.id)).toMatchObject({ action: 'accept', by: 'web' });
     // Signing out ends the session.
-    expect((await req('/ui/session', { method: 'DELETE', headers: { cookie, origin: ORIGIN, 'x-mcpx-csrf': csrf } })).status).toBe(200);
+    expect(
+      (await req('/ui/session', { method: 'DELETE', headers: { cookie, origin: ORIGIN, 'x-mcpx-csrf': csrf } })).status,
+    ).toBe(200);
     expect((await req('/v1/elicit', { headers: { cookie } })).status).toBe(401);
   });
 
   it('keeps the bearer token working as before', async () => {
     const question = await ask();
-    const ok = await req(`/v1/elicit/${question.id}/decline`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'x-mcpx-by': 'cli' } });
+    const ok = await req(`/v1/elicit/${question.id}/decline`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'x-mcpx-by': 'cli' },
+    });
     expect(ok.status).toBe(200);
     expect(await broker.lookup(question.id)).toMatchObject({ action: 'decline', by: 'cli' });
   });
@@ -109,7 +142,8 @@ describe('history summary', () => {
   it('counts how questions ended per server and tool and when they were answered against their TTL', async () => {
     const clock = createManualClock();
     const broker = createBroker({ clock, allowAnySession: true, ttlMs: 100_000 });
-    const open = (tool: string) => broker.openRequest({ trace: 'cal-0000000000000001', server: 'gh', tool, mode: 'form', era: 'modern', message: '?' });
+    const open = (tool: string) =>
+      broker.openRequest({ trace: 'cal-0000000000000001', server: 'gh', tool, mode: 'form', era: 'modern', message: '?' });
     const [a, b, c, d] = [await open('deploy'), await open('deploy'), await open('deploy'), await open('label')];
     clock.advance(10_000);
     await broker.respond({ id: a.id, action: 'accept', content: {}, by: 'web' });

@@ -59,7 +59,10 @@ describe('web inbox', () => {
     await page.getByLabel('Priority').selectOption('high');
     await page.getByRole('button', { name: 'Accept' }).click();
     await expect.poll(() => page.locator('#detail-status').textContent()).toContain('Accepted');
-    expect((await received(task)).details).toEqual({ action: 'accept', content: { repo: 'me/thing', private: true, priority: 'high' } });
+    expect((await received(task)).details).toEqual({
+      action: 'accept',
+      content: { repo: 'me/thing', private: true, priority: 'high' },
+    });
     expect((await daemon.broker.lookup(id))?.by).toBe('web');
     expect(await row(id).count()).toBe(0);
   });
@@ -69,7 +72,9 @@ describe('web inbox', () => {
       const { task, id } = await ask('ask_confirm');
       await row(id).getByRole('button').click();
       await page.getByRole('button', { name: action === 'decline' ? 'Decline' : 'Cancel', exact: true }).click();
-      await expect.poll(() => page.locator('#detail-status').textContent()).toContain(action === 'decline' ? 'Declined' : 'Cancelled');
+      await expect
+        .poll(() => page.locator('#detail-status').textContent())
+        .toContain(action === 'decline' ? 'Declined' : 'Cancelled');
       expect((await received(task)).confirm).toEqual({ action });
       expect(await daemon.broker.lookup(id)).toMatchObject({ action, by: 'web' });
     }
@@ -110,7 +115,9 @@ describe('web inbox', () => {
     await expect.poll(focused).toBe('detail-title');
     // The question takes the screen; nothing scrolls sideways; controls are finger-sized.
     expect(await phone.locator('#inbox').isVisible()).toBe(false);
-    expect(await phone.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number)).toBeLessThanOrEqual(390);
+    expect(await phone.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number)).toBeLessThanOrEqual(
+      390,
+    );
     expect((await phone.getByRole('button', { name: 'Accept' }).boundingBox())!.height).toBeGreaterThanOrEqual(44);
     await phone.keyboard.press('Tab');
     expect(await focused()).toMatch(/^f-elc-[0-9a-f]{16}-0$/);
@@ -126,7 +133,12 @@ describe('web inbox', () => {
 
   it('builds every field kind from the schema, with defaults, and checks bounds in the browser first', async () => {
     const question = await daemon.broker.openRequest({
-      trace: 'cal-0000000000000003', server: 'ops', tool: 'schedule', mode: 'form', era: 'modern', message: 'Schedule the job',
+      trace: 'cal-0000000000000003',
+      server: 'ops',
+      tool: 'schedule',
+      mode: 'form',
+      era: 'modern',
+      message: 'Schedule the job',
       requestedSchema: {
         type: 'object',
         properties: {
@@ -135,9 +147,30 @@ describe('web inbox', () => {
           count: { type: 'integer', minimum: 1, maximum: 5, default: 2, title: 'Count' },
           ratio: { type: 'number', minimum: 0, maximum: 1, title: 'Ratio' },
           notify: { type: 'boolean', default: true, title: 'Notify' },
-          colour: { type: 'string', oneOf: [{ const: 'r', title: 'Red' }, { const: 'g', title: 'Green' }], default: 'g', title: 'Colour' },
+          colour: {
+            type: 'string',
+            oneOf: [
+              { const: 'r', title: 'Red' },
+              { const: 'g', title: 'Green' },
+            ],
+            default: 'g',
+            title: 'Colour',
+          },
           size: { type: 'string', enum: ['s', 'm', 'l'], enumNames: ['Small', 'Medium', 'Large'], title: 'Size' },
-          tags: { type: 'array', items: { anyOf: [{ const: 'a', title: 'Alpha' }, { const: 'b', title: 'Beta' }, { const: 'c', title: 'Gamma' }] }, minItems: 1, maxItems: 2, default: ['a'], title: 'Tags' },
+          tags: {
+            type: 'array',
+            items: {
+              anyOf: [
+                { const: 'a', title: 'Alpha' },
+                { const: 'b', title: 'Beta' },
+                { const: 'c', title: 'Gamma' },
+              ],
+            },
+            minItems: 1,
+            maxItems: 2,
+            default: ['a'],
+            title: 'Tags',
+          },
         },
         required: ['email', 'count', 'size'],
       },
@@ -157,7 +190,8 @@ describe('web inbox', () => {
     await page.getByRole('checkbox', { name: 'Beta' }).check();
     await page.getByRole('checkbox', { name: 'Gamma' }).check();
     await page.getByRole('button', { name: 'Accept' }).click();
-    for (const field of ['email', 'count', 'size', 'tags']) expect(await page.locator(`[data-field-error="${field}"]`).textContent(), field).not.toBe('');
+    for (const field of ['email', 'count', 'size', 'tags'])
+      expect(await page.locator(`[data-field-error="${field}"]`).textContent(), field).not.toBe('');
     expect(await page.locator('[data-field-error="tags"]').textContent()).toBe('Choose at most 2.');
     expect(await daemon.broker.lookup(question.id)).toBeUndefined();
 
@@ -170,15 +204,27 @@ describe('web inbox', () => {
     await page.getByRole('button', { name: 'Accept' }).click();
     await expect.poll(() => page.locator('#detail-status').textContent()).toContain('Accepted');
     expect((await daemon.broker.lookup(question.id))?.content).toEqual({
-      email: 'ops@example.com', day: '2026-12-24', count: 3, ratio: 0.5, notify: true, colour: 'g', size: 'l', tags: ['a', 'b'],
+      email: 'ops@example.com',
+      day: '2026-12-24',
+      count: 3,
+      ratio: 0.5,
+      notify: true,
+      colour: 'g',
+      size: 'l',
+      tags: ['a', 'b'],
     });
   });
 
   it('shows a url question with its domain and a link the person chooses to follow', async () => {
     // The daemon declares no url capability to servers yet, so the question is opened in its broker directly.
     const question = await daemon.broker.openRequest({
-      trace: 'cal-0000000000000002', server: 'auth', tool: 'connect', mode: 'url', era: 'modern',
-      message: 'Connect your account', url: 'https://example.com/mcpx-fixture/authorize?state=1',
+      trace: 'cal-0000000000000002',
+      server: 'auth',
+      tool: 'connect',
+      mode: 'url',
+      era: 'modern',
+      message: 'Connect your account',
+      url: 'https://example.com/mcpx-fixture/authorize?state=1',
     });
     await row(question.id).getByRole('button').click();
     expect(await page.locator('.url .domain').textContent()).toBe('Domain: example.com');
@@ -192,8 +238,13 @@ describe('web inbox', () => {
 
   it('shows server text as text, never as HTML', async () => {
     const question = await daemon.broker.openRequest({
-      trace: 'cal-0000000000000001', server: 'evil', tool: 't', mode: 'form', era: 'modern',
-      message: '<img src=x id=pwned onerror="document.title=\'pwned\'">', requestedSchema: { type: 'object', properties: {} },
+      trace: 'cal-0000000000000001',
+      server: 'evil',
+      tool: 't',
+      mode: 'form',
+      era: 'modern',
+      message: '<img src=x id=pwned onerror="document.title=\'pwned\'">',
+      requestedSchema: { type: 'object', properties: {} },
     });
     await expect.poll(() => row(question.id).textContent()).toContain('<img src=x id=pwned');
     expect(await page.locator('#pwned').count()).toBe(0);
@@ -212,7 +263,9 @@ describe('web inbox', () => {
       await elsewhere.goto(`http://127.0.0.1:${(other.address() as AddressInfo).port}/`);
       const refused = elsewhere.waitForResponse((r) => r.url().endsWith(`/v1/elicit/${id}/accept`));
       await elsewhere.evaluate((url) => {
-        void fetch(url, { method: 'POST', mode: 'no-cors', credentials: 'include', body: '{"content":{"confirm":true}}' }).catch(() => undefined);
+        void fetch(url, { method: 'POST', mode: 'no-cors', credentials: 'include', body: '{"content":{"confirm":true}}' }).catch(
+          () => undefined,
+        );
       }, `${daemon.base}/v1/elicit/${id}/accept`);
       expect((await refused).status()).toBe(403);
       await elsewhere.close();

@@ -25,21 +25,38 @@ import { startRedis, type RedisServer } from '../helpers/redis.js';
 const root = resolve(import.meta.dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');
 const otherProcess = join(root, 'test', 'helpers', 'durable-process.ts');
-const config = { mcpServers: { fx: { ...stdioFixture('dual-era'), era: 'modern' as const }, old: { ...stdioFixture('legacy-v1'), era: 'legacy' as const } } };
+const config = {
+  mcpServers: {
+    fx: { ...stdioFixture('dual-era'), era: 'modern' as const },
+    old: { ...stdioFixture('legacy-v1'), era: 'legacy' as const },
+  },
+};
 
 function run(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, args, { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      args,
+      { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
 /** `mcpx elicit ...` from the built CLI, on the app's store, with no daemon anywhere (a fresh state dir). */
-const mcpxCli = (storeUrl: string, ...args: string[]) => run([cli, 'elicit', ...args], { MCPX_STORE_URL: storeUrl, MCPX_STATE_DIR: mkdtempSync(join(tmpdir(), 'mcpx-durable-cli-')) });
+const mcpxCli = (storeUrl: string, ...args: string[]) =>
+  run([cli, 'elicit', ...args], { MCPX_STORE_URL: storeUrl, MCPX_STATE_DIR: mkdtempSync(join(tmpdir(), 'mcpx-durable-cli-')) });
 
 const appOn = (store: StoreOption, extra: Partial<McpxOptions> = {}): Promise<DurableMcpx> =>
-  createMcpx({ config, store, eraCache: createMemoryEraCache(), env: { PATH: process.env.PATH ?? '', MCPX_STATE_DIR: mkdtempSync(join(tmpdir(), 'mcpx-durable-app-')) }, ...extra });
+  createMcpx({
+    config,
+    store,
+    eraCache: createMemoryEraCache(),
+    env: { PATH: process.env.PATH ?? '', MCPX_STATE_DIR: mkdtempSync(join(tmpdir(), 'mcpx-durable-app-')) },
+    ...extra,
+  });
 
 let redis: RedisServer;
 // A database per test, so one test's questions never show in another's listing.
@@ -105,12 +122,21 @@ describe('createMcpx({ store })', () => {
         const configPath = join(dir, 'mcpx.json');
         writeFileSync(configPath, JSON.stringify(config));
         const env = { MCPX_STATE_DIR: join(dir, 'state'), PATH: process.env.PATH ?? '', MCPX_STORE_URL: url };
-        const daemon = await runDaemon({ paths: daemonPaths(env, configPath), version: '0.1.0-test', openParts: () => openDaemonParts({ env, cwd: dir, configPath, version: '0.1.0-test' }), idleMs: 0 });
+        const daemon = await runDaemon({
+          paths: daemonPaths(env, configPath),
+          version: '0.1.0-test',
+          openParts: () => openDaemonParts({ env, cwd: dir, configPath, version: '0.1.0-test' }),
+          idleMs: 0,
+        });
         const rest = socketFetch(daemon.state.socket);
         try {
           const listed = (await (await rest.fetch('/v1/elicit')).json()) as { elicitations: Array<{ id: string }> };
           expect(listed.elicitations.map((e) => e.id)).toContain(question!.id);
-          const accepted = await rest.fetch(`/v1/elicit/${question!.id}/accept`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: { repo: 'me/thing' } }) });
+          const accepted = await rest.fetch(`/v1/elicit/${question!.id}/accept`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ content: { repo: 'me/thing' } }),
+          });
           expect(accepted.status).toBe(200);
         } finally {
           rest.close();
@@ -119,10 +145,16 @@ describe('createMcpx({ store })', () => {
 
         const resumed = await run(['--import', 'tsx', otherProcess, 'result', url, outcome.task!], {});
         expect(resumed.code, resumed.stderr).toBe(0);
-        const printed = JSON.parse(resumed.stdout) as { pid: number; outcome: { status: string; task: string; result: CallToolResult } };
+        const printed = JSON.parse(resumed.stdout) as {
+          pid: number;
+          outcome: { status: string; task: string; result: CallToolResult };
+        };
         expect(printed.outcome.status).toBe('complete');
         expect(printed.outcome.task).toBe(outcome.task);
-        expect(fixtureEcho(printed.outcome.result as never).received.details).toEqual({ action: 'accept', content: { repo: 'me/thing', private: false, priority: 'normal' } });
+        expect(fixtureEcho(printed.outcome.result as never).received.details).toEqual({
+          action: 'accept',
+          content: { repo: 'me/thing', private: false, priority: 'normal' },
+        });
       });
     });
   }
@@ -131,12 +163,14 @@ describe('createMcpx({ store })', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'mcpx-durable-')), 'app.sqlite');
     const app = await appOn(`sqlite:${file}`, {
       policy: { rules: [{ match: { server: 'fx', tool: 'ask_confirm' }, action: 'decline', because: 'no deploys today' }] },
-      onElicit: async (question) => (question.tool === 'ask_form' ? { action: 'accept', content: { repo: 'me/app' } } : undefined),
+      onElicit: async (question) =>
+        question.tool === 'ask_form' ? { action: 'accept', content: { repo: 'me/app' } } : undefined,
     });
     try {
       const byPolicy = await app.callTool('fx', 'ask_confirm', {});
       expect(byPolicy.status).toBe('complete');
-      if (byPolicy.status === 'complete') expect(fixtureEcho(byPolicy.result as never).received.confirm).toEqual({ action: 'decline' });
+      if (byPolicy.status === 'complete')
+        expect(fixtureEcho(byPolicy.result as never).received.confirm).toEqual({ action: 'decline' });
       const byHandler = await app.callTool('old', 'ask_form', {});
       expect(byHandler.status).toBe('complete');
       if (byHandler.status !== 'complete') return;
@@ -150,10 +184,15 @@ describe('createMcpx({ store })', () => {
       const waiting = await app.callTool('fx', 'ask_two', {});
       expect(waiting.status).toBe('input-required');
       if (waiting.status !== 'input-required') return;
-      for (const q of waiting.questions) await app.answer(q.id, q.key === 'confirm' ? { action: 'cancel' } : { action: 'decline' });
+      for (const q of waiting.questions)
+        await app.answer(q.id, q.key === 'confirm' ? { action: 'cancel' } : { action: 'decline' });
       const done = await app.result(waiting.task!);
       expect(done.status).toBe('complete');
-      if (done.status === 'complete') expect(fixtureEcho(done.result as never).received).toMatchObject({ confirm: { action: 'cancel' }, details: { action: 'decline' } });
+      if (done.status === 'complete')
+        expect(fixtureEcho(done.result as never).received).toMatchObject({
+          confirm: { action: 'cancel' },
+          details: { action: 'decline' },
+        });
     } finally {
       await app.close();
     }
@@ -161,7 +200,9 @@ describe('createMcpx({ store })', () => {
 
   it('says so when the task does not exist, and when a policy is invalid before opening anything', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'mcpx-durable-')), 'app.sqlite');
-    await expect(appOn(`sqlite:${file}`, { policy: { mode: 'sometimes' as never } })).rejects.toMatchObject({ code: 'POLICY_INVALID' });
+    await expect(appOn(`sqlite:${file}`, { policy: { mode: 'sometimes' as never } })).rejects.toMatchObject({
+      code: 'POLICY_INVALID',
+    });
     const app = await appOn(`sqlite:${file}`);
     try {
       await expect(app.result('tsk-0000000000000000')).rejects.toMatchObject({ code: 'TASK_NOT_FOUND' });

@@ -27,7 +27,12 @@ describe('runtime isolation', () => {
       ].join('\n'),
     );
     expect(outcome.status).toBe('ok');
-    expect(outcome.status === 'ok' && outcome.value).toEqual({ viaTool: 'undefined', viaConsole: 'undefinedundefined', viaProxy: [], viaError: true });
+    expect(outcome.status === 'ok' && outcome.value).toEqual({
+      viaTool: 'undefined',
+      viaConsole: 'undefinedundefined',
+      viaProxy: [],
+      viaError: true,
+    });
   });
 
   it('does not let the script pollute the host through provided objects', async () => {
@@ -46,7 +51,12 @@ describe('runtime isolation', () => {
     );
     expect(outcome.status).toBe('ok');
     // The prelude kept its own JSON.parse: the host's reply was not forged.
-    expect(outcome.status === 'ok' && outcome.value).toEqual({ r: 'create_issue', proto: null, poisoned: 'TypeError', poison: 'function' });
+    expect(outcome.status === 'ok' && outcome.value).toEqual({
+      r: 'create_issue',
+      proto: null,
+      poisoned: 'TypeError',
+      poison: 'function',
+    });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(([] as unknown as Record<string, unknown>).isAdmin).toBeUndefined();
     const received = bindings.calls[0]!.args;
@@ -56,7 +66,9 @@ describe('runtime isolation', () => {
   });
 
   it('fails dynamic import()', async () => {
-    const { outcome, lines } = await probe(`for (const name of ['fs', 'node:child_process', 'file:///etc/passwd', './x.js']) {\n  try { await import(name); console.log('loaded', name) } catch (e) { console.log('refused', name) }\n}`);
+    const { outcome, lines } = await probe(
+      `for (const name of ['fs', 'node:child_process', 'file:///etc/passwd', './x.js']) {\n  try { await import(name); console.log('loaded', name) } catch (e) { console.log('refused', name) }\n}`,
+    );
     expect(outcome.status).toBe('ok');
     expect(lines).toEqual(['refused fs', 'refused node:child_process', 'refused file:///etc/passwd', 'refused ./x.js']);
   });
@@ -75,7 +87,9 @@ describe('runtime isolation', () => {
   });
 
   it('keeps the globals it provides from being replaced', async () => {
-    const { outcome } = await probe(`'use strict';\nconst errors = [];\nfor (const name of ['tools', 'onElicit', 'ask', 'console', 'setTimeout']) {\n  try { globalThis[name] = 1 } catch (e) { errors.push(e.name) }\n}\nexport default errors;`);
+    const { outcome } = await probe(
+      `'use strict';\nconst errors = [];\nfor (const name of ['tools', 'onElicit', 'ask', 'console', 'setTimeout']) {\n  try { globalThis[name] = 1 } catch (e) { errors.push(e.name) }\n}\nexport default errors;`,
+    );
     expect(outcome).toMatchObject({ status: 'ok', value: ['TypeError', 'TypeError', 'TypeError', 'TypeError', 'TypeError'] });
   });
 

@@ -6,7 +6,12 @@ import { describe, expect, it } from 'vitest';
 import { mcpxRun } from './run-helpers.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const env = () => ({ ...process.env, MCPX_STATE_DIR: mkdtempSync(join(tmpdir(), 'mcpx-examples-')), MCPX_ELICIT: undefined, MCPX_CONFIG: undefined });
+const env = () => ({
+  ...process.env,
+  MCPX_STATE_DIR: mkdtempSync(join(tmpdir(), 'mcpx-examples-')),
+  MCPX_ELICIT: undefined,
+  MCPX_CONFIG: undefined,
+});
 const config = ['--config', 'examples/mcpx.json'];
 
 describe('examples', () => {
@@ -14,14 +19,24 @@ describe('examples', () => {
     const result = await mcpxRun(['examples/quickstart.ts', ...config, '--check'], { cwd: root, env: env() });
     expect(result.stderr).toContain('ok: the server received {"repo":"me/thing","priority":"high","private":false}');
     expect(result.code).toBe(0);
-    expect(result.json()).toEqual({ received: { action: 'accept', content: { repo: 'me/thing', priority: 'high', private: false } } });
+    expect(result.json()).toEqual({
+      received: { action: 'accept', content: { repo: 'me/thing', priority: 'high', private: false } },
+    });
   });
 
-  it('ask.ts passes the person\'s answer on to the server, accept or decline', async () => {
-    const accepted = await mcpxRun(['examples/ask.ts', ...config, '--elicit=prompt'], { cwd: root, env: env(), deps: { prompt: async () => ({ action: 'accept', content: { repo: 'me/asked' } }) } });
+  it("ask.ts passes the person's answer on to the server, accept or decline", async () => {
+    const accepted = await mcpxRun(['examples/ask.ts', ...config, '--elicit=prompt'], {
+      cwd: root,
+      env: env(),
+      deps: { prompt: async () => ({ action: 'accept', content: { repo: 'me/asked' } }) },
+    });
     expect(accepted.stderr).toContain('ok: the issue goes in me/asked');
     expect(accepted.code).toBe(0);
-    const declined = await mcpxRun(['examples/ask.ts', ...config, '--elicit=prompt'], { cwd: root, env: env(), deps: { prompt: async () => ({ action: 'decline' }) } });
+    const declined = await mcpxRun(['examples/ask.ts', ...config, '--elicit=prompt'], {
+      cwd: root,
+      env: env(),
+      deps: { prompt: async () => ({ action: 'decline' }) },
+    });
     expect(declined.stderr).toContain('ok: the person chose decline, and the server was told so');
     expect(declined.json()).toEqual({ answer: 'decline', received: { action: 'decline' } });
   });

@@ -12,13 +12,19 @@ describe('runtime globals', () => {
     });
     expect(outcome.status).toBe('ok');
     expect(bindings.calls).toEqual([{ server: 'github', tool: 'create_issue', args: { title: 'x', labels: ['a'], n: 1 } }]);
-    expect(outcome.status === 'ok' && outcome.value).toEqual({ server: 'github', tool: 'create_issue', args: { title: 'x', labels: ['a'], n: 1 } });
+    expect(outcome.status === 'ok' && outcome.value).toEqual({
+      server: 'github',
+      tool: 'create_issue',
+      args: { title: 'x', labels: ['a'], n: 1 },
+    });
   });
 
   it('runs sequential calls and Promise.all over calls', async () => {
     const bindings = recordingBindings((_s, _t, args) => ({ status: 'ok', value: (args.n as number) * 2 }));
     const outcome = await runScript({
-      script: js(`let sum = 0;\nfor (let i = 0; i < 20; i++) sum += await tools.m.double({ n: i });\nconst all = await Promise.all([1, 2, 3].map((n) => tools.m.double({ n })));\nexport default { sum, all };`),
+      script: js(
+        `let sum = 0;\nfor (let i = 0; i < 20; i++) sum += await tools.m.double({ n: i });\nconst all = await Promise.all([1, 2, 3].map((n) => tools.m.double({ n })));\nexport default { sum, all };`,
+      ),
       bindings,
     });
     expect(outcome.status === 'ok' && outcome.value).toEqual({ sum: 380, all: [2, 4, 6] });
@@ -27,21 +33,30 @@ describe('runtime globals', () => {
 
   it('turns a tool error into a catchable ToolError with server, tool and code', async () => {
     const bindings = recordingBindings((server) =>
-      server === 'bad' ? { status: 'tool-error', message: 'no such repo', code: 'CALL_FAILED', result: { isError: true } } : { status: 'ok', value: 1 },
+      server === 'bad'
+        ? { status: 'tool-error', message: 'no such repo', code: 'CALL_FAILED', result: { isError: true } }
+        : { status: 'ok', value: 1 },
     );
     const outcome = await runScript({
-      script: js(`try { await tools.bad.thing({}) } catch (e) {\n  console.log(e instanceof ToolError, e instanceof Error, e.name, e.message, e.server, e.tool, e.code, JSON.stringify(e.result));\n}`),
+      script: js(
+        `try { await tools.bad.thing({}) } catch (e) {\n  console.log(e instanceof ToolError, e instanceof Error, e.name, e.message, e.server, e.tool, e.code, JSON.stringify(e.result));\n}`,
+      ),
       bindings,
     });
     expect(outcome.status).toBe('ok');
-    expect(bindings.lines).toEqual([{ level: 'log', text: 'true true ToolError no such repo bad thing CALL_FAILED {"isError":true}' }]);
+    expect(bindings.lines).toEqual([
+      { level: 'log', text: 'true true ToolError no such repo bad thing CALL_FAILED {"isError":true}' },
+    ]);
   });
 
   it('turns a host failure into a ToolError carrying the McpxError code', async () => {
     const bindings = recordingBindings(() => {
       throw new McpxError('SERVER_NOT_FOUND', 'no server named "nope" in the config');
     });
-    const outcome = await runScript({ script: js(`try { await tools.nope.x() } catch (e) { console.error(e.name, e.code, e.message) }`), bindings });
+    const outcome = await runScript({
+      script: js(`try { await tools.nope.x() } catch (e) { console.error(e.name, e.code, e.message) }`),
+      bindings,
+    });
     expect(outcome.status).toBe('ok');
     expect(bindings.lines).toEqual([{ level: 'error', text: 'ToolError SERVER_NOT_FOUND no server named "nope" in the config' }]);
   });
@@ -49,7 +64,9 @@ describe('runtime globals', () => {
   it('refuses arguments that are not one plain object', async () => {
     const bindings = recordingBindings();
     const outcome = await runScript({
-      script: js(`for (const bad of [[1], 'x', null, { f: 1n }]) {\n  try { await tools.a.b(bad) } catch (e) { console.log(e.name) }\n}`),
+      script: js(
+        `for (const bad of [[1], 'x', null, { f: 1n }]) {\n  try { await tools.a.b(bad) } catch (e) { console.log(e.name) }\n}`,
+      ),
       bindings,
     });
     expect(outcome.status).toBe('ok');
@@ -60,7 +77,9 @@ describe('runtime globals', () => {
   it('sends console.* to the host at their levels, formatting values', async () => {
     const bindings = recordingBindings();
     await runScript({
-      script: js(`console.log('a', 1, { b: [2] }, null, undefined);\nconsole.info('i'); console.warn('w'); console.error(new TypeError('t')); console.debug(() => 1);`),
+      script: js(
+        `console.log('a', 1, { b: [2] }, null, undefined);\nconsole.info('i'); console.warn('w'); console.error(new TypeError('t')); console.debug(() => 1);`,
+      ),
       bindings,
     });
     expect(bindings.lines[0]).toEqual({ level: 'log', text: 'a 1 {"b":[2]} null undefined' });
@@ -82,7 +101,10 @@ describe('runtime globals', () => {
   });
 
   it('returns the default export as plain data', async () => {
-    const outcome = await runScript({ script: js(`export const other = 1;\nexport default { ok: true, list: [1, 'a'] };`), bindings: recordingBindings() });
+    const outcome = await runScript({
+      script: js(`export const other = 1;\nexport default { ok: true, list: [1, 'a'] };`),
+      bindings: recordingBindings(),
+    });
     expect(outcome).toMatchObject({ status: 'ok', value: { ok: true, list: [1, 'a'] } });
   });
 
@@ -110,7 +132,10 @@ describe('runtime globals', () => {
   });
 
   it('reports a TypeScript syntax error with file, line and column', async () => {
-    await expect(prepareScript('const a: number = ;\n', 'broken.ts')).rejects.toMatchObject({ code: 'SCRIPT_ERROR', message: expect.stringMatching(/^broken\.ts:1:\d+: /) });
+    await expect(prepareScript('const a: number = ;\n', 'broken.ts')).rejects.toMatchObject({
+      code: 'SCRIPT_ERROR',
+      message: expect.stringMatching(/^broken\.ts:1:\d+: /),
+    });
   });
 
   it('fails an import with a message that names the globals', async () => {
@@ -121,28 +146,54 @@ describe('runtime globals', () => {
   it('asks the person through the host and returns their answer', async () => {
     const bindings = recordingBindings(undefined, async () => ({ action: 'accept', content: { answer: 'me/thing' } }));
     const outcome = await runScript({
-      script: js(`const a = await ask('Which repository?');\nconst b = await ask({ message: 'Sure?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } });\nexport default [a, b];`),
+      script: js(
+        `const a = await ask('Which repository?');\nconst b = await ask({ message: 'Sure?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } });\nexport default [a, b];`,
+      ),
       bindings,
     });
     expect(bindings.asked.map((q) => q.message)).toEqual(['Which repository?', 'Sure?']);
     expect(bindings.asked[0]?.requestedSchema.properties).toEqual({ answer: { type: 'string' } });
     // The second answer does not fit its schema (answer is not a field of { ok }): the script gets a ToolError, not an invented value.
     expect(outcome.status).toBe('failed');
-    expect(outcome.status === 'failed' && outcome.error.message).toMatch(/ToolError: ask\(\): the answer accepted with content that does not match/);
+    expect(outcome.status === 'failed' && outcome.error.message).toMatch(
+      /ToolError: ask\(\): the answer accepted with content that does not match/,
+    );
   });
 
   it('stops the run as input-required when nobody can answer ask()', async () => {
     const bindings = recordingBindings(undefined, async () => undefined);
-    const outcome = await runScript({ script: js(`try { await ask('Which repository?') } catch (e) { console.log('caught') }\nconsole.log('after');`), bindings });
+    const outcome = await runScript({
+      script: js(`try { await ask('Which repository?') } catch (e) { console.log('caught') }\nconsole.log('after');`),
+      bindings,
+    });
     expect(outcome.status).toBe('input-required');
-    expect(outcome.status === 'input-required' && outcome.stop).toMatchObject({ via: 'ask', message: expect.stringContaining('Which repository?') });
+    expect(outcome.status === 'input-required' && outcome.stop).toMatchObject({
+      via: 'ask',
+      message: expect.stringContaining('Which repository?'),
+    });
     expect(bindings.lines).toEqual([]);
   });
 
   it('stops the run at a call that came back input-required, even inside try/catch', async () => {
-    const bindings = recordingBindings(() => ({ status: 'input-required', message: 'mcpx: fx.ask_form is waiting for input', data: { questions: 1 } }));
-    const outcome = await runScript({ script: js(`try { await tools.fx.ask_form({}) } catch (e) { console.log('caught', e) }\nconsole.log('after');`), bindings });
-    expect(outcome).toMatchObject({ status: 'input-required', stop: { via: 'tool', server: 'fx', tool: 'ask_form', message: 'mcpx: fx.ask_form is waiting for input', data: { questions: 1 } } });
+    const bindings = recordingBindings(() => ({
+      status: 'input-required',
+      message: 'mcpx: fx.ask_form is waiting for input',
+      data: { questions: 1 },
+    }));
+    const outcome = await runScript({
+      script: js(`try { await tools.fx.ask_form({}) } catch (e) { console.log('caught', e) }\nconsole.log('after');`),
+      bindings,
+    });
+    expect(outcome).toMatchObject({
+      status: 'input-required',
+      stop: {
+        via: 'tool',
+        server: 'fx',
+        tool: 'ask_form',
+        message: 'mcpx: fx.ask_form is waiting for input',
+        data: { questions: 1 },
+      },
+    });
     expect(bindings.lines).toEqual([]);
     expect(outcome.stats.disposedCleanly).toBe(true);
   });

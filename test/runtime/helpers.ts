@@ -10,7 +10,11 @@ export interface RecordingBindings extends HostBindings {
 }
 
 export function recordingBindings(
-  reply: (server: string, tool: string, args: Record<string, unknown>) => ToolCallReply | Promise<ToolCallReply> = (server, tool, args) => ({
+  reply: (server: string, tool: string, args: Record<string, unknown>) => ToolCallReply | Promise<ToolCallReply> = (
+    server,
+    tool,
+    args,
+  ) => ({
     status: 'ok',
     value: { server, tool, args },
   }),

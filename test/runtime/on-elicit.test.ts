@@ -9,11 +9,21 @@ const form: Question = {
   tool: 'create_issue',
   mode: 'form',
   message: 'Which repository?',
-  requestedSchema: { type: 'object', properties: { repo: { type: 'string', minLength: 3 }, private: { type: 'boolean', default: false } }, required: ['repo'] },
+  requestedSchema: {
+    type: 'object',
+    properties: { repo: { type: 'string', minLength: 3 }, private: { type: 'boolean', default: false } },
+    required: ['repo'],
+  },
   era: 'modern',
   callId: 'cal-00000000000000aa',
 };
-const url: Question = { ...form, id: 'elc-00000000000000bb', mode: 'url', url: 'https://example.com/authorize', requestedSchema: undefined };
+const url: Question = {
+  ...form,
+  id: 'elc-00000000000000bb',
+  mode: 'url',
+  url: 'https://example.com/authorize',
+  requestedSchema: undefined,
+};
 const context = () => ({ signal: new AbortController().signal, arguments: {}, expiresAt: Date.now() + 60_000 });
 
 /** Starts a script that registers `handler` and then waits on a call that never returns (as a call that asked does). */
@@ -25,7 +35,9 @@ async function withHandler(handler: string) {
 
 describe('onElicit', () => {
   it('answers accept with content completed by the schema defaults, decline and cancel, each as given', async () => {
-    const { run } = await withHandler(`async (q) => q.mode === 'url' ? { action: 'accept' } : q.message.includes('decline') ? { action: 'decline' } : q.message.includes('cancel') ? { action: 'cancel' } : { action: 'accept', content: { repo: q.schema.properties.repo ? 'me/thing' : '' } }`);
+    const { run } = await withHandler(
+      `async (q) => q.mode === 'url' ? { action: 'accept' } : q.message.includes('decline') ? { action: 'decline' } : q.message.includes('cancel') ? { action: 'cancel' } : { action: 'accept', content: { repo: q.schema.properties.repo ? 'me/thing' : '' } }`,
+    );
     expect(await run.answer(form, context())).toEqual({ action: 'accept', content: { repo: 'me/thing', private: false } });
     expect(await run.answer({ ...form, message: 'please decline' }, context())).toEqual({ action: 'decline' });
     expect(await run.answer({ ...form, message: 'please cancel' }, context())).toEqual({ action: 'cancel' });
@@ -44,7 +56,9 @@ describe('onElicit', () => {
     } })()`);
     for (let i = 0; i < 5; i++) expect(await run.answer(form, context())).toBeUndefined();
     expect(bindings.logs).toHaveLength(5);
-    expect(bindings.logs[0]).toMatch(/^onElicit handler threw TypeError: no idea\n.*; question elc-00000000000000aa \(github\.create_issue\) is passed on$/s);
+    expect(bindings.logs[0]).toMatch(
+      /^onElicit handler threw TypeError: no idea\n.*; question elc-00000000000000aa \(github\.create_issue\) is passed on$/s,
+    );
     expect(bindings.logs[1]).toMatch(/^onElicit handler returned nothing;/);
     expect(bindings.logs[2]).toMatch(/action must be 'accept', 'decline' or 'cancel'/);
     expect(bindings.logs[3]).toMatch(/does not match the question's schema: repo: expected string/);
@@ -57,7 +71,10 @@ describe('onElicit', () => {
     const bindings = recordingBindings(() => new Promise(() => {}));
     const run = await startScript({ script: js(`await tools.a.b({});`), bindings });
     expect(await run.answer(form, context())).toBeUndefined();
-    const cleared = await startScript({ script: js(`onElicit(async () => ({ action: 'decline' }));\nonElicit(null);\nawait tools.a.b({});`), bindings });
+    const cleared = await startScript({
+      script: js(`onElicit(async () => ({ action: 'decline' }));\nonElicit(null);\nawait tools.a.b({});`),
+      bindings,
+    });
     expect(await cleared.answer(form, context())).toBeUndefined();
     expect(bindings.logs).toEqual([]);
     run.stop('done');
@@ -71,7 +88,9 @@ describe('onElicit', () => {
       async () => ({ action: 'accept', content: { answer: 'yes' } }),
     );
     const run = await startScript({
-      script: js(`onElicit(async (q) => {\n  const found = await tools.github.lookup({ id: q.id });\n  const sure = await ask('Use ' + found.repo + '?');\n  return sure.action === 'accept' ? { action: 'accept', content: { repo: found.repo } } : { action: 'cancel' };\n});\nawait tools.github.create_issue({});`),
+      script: js(
+        `onElicit(async (q) => {\n  const found = await tools.github.lookup({ id: q.id });\n  const sure = await ask('Use ' + found.repo + '?');\n  return sure.action === 'accept' ? { action: 'accept', content: { repo: found.repo } } : { action: 'cancel' };\n});\nawait tools.github.create_issue({});`,
+      ),
       bindings,
     });
     expect(await run.answer(form, context())).toEqual({ action: 'accept', content: { repo: 'from/lookup', private: false } });
@@ -92,7 +111,12 @@ describe('onElicit', () => {
   });
 
   it('ends the run with the mapped stack when a timer callback throws', async () => {
-    const outcome = await runScript({ script: js(`setTimeout(() => {\n  throw new RangeError('late failure');\n}, 1);`), bindings: recordingBindings() });
-    expect(outcome.status === 'failed' && outcome.error.message).toMatch(/^RangeError: late failure\n\s+at <anonymous> \(script\.js:2:/);
+    const outcome = await runScript({
+      script: js(`setTimeout(() => {\n  throw new RangeError('late failure');\n}, 1);`),
+      bindings: recordingBindings(),
+    });
+    expect(outcome.status === 'failed' && outcome.error.message).toMatch(
+      /^RangeError: late failure\n\s+at <anonymous> \(script\.js:2:/,
+    );
   });
 });

@@ -24,8 +24,14 @@ export default { seen, legacy: legacy.structuredContent, modern: modern.structur
     expect(result.code).toBe(0);
     const value = result.json();
     expect(value.seen).toEqual(['legacy:legacy.ask_form:elc-:from the handler', 'modern:modern.ask_form:elc-:from the handler']);
-    expect(value.legacy).toMatchObject({ era: 'legacy', received: { details: { action: 'accept', content: { repo: 'legacy/repo', private: false, priority: 'normal' } } } });
-    expect(value.modern).toMatchObject({ era: 'modern', received: { details: { action: 'accept', content: { repo: 'modern/repo', private: false, priority: 'normal' } } } });
+    expect(value.legacy).toMatchObject({
+      era: 'legacy',
+      received: { details: { action: 'accept', content: { repo: 'legacy/repo', private: false, priority: 'normal' } } },
+    });
+    expect(value.modern).toMatchObject({
+      era: 'modern',
+      received: { details: { action: 'accept', content: { repo: 'modern/repo', private: false, priority: 'normal' } } },
+    });
   });
 
   it('delivers decline and cancel to the server as two different answers, in both eras', async () => {
@@ -75,18 +81,27 @@ for (const server of ['legacy', 'modern', 'legacy', 'modern'] as const) {
 export default results;
 `,
     );
-    const result = await mcpxRun([script, '--config', ws.config, '--elicit=prompt'], { cwd: ws.dir, env: ws.env, deps: { prompt: person } });
+    const result = await mcpxRun([script, '--config', ws.config, '--elicit=prompt'], {
+      cwd: ws.dir,
+      env: ws.env,
+      deps: { prompt: person },
+    });
     expect(result.code).toBe(0);
     expect(result.json()).toEqual(['person/answer', 'person/answer', 'person/answer', 'person/answer']);
     expect(asked.map((q) => q.era)).toEqual(['legacy', 'modern', 'legacy', 'modern']);
     expect(result.stderr).toMatch(/onElicit handler threw Error: handler broke[\s\S]*is passed on/);
     expect(result.stderr).toMatch(/onElicit handler returned "yes please", not \{ action/);
-    expect(result.stderr).toMatch(/onElicit handler accepted with content that does not match the question's schema: repo: expected at least 3 characters/);
+    expect(result.stderr).toMatch(
+      /onElicit handler accepted with content that does not match the question's schema: repo: expected at least 3 characters/,
+    );
   });
 
   it('stops at a question nobody answers with the mcpx call message and exit 75, even inside try/catch', async () => {
     const ws = fixtureWorkspace();
-    const script = ws.script('stuck.ts', `onElicit(async () => { throw new Error('cannot answer') });\ntry { await tools.modern.ask_form({ title: 'T' }) } catch (e) { console.log('caught', e) }\nconsole.log('after');\n`);
+    const script = ws.script(
+      'stuck.ts',
+      `onElicit(async () => { throw new Error('cannot answer') });\ntry { await tools.modern.ask_form({ title: 'T' }) } catch (e) { console.log('caught', e) }\nconsole.log('after');\n`,
+    );
     const result = await mcpxRun([script, '--config', ws.config, '--elicit=return'], { cwd: ws.dir, env: ws.env });
     expect(result.code).toBe(75);
     expect(result.stdout).toMatch(/^mcpx: modern\.ask_form is waiting for input and nothing here can answer it\.\n/);
@@ -95,12 +110,20 @@ export default results;
     expect(result.stderr).toMatch(/onElicit handler threw Error: cannot answer/);
     const json = await mcpxRun([script, '--config', ws.config, '--elicit=return', '--json'], { cwd: ws.dir, env: ws.env });
     expect(json.code).toBe(75);
-    expect(json.json().inputRequired).toMatchObject({ server: 'modern', tool: 'ask_form', questions: [{ id: expect.stringMatching(/^elc-/), era: 'modern' }], text: expect.stringContaining('waiting for input') });
+    expect(json.json().inputRequired).toMatchObject({
+      server: 'modern',
+      tool: 'ask_form',
+      questions: [{ id: expect.stringMatching(/^elc-/), era: 'modern' }],
+      text: expect.stringContaining('waiting for input'),
+    });
   });
 
   it('answers by policy mode before the script: decline and error', async () => {
     const ws = fixtureWorkspace();
-    const script = ws.script('policy.ts', `onElicit(async () => ({ action: 'accept', content: { repo: 'never/used' } }));\nconst r = await tools.legacy.ask_form({});\nexport default (r.structuredContent as any).received.details;\n`);
+    const script = ws.script(
+      'policy.ts',
+      `onElicit(async () => ({ action: 'accept', content: { repo: 'never/used' } }));\nconst r = await tools.legacy.ask_form({});\nexport default (r.structuredContent as any).received.details;\n`,
+    );
     const declined = await mcpxRun([script, '--config', ws.config, '--elicit=decline'], { cwd: ws.dir, env: ws.env });
     expect(declined.code).toBe(0);
     expect(declined.json()).toEqual({ action: 'decline' });
@@ -111,8 +134,15 @@ export default results;
 
   it('asks the person with ask() and stops with exit 75 when nobody can answer it', async () => {
     const ws = fixtureWorkspace();
-    const script = ws.script('ask.ts', `const a = await ask({ message: 'Which repository?', requestedSchema: { type: 'object', properties: { repo: { type: 'string' } }, required: ['repo'] } });\nexport default a;\n`);
-    const answered = await mcpxRun([script, '--config', ws.config, '--elicit=prompt'], { cwd: ws.dir, env: ws.env, deps: { prompt: async () => ({ action: 'accept', content: { repo: 'me/thing' } }) } });
+    const script = ws.script(
+      'ask.ts',
+      `const a = await ask({ message: 'Which repository?', requestedSchema: { type: 'object', properties: { repo: { type: 'string' } }, required: ['repo'] } });\nexport default a;\n`,
+    );
+    const answered = await mcpxRun([script, '--config', ws.config, '--elicit=prompt'], {
+      cwd: ws.dir,
+      env: ws.env,
+      deps: { prompt: async () => ({ action: 'accept', content: { repo: 'me/thing' } }) },
+    });
     expect(answered.code).toBe(0);
     expect(answered.json()).toEqual({ action: 'accept', content: { repo: 'me/thing' } });
     const nobody = await mcpxRun([script, '--config', ws.config, '--elicit=return'], { cwd: ws.dir, env: ws.env });
@@ -122,7 +152,10 @@ export default results;
 
   it('fails with exit 1 and the stack mapped to the .ts lines', async () => {
     const ws = fixtureWorkspace();
-    const script = ws.script('fail.ts', `type Repo = { name: string };\n\nfunction check(repo: Repo): void {\n  throw new Error('bad repo ' + repo.name);\n}\ncheck({ name: 'x' });\n`);
+    const script = ws.script(
+      'fail.ts',
+      `type Repo = { name: string };\n\nfunction check(repo: Repo): void {\n  throw new Error('bad repo ' + repo.name);\n}\ncheck({ name: 'x' });\n`,
+    );
     const result = await mcpxRun([script, '--config', ws.config], { cwd: ws.dir, env: ws.env });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('Error: bad repo x');
@@ -145,9 +178,12 @@ export default results;
     expect(bad.code).toBe(2);
   });
 
-  it('type-checks the script against the servers\' tools with --check before running it', async () => {
+  it("type-checks the script against the servers' tools with --check before running it", async () => {
     const ws = fixtureWorkspace();
-    const script = ws.script('typed.ts', `const r = await tools.modern.ask_form({ title: 42 });\nawait tools.modern.no_such_tool({});\nconsole.log('ran', r);\n`);
+    const script = ws.script(
+      'typed.ts',
+      `const r = await tools.modern.ask_form({ title: 42 });\nawait tools.modern.no_such_tool({});\nconsole.log('ran', r);\n`,
+    );
     const result = await mcpxRun([script, '--config', ws.config, '--check'], { cwd: ws.dir, env: ws.env });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/typed\.ts:1: TS2322 /);

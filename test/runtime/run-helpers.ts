@@ -13,7 +13,12 @@ export interface RunResult {
   json(): any;
 }
 
-export function fixtureWorkspace(): { dir: string; config: string; env: Record<string, string | undefined>; script(name: string, text: string): string } {
+export function fixtureWorkspace(): {
+  dir: string;
+  config: string;
+  env: Record<string, string | undefined>;
+  script(name: string, text: string): string;
+} {
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-run-'));
   const config = join(dir, 'mcpx.json');
   writeFileSync(config, JSON.stringify({ mcpServers: { modern: stdioFixture('dual-era'), legacy: stdioFixture('legacy-v1') } }));
@@ -29,7 +34,10 @@ export function fixtureWorkspace(): { dir: string; config: string; env: Record<s
   };
 }
 
-export async function mcpxRun(argv: string[], options: { cwd: string; env: Record<string, string | undefined>; deps?: RunDependencies }): Promise<RunResult> {
+export async function mcpxRun(
+  argv: string[],
+  options: { cwd: string; env: Record<string, string | undefined>; deps?: RunDependencies },
+): Promise<RunResult> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';
@@ -38,7 +46,11 @@ export async function mcpxRun(argv: string[], options: { cwd: string; env: Recor
   stderr.on('data', (d: Buffer) => (err += d.toString()));
   let code: number;
   try {
-    code = await runCommand(argv, { stdout, stderr, stdin: new PassThrough(), env: options.env, cwd: options.cwd, isTTY: false }, options.deps);
+    code = await runCommand(
+      argv,
+      { stdout, stderr, stdin: new PassThrough(), env: options.env, cwd: options.cwd, isTTY: false },
+      options.deps,
+    );
   } catch (error) {
     // As main() reports it: the command threw.
     err += `mcpx: ${(error as Error).message}\n`;

@@ -16,7 +16,10 @@ const tempDir = (): string => {
   return dir;
 };
 
-async function inProcess(args: string[], env: Record<string, string | undefined>): Promise<{ kind: string; value?: string | null; reason?: string }> {
+async function inProcess(
+  args: string[],
+  env: Record<string, string | undefined>,
+): Promise<{ kind: string; value?: string | null; reason?: string }> {
   const { stdout } = await run(process.execPath, ['--import', 'tsx', script, ...args], { env: { ...process.env, ...env } });
   return JSON.parse(stdout.trim()) as { kind: string; value?: string | null; reason?: string };
 }
@@ -106,7 +109,9 @@ describe('openSecretStore on the file fallback', () => {
   it('loses no secret when processes write at once', async () => {
     const dir = join(tempDir(), 'state');
     const values = (prefix: string) => Array.from({ length: 8 }, (_, i) => `${prefix}${i}`);
-    await Promise.all(['a', 'b', 'c', 'd'].map((p) => inProcess(['set', dir, 'race', p, ...values(p)], { MCPX_SECRET_STORE: 'file' })));
+    await Promise.all(
+      ['a', 'b', 'c', 'd'].map((p) => inProcess(['set', dir, 'race', p, ...values(p)], { MCPX_SECRET_STORE: 'file' })),
+    );
     const store = await openSecretStore({ stateDir: dir, prefer: 'file' });
     for (const p of ['a', 'b', 'c', 'd'])
       for (const [i, value] of values(p).entries()) expect(await store.get('race', i === 0 ? p : `${p}-${i}`)).toBe(value);
@@ -116,7 +121,10 @@ describe('openSecretStore on the file fallback', () => {
     const dir = tempDir();
     writeFileSync(join(dir, SECRETS_FILE_NAME), 'not json', { mode: 0o600 });
     const store = await openSecretStore({ stateDir: dir, prefer: 'file' });
-    await expect(store.set('s', 'a', 'v')).rejects.toMatchObject({ code: 'SECRET_STORE_FAILED', message: expect.stringContaining('move it aside') });
+    await expect(store.set('s', 'a', 'v')).rejects.toMatchObject({
+      code: 'SECRET_STORE_FAILED',
+      message: expect.stringContaining('move it aside'),
+    });
     expect(readFileSync(join(dir, SECRETS_FILE_NAME), 'utf8')).toBe('not json');
   });
 
@@ -125,7 +133,9 @@ describe('openSecretStore on the file fallback', () => {
     const noBus = { DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(dir, 'no-bus')}` };
     const outcome = await inProcess(['get', dir, 'credential', 'none'], noBus);
     expect(outcome).toMatchObject({ kind: 'file', value: null, reason: expect.stringMatching(/^no keychain: /) });
-    await expect(inProcess(['get', dir, 'credential', 'none'], { ...noBus, MCPX_SECRET_STORE: 'keychain' })).rejects.toMatchObject({
+    await expect(
+      inProcess(['get', dir, 'credential', 'none'], { ...noBus, MCPX_SECRET_STORE: 'keychain' }),
+    ).rejects.toMatchObject({
       stderr: expect.stringContaining('no keychain works here'),
     });
   });

@@ -25,7 +25,9 @@ function frontmatter(text: string): Record<string, string> {
   return fields;
 }
 
-const skills = readdirSync(skillsRoot, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+const skills = readdirSync(skillsRoot, { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name);
 
 describe('skills/', () => {
   it('holds the mcpx-elicitation skill', () => {
@@ -47,7 +49,16 @@ describe('skills/', () => {
 
   it('teaches exit 75, the --json document, decline vs cancel, answering, and never inventing a value', () => {
     const text = readFileSync(join(skillsRoot, 'mcpx-elicitation', 'SKILL.md'), 'utf8');
-    for (const needle of ['75', '"inputRequired"', 'decline', 'cancel', 'mcpx elicit answer', 'mcpx_elicit_answer', 'Never invent a value', 'go to the person']) {
+    for (const needle of [
+      '75',
+      '"inputRequired"',
+      'decline',
+      'cancel',
+      'mcpx elicit answer',
+      'mcpx_elicit_answer',
+      'Never invent a value',
+      'go to the person',
+    ]) {
       expect(text).toContain(needle);
     }
   });
@@ -65,7 +76,10 @@ describe('mcpx skill install', () => {
     const project = await runCli(['skill', 'install'], { cwd: dir, env: { HOME: dir } });
     expect(project.code).toBe(0);
     expect(readFileSync(join(dir, '.claude', 'skills', 'mcpx-elicitation', 'SKILL.md'), 'utf8')).toBe(original);
-    const global = await runCli(['skill', 'install', '--global', '--for', 'opencode', '--json'], { cwd: dir, env: { HOME: dir, XDG_CONFIG_HOME: join(dir, 'xdg') } });
+    const global = await runCli(['skill', 'install', '--global', '--for', 'opencode', '--json'], {
+      cwd: dir,
+      env: { HOME: dir, XDG_CONFIG_HOME: join(dir, 'xdg') },
+    });
     expect(global.code).toBe(0);
     const installed = join(dir, 'xdg', 'opencode', 'skills', 'mcpx-elicitation', 'SKILL.md');
     expect(JSON.parse(global.stdout)).toEqual({ installed });

@@ -30,7 +30,13 @@ describe('task runner ambiguity', () => {
 
   async function wire(server: ServerConfig): Promise<{ broker: StoreBroker; runner: TaskRunner }> {
     const broker = createBroker({ allowAnySession: true });
-    const runner = createTaskRunner({ broker, store: createTaskStore(broker.store.keyv), host: async () => mcpx, holder: 'test', pid: 1 });
+    const runner = createTaskRunner({
+      broker,
+      store: createTaskStore(broker.store.keyv),
+      host: async () => mcpx,
+      holder: 'test',
+      pid: 1,
+    });
     const mcpx: Mcpx = await createMcpx({
       config: { mcpServers: { old: server } },
       env: { ...process.env, MCPX_STATE_DIR: mkdtempSync(join(tmpdir(), 'mcpx-ambiguity-')) },
@@ -79,7 +85,10 @@ describe('task runner ambiguity', () => {
     // Tied for certain: each answer reaches the call that asked.
     await broker.respond({ id: aQuestion, action: 'decline', by: 'cli' });
     await broker.respond({ id: bQuestion, action: 'accept', content: { confirm: true }, by: 'cli' });
-    const [aDone, bDone] = await Promise.all([runner.wait(a.task.id, { timeoutMs: 30_000 }), runner.wait(b.task.id, { timeoutMs: 30_000 })]);
+    const [aDone, bDone] = await Promise.all([
+      runner.wait(a.task.id, { timeoutMs: 30_000 }),
+      runner.wait(b.task.id, { timeoutMs: 30_000 }),
+    ]);
     expect(fixtureEcho(aDone!.result!).received.confirm).toEqual({ action: 'decline' });
     expect(fixtureEcho(bDone!.result!).received.confirm).toEqual({ action: 'accept', content: { confirm: true } });
   });

@@ -8,7 +8,10 @@ import type { ElicitHandler } from '../../src/types.js';
 import { inMemoryFixture } from '../helpers/fixture-servers.js';
 
 /** An mcpx with `modern` (dual-era server, pinned modern) and `legacy` (v1 server) served in this process. */
-export async function fixtureMcpx(onElicit: ElicitHandler, options: { elicitTtlMs?: number } = {}): Promise<Mcpx & { closeFixtures(): Promise<void> }> {
+export async function fixtureMcpx(
+  onElicit: ElicitHandler,
+  options: { elicitTtlMs?: number } = {},
+): Promise<Mcpx & { closeFixtures(): Promise<void> }> {
   const fixtures: Array<{ close(): Promise<void> }> = [];
   const connect = (kind: 'dual-era' | 'legacy-v1') => () => {
     const fixture = inMemoryFixture(kind);
@@ -18,7 +21,10 @@ export async function fixtureMcpx(onElicit: ElicitHandler, options: { elicitTtlM
   const mcpx = await createMcpx({
     config: { mcpServers: {} },
     env: { MCPX_STATE_DIR: mkdtempSync(join(tmpdir(), 'mcpx-tasks-')) },
-    servers: { modern: { connect: connect('dual-era'), era: 'modern' }, legacy: { connect: connect('legacy-v1'), era: 'legacy' } },
+    servers: {
+      modern: { connect: connect('dual-era'), era: 'modern' },
+      legacy: { connect: connect('legacy-v1'), era: 'legacy' },
+    },
     onElicit,
     answerLater: true,
     eraCache: createMemoryEraCache(),

@@ -25,7 +25,15 @@ describe('task runner, persist on-question', () => {
     writes = [];
     seenAtOpen = [];
     store = { ...inner, put: async (task) => (writes.push(`${task.id}:${task.state}`), inner.put(task)) };
-    runner = createTaskRunner({ broker, store, host: async () => mcpx, holder: 'test', pid: 1, clock: clock.now, persist: 'on-question' });
+    runner = createTaskRunner({
+      broker,
+      store,
+      host: async () => mcpx,
+      holder: 'test',
+      pid: 1,
+      clock: clock.now,
+      persist: 'on-question',
+    });
     // Heard after the runner's own hook, which names the task.
     broker.onOpen(async (request) => void seenAtOpen.push(request.task ? await store.get(request.task) : undefined));
     mcpx = await fixtureMcpx(createElicitationPipeline({ broker, session: 's1', clock }));

@@ -29,7 +29,13 @@ describe('task runner: prompts and resources', () => {
 
   for (const server of ['modern', 'legacy'] as const) {
     it(`stops a prompt at its question and completes it with the broker's answer (${server})`, async () => {
-      const step = await runner.start({ server, tool: 'ask_prompt', method: 'prompts/get', arguments: { topic: 'bugs' }, session: 's1' });
+      const step = await runner.start({
+        server,
+        tool: 'ask_prompt',
+        method: 'prompts/get',
+        arguments: { topic: 'bugs' },
+        session: 's1',
+      });
       if (step.status !== 'input-required') throw new Error(`expected input-required, got ${JSON.stringify(step)}`);
       expect(step.task).toMatchObject({ method: 'prompts/get', tool: 'ask_prompt', era: server });
       const request = await broker.get(step.questions[0]!.id);
@@ -42,13 +48,22 @@ describe('task runner: prompts and resources', () => {
     });
 
     it(`stops a resource read at its question and delivers decline (${server})`, async () => {
-      const step = await runner.start({ server, tool: 'mcpx-fixture://ask', method: 'resources/read', arguments: {}, session: 's1' });
+      const step = await runner.start({
+        server,
+        tool: 'mcpx-fixture://ask',
+        method: 'resources/read',
+        arguments: {},
+        session: 's1',
+      });
       if (step.status !== 'input-required') throw new Error(`expected input-required, got ${JSON.stringify(step)}`);
       await broker.respond({ id: step.questions[0]!.id, action: 'decline', by: 'http' });
       const done = await runner.wait(step.task.id, { timeoutMs: 20_000 });
       expect(done?.state).toBe('complete');
       const contents = (done?.result as { contents: Array<{ text: string }> }).contents;
-      expect(JSON.parse(contents[0]!.text)).toMatchObject({ resource: 'mcpx-fixture://ask', received: { confirm: { action: 'decline' } } });
+      expect(JSON.parse(contents[0]!.text)).toMatchObject({
+        resource: 'mcpx-fixture://ask',
+        received: { confirm: { action: 'decline' } },
+      });
     });
   }
 });

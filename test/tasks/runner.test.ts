@@ -55,7 +55,10 @@ describe('task runner', () => {
       await broker.respond({ id: question!.id, action: 'accept', content: { repo: 'me/thing' }, by: 'cli' });
       const done = await runner.wait(step.task.id, { timeoutMs: 20_000 });
       expect(done?.state).toBe('complete');
-      expect(fixtureEcho(done!.result!).received.details).toEqual({ action: 'accept', content: { repo: 'me/thing', private: false, priority: 'normal' } });
+      expect(fixtureEcho(done!.result!).received.details).toEqual({
+        action: 'accept',
+        content: { repo: 'me/thing', private: false, priority: 'normal' },
+      });
       const resumed = (await broker.audit({ elicit: question!.id })).filter((e) => e.kind === 'elicit.resumed');
       expect(resumed).toHaveLength(1);
       if (server === 'modern') expect(resumed[0]).toMatchObject({ parent: step.task.callId });
@@ -67,7 +70,9 @@ describe('task runner', () => {
       await broker.respond({ id: a.questions[0]!.id, action: 'decline', by: 'http' });
       const b = inputRequired(await runner.start({ server, tool: 'ask_confirm', arguments: {}, session: 's1' }));
       await broker.respond({ id: b.questions[0]!.id, action: 'cancel', by: 'http' });
-      expect(fixtureEcho((await runner.wait(a.task.id, { timeoutMs: 20_000 }))!.result!).received.confirm?.action).toBe('decline');
+      expect(fixtureEcho((await runner.wait(a.task.id, { timeoutMs: 20_000 }))!.result!).received.confirm?.action).toBe(
+        'decline',
+      );
       expect(fixtureEcho((await runner.wait(b.task.id, { timeoutMs: 20_000 }))!.result!).received.confirm?.action).toBe('cancel');
     });
 
@@ -121,7 +126,10 @@ describe('task runner', () => {
     expect((await store.get(bStep.task.id))?.waitingOn).toEqual([opened]);
     await broker.respond({ id: a.questions[0]!.id, action: 'decline', by: 'cli' });
     await broker.respond({ id: opened, action: 'accept', content: { confirm: true }, by: 'cli' });
-    const [aDone, bDone] = await Promise.all([runner.wait(a.task.id, { timeoutMs: 20_000 }), runner.wait(bStep.task.id, { timeoutMs: 20_000 })]);
+    const [aDone, bDone] = await Promise.all([
+      runner.wait(a.task.id, { timeoutMs: 20_000 }),
+      runner.wait(bStep.task.id, { timeoutMs: 20_000 }),
+    ]);
     expect(aDone?.state).toBe('complete');
     expect(bDone?.state).toBe('complete');
     // Both answers reached the server, whichever call the seam tied each question to.
@@ -140,7 +148,10 @@ describe('task runner', () => {
     const legacy = inputRequired(await runner.start({ server: 'legacy', tool: 'ask_form', arguments: {}, session: 's1' }));
     const modern = inputRequired(await runner.start({ server: 'modern', tool: 'ask_form', arguments: {}, session: 's1' }));
     await runner.close('the test stopped the daemon');
-    expect(await broker.get(legacy.questions[0]!.id)).toMatchObject({ state: 'abandoned', abandonedReason: 'the test stopped the daemon' });
+    expect(await broker.get(legacy.questions[0]!.id)).toMatchObject({
+      state: 'abandoned',
+      abandonedReason: 'the test stopped the daemon',
+    });
     expect((await store.get(legacy.task.id))?.state).toBe('failed');
     expect((await broker.get(modern.questions[0]!.id))?.state).toBe('pending');
     const kept = await store.get(modern.task.id);

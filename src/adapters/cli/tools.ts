@@ -25,7 +25,12 @@ export function cliTools(adapter: string, config: CliAdapterConfig, context: Ada
     const inputSchema = spec.input ?? { type: 'object', properties: {} };
     const known = new Set(Object.keys((inputSchema.properties ?? {}) as Record<string, unknown>));
     for (const name of placeholders(spec)) {
-      if (!known.has(name)) throw new McpxError('ADAPTER_INVALID', `adapter "${adapter}": command "${command}" uses {${name}}, which its "input" schema does not define`, { data: { server: adapter } });
+      if (!known.has(name))
+        throw new McpxError(
+          'ADAPTER_INVALID',
+          `adapter "${adapter}": command "${command}" uses {${name}}, which its "input" schema does not define`,
+          { data: { server: adapter } },
+        );
     }
     const definition: Tool = {
       name: nameFor(command, `command "${command}"`),
@@ -35,7 +40,8 @@ export function cliTools(adapter: string, config: CliAdapterConfig, context: Ada
     };
     tools.push({
       definition,
-      confirmation: (args) => (spec.writes ? `run ${shellQuote([config.cli, ...(config.args ?? []), ...words(spec, args)])}: proceed?` : undefined),
+      confirmation: (args) =>
+        spec.writes ? `run ${shellQuote([config.cli, ...(config.args ?? []), ...words(spec, args)])}: proceed?` : undefined,
       run: (args, signal) => run(config, cwd, context.env, [...(config.args ?? []), ...words(spec, args)], signal),
     });
   }
@@ -66,7 +72,11 @@ export function words(spec: CliCommandConfig, args: Record<string, unknown>): st
       if (value === undefined || value === null) return [];
       const items = (Array.isArray(value) ? value : [value]).map(String);
       for (const item of items) {
-        if (item.startsWith('-') && !afterDashes) throw new McpxError('ADAPTER_INVALID', `argument "${whole[1]}" is ${JSON.stringify(item)}: a value starting with "-" would be read as an option`);
+        if (item.startsWith('-') && !afterDashes)
+          throw new McpxError(
+            'ADAPTER_INVALID',
+            `argument "${whole[1]}" is ${JSON.stringify(item)}: a value starting with "-" would be read as an option`,
+          );
       }
       return items;
     }
@@ -91,7 +101,13 @@ export function words(spec: CliCommandConfig, args: Record<string, unknown>): st
   return out;
 }
 
-function run(config: CliAdapterConfig, cwd: string, env: Record<string, string | undefined>, argv: string[], signal: AbortSignal): Promise<CallToolResult> {
+function run(
+  config: CliAdapterConfig,
+  cwd: string,
+  env: Record<string, string | undefined>,
+  argv: string[],
+  signal: AbortSignal,
+): Promise<CallToolResult> {
   const timeout = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBuffer = config.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const childEnv: Record<string, string> = {};
@@ -103,10 +119,14 @@ function run(config: CliAdapterConfig, cwd: string, env: Record<string, string |
       const err = String(stderr);
       if (!error) return done({ content: [{ type: 'text', text: out || err || `${line}: done (no output)` }] });
       const e = error as NodeJS.ErrnoException & { killed?: boolean; code?: number | string; signal?: string };
-      if (e.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') return done(failure(`${line}: printed more than ${maxBuffer} bytes (maxOutputBytes); stopped`));
+      if (e.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER')
+        return done(failure(`${line}: printed more than ${maxBuffer} bytes (maxOutputBytes); stopped`));
       if (e.code === 'ENOENT') return done(failure(`${line}: the program "${config.cli}" was not found`));
-      if (e.killed || e.signal) return done(failure(`${line}: stopped after ${timeout} ms (timeoutMs)${e.signal ? ` by ${e.signal}` : ''}`));
-      done(failure(`${line} exited ${String(e.code)}${err ? `:\n${err.slice(-4000)}` : ''}${out ? `\n${out.slice(-4000)}` : ''}`));
+      if (e.killed || e.signal)
+        return done(failure(`${line}: stopped after ${timeout} ms (timeoutMs)${e.signal ? ` by ${e.signal}` : ''}`));
+      done(
+        failure(`${line} exited ${String(e.code)}${err ? `:\n${err.slice(-4000)}` : ''}${out ? `\n${out.slice(-4000)}` : ''}`),
+      );
     });
   });
 }

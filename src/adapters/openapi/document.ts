@@ -34,25 +34,39 @@ export async function readOpenApi(options: ReadOptions): Promise<OpenApiDocument
   const isUrl = /^https?:\/\//i.test(source);
   const path = isAbsolute(source) ? source : resolve(options.baseDir, source);
   const location = isUrl ? new URL(source) : pathToFileURL(path);
-  const text = isUrl ? await fetchBounded(location, adapter, options.fetch ?? fetch, options.headers ?? {}) : await readBounded(path, adapter);
+  const text = isUrl
+    ? await fetchBounded(location, adapter, options.fetch ?? fetch, options.headers ?? {})
+    : await readBounded(path, adapter);
   let doc: unknown;
   try {
     doc = /^\s*\{/.test(text) ? JSON.parse(text) : loadYaml(text);
   } catch (error) {
     throw invalid(adapter, `${source} is neither JSON nor YAML: ${(error as Error).message.split('\n')[0]}`, error);
   }
-  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw invalid(adapter, `${source} is not an OpenAPI document (not an object)`);
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc))
+    throw invalid(adapter, `${source} is not an OpenAPI document (not an object)`);
   const record = doc as Record<string, unknown>;
-  if (typeof record.swagger === 'string') throw invalid(adapter, `${source} is Swagger ${record.swagger}; mcpx reads OpenAPI 3.x (convert it, e.g. with swagger2openapi)`);
+  if (typeof record.swagger === 'string')
+    throw invalid(
+      adapter,
+      `${source} is Swagger ${record.swagger}; mcpx reads OpenAPI 3.x (convert it, e.g. with swagger2openapi)`,
+    );
   if (typeof record.openapi !== 'string' || !/^3\./.test(record.openapi)) {
     throw invalid(adapter, `${source} has no "openapi": "3.x" field; is it an OpenAPI 3 document?`);
   }
-  if (!record.paths || typeof record.paths !== 'object') throw invalid(adapter, `${source} has no "paths": there are no operations to serve`);
+  if (!record.paths || typeof record.paths !== 'object')
+    throw invalid(adapter, `${source} has no "paths": there are no operations to serve`);
 
   const external = externalRefs(record);
   if (external.length && !options.allowRemoteRefs) {
-    const shown = external.slice(0, 3).map((r) => JSON.stringify(r)).join(', ');
-    throw invalid(adapter, `${source} has $refs to other files or URLs (${shown}${external.length > 3 ? `, and ${external.length - 3} more` : ''}); they are not followed unless the entry sets "allowRemoteRefs": true`);
+    const shown = external
+      .slice(0, 3)
+      .map((r) => JSON.stringify(r))
+      .join(', ');
+    throw invalid(
+      adapter,
+      `${source} has $refs to other files or URLs (${shown}${external.length > 3 ? `, and ${external.length - 3} more` : ''}); they are not followed unless the entry sets "allowRemoteRefs": true`,
+    );
   }
   if (external.length) return { doc: await bundle(record, location, adapter), location };
   return { doc: record, location };
@@ -78,7 +92,10 @@ async function bundle(doc: Record<string, unknown>, location: URL, adapter: stri
   const { $RefParser } = await import('@apidevtools/json-schema-ref-parser');
   try {
     const path = location.protocol === 'file:' ? fileURLToPath(location) : location.href;
-    return (await $RefParser.bundle(path, doc, { resolve: { external: true, http: { timeout: FETCH_TIMEOUT_MS } }, timeoutMs: FETCH_TIMEOUT_MS * 2 })) as Record<string, unknown>;
+    return (await $RefParser.bundle(path, doc, {
+      resolve: { external: true, http: { timeout: FETCH_TIMEOUT_MS } },
+      timeoutMs: FETCH_TIMEOUT_MS * 2,
+    })) as Record<string, unknown>;
   } catch (error) {
     throw invalid(adapter, `following the document's external $refs failed: ${(error as Error).message}`, error);
   }
@@ -87,7 +104,11 @@ async function bundle(doc: Record<string, unknown>, location: URL, adapter: stri
 async function readBounded(path: string, adapter: string): Promise<string> {
   try {
     const info = await stat(path);
-    if (info.size > MAX_DOCUMENT_BYTES) throw invalid(adapter, `${path} is ${mib(info.size)}, larger than the ${mib(MAX_DOCUMENT_BYTES)} an OpenAPI document may be`);
+    if (info.size > MAX_DOCUMENT_BYTES)
+      throw invalid(
+        adapter,
+        `${path} is ${mib(info.size)}, larger than the ${mib(MAX_DOCUMENT_BYTES)} an OpenAPI document may be`,
+      );
     return await readFile(path, 'utf8');
   } catch (error) {
     if (error instanceof McpxError) throw error;
@@ -95,16 +116,25 @@ async function readBounded(path: string, adapter: string): Promise<string> {
   }
 }
 
-async function fetchBounded(url: URL, adapter: string, fetchImpl: typeof fetch, headers: Record<string, string>): Promise<string> {
+async function fetchBounded(
+  url: URL,
+  adapter: string,
+  fetchImpl: typeof fetch,
+  headers: Record<string, string>,
+): Promise<string> {
   let response: Response;
   try {
-    response = await fetchImpl(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), headers: { accept: 'application/json, application/yaml;q=0.9, */*;q=0.5', ...headers } });
+    response = await fetchImpl(url, {
+      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+      headers: { accept: 'application/json, application/yaml;q=0.9, */*;q=0.5', ...headers },
+    });
   } catch (error) {
     throw invalid(adapter, `cannot fetch the OpenAPI document ${url.href}: ${(error as Error).message}`, error);
   }
   if (!response.ok) throw invalid(adapter, `fetching the OpenAPI document ${url.href} gave HTTP ${response.status}`);
   const body = await readBody(response, MAX_DOCUMENT_BYTES);
-  if (body.truncated) throw invalid(adapter, `${url.href} is larger than the ${mib(MAX_DOCUMENT_BYTES)} an OpenAPI document may be`);
+  if (body.truncated)
+    throw invalid(adapter, `${url.href} is larger than the ${mib(MAX_DOCUMENT_BYTES)} an OpenAPI document may be`);
   return body.text;
 }
 
@@ -132,5 +162,8 @@ function mib(bytes: number): string {
 }
 
 export function invalid(adapter: string, message: string, cause?: unknown): McpxError {
-  return new McpxError('ADAPTER_INVALID', `adapter "${adapter}": ${message}`, { ...(cause !== undefined ? { cause } : {}), data: { server: adapter } });
+  return new McpxError('ADAPTER_INVALID', `adapter "${adapter}": ${message}`, {
+    ...(cause !== undefined ? { cause } : {}),
+    data: { server: adapter },
+  });
 }

@@ -30,7 +30,11 @@ export function createInliner(doc: Record<string, unknown>, warn: (message: stri
 
   const deref = <T>(value: unknown): T | undefined => {
     let node = value;
-    for (let hops = 0; hops < 16 && node && typeof node === 'object' && typeof (node as { $ref?: unknown }).$ref === 'string'; hops++) {
+    for (
+      let hops = 0;
+      hops < 16 && node && typeof node === 'object' && typeof (node as { $ref?: unknown }).$ref === 'string';
+      hops++
+    ) {
       node = pointer((node as { $ref: string }).$ref);
     }
     return node && typeof node === 'object' && !(node as { $ref?: unknown }).$ref ? (node as T) : undefined;
@@ -63,13 +67,18 @@ export function createInliner(doc: Record<string, unknown>, warn: (message: stri
           return siblings;
         }
         const resolved = visit(target, [...refs, ref], depth + 1);
-        return resolved && typeof resolved === 'object' && !Array.isArray(resolved) ? { ...(resolved as object), ...(visit(siblings, refs, depth + 1) as object) } : resolved;
+        return resolved && typeof resolved === 'object' && !Array.isArray(resolved)
+          ? { ...(resolved as object), ...(visit(siblings, refs, depth + 1) as object) }
+          : resolved;
       }
       const out: Record<string, unknown> = {};
       for (const [key, value] of Object.entries(record)) {
         // Example values and vendor extensions are not schema: kept out of tool schemas (and out of the budget).
         if (key === 'example' || key === 'examples' || key === 'xml' || key === 'discriminator' || key.startsWith('x-')) continue;
-        out[key] = key === 'properties' || key === 'patternProperties' || key === '$defs' || key === 'definitions' ? visitMap(value, refs, depth) : visit(value, refs, depth + 1);
+        out[key] =
+          key === 'properties' || key === 'patternProperties' || key === '$defs' || key === 'definitions'
+            ? visitMap(value, refs, depth)
+            : visit(value, refs, depth + 1);
       }
       if (out.nullable === true) {
         delete out.nullable;
@@ -84,7 +93,8 @@ export function createInliner(doc: Record<string, unknown>, warn: (message: stri
       return out;
     };
     const result = visit(schema ?? {}, [], 0);
-    if (cut) warn(`${where}: the schema is larger than ${MAX_SCHEMA_NODES} nodes or ${MAX_DEPTH} levels deep; the rest is left open`);
+    if (cut)
+      warn(`${where}: the schema is larger than ${MAX_SCHEMA_NODES} nodes or ${MAX_DEPTH} levels deep; the rest is left open`);
     return result && typeof result === 'object' && !Array.isArray(result) ? (result as Record<string, unknown>) : {};
   };
 

@@ -35,15 +35,28 @@ interface Operation {
   output?: { wrap: boolean; schema: Record<string, unknown> };
 }
 
-export async function openApiTools(adapter: string, config: OpenApiAdapterConfig, context: AdapterContext): Promise<AdapterToolSet> {
-  const { doc, location } = await readOpenApi({ source: config.openapi, baseDir: context.baseDir, allowRemoteRefs: config.allowRemoteRefs ?? false, adapter, ...(config.headers ? { headers: config.headers } : {}), ...(context.fetch ? { fetch: context.fetch } : {}) });
+export async function openApiTools(
+  adapter: string,
+  config: OpenApiAdapterConfig,
+  context: AdapterContext,
+): Promise<AdapterToolSet> {
+  const { doc, location } = await readOpenApi({
+    source: config.openapi,
+    baseDir: context.baseDir,
+    allowRemoteRefs: config.allowRemoteRefs ?? false,
+    adapter,
+    ...(config.headers ? { headers: config.headers } : {}),
+    ...(context.fetch ? { fetch: context.fetch } : {}),
+  });
   const warnings: string[] = [];
   const warn = (message: string): void => {
     if (warnings.length < 200) warnings.push(message);
   };
   const baseUrl = baseUrlOf(adapter, config, doc, location);
   const allowed = new Set<string>((config.methods ?? ['GET']).map((m) => m.toUpperCase()));
-  const confirmed = new Set<string>((config.confirm ?? METHODS.filter((m) => !READ_METHODS.includes(m))).map((m) => m.toUpperCase()));
+  const confirmed = new Set<string>(
+    (config.confirm ?? METHODS.filter((m) => !READ_METHODS.includes(m))).map((m) => m.toUpperCase()),
+  );
   const inliner = createInliner(doc, warn);
   const nameFor = createNamer(warn);
   const call = createCaller(config, baseUrl, context.fetch ?? fetch);
@@ -60,7 +73,12 @@ export async function openApiTools(adapter: string, config: OpenApiAdapterConfig
       if (++count > MAX_OPERATIONS) continue;
       const what = `${method} ${path}`;
       const operation = op as Record<string, unknown>;
-      const name = nameFor(typeof operation.operationId === 'string' && operation.operationId ? operation.operationId : `${method.toLowerCase()}_${path}`, what);
+      const name = nameFor(
+        typeof operation.operationId === 'string' && operation.operationId
+          ? operation.operationId
+          : `${method.toLowerCase()}_${path}`,
+        what,
+      );
       const built = buildOperation(method, path, pathItem, operation, inliner, warn);
       if (!built) continue;
       const asks = confirmed.has('ALL') || confirmed.has(method);
@@ -69,16 +87,23 @@ export async function openApiTools(adapter: string, config: OpenApiAdapterConfig
         description: describe(operation, what, asks),
         inputSchema: built.inputSchema as Tool['inputSchema'],
         ...(built.operation.output ? { outputSchema: built.operation.output.schema as Tool['outputSchema'] } : {}),
-        annotations: { readOnlyHint: READ_METHODS.includes(method), destructiveHint: method === 'DELETE', idempotentHint: method !== 'POST' && method !== 'PATCH', openWorldHint: true },
+        annotations: {
+          readOnlyHint: READ_METHODS.includes(method),
+          destructiveHint: method === 'DELETE',
+          idempotentHint: method !== 'POST' && method !== 'PATCH',
+          openWorldHint: true,
+        },
       };
       tools.push({
         definition,
-        confirmation: (args) => (asks ? `${method} ${requestTarget(built.operation, args)}${bodyText(built.operation, args)}: proceed?` : undefined),
+        confirmation: (args) =>
+          asks ? `${method} ${requestTarget(built.operation, args)}${bodyText(built.operation, args)}: proceed?` : undefined,
         run: (args, signal) => call(built.operation, args, signal),
       });
     }
   }
-  if (count > MAX_OPERATIONS) warn(`the document has ${count} operations allowed by "methods"; only the first ${MAX_OPERATIONS} are tools`);
+  if (count > MAX_OPERATIONS)
+    warn(`the document has ${count} operations allowed by "methods"; only the first ${MAX_OPERATIONS} are tools`);
   if (!tools.length) warn(`no operation is served: none matches "methods": ${JSON.stringify(config.methods ?? ['GET'])}`);
   return { tools, warnings };
 }
@@ -89,15 +114,27 @@ function baseUrlOf(adapter: string, config: OpenApiAdapterConfig, doc: Record<st
   const first = servers[0];
   if (first && typeof first.url === 'string') {
     const variables = (first.variables ?? {}) as Record<string, { default?: unknown }>;
-    const url = first.url.replace(/\{([^}]+)\}/g, (whole, name: string) => (typeof variables[name]?.default === 'string' ? (variables[name].default as string) : whole));
+    const url = first.url.replace(/\{([^}]+)\}/g, (whole, name: string) =>
+      typeof variables[name]?.default === 'string' ? (variables[name].default as string) : whole,
+    );
     if (/^https?:\/\//i.test(url)) return url.replace(/\/+$/, '');
     if (location.protocol !== 'file:') return new URL(url, location).href.replace(/\/+$/, '');
   }
   if (location.protocol !== 'file:') return location.origin;
-  throw invalid(adapter, `the document names no absolute server URL; set "baseUrl" in the entry (e.g. "https://api.example.com")`);
+  throw invalid(
+    adapter,
+    `the document names no absolute server URL; set "baseUrl" in the entry (e.g. "https://api.example.com")`,
+  );
 }
 
-function buildOperation(method: HttpMethod, path: string, pathItem: Record<string, unknown>, op: Record<string, unknown>, inliner: Inliner, warn: (m: string) => void) {
+function buildOperation(
+  method: HttpMethod,
+  path: string,
+  pathItem: Record<string, unknown>,
+  op: Record<string, unknown>,
+  inliner: Inliner,
+  warn: (m: string) => void,
+) {
   const what = `${method} ${path}`;
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
@@ -119,9 +156,11 @@ function buildOperation(method: HttpMethod, path: string, pathItem: Record<strin
     }
     const name = param.name as string;
     const property = Object.hasOwn(properties, name) ? `${name}_${location}` : name;
-    if (property !== name) warn(`${what}: parameter "${name}" appears in more than one place; the ${location} one is "${property}"`);
+    if (property !== name)
+      warn(`${what}: parameter "${name}" appears in more than one place; the ${location} one is "${property}"`);
     const schema = inliner.inline(param.schema ?? contentSchema(param.content), `${what} parameter ${name}`);
-    properties[property] = typeof param.description === 'string' && !schema.description ? { ...schema, description: param.description } : schema;
+    properties[property] =
+      typeof param.description === 'string' && !schema.description ? { ...schema, description: param.description } : schema;
     if (param.required === true || location === 'path') required.push(property);
     params.push({ property, name, in: location });
   }
@@ -129,11 +168,15 @@ function buildOperation(method: HttpMethod, path: string, pathItem: Record<strin
   const requestBody = inliner.deref<Record<string, unknown>>(op.requestBody);
   if (requestBody) {
     const content = (requestBody.content ?? {}) as Record<string, { schema?: unknown }>;
-    const contentType = Object.keys(content).find(isJson) ?? Object.keys(content).find((t) => t === 'application/x-www-form-urlencoded');
+    const contentType =
+      Object.keys(content).find(isJson) ?? Object.keys(content).find((t) => t === 'application/x-www-form-urlencoded');
     if (contentType) {
       const property = Object.hasOwn(properties, 'body') ? 'requestBody' : 'body';
       const schema = inliner.inline(content[contentType]?.schema ?? {}, `${what} request body`);
-      properties[property] = typeof requestBody.description === 'string' && !schema.description ? { ...schema, description: requestBody.description } : schema;
+      properties[property] =
+        typeof requestBody.description === 'string' && !schema.description
+          ? { ...schema, description: requestBody.description }
+          : schema;
       if (requestBody.required === true) required.push(property);
       operation.body = { property, contentType };
     } else if (Object.keys(content).length) {
@@ -143,12 +186,17 @@ function buildOperation(method: HttpMethod, path: string, pathItem: Record<strin
   }
   const output = outputOf(op, inliner, what);
   if (output) operation.output = output;
-  return { operation, inputSchema: { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false } };
+  return {
+    operation,
+    inputSchema: { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false },
+  };
 }
 
 function outputOf(op: Record<string, unknown>, inliner: Inliner, what: string): Operation['output'] {
   const responses = (op.responses ?? {}) as Record<string, unknown>;
-  const codes = Object.keys(responses).filter((code) => /^2(\d\d|XX)$/i.test(code)).sort();
+  const codes = Object.keys(responses)
+    .filter((code) => /^2(\d\d|XX)$/i.test(code))
+    .sort();
   const withSchema = codes
     .map((code) => inliner.deref<Record<string, unknown>>(responses[code]))
     .map((response) => contentSchema(response?.content))
@@ -157,7 +205,9 @@ function outputOf(op: Record<string, unknown>, inliner: Inliner, what: string): 
   if (withSchema.length !== 1 || codes.length !== 1) return undefined;
   const schema = inliner.inline(withSchema[0], `${what} response`);
   const isObject = schema.type === 'object' || (schema.type === undefined && typeof schema.properties === 'object');
-  return isObject ? { wrap: false, schema } : { wrap: true, schema: { type: 'object', properties: { body: schema }, required: ['body'] } };
+  return isObject
+    ? { wrap: false, schema }
+    : { wrap: true, schema: { type: 'object', properties: { body: schema }, required: ['body'] } };
 }
 
 function contentSchema(content: unknown): unknown {
@@ -221,31 +271,48 @@ function createCaller(config: OpenApiAdapterConfig, baseUrl: string, fetchImpl: 
   return async (op: Operation, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> => {
     const target = requestTarget(op, args);
     const headers: Record<string, string> = { accept: 'application/json, */*;q=0.5', ...(config.headers ?? {}) };
-    for (const param of op.params) if (param.in === 'header' && args[param.property] !== undefined) headers[param.name] = scalar(args[param.property]);
+    for (const param of op.params)
+      if (param.in === 'header' && args[param.property] !== undefined) headers[param.name] = scalar(args[param.property]);
     let body: string | undefined;
     if (op.body && args[op.body.property] !== undefined) {
       const value = args[op.body.property];
       headers['content-type'] = op.body.contentType;
-      body = isJson(op.body.contentType) ? JSON.stringify(value) : new URLSearchParams(Object.entries((value ?? {}) as Record<string, unknown>).map(([k, v]): [string, string] => [k, scalar(v)])).toString();
+      body = isJson(op.body.contentType)
+        ? JSON.stringify(value)
+        : new URLSearchParams(
+            Object.entries((value ?? {}) as Record<string, unknown>).map(([k, v]): [string, string] => [k, scalar(v)]),
+          ).toString();
     }
     const what = `${op.method} ${target}`;
     let response: Response;
     try {
-      response = await fetchImpl(`${baseUrl}${target}`, { method: op.method, headers, ...(body !== undefined ? { body } : {}), signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]), redirect: 'follow' });
+      response = await fetchImpl(`${baseUrl}${target}`, {
+        method: op.method,
+        headers,
+        ...(body !== undefined ? { body } : {}),
+        signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+        redirect: 'follow',
+      });
     } catch (error) {
       const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (error as Error).message;
       return failure(`${what} failed: ${reason}`);
     }
     const { text, truncated } = await readBody(response, maxBytes);
     if (truncated) return failure(`${what}: the response is larger than ${maxBytes} bytes (maxResponseBytes); not read`);
-    if (!response.ok) return failure(`${what} → HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${text ? `: ${text.slice(0, 2000)}` : ''}`);
+    if (!response.ok)
+      return failure(
+        `${what} → HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${text ? `: ${text.slice(0, 2000)}` : ''}`,
+      );
     const json = isJson(response.headers.get('content-type') ?? '') ? parseJson(text) : undefined;
-    if (!op.output || json === undefined) return { content: [{ type: 'text', text: text || `${what} → HTTP ${response.status}` }] };
+    if (!op.output || json === undefined)
+      return { content: [{ type: 'text', text: text || `${what} → HTTP ${response.status}` }] };
     const structured = op.output.wrap ? { body: json.value } : json.value;
     const check = outputCheck(op.output.schema);
     if (check && !check(structured)) {
       const problems = (check.errors ?? []).slice(0, 3).map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''}`);
-      return failure(`${what}: the response does not match the document's schema (${problems.join('; ')}): ${text.slice(0, 2000)}`);
+      return failure(
+        `${what}: the response does not match the document's schema (${problems.join('; ')}): ${text.slice(0, 2000)}`,
+      );
     }
     return { content: [{ type: 'text', text }], structuredContent: structured as Record<string, unknown> };
   };

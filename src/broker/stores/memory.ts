@@ -50,7 +50,10 @@ class MemoryStore implements BrokerStore {
   }
 
   async getEntry(id: string): Promise<{ request?: ElicitRequest; answer?: StoredAnswer }> {
-    return { request: copyRequest(await this.read<ElicitRequest>(keys.question(id))), answer: copyAnswer(await this.read<StoredAnswer>(keys.answer(id))) };
+    return {
+      request: copyRequest(await this.read<ElicitRequest>(keys.question(id))),
+      answer: copyAnswer(await this.read<StoredAnswer>(keys.answer(id))),
+    };
   }
 
   async claimAnswer(answer: StoredAnswer, ttlMs: number, event: BrokerEvent, options: ClaimOptions = {}): Promise<boolean> {
@@ -159,7 +162,8 @@ const wrapped = new WeakMap<Keyv, MemoryStore>();
 
 /** A memory store over a fresh keyv Map, or over a host's keyv whose store is a Map (one wrapper per keyv). */
 export function openMemoryStore(keyv?: Keyv): BrokerStore {
-  const instance = keyv ?? new Keyv({ store: new Map(), namespace: 'mcpx', throwOnErrors: true, serialize: undefined, deserialize: undefined });
+  const instance =
+    keyv ?? new Keyv({ store: new Map(), namespace: 'mcpx', throwOnErrors: true, serialize: undefined, deserialize: undefined });
   let store = wrapped.get(instance);
   if (!store) wrapped.set(instance, (store = new MemoryStore(instance)));
   return store;

@@ -70,10 +70,19 @@ class PostgresStore implements BrokerStore {
     const opts = (this.keyv.store as { opts: { schema?: string; table?: string } }).opts;
     const schema = opts.schema ?? 'public';
     const base = opts.table ?? 'keyv';
-    const objects = [this.table, this.pendingTable, this.logTable, `${ident(schema)}.${ident(`${base}_mcpx_pending_order`)}`, `${ident(schema)}.${ident(`${base}_mcpx_log_expires`)}`];
+    const objects = [
+      this.table,
+      this.pendingTable,
+      this.logTable,
+      `${ident(schema)}.${ident(`${base}_mcpx_pending_order`)}`,
+      `${ident(schema)}.${ident(`${base}_mcpx_log_expires`)}`,
+    ];
     // Every open checks first: DDL on tables in use takes locks that can deadlock with other processes' writes.
     const exists = async (): Promise<boolean> => {
-      const [row] = await this.rawQuery(`SELECT ${objects.map((_, i) => `to_regclass($${i + 1}) IS NOT NULL`).join(' AND ')} AS ready`, objects);
+      const [row] = await this.rawQuery(
+        `SELECT ${objects.map((_, i) => `to_regclass($${i + 1}) IS NOT NULL`).join(' AND ')} AS ready`,
+        objects,
+      );
       return row?.ready === true;
     };
     if (await exists()) return;
@@ -88,7 +97,8 @@ class PostgresStore implements BrokerStore {
     ];
     // One string, no parameters: Postgres runs it as one transaction, and the advisory lock makes processes
     // that open the same database at once create the tables one after another (concurrent IF NOT EXISTS can fail).
-    const create = (): Promise<unknown> => this.rawQuery(`BEGIN; SELECT pg_advisory_xact_lock(hashtext('mcpx-schema')); ${statements.join('; ')}; COMMIT`);
+    const create = (): Promise<unknown> =>
+      this.rawQuery(`BEGIN; SELECT pg_advisory_xact_lock(hashtext('mcpx-schema')); ${statements.join('; ')}; COMMIT`);
     // A host's own adapter creates its table without the lock: if that raced ours, the tables exist now.
     await create().catch((error: { code?: string }) => {
       if (['23505', '42P07', '42710'].includes(error.code ?? '')) return create();
@@ -116,7 +126,18 @@ class PostgresStore implements BrokerStore {
           ON CONFLICT (namespace, id) DO UPDATE SET created_at = excluded.created_at, expires = excluded.expires, value = excluded.value)`,
         '',
       ),
-      [rawKey(this.keyv, keys.question(request.id)), row, Date.now(), this.namespace, event.at, expires, await encodeRow(this.keyv, event, ttlMs), request.id, request.createdAt, JSON.stringify(request)],
+      [
+        rawKey(this.keyv, keys.question(request.id)),
+        row,
+        Date.now(),
+        this.namespace,
+        event.at,
+        expires,
+        await encodeRow(this.keyv, event, ttlMs),
+        request.id,
+        request.createdAt,
+        JSON.stringify(request),
+      ],
     );
     return Number(result?.won) === 1;
   }
@@ -131,7 +152,14 @@ class PostgresStore implements BrokerStore {
       `WITH indexed AS (UPDATE ${this.pendingTable} SET value = $3, expires = $4 WHERE namespace = $5 AND id = $6 RETURNING id),
          written AS (UPDATE ${this.table} SET value = $2 WHERE key = $1 AND EXISTS (SELECT 1 FROM indexed))
        SELECT count(*)::int AS written FROM indexed`,
-      [rawKey(this.keyv, keys.question(request.id)), row, JSON.stringify(request), Date.now() + ttlMs, this.namespace, request.id],
+      [
+        rawKey(this.keyv, keys.question(request.id)),
+        row,
+        JSON.stringify(request),
+        Date.now() + ttlMs,
+        this.namespace,
+        request.id,
+      ],
     );
     return Number(result?.written) === 1;
   }
@@ -166,7 +194,18 @@ class PostgresStore implements BrokerStore {
               AND (value::json->>'state') IS DISTINCT FROM 'abandoned' FOR UPDATE),`
           : '',
       ),
-      [rawKey(this.keyv, keys.answer(answer.id)), row, Date.now(), this.namespace, event.at, Date.now() + ttlMs, await encodeRow(this.keyv, event, ttlMs), answer.id, this.channel, payload],
+      [
+        rawKey(this.keyv, keys.answer(answer.id)),
+        row,
+        Date.now(),
+        this.namespace,
+        event.at,
+        Date.now() + ttlMs,
+        await encodeRow(this.keyv, event, ttlMs),
+        answer.id,
+        this.channel,
+        payload,
+      ],
     );
     if (Number(result?.won) !== 1) return false;
     this.wake(answer.id, answer);
@@ -186,7 +225,10 @@ class PostgresStore implements BrokerStore {
   }
 
   async listUnanswered(): Promise<ElicitRequest[]> {
-    const rows = await this.query(`SELECT value FROM ${this.pendingTable} WHERE namespace = $1 AND expires >= $2 ORDER BY created_at, id`, [this.namespace, Date.now()]);
+    const rows = await this.query(
+      `SELECT value FROM ${this.pendingTable} WHERE namespace = $1 AND expires >= $2 ORDER BY created_at, id`,
+      [this.namespace, Date.now()],
+    );
     return rows.map((r) => JSON.parse(r.value as string) as ElicitRequest);
   }
 
@@ -199,13 +241,21 @@ class PostgresStore implements BrokerStore {
   }
 
   async appendEvent(event: BrokerEvent, ttlMs: number): Promise<void> {
-    await this.query(`INSERT INTO ${this.logTable} (namespace, at, expires, value) VALUES ($1, $2, $3, $4)`, [this.namespace, event.at, Date.now() + ttlMs, await encodeRow(this.keyv, event, ttlMs)]);
+    await this.query(`INSERT INTO ${this.logTable} (namespace, at, expires, value) VALUES ($1, $2, $3, $4)`, [
+      this.namespace,
+      event.at,
+      Date.now() + ttlMs,
+      await encodeRow(this.keyv, event, ttlMs),
+    ]);
   }
 
   /** The log in write order; rows past their retention are deleted first. */
   async readEvents(since = 0): Promise<BrokerEvent[]> {
     await this.query(`DELETE FROM ${this.logTable} WHERE expires < $1`, [Date.now()]);
-    const rows = await this.query(`SELECT value FROM ${this.logTable} WHERE namespace = $1 AND at >= $2 ORDER BY seq`, [this.namespace, since]);
+    const rows = await this.query(`SELECT value FROM ${this.logTable} WHERE namespace = $1 AND at >= $2 ORDER BY seq`, [
+      this.namespace,
+      since,
+    ]);
     return decodeRowsSync<BrokerEvent>(
       this.keyv,
       rows.map((r) => r.value),
@@ -328,10 +378,14 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     await query('SELECT 1');
   } catch (error) {
     await pool.end().catch(() => undefined);
-    throw new McpxError('STORE_UNAVAILABLE', `cannot reach the Postgres store at ${redact(url)}: ${(error as Error).message}. Check that it is running and the URL is right.`, {
-      cause: error,
-      data: { store: 'postgres', url: redact(url) },
-    });
+    throw new McpxError(
+      'STORE_UNAVAILABLE',
+      `cannot reach the Postgres store at ${redact(url)}: ${(error as Error).message}. Check that it is running and the URL is right.`,
+      {
+        cause: error,
+        data: { store: 'postgres', url: redact(url) },
+      },
+    );
   }
   const adapter = new PooledKeyvPostgres({ uri: url });
   const keyv = new Keyv({ store: adapter, namespace: options.namespace ?? 'mcpx', throwOnErrors: true });
@@ -350,10 +404,14 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     await store.ready;
   } catch (error) {
     await store.close().catch(() => undefined);
-    throw new McpxError('STORE_UNAVAILABLE', `cannot create the mcpx tables in the Postgres store at ${redact(url)}: ${(error as Error).message}. The user needs CREATE on the schema.`, {
-      cause: error,
-      data: { store: 'postgres', url: redact(url) },
-    });
+    throw new McpxError(
+      'STORE_UNAVAILABLE',
+      `cannot create the mcpx tables in the Postgres store at ${redact(url)}: ${(error as Error).message}. The user needs CREATE on the schema.`,
+      {
+        cause: error,
+        data: { store: 'postgres', url: redact(url) },
+      },
+    );
   }
   return store;
 }

@@ -96,13 +96,21 @@ class RedisStore implements BrokerStore {
 
   async putQuestion(request: ElicitRequest, ttlMs: number, event: BrokerEvent): Promise<boolean> {
     const row = await encodeRow(this.keyv, request, ttlMs);
-    const won = await this.eval(PUT_QUESTION, [rawKey(this.keyv, keys.question(request.id)), this.pendingKey, this.logKey], [row, ttlMs, request.id, JSON.stringify(request), logEntry(event, ttlMs)]);
+    const won = await this.eval(
+      PUT_QUESTION,
+      [rawKey(this.keyv, keys.question(request.id)), this.pendingKey, this.logKey],
+      [row, ttlMs, request.id, JSON.stringify(request), logEntry(event, ttlMs)],
+    );
     return Number(won) === 1;
   }
 
   async updateQuestion(request: ElicitRequest, ttlMs: number): Promise<boolean> {
     const row = await encodeRow(this.keyv, request, ttlMs);
-    const written = await this.eval(UPDATE_QUESTION, [rawKey(this.keyv, keys.question(request.id)), this.pendingKey, rawKey(this.keyv, keys.answer(request.id))], [row, ttlMs, request.id, JSON.stringify(request)]);
+    const written = await this.eval(
+      UPDATE_QUESTION,
+      [rawKey(this.keyv, keys.question(request.id)), this.pendingKey, rawKey(this.keyv, keys.answer(request.id))],
+      [row, ttlMs, request.id, JSON.stringify(request)],
+    );
     return Number(written) === 1;
   }
 
@@ -112,8 +120,15 @@ class RedisStore implements BrokerStore {
 
   async getEntry(id: string): Promise<{ request?: ElicitRequest; answer?: StoredAnswer }> {
     const client = await this.client();
-    const [question, answer] = (await client.sendCommand(['MGET', rawKey(this.keyv, keys.question(id)), rawKey(this.keyv, keys.answer(id))])) as Array<string | null>;
-    return { request: decodeRowsSync<ElicitRequest>(this.keyv, [question])[0], answer: decodeRowsSync<StoredAnswer>(this.keyv, [answer])[0] };
+    const [question, answer] = (await client.sendCommand([
+      'MGET',
+      rawKey(this.keyv, keys.question(id)),
+      rawKey(this.keyv, keys.answer(id)),
+    ])) as Array<string | null>;
+    return {
+      request: decodeRowsSync<ElicitRequest>(this.keyv, [question])[0],
+      answer: decodeRowsSync<StoredAnswer>(this.keyv, [answer])[0],
+    };
   }
 
   async claimAnswer(answer: StoredAnswer, ttlMs: number, event: BrokerEvent, options: ClaimOptions = {}): Promise<boolean> {
@@ -136,7 +151,9 @@ class RedisStore implements BrokerStore {
   async getAnswers(ids: string[]): Promise<Array<StoredAnswer | undefined>> {
     if (ids.length === 0) return [];
     const client = await this.client();
-    const raws = (await client.sendCommand(['MGET', ...ids.map((id) => rawKey(this.keyv, keys.answer(id)))])) as Array<string | null>;
+    const raws = (await client.sendCommand(['MGET', ...ids.map((id) => rawKey(this.keyv, keys.answer(id)))])) as Array<
+      string | null
+    >;
     return raws.map((raw) => decodeRowsSync<StoredAnswer>(this.keyv, [raw])[0]);
   }
 
@@ -154,7 +171,8 @@ class RedisStore implements BrokerStore {
     do {
       const [next, batch] = (await client.sendCommand(['SCAN', cursor, 'MATCH', pattern, 'COUNT', '1000'])) as [string, string[]];
       cursor = next;
-      if (batch.length) found.push(...decodeRowsSync<ElicitRequest>(this.keyv, (await client.sendCommand(['MGET', ...batch])) as unknown[]));
+      if (batch.length)
+        found.push(...decodeRowsSync<ElicitRequest>(this.keyv, (await client.sendCommand(['MGET', ...batch])) as unknown[]));
     } while (cursor !== '0');
     return found;
   }
@@ -242,7 +260,8 @@ class RedisStore implements BrokerStore {
     // Never wait on a subscription still connecting (Redis may be down): stop it where it stands.
     const subscriber = this.subscriber;
     this.subscriber = undefined;
-    if (subscriber?.isOpen) await Promise.resolve(subscriber.close?.() ?? subscriber.destroy?.()).catch(() => subscriber.destroy?.());
+    if (subscriber?.isOpen)
+      await Promise.resolve(subscriber.close?.() ?? subscriber.destroy?.()).catch(() => subscriber.destroy?.());
     else subscriber?.destroy?.();
     const store = this.keyv.store as { client: RedisClient };
     if (store.client.isOpen) await this.keyv.disconnect();
@@ -262,7 +281,14 @@ export function wrapRedisKeyv(keyv: Keyv, options: RedisStoreOptions = {}): Brok
 export async function openRedisStore(url: string, options: RedisStoreOptions = {}): Promise<BrokerStore> {
   const { createKeyv } = await import('@keyv/redis');
   const keyv = createKeyv(
-    { url, disableOfflineQueue: true, socket: { connectTimeout: options.connectTimeoutMs ?? 3_000, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2_000) } },
+    {
+      url,
+      disableOfflineQueue: true,
+      socket: {
+        connectTimeout: options.connectTimeoutMs ?? 3_000,
+        reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2_000),
+      },
+    },
     { namespace: options.namespace ?? 'mcpx', throwOnErrors: true, connectionTimeout: options.connectTimeoutMs ?? 3_000 },
   );
   keyv.on('error', () => {
@@ -271,10 +297,14 @@ export async function openRedisStore(url: string, options: RedisStoreOptions = {
   try {
     await (keyv.store as { getClient(): Promise<unknown> }).getClient();
   } catch (error) {
-    throw new McpxError('STORE_UNAVAILABLE', `cannot reach the Redis store at ${redact(url)}: ${(error as Error).message}. Check that it is running and the URL is right.`, {
-      cause: error,
-      data: { store: 'redis', url: redact(url) },
-    });
+    throw new McpxError(
+      'STORE_UNAVAILABLE',
+      `cannot reach the Redis store at ${redact(url)}: ${(error as Error).message}. Check that it is running and the URL is right.`,
+      {
+        cause: error,
+        data: { store: 'redis', url: redact(url) },
+      },
+    );
   }
   return wrapRedisKeyv(keyv, options);
 }

@@ -16,7 +16,8 @@ export async function encodeRow(keyv: Keyv, value: unknown, ttlMs: number): Prom
 /** Parses a stored row with keyv's own deserializer; undefined when it is missing or past its keyv expiry. */
 export async function decodeRow<T>(keyv: Keyv, raw: unknown): Promise<T | undefined> {
   if (raw === undefined || raw === null) return undefined;
-  const row = (typeof raw === 'string' ? await keyv.deserializeData(raw) : raw) as { value?: T; expires?: number | null } | undefined;
+  const row = (typeof raw === 'string' ? await keyv.deserializeData(raw) : raw) as
+    { value?: T; expires?: number | null } | undefined;
   if (!row || (typeof row.expires === 'number' && row.expires < Date.now())) return undefined;
   return row.value;
 }
@@ -36,7 +37,10 @@ export function decodeRowsSync<T>(keyv: Keyv, raws: unknown[]): T[] {
   const out: T[] = [];
   for (const raw of raws) {
     if (typeof raw !== 'string') continue;
-    const row = raw.includes('"::') || raw.includes('":base64:') ? deserialize(raw) : (JSON.parse(raw) as { value?: T; expires?: number | null });
+    const row =
+      raw.includes('"::') || raw.includes('":base64:')
+        ? deserialize(raw)
+        : (JSON.parse(raw) as { value?: T; expires?: number | null });
     if (!row || (typeof row.expires === 'number' && row.expires < now) || row.value === undefined) continue;
     out.push(row.value);
   }

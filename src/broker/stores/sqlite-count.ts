@@ -29,17 +29,23 @@ export async function countPendingInSqliteFile(path: string, filter: PendingCoun
   // sqlite3 is @keyv/sqlite's own dependency: resolved from there, loaded (native, CommonJS) only here.
   const sqlite3 = createRequire(import.meta.resolve('@keyv/sqlite'))('sqlite3') as Sqlite3;
   const db = await new Promise<InstanceType<Sqlite3['Database']>>((resolve, reject) => {
-    const opened: InstanceType<Sqlite3['Database']> = new sqlite3.Database(path, sqlite3.OPEN_READONLY, (error) => (error ? reject(error) : resolve(opened)));
+    const opened: InstanceType<Sqlite3['Database']> = new sqlite3.Database(path, sqlite3.OPEN_READONLY, (error) =>
+      error ? reject(error) : resolve(opened),
+    );
   });
   try {
     db.configure('busyTimeout', 2_000);
     const session = filter.session ?? null;
     return await new Promise<number>((resolve, reject) =>
-      db.get(COUNT_SQL, [filter.now ?? Date.now(), session, session], (error: Error | null, row: { waiting?: number } | undefined) => {
-        // A file the store never initialised has no keyv table: nothing waits in it.
-        if (error) return /no such table/.test(error.message) ? resolve(0) : reject(error);
-        resolve(row?.waiting ?? 0);
-      }),
+      db.get(
+        COUNT_SQL,
+        [filter.now ?? Date.now(), session, session],
+        (error: Error | null, row: { waiting?: number } | undefined) => {
+          // A file the store never initialised has no keyv table: nothing waits in it.
+          if (error) return /no such table/.test(error.message) ? resolve(0) : reject(error);
+          resolve(row?.waiting ?? 0);
+        },
+      ),
     );
   } finally {
     await new Promise<void>((resolve) => db.close(() => resolve()));

@@ -63,7 +63,8 @@ class SqliteStore implements BrokerStore {
     const quote = (text: string): string => `'${text.replace(/'/g, "''")}'`;
     const namespace = quote(this.keyv.namespace ?? '');
     const namespaceLength = rawKey(this.keyv, 'q:').length - 'q:'.length;
-    const range = (prefix: string): string => `NEW.key >= ${quote(rawKey(this.keyv, prefix))} AND NEW.key < ${quote(prefixEnd(rawKey(this.keyv, prefix)))}`;
+    const range = (prefix: string): string =>
+      `NEW.key >= ${quote(rawKey(this.keyv, prefix))} AND NEW.key < ${quote(prefixEnd(rawKey(this.keyv, prefix)))}`;
     const pendingKey = `${quote(rawKey(this.keyv, 'p:'))} || substr(NEW.key, ${namespaceLength + 3})`;
     // The row carries the event its write logs (`_event`); the log row's sequence is its place in write order.
     const event = `json_extract(NEW.value, '$.value._event')`;
@@ -80,7 +81,9 @@ class SqliteStore implements BrokerStore {
       `CREATE TABLE IF NOT EXISTS ${log} (seq INTEGER PRIMARY KEY AUTOINCREMENT, namespace TEXT NOT NULL, at INTEGER NOT NULL, expires INTEGER, value TEXT NOT NULL)`,
       `CREATE INDEX IF NOT EXISTS ${log}_expires ON ${log} (expires)`,
       // Files written by v1 logged into the keyv table keyed by time: drop those triggers and move their rows over.
-      ...['question_opened', 'question_changed', 'answered', 'answer_replaced'].map((trigger) => `DROP TRIGGER IF EXISTS ${v1}_${trigger}`),
+      ...['question_opened', 'question_changed', 'answered', 'answer_replaced'].map(
+        (trigger) => `DROP TRIGGER IF EXISTS ${v1}_${trigger}`,
+      ),
       `INSERT INTO ${log} (namespace, at, expires, value) SELECT ${namespace}, coalesce(json_extract(value, '$.value.at'), 0), json_extract(value, '$.expires'), value
        FROM ${t} WHERE key >= ${quote(logStart)} AND key < ${quote(prefixEnd(logStart))} ORDER BY key`,
       `DELETE FROM ${t} WHERE key >= ${quote(logStart)} AND key < ${quote(prefixEnd(logStart))}`,
@@ -110,14 +113,22 @@ class SqliteStore implements BrokerStore {
    */
   private async putIfAbsent(key: string, value: unknown, ttlMs: number, openQuestion: string | null = null): Promise<boolean> {
     const row = await encodeRow(this.keyv, value, ttlMs);
-    return new Promise<boolean>((resolve, reject) => this.puts.add({ key: rawKey(this.keyv, key), row, openQuestion, resolve, reject }));
+    return new Promise<boolean>((resolve, reject) =>
+      this.puts.add({ key: rawKey(this.keyv, key), row, openQuestion, resolve, reject }),
+    );
   }
 
   /**
    * Group commit: while one put-if-absent statement is in flight, the next ones queue and go together as one
    * multi-row upsert; RETURNING names the rows written. A key twice in one batch: the later one loses.
    */
-  private readonly puts = createBatcher<{ key: string; row: string; openQuestion: string | null; resolve: (won: boolean) => void; reject: (error: unknown) => void }>(async (batch) => {
+  private readonly puts = createBatcher<{
+    key: string;
+    row: string;
+    openQuestion: string | null;
+    resolve: (won: boolean) => void;
+    reject: (error: unknown) => void;
+  }>(async (batch) => {
     const first = new Map<string, (typeof batch)[number]>();
     for (const entry of batch) if (!first.has(entry.key)) first.set(entry.key, entry);
     const unique = [...first.values()];
@@ -142,9 +153,16 @@ class SqliteStore implements BrokerStore {
   });
 
   /** Reads batch the same way: one SELECT for every key asked for while the previous read was in flight. */
-  private readonly reads = createBatcher<{ keys: string[]; resolve: (rows: Map<string, unknown>) => void; reject: (error: unknown) => void }>(async (batch) => {
+  private readonly reads = createBatcher<{
+    keys: string[];
+    resolve: (rows: Map<string, unknown>) => void;
+    reject: (error: unknown) => void;
+  }>(async (batch) => {
     try {
-      const rows = await this.query(`SELECT key, value FROM ${this.table} WHERE key IN (SELECT value FROM json_each(?))`, JSON.stringify(batch.flatMap((b) => b.keys)));
+      const rows = await this.query(
+        `SELECT key, value FROM ${this.table} WHERE key IN (SELECT value FROM json_each(?))`,
+        JSON.stringify(batch.flatMap((b) => b.keys)),
+      );
       const found = new Map(rows.map((r) => [r.key as string, r.value]));
       for (const entry of batch) entry.resolve(found);
     } catch (error) {
@@ -182,7 +200,9 @@ class SqliteStore implements BrokerStore {
   async getEntry(id: string): Promise<{ request?: ElicitRequest; answer?: StoredAnswer }> {
     const question = rawKey(this.keyv, keys.question(id));
     const answer = rawKey(this.keyv, keys.answer(id));
-    const found = await new Promise<Map<string, unknown>>((resolve, reject) => this.reads.add({ keys: [question, answer], resolve, reject }));
+    const found = await new Promise<Map<string, unknown>>((resolve, reject) =>
+      this.reads.add({ keys: [question, answer], resolve, reject }),
+    );
     const [request] = withoutEvent(decodeRowsSync<ElicitRequest>(this.keyv, [found.get(question)]));
     const [stored] = withoutEvent(decodeRowsSync<StoredAnswer>(this.keyv, [found.get(answer)]));
     return { ...(request ? { request } : {}), ...(stored ? { answer: stored } : {}) };
@@ -200,7 +220,9 @@ class SqliteStore implements BrokerStore {
   }
 
   async getAnswers(ids: string[]): Promise<Array<StoredAnswer | undefined>> {
-    return ids.length ? withoutEvent((await this.keyv.getMany<StoredAnswer>(ids.map(keys.answer))) as Array<StoredAnswer | undefined>) : [];
+    return ids.length
+      ? withoutEvent((await this.keyv.getMany<StoredAnswer>(ids.map(keys.answer))) as Array<StoredAnswer | undefined>)
+      : [];
   }
 
   async listUnanswered(): Promise<ElicitRequest[]> {
@@ -229,14 +251,27 @@ class SqliteStore implements BrokerStore {
 
   async appendEvent(event: BrokerEvent, ttlMs: number): Promise<void> {
     const row = await encodeRow(this.keyv, event, ttlMs);
-    await this.query(`INSERT INTO ${this.logTable} (namespace, at, expires, value) VALUES (?, ?, ?, ?)`, this.keyv.namespace ?? '', event.at, Date.now() + ttlMs, row);
+    await this.query(
+      `INSERT INTO ${this.logTable} (namespace, at, expires, value) VALUES (?, ?, ?, ?)`,
+      this.keyv.namespace ?? '',
+      event.at,
+      Date.now() + ttlMs,
+      row,
+    );
   }
 
   /** The log in write order; rows past their retention are deleted first. */
   async readEvents(since = 0): Promise<BrokerEvent[]> {
     await this.query(`DELETE FROM ${this.logTable} WHERE expires < ?`, Date.now());
-    const rows = await this.query(`SELECT value FROM ${this.logTable} WHERE namespace = ? AND at >= ? ORDER BY seq`, this.keyv.namespace ?? '', since);
-    return decodeRowsSync<BrokerEvent>(this.keyv, rows.map((r) => r.value));
+    const rows = await this.query(
+      `SELECT value FROM ${this.logTable} WHERE namespace = ? AND at >= ? ORDER BY seq`,
+      this.keyv.namespace ?? '',
+      since,
+    );
+    return decodeRowsSync<BrokerEvent>(
+      this.keyv,
+      rows.map((r) => r.value),
+    );
   }
 
   watch(id: string, onAnswer: Watcher): () => void {
@@ -313,7 +348,8 @@ function createBatcher<T>(run: (batch: T[]) => Promise<void>): { add(item: T): v
 
 /** Rows carry the event their write logged; readers get the record alone. */
 function withoutEvent<T>(values: T[]): T[] {
-  for (const value of values) if (value && typeof value === 'object' && '_event' in value) delete (value as { _event?: unknown })._event;
+  for (const value of values)
+    if (value && typeof value === 'object' && '_event' in value) delete (value as { _event?: unknown })._event;
   return values;
 }
 
@@ -342,9 +378,13 @@ export async function openSqliteStore(path: string, options: SqliteStoreOptions 
     await store.ready;
     return store;
   } catch (error) {
-    throw new McpxError('STORE_UNAVAILABLE', `cannot open the SQLite store at ${path}: ${(error as Error).message}. Check that the directory is writable (MCPX_STATE_DIR moves it).`, {
-      cause: error,
-      data: { store: 'sqlite', path },
-    });
+    throw new McpxError(
+      'STORE_UNAVAILABLE',
+      `cannot open the SQLite store at ${path}: ${(error as Error).message}. Check that the directory is writable (MCPX_STATE_DIR moves it).`,
+      {
+        cause: error,
+        data: { store: 'sqlite', path },
+      },
+    );
   }
 }

@@ -59,7 +59,9 @@ export function parseArgs(argv: readonly string[], spec: FlagSpec): ParsedArgs {
 export function parseTarget(target: string | undefined): { server: string; tool: string } {
   const dot = target?.indexOf('.') ?? -1;
   if (!target || dot <= 0 || dot === target.length - 1) {
-    throw new UsageError(`expected server.tool (e.g. github.create_issue), got ${target === undefined ? 'nothing' : JSON.stringify(target)}`);
+    throw new UsageError(
+      `expected server.tool (e.g. github.create_issue), got ${target === undefined ? 'nothing' : JSON.stringify(target)}`,
+    );
   }
   return { server: target.slice(0, dot), tool: target.slice(dot + 1) };
 }
@@ -89,9 +91,12 @@ export function parseJsonObject(text: string): Record<string, unknown> {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`the arguments are not valid JSON (${(error as Error).message}); quote them for the shell: '{"key":"value"}'`);
+    throw new UsageError(
+      `the arguments are not valid JSON (${(error as Error).message}); quote them for the shell: '{"key":"value"}'`,
+    );
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new UsageError('the arguments must be a JSON object, e.g. \'{"key":"value"}\'');
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw new UsageError('the arguments must be a JSON object, e.g. \'{"key":"value"}\'');
   return value as Record<string, unknown>;
 }
 
@@ -124,7 +129,8 @@ function assign(target: Record<string, unknown>, path: string[], value: unknown,
   if (head === '__proto__' || head === 'constructor' || head === 'prototype') throw new UsageError(`refusing the key ${head}`);
   if (rest.length) {
     const child = target[head];
-    if (child !== undefined && (typeof child !== 'object' || child === null || Array.isArray(child))) throw new UsageError(`${head} is both a value and an object in ${JSON.stringify(word)}`);
+    if (child !== undefined && (typeof child !== 'object' || child === null || Array.isArray(child)))
+      throw new UsageError(`${head} is both a value and an object in ${JSON.stringify(word)}`);
     const next = (child ?? {}) as Record<string, unknown>;
     target[head] = next;
     assign(next, rest, value, word);
@@ -142,9 +148,14 @@ export type ElicitMode = 'prompt' | 'return' | 'auto' | 'decline' | 'error';
 export const ELICIT_MODES: readonly ElicitMode[] = ['prompt', 'return', 'auto', 'decline', 'error'];
 
 /** `--elicit`, else MCPX_ELICIT, else prompt on a terminal and return otherwise. */
-export function elicitModeOf(flag: string | boolean | undefined, env: Record<string, string | undefined>, isTTY: boolean): ElicitMode {
+export function elicitModeOf(
+  flag: string | boolean | undefined,
+  env: Record<string, string | undefined>,
+  isTTY: boolean,
+): ElicitMode {
   const chosen = typeof flag === 'string' ? flag : env.MCPX_ELICIT;
   if (chosen === undefined || chosen === '') return isTTY ? 'prompt' : 'return';
-  if (!(ELICIT_MODES as readonly string[]).includes(chosen)) throw new UsageError(`--elicit takes ${ELICIT_MODES.join(' | ')}, got ${JSON.stringify(chosen)}`);
+  if (!(ELICIT_MODES as readonly string[]).includes(chosen))
+    throw new UsageError(`--elicit takes ${ELICIT_MODES.join(' | ')}, got ${JSON.stringify(chosen)}`);
   return chosen as ElicitMode;
 }

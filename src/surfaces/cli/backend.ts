@@ -26,7 +26,11 @@ export interface TaskView {
 
 export type CallResponse =
   | { status: 'complete'; callId: string; task?: string; result: Record<string, unknown> }
-  | { status: 'input-required'; inputRequired: { callId: string; task?: string; server: string; tool: string; questions: Elicitation[]; text: string }; inline?: boolean };
+  | {
+      status: 'input-required';
+      inputRequired: { callId: string; task?: string; server: string; tool: string; questions: Elicitation[]; text: string };
+      inline?: boolean;
+    };
 
 export interface ListFilter {
   server?: string;
@@ -40,7 +44,12 @@ export interface Backend {
   /** `daemon`: REST over the daemon's socket; `store`: the state store, no daemon running. */
   readonly kind: 'daemon' | 'store';
   /** `elicit`: the policy mode the daemon applies to this call's questions (else the config's). */
-  call(server: string, tool: string, args: Record<string, unknown>, options: { session?: string; parent?: string; elicit?: 'ask' | 'auto' | 'decline' | 'error' }): Promise<CallResponse>;
+  call(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options: { session?: string; parent?: string; elicit?: 'ask' | 'auto' | 'decline' | 'error' },
+  ): Promise<CallResponse>;
   list(filter: ListFilter): Promise<ListedQuestion[]>;
   get(id: string): Promise<{ elicitation: ListedQuestion; answer?: StoredAnswer }>;
   answer(id: string, answer: Answer, options: { session?: string }): Promise<StoredAnswer>;

@@ -10,7 +10,9 @@ const DECLARATIONS_PATH = '/mcpx-env.d.ts';
 /** The script's type errors as `file:line: TS1234 message` lines (none: it checks clean). */
 export async function checkScript(mcpx: Mcpx, file: string, source: string): Promise<string[]> {
   const { checkTypeScript, generateScriptDeclarations } = await import('../../codegen/index.js');
-  const toolsByServer = Object.fromEntries(await Promise.all(mcpx.serverNames().map(async (server) => [server, await mcpx.listTools(server)] as const)));
+  const toolsByServer = Object.fromEntries(
+    await Promise.all(mcpx.serverNames().map(async (server) => [server, await mcpx.listTools(server)] as const)),
+  );
   const { file: declarations } = await generateScriptDeclarations(toolsByServer);
   const diagnostics = await checkTypeScript({ [DECLARATIONS_PATH]: declarations.text, [SCRIPT_PATH]: source }, { scripts: true });
   return diagnostics.filter((d) => d.file === SCRIPT_PATH).map((d) => `${file}:${d.line}: TS${d.code} ${d.message}`);

@@ -41,7 +41,11 @@ export async function openBackend(io: CliIO, options: OpenBackendOptions): Promi
           return client.fetch(path, init);
         }
       };
-      return createRestBackend({ fetch, inline: () => client?.inline ?? false, close: async () => (direct.close(), await client?.close()) });
+      return createRestBackend({
+        fetch,
+        inline: () => client?.inline ?? false,
+        close: async () => (direct.close(), await client?.close()),
+      });
     }
     const client = await start();
     return createRestBackend({ fetch: client.fetch, inline: client.inline, close: () => client.close() });
@@ -61,11 +65,16 @@ function daemonCommand(env: Env): { command?: string[] } {
   } catch {
     // fall through to the error below
   }
-  throw new McpxError('CONFIG_INVALID', 'MCPX_DAEMON_COMMAND must be a JSON array of strings, e.g. ["node","dist/cli.js","daemon","run"]');
+  throw new McpxError(
+    'CONFIG_INVALID',
+    'MCPX_DAEMON_COMMAND must be a JSON array of strings, e.g. ["node","dist/cli.js","daemon","run"]',
+  );
 }
 
 /** The audit log, read from the state store (every process appends to the same one). */
-export async function openAudit(io: CliIO): Promise<{ events(query: AuditQuery): Promise<BrokerEvent[]>; close(): Promise<void> }> {
+export async function openAudit(
+  io: CliIO,
+): Promise<{ events(query: AuditQuery): Promise<BrokerEvent[]>; close(): Promise<void> }> {
   const { openStoreBroker, closeStoreBroker } = await import('./store-backend.js');
   const broker = await openStoreBroker(io.env);
   return { events: (query) => broker.audit(query), close: () => closeStoreBroker(broker) };

@@ -18,7 +18,7 @@ function usage(): string {
     'commands:',
     ...lines,
     '',
-    'mcpx <command> --help shows a command\'s options. Exit codes: 0 ok, 1 failure, 2 usage, 75 a question waits for an answer.',
+    "mcpx <command> --help shows a command's options. Exit codes: 0 ok, 1 failure, 2 usage, 75 a question waits for an answer.",
     '',
   ].join('\n');
 }

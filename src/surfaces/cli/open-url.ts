@@ -21,9 +21,10 @@ export async function openUrl(url: string, env: Record<string, string | undefine
     if (child.pid !== undefined) {
       child.unref();
       resolve(true);
-    } else child.once('spawn', () => {
-      child.unref();
-      resolve(true);
-    });
+    } else
+      child.once('spawn', () => {
+        child.unref();
+        resolve(true);
+      });
   });
 }

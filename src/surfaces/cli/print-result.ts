@@ -13,7 +13,11 @@ interface ContentItem {
 }
 
 /** Writes the result; exit 0, or 1 when the tool reported an error (`isError`). */
-export function printResult(result: Record<string, unknown>, io: Pick<CliIO, 'stdout' | 'stderr' | 'isTTY'>, json: boolean): number {
+export function printResult(
+  result: Record<string, unknown>,
+  io: Pick<CliIO, 'stdout' | 'stderr' | 'isTTY'>,
+  json: boolean,
+): number {
   const failed = result.isError === true;
   if (json) {
     io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

@@ -2,7 +2,13 @@
  * The §5.1 message as the CLI prints it: the core's text (src/elicitation/describe.ts) with deadlines in local
  * time and server text cleaned for a terminal.
  */
-import { describeInputRequired, exampleContent as coreExampleContent, isoAt, type DescribedQuestion, type TextCleaner } from '../../elicitation/describe.js';
+import {
+  describeInputRequired,
+  exampleContent as coreExampleContent,
+  isoAt,
+  type DescribedQuestion,
+  type TextCleaner,
+} from '../../elicitation/describe.js';
 import type { ElicitationSchema } from '../../types.js';
 import { sanitize, sanitizeLine } from './sanitize.js';
 

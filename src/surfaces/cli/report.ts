@@ -13,7 +13,12 @@ interface IssueLike {
  * Prints the error and returns the exit code: 2 for a usage mistake, 1 otherwise. With `json`, the error is one JSON
  * document on stdout (`{"error": {"code", "message", "issues"}}`), where the result would have been.
  */
-export function reportError(error: unknown, io: Pick<CliIO, 'stdout' | 'stderr' | 'env'>, command?: string, json = false): number {
+export function reportError(
+  error: unknown,
+  io: Pick<CliIO, 'stdout' | 'stderr' | 'env'>,
+  command?: string,
+  json = false,
+): number {
   const exit = error instanceof UsageError ? EXIT.USAGE : EXIT.FAILURE;
   if (json) {
     io.stdout.write(`${JSON.stringify({ error: jsonOf(error, exit) }, null, 2)}\n`);
@@ -45,7 +50,13 @@ function jsonOf(error: unknown, exit: number): Record<string, unknown> {
   if (error instanceof UsageError) return { code: 'USAGE', message: error.message, exit };
   if (isMcpxError(error)) {
     const { issues, ...data } = (error.data ?? {}) as Record<string, unknown>;
-    return { code: error.code, message: error.message, ...(Array.isArray(issues) ? { issues } : {}), ...(Object.keys(data).length ? { data } : {}), exit };
+    return {
+      code: error.code,
+      message: error.message,
+      ...(Array.isArray(issues) ? { issues } : {}),
+      ...(Object.keys(data).length ? { data } : {}),
+      exit,
+    };
   }
   return { code: 'INTERNAL', message: error instanceof Error ? error.message : String(error), exit };
 }

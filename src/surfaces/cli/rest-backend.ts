@@ -33,11 +33,18 @@ export function createRestBackend(options: RestBackendOptions): Backend {
     try {
       body = text ? JSON.parse(text) : undefined;
     } catch {
-      throw new McpxError('DAEMON_UNAVAILABLE', `The daemon answered ${response.status} with something that is not JSON: ${text.slice(0, 200)}`);
+      throw new McpxError(
+        'DAEMON_UNAVAILABLE',
+        `The daemon answered ${response.status} with something that is not JSON: ${text.slice(0, 200)}`,
+      );
     }
     if (response.status >= 400) {
       const error = (body as { error?: { code?: string; message?: string; data?: Record<string, unknown> } } | undefined)?.error;
-      throw new McpxError((error?.code ?? 'CALL_FAILED') as McpxErrorCode, error?.message ?? `the daemon answered ${response.status}`, error?.data ? { data: error.data } : {});
+      throw new McpxError(
+        (error?.code ?? 'CALL_FAILED') as McpxErrorCode,
+        error?.message ?? `the daemon answered ${response.status}`,
+        error?.data ? { data: error.data } : {},
+      );
     }
     return { status: response.status, body: body as T };
   }
@@ -50,7 +57,12 @@ export function createRestBackend(options: RestBackendOptions): Backend {
     async call(server, tool, args, { session, parent, elicit }) {
       const { body } = await send<CallResponse>(`/v1/call/${encodeURIComponent(server)}/${encodeURIComponent(tool)}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...sessionHeader(session), ...(parent ? { 'x-mcpx-parent': parent } : {}), ...(elicit ? { 'x-mcpx-elicit': elicit } : {}) },
+        headers: {
+          'content-type': 'application/json',
+          ...sessionHeader(session),
+          ...(parent ? { 'x-mcpx-parent': parent } : {}),
+          ...(elicit ? { 'x-mcpx-elicit': elicit } : {}),
+        },
         body: JSON.stringify(args),
       });
       const inline = typeof options.inline === 'function' ? options.inline() : options.inline;
@@ -71,14 +83,26 @@ export function createRestBackend(options: RestBackendOptions): Backend {
     async answer(id, answer: Answer, { session }) {
       // Recorded as the answer's `by`, so the audit log says the CLI answered, not REST.
       // This process answered; the daemon only relays, so the record names us (§6b).
-      const init: RequestInit = { method: 'POST', headers: { 'content-type': 'application/json', 'x-mcpx-by': 'cli', 'x-mcpx-pid': String(process.pid), ...userHeader(), ...sessionHeader(session) } };
+      const init: RequestInit = {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-mcpx-by': 'cli',
+          'x-mcpx-pid': String(process.pid),
+          ...userHeader(),
+          ...sessionHeader(session),
+        },
+      };
       if (answer.action === 'accept') init.body = JSON.stringify(answer.content === undefined ? {} : { content: answer.content });
       const { body } = await send<{ answer: StoredAnswer }>(`/v1/elicit/${encodeURIComponent(id)}/${answer.action}`, init);
       return body.answer;
     },
 
     async task(id, { waitSeconds, signal } = {}) {
-      const { body } = await send<{ task: TaskView }>(`/v1/tasks/${encodeURIComponent(id)}${waitSeconds ? `?wait=${waitSeconds}` : ''}`, signal ? { signal } : {});
+      const { body } = await send<{ task: TaskView }>(
+        `/v1/tasks/${encodeURIComponent(id)}${waitSeconds ? `?wait=${waitSeconds}` : ''}`,
+        signal ? { signal } : {},
+      );
       return body.task;
     },
 
@@ -94,7 +118,8 @@ export function createRestBackend(options: RestBackendOptions): Backend {
 /** Parses a text/event-stream body into broker events; the daemon's `ready` greeting calls `onReady`, keepalives are skipped. */
 async function* readEvents(responding: Promise<Response>, signal: AbortSignal, onReady?: () => void): AsyncIterable<BrokerEvent> {
   const response = await responding;
-  if (!response.ok || !response.body) throw new McpxError('DAEMON_UNAVAILABLE', `the daemon's event stream answered ${response.status}`);
+  if (!response.ok || !response.body)
+    throw new McpxError('DAEMON_UNAVAILABLE', `the daemon's event stream answered ${response.status}`);
   const decoder = new TextDecoder();
   let buffer = '';
   const reader = response.body.getReader();

@@ -68,7 +68,12 @@ export async function createScriptHost(options: ScriptHostOptions): Promise<Scri
   if (person) answerers.push({ kind: 'person', name: 'terminal', answer: (question: Question) => person(question) });
   const pipeline = createElicitationPipeline({ broker, policy, answerers, env: io.env });
   // ask() has no script answerer: the script asked it. Nobody answering stops the run as input-required.
-  const askPipeline = createElicitationPipeline({ broker, policy, answerers: person ? [{ kind: 'person', name: 'terminal', answer: (question) => person(question) }] : [], env: io.env });
+  const askPipeline = createElicitationPipeline({
+    broker,
+    policy,
+    answerers: person ? [{ kind: 'person', name: 'terminal', answer: (question) => person(question) }] : [],
+    env: io.env,
+  });
 
   const mcpx = await createMcpx({
     ...(options.config !== undefined ? { config: options.config } : {}),
@@ -99,15 +104,27 @@ export async function createScriptHost(options: ScriptHostOptions): Promise<Scri
           questions: outcome.questions.map((q) => ({ ...q, expiresAt })),
           now,
         });
-        return { status: 'input-required', message, data: { callId: outcome.callId, server: outcome.server, tool: outcome.tool, questions: outcome.questions } };
+        return {
+          status: 'input-required',
+          message,
+          data: { callId: outcome.callId, server: outcome.server, tool: outcome.tool, questions: outcome.questions },
+        };
       }
       const result = outcome.result;
       if (result.isError === true) {
-        return { status: 'tool-error', message: `${target.server}.${target.tool} failed: ${textOf(result.content) || 'the tool reported an error'}`, result };
+        return {
+          status: 'tool-error',
+          message: `${target.server}.${target.tool} failed: ${textOf(result.content) || 'the tool reported an error'}`,
+          result,
+        };
       }
       if (!target.structured) return { status: 'ok', value: result };
       if (result.structuredContent === undefined) {
-        return { status: 'tool-error', message: `${target.server}.${target.tool} declares an output schema but returned no structuredContent`, result };
+        return {
+          status: 'tool-error',
+          message: `${target.server}.${target.tool} declares an output schema but returned no structuredContent`,
+          result,
+        };
       }
       return { status: 'ok', value: result.structuredContent };
     },
@@ -150,7 +167,10 @@ export async function createScriptHost(options: ScriptHostOptions): Promise<Scri
 function textOf(content: unknown): string {
   if (!Array.isArray(content)) return '';
   return content
-    .filter((c): c is { type: 'text'; text: string } => c !== null && typeof c === 'object' && (c as { type?: unknown }).type === 'text')
+    .filter(
+      (c): c is { type: 'text'; text: string } =>
+        c !== null && typeof c === 'object' && (c as { type?: unknown }).type === 'text',
+    )
     .map((c) => c.text)
     .join('\n')
     .slice(0, 2_000);
@@ -175,7 +195,11 @@ function createNameResolver(mcpx: Mcpx): { resolve(server: string, tool: string)
     if (serverNames.includes(name)) return name;
     const original = serverMembers.get(name);
     if (original) return original;
-    throw new McpxError('SERVER_NOT_FOUND', `no server named "${name}" in the config (servers: ${serverNames.join(', ') || 'none'})`, { data: { server: name } });
+    throw new McpxError(
+      'SERVER_NOT_FOUND',
+      `no server named "${name}" in the config (servers: ${serverNames.join(', ') || 'none'})`,
+      { data: { server: name } },
+    );
   };
   const catalog = (server: string): Promise<Map<string, { name: string; structured: boolean }>> => {
     let entry = toolsOf.get(server);
@@ -206,7 +230,9 @@ function createNameResolver(mcpx: Mcpx): { resolve(server: string, tool: string)
       const spec = tools.get(toolName);
       if (!spec) {
         const known = [...new Set([...tools.values()].map((t) => t.name))];
-        throw new McpxError('CALL_FAILED', `${server} has no tool named "${toolName}" (tools: ${known.join(', ') || 'none'})`, { data: { server, tool: toolName } });
+        throw new McpxError('CALL_FAILED', `${server} has no tool named "${toolName}" (tools: ${known.join(', ') || 'none'})`, {
+          data: { server, tool: toolName },
+        });
       }
       return { server, tool: spec.name, structured: spec.structured };
     },

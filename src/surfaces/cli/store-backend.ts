@@ -26,7 +26,10 @@ export async function closeStoreBroker(broker: StoreBroker): Promise<void> {
   await broker.store.close();
 }
 
-export async function createStoreBackend(env: Record<string, string | undefined>, options: { pollMs?: number } = {}): Promise<Backend> {
+export async function createStoreBackend(
+  env: Record<string, string | undefined>,
+  options: { pollMs?: number } = {},
+): Promise<Backend> {
   const broker = await openStoreBroker(env);
   const tasks = createTaskStore(broker.store.keyv);
   const pollMs = options.pollMs ?? 250;
@@ -41,9 +44,14 @@ export async function createStoreBackend(env: Record<string, string | undefined>
     },
 
     async list(filter) {
-      const wanted = filter.state === undefined ? ['pending'] : filter.state === 'all' ? STATES : filter.state.split(',').map((s) => s.trim());
+      const wanted =
+        filter.state === undefined ? ['pending'] : filter.state === 'all' ? STATES : filter.state.split(',').map((s) => s.trim());
       const bad = wanted.filter((s) => !STATES.includes(s as RequestState));
-      if (bad.length) throw new McpxError('CONFIG_INVALID', `unknown state "${bad.join(', ')}": use ${STATES.join(', ')}, a comma list, or all`);
+      if (bad.length)
+        throw new McpxError(
+          'CONFIG_INVALID',
+          `unknown state "${bad.join(', ')}": use ${STATES.join(', ')}, a comma list, or all`,
+        );
       const entries = await broker.pending({
         ...(filter.server ? { server: filter.server } : {}),
         ...(filter.tool ? { tool: filter.tool } : {}),
@@ -55,23 +63,39 @@ export async function createStoreBackend(env: Record<string, string | undefined>
 
     async get(id) {
       const request = await broker.get(id);
-      if (!request) throw new McpxError('ELICITATION_NOT_FOUND', `No question ${id}: it never existed here or its record has expired. See what is waiting with: mcpx elicit list`);
+      if (!request)
+        throw new McpxError(
+          'ELICITATION_NOT_FOUND',
+          `No question ${id}: it never existed here or its record has expired. See what is waiting with: mcpx elicit list`,
+        );
       const answer = await broker.lookup(id);
       return { elicitation: toElicitation(request), ...(answer ? { answer } : {}) };
     },
 
     answer(id, answer, { session }) {
       const user = currentUser();
-      return broker.respond({ id, action: answer.action, by: 'cli', ...(user ? { user } : {}), ...('content' in answer && answer.content !== undefined ? { content: answer.content } : {}), ...(session ? { session } : {}) });
+      return broker.respond({
+        id,
+        action: answer.action,
+        by: 'cli',
+        ...(user ? { user } : {}),
+        ...('content' in answer && answer.content !== undefined ? { content: answer.content } : {}),
+        ...(session ? { session } : {}),
+      });
     },
 
     async task(id, { waitSeconds } = {}) {
       const task = await tasks.get(id);
-      if (!task) throw new McpxError('TASK_NOT_FOUND', `No task ${id}: it never existed in this store or its record has expired.`);
+      if (!task)
+        throw new McpxError('TASK_NOT_FOUND', `No task ${id}: it never existed in this store or its record has expired.`);
       const { continuation: _continuation, holder: _holder, ...visible } = task;
       const finished = task.state === 'complete' || task.state === 'failed';
       if (waitSeconds && !finished) {
-        throw new McpxError('DAEMON_UNAVAILABLE', `${id} is ${task.state} and no daemon is running to finish it; start one with: mcpx daemon start (it resumes calls it can)`, { data: { task: visible } });
+        throw new McpxError(
+          'DAEMON_UNAVAILABLE',
+          `${id} is ${task.state} and no daemon is running to finish it; start one with: mcpx daemon start (it resumes calls it can)`,
+          { data: { task: visible } },
+        );
       }
       return visible as TaskView;
     },
@@ -84,7 +108,13 @@ export async function createStoreBackend(env: Record<string, string | undefined>
   };
 }
 
-async function* pollEvents(broker: StoreBroker, signal: AbortSignal, pollMs: number, kinds: string[] | undefined, onReady?: () => void): AsyncIterable<BrokerEvent> {
+async function* pollEvents(
+  broker: StoreBroker,
+  signal: AbortSignal,
+  pollMs: number,
+  kinds: string[] | undefined,
+  onReady?: () => void,
+): AsyncIterable<BrokerEvent> {
   let since = Date.now();
   onReady?.();
   const seen = new Set<string>();

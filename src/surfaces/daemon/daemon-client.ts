@@ -28,7 +28,8 @@ export function socketFetch(socket: string): { fetch: DaemonClient['fetch']; clo
     new Promise((resolve, reject) => {
       const headers: Record<string, string> = {};
       new Headers(init.headers).forEach((value, key) => (headers[key] = value));
-      const body = init.body === undefined || init.body === null ? undefined : typeof init.body === 'string' ? init.body : String(init.body);
+      const body =
+        init.body === undefined || init.body === null ? undefined : typeof init.body === 'string' ? init.body : String(init.body);
       if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
       const req = httpRequest({ socketPath: socket, path, method: init.method ?? 'GET', headers, agent }, (res) => {
         const responseHeaders = new Headers();
@@ -39,7 +40,12 @@ export function socketFetch(socket: string): { fetch: DaemonClient['fetch']; clo
         const status = res.statusCode ?? 500;
         const nullBody = status === 204 || status === 304 || init.method === 'HEAD';
         if (nullBody) res.resume();
-        resolve(new Response(nullBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, headers: responseHeaders }));
+        resolve(
+          new Response(nullBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), {
+            status,
+            headers: responseHeaders,
+          }),
+        );
       });
       req.on('error', (error: NodeJS.ErrnoException) => {
         // The daemon closed an idle kept-alive socket just as this request went out on it: it never saw the
@@ -47,7 +53,11 @@ export function socketFetch(socket: string): { fetch: DaemonClient['fetch']; clo
         if (!retried && req.reusedSocket && error.code === 'ECONNRESET') resolve(fetchOverSocket(path, init, true));
         else reject(error);
       });
-      init.signal?.addEventListener('abort', () => req.destroy(init.signal?.reason instanceof Error ? init.signal.reason : new Error('aborted')), { once: true });
+      init.signal?.addEventListener(
+        'abort',
+        () => req.destroy(init.signal?.reason instanceof Error ? init.signal.reason : new Error('aborted')),
+        { once: true },
+      );
       req.end(body);
     });
   return { fetch: fetchOverSocket, close: () => agent.destroy() };
@@ -98,10 +108,14 @@ export function defaultDaemonCommand(env: Env = process.env): string[] {
     } catch {
       // reported below
     }
-    throw new McpxError('CONFIG_INVALID', 'MCPX_DAEMON_COMMAND must be a JSON array of strings, e.g. ["node","dist/cli.js","daemon","run"]');
+    throw new McpxError(
+      'CONFIG_INVALID',
+      'MCPX_DAEMON_COMMAND must be a JSON array of strings, e.g. ["node","dist/cli.js","daemon","run"]',
+    );
   }
   const entry = process.argv[1];
-  if (!entry) throw new McpxError('DAEMON_UNAVAILABLE', 'Cannot tell which program to start as the daemon; run `mcpx daemon start` first.');
+  if (!entry)
+    throw new McpxError('DAEMON_UNAVAILABLE', 'Cannot tell which program to start as the daemon; run `mcpx daemon start` first.');
   return [process.execPath, ...process.execArgv, entry, 'daemon', 'run'];
 }
 
@@ -110,7 +124,11 @@ export function defaultDaemonCommand(env: Env = process.env): string[] {
  * starting one fails and `inlineFallback` is not false), the daemon runs inside this command instead
  * (daemon.inline): calls then end with the command, and `inline` says so.
  */
-export async function ensureDaemon(env: Env, configPath: string | undefined, options: EnsureDaemonOptions = {}): Promise<DaemonClient> {
+export async function ensureDaemon(
+  env: Env,
+  configPath: string | undefined,
+  options: EnsureDaemonOptions = {},
+): Promise<DaemonClient> {
   if (env.MCPX_DAEMON === 'inline') return inlineDaemon(env, configPath, options.cwd ?? process.cwd(), 'MCPX_DAEMON=inline');
   const existing = await connectDaemon(env, configPath);
   if (existing) return existing;
@@ -118,7 +136,8 @@ export async function ensureDaemon(env: Env, configPath: string | undefined, opt
   try {
     await startDaemonProcess(paths, env, configPath, options);
     const client = await connectDaemon(env, configPath);
-    if (!client) throw new McpxError('DAEMON_UNAVAILABLE', `The daemon started but does not answer on ${paths.socket}; see ${paths.log}.`);
+    if (!client)
+      throw new McpxError('DAEMON_UNAVAILABLE', `The daemon started but does not answer on ${paths.socket}; see ${paths.log}.`);
     return client;
   } catch (error) {
     if (options.inlineFallback === false || !isMcpxError(error, 'DAEMON_UNAVAILABLE')) throw error;
@@ -127,8 +146,16 @@ export async function ensureDaemon(env: Env, configPath: string | undefined, opt
 }
 
 /** The daemon's app inside this process (daemon.inline): no socket, and calls end when `close()` runs. */
-export async function inlineDaemon(env: Env, configPath: string | undefined, cwd: string, reason: string): Promise<DaemonClient & { reason: string }> {
-  const [{ createDaemonCore }, { openDaemonParts }] = await Promise.all([import('./daemon-core.js'), import('./daemon-wiring.js')]);
+export async function inlineDaemon(
+  env: Env,
+  configPath: string | undefined,
+  cwd: string,
+  reason: string,
+): Promise<DaemonClient & { reason: string }> {
+  const [{ createDaemonCore }, { openDaemonParts }] = await Promise.all([
+    import('./daemon-core.js'),
+    import('./daemon-wiring.js'),
+  ]);
   const version = '0.1.0';
   const parts = await openDaemonParts({ env, cwd, ...(configPath ? { configPath } : {}), version });
   // Its own holder: an inline run never recovers (or abandons) the calls of the config's real daemon.
@@ -143,7 +170,12 @@ export async function inlineDaemon(env: Env, configPath: string | undefined, cwd
 }
 
 /** Spawns `mcpx daemon run` detached and waits for its first stdout line (`ready <pid>` or `running <pid>`). */
-async function startDaemonProcess(paths: DaemonPaths, env: Env, configPath: string | undefined, options: EnsureDaemonOptions): Promise<void> {
+async function startDaemonProcess(
+  paths: DaemonPaths,
+  env: Env,
+  configPath: string | undefined,
+  options: EnsureDaemonOptions,
+): Promise<void> {
   const [program, ...args] = options.command ?? defaultDaemonCommand(env);
   if (!program) throw new McpxError('DAEMON_UNAVAILABLE', 'The daemon command is empty.');
   if (configPath) args.push('--config', configPath);
@@ -153,10 +185,19 @@ async function startDaemonProcess(paths: DaemonPaths, env: Env, configPath: stri
   const logFd = openSync(paths.log, 'a', 0o600);
   const timeoutMs = options.timeoutMs ?? 15_000;
   try {
-    const child = spawn(program, args, { cwd: options.cwd, env: { ...env } as NodeJS.ProcessEnv, detached: true, stdio: ['ignore', 'pipe', logFd] });
+    const child = spawn(program, args, {
+      cwd: options.cwd,
+      env: { ...env } as NodeJS.ProcessEnv,
+      detached: true,
+      stdio: ['ignore', 'pipe', logFd],
+    });
     const line = await new Promise<string>((resolve, reject) => {
       let buffered = '';
-      const timer = setTimeout(() => reject(new McpxError('DAEMON_UNAVAILABLE', `The daemon did not get ready within ${timeoutMs} ms; see ${paths.log}.`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(new McpxError('DAEMON_UNAVAILABLE', `The daemon did not get ready within ${timeoutMs} ms; see ${paths.log}.`)),
+        timeoutMs,
+      );
       child.stdout!.on('data', (chunk: Buffer) => {
         buffered += chunk.toString('utf8');
         const newline = buffered.indexOf('\n');
@@ -185,23 +226,35 @@ async function startDaemonProcess(paths: DaemonPaths, env: Env, configPath: stri
         if (state && (await healthy(state.socket))) return;
         await new Promise((r) => setTimeout(r, 50));
       }
-      throw new McpxError('DAEMON_UNAVAILABLE', `Another daemon (${line.slice(8)}) holds the lock but does not answer; see ${paths.log}.`);
+      throw new McpxError(
+        'DAEMON_UNAVAILABLE',
+        `Another daemon (${line.slice(8)}) holds the lock but does not answer; see ${paths.log}.`,
+      );
     }
-    if (!line.startsWith('ready ')) throw new McpxError('DAEMON_UNAVAILABLE', `The daemon said "${line}" instead of ready; see ${paths.log}.`);
+    if (!line.startsWith('ready '))
+      throw new McpxError('DAEMON_UNAVAILABLE', `The daemon said "${line}" instead of ready; see ${paths.log}.`);
   } finally {
     closeSync(logFd);
   }
 }
 
 /** Stops the daemon of this config (SIGTERM; it abandons legacy questions and leaves modern ones resumable). */
-export async function stopDaemon(env: Env, configPath: string | undefined, options: { timeoutMs?: number } = {}): Promise<{ stopped: boolean; pid?: number }> {
+export async function stopDaemon(
+  env: Env,
+  configPath: string | undefined,
+  options: { timeoutMs?: number } = {},
+): Promise<{ stopped: boolean; pid?: number }> {
   const paths = daemonPaths(env, configPath);
   const state = readDaemonState(paths);
   if (!state || !isAlive(state.pid)) return { stopped: false };
   process.kill(state.pid, 'SIGTERM');
   const deadline = Date.now() + (options.timeoutMs ?? 10_000);
   while (isAlive(state.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-  if (isAlive(state.pid)) throw new McpxError('DAEMON_UNAVAILABLE', `The daemon (pid ${state.pid}) did not stop within ${options.timeoutMs ?? 10_000} ms.`);
+  if (isAlive(state.pid))
+    throw new McpxError(
+      'DAEMON_UNAVAILABLE',
+      `The daemon (pid ${state.pid}) did not stop within ${options.timeoutMs ?? 10_000} ms.`,
+    );
   return { stopped: true, pid: state.pid };
 }
 
@@ -218,7 +271,12 @@ export async function daemonStatus(env: Env, configPath: string | undefined): Pr
   if (!client) return { running: false, paths };
   try {
     const response = await client.fetch('/v1/health');
-    return { running: true, paths, ...(client.state ? { state: client.state } : {}), health: (await response.json()) as DaemonStatus['health'] };
+    return {
+      running: true,
+      paths,
+      ...(client.state ? { state: client.state } : {}),
+      health: (await response.json()) as DaemonStatus['health'],
+    };
   } finally {
     await client.close();
   }

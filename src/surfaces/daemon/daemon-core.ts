@@ -14,7 +14,11 @@ import { createApp } from '../http/app.js';
 import { createWebAuth } from '../http/web/auth.js';
 
 /** An mcpx instance the daemon can close when it stops; its tool listing serves `GET /v1/servers/{server}/tools`. */
-export type PooledHost = TaskHost & { close(): Promise<void>; serverNames(): string[]; listTools(server: string): Promise<Tool[]> };
+export type PooledHost = TaskHost & {
+  close(): Promise<void>;
+  serverNames(): string[];
+  listTools(server: string): Promise<Tool[]>;
+};
 
 export interface DaemonParts {
   broker: Broker;
@@ -24,7 +28,12 @@ export interface DaemonParts {
    * A new mcpx instance for a session; `broker` (the runner stamps its questions with their task) must feed its
    * pipeline, and `modeOf` (the policy mode a call's caller chose) its `modeOf`.
    */
-  openHost(session: string, sessionSource: SessionSource, broker: Broker, modeOf: (callId: string) => PolicyMode | undefined): Promise<PooledHost>;
+  openHost(
+    session: string,
+    sessionSource: SessionSource,
+    broker: Broker,
+    modeOf: (callId: string) => PolicyMode | undefined,
+  ): Promise<PooledHost>;
   /** The session of a call whose request names none. */
   defaultSession: string;
   /** Changes when the config changes; a session with nothing in flight then gets a fresh instance on its next call. */
@@ -85,7 +94,15 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
     }
     return host;
   };
-  const runner: TaskRunner = createTaskRunner({ broker: parts.broker, store: createTaskStore(parts.taskKeyv), host: hostFor, holder: options.holder, pid: options.pid, clock: now, resumable: !options.inline });
+  const runner: TaskRunner = createTaskRunner({
+    broker: parts.broker,
+    store: createTaskStore(parts.taskKeyv),
+    host: hostFor,
+    holder: options.holder,
+    pid: options.pid,
+    clock: now,
+    resumable: !options.inline,
+  });
   await runner.recover();
   const info = { pid: options.pid, version: options.version, startedAt };
   const web = createWebAuth({ clock: now });
@@ -95,7 +112,9 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
     listTools: async (server: string) => (await hostFor(parts.defaultSession, 'explicit', 0)).listTools(server),
   };
   const sweep = async (): Promise<string[]> => {
-    const idle = [...hosts.keys()].filter((session) => runner.active(session) === 0 && now() - (lastUsed.get(session) ?? 0) >= sessionIdleMs);
+    const idle = [...hosts.keys()].filter(
+      (session) => runner.active(session) === 0 && now() - (lastUsed.get(session) ?? 0) >= sessionIdleMs,
+    );
     for (const session of idle) {
       const host = hosts.get(session)!;
       hosts.delete(session);
@@ -112,7 +131,18 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
     sessions: () => [...hosts.keys()],
     sweep,
     app: (token, appOptions) =>
-      createApp({ broker: parts.broker, tasks: runner, info, defaultSession: parts.defaultSession, ...(token ? { token } : {}), ...(options.inline ? { inline: true } : {}), clock: now, catalog, web, ...(appOptions?.openPort ? { openPort: appOptions.openPort } : {}) }),
+      createApp({
+        broker: parts.broker,
+        tasks: runner,
+        info,
+        defaultSession: parts.defaultSession,
+        ...(token ? { token } : {}),
+        ...(options.inline ? { inline: true } : {}),
+        clock: now,
+        catalog,
+        web,
+        ...(appOptions?.openPort ? { openPort: appOptions.openPort } : {}),
+      }),
     async close(reason) {
       clearInterval(sweeper);
       await runner.close(reason);

@@ -22,13 +22,20 @@ export interface RunDaemonCommandOptions {
 
 export async function runDaemonCommand(options: RunDaemonCommandOptions): Promise<number> {
   const paths = daemonPaths(options.env, options.configPath);
-  const stamp = (line: string): void => void options.stderr.write(`${new Date().toISOString()} mcpx daemon[${process.pid}]: ${line}\n`);
+  const stamp = (line: string): void =>
+    void options.stderr.write(`${new Date().toISOString()} mcpx daemon[${process.pid}]: ${line}\n`);
   let daemon;
   try {
     daemon = await runDaemon({
       paths,
       version: DAEMON_VERSION,
-      openParts: () => openDaemonParts({ env: options.env, cwd: options.cwd, ...(options.configPath ? { configPath: options.configPath } : {}), version: DAEMON_VERSION }),
+      openParts: () =>
+        openDaemonParts({
+          env: options.env,
+          cwd: options.cwd,
+          ...(options.configPath ? { configPath: options.configPath } : {}),
+          version: DAEMON_VERSION,
+        }),
       ...(options.idleMs !== undefined ? { idleMs: options.idleMs } : {}),
       ...(options.port !== undefined ? { port: options.port } : {}),
       ...(options.env.MCPX_ELICIT_TTL_MS ? { elicitTtlEnv: options.env.MCPX_ELICIT_TTL_MS } : {}),
@@ -44,7 +51,8 @@ export async function runDaemonCommand(options: RunDaemonCommandOptions): Promis
     return 1;
   }
   // One stray rejection must not take down every call the daemon holds: log it and keep serving.
-  const onStray = (reason: unknown): void => stamp(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
+  const onStray = (reason: unknown): void =>
+    stamp(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
   process.on('unhandledRejection', onStray);
   const onSignal = (signal: NodeJS.Signals): void => void daemon.stop(`got ${signal}`);
   process.on('SIGTERM', onSignal);

@@ -25,11 +25,9 @@ export interface DaemonWiringOptions {
   version: string;
 }
 
-
 function ttlFrom(options: DaemonWiringOptions): number {
   return options.ttlMs ?? ttlFromEnv(options.env.MCPX_ELICIT_TTL_MS, DEFAULT_ELICIT_TTL_MS);
 }
-
 
 /** Changes whenever the config file does (or appears, or goes). */
 function stampOf(configPath: string | undefined): string {

@@ -98,12 +98,21 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
   const log = options.log ?? (() => undefined);
   const lock = acquireLock(paths.lock);
   if (!lock.ok) {
-    throw new McpxError('DAEMON_UNAVAILABLE', `A daemon for this config already runs (pid ${lock.holder}); use it, or stop it with: mcpx daemon stop`, { data: { pid: lock.holder } });
+    throw new McpxError(
+      'DAEMON_UNAVAILABLE',
+      `A daemon for this config already runs (pid ${lock.holder}); use it, or stop it with: mcpx daemon stop`,
+      { data: { pid: lock.holder } },
+    );
   }
   const servers: Server[] = [];
   let core: DaemonCore | undefined;
   try {
-    core = await createDaemonCore({ parts: await options.openParts(), version: options.version, pid: process.pid, holder: paths.fingerprint });
+    core = await createDaemonCore({
+      parts: await options.openParts(),
+      version: options.version,
+      pid: process.pid,
+      holder: paths.fingerprint,
+    });
     let lastActivity = Date.now();
     const touch = <T extends (...args: any[]) => unknown>(listener: T): T =>
       ((...args: unknown[]) => {
@@ -163,7 +172,9 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
     let stopping: Promise<void> | undefined;
     const idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
     const openConnections = async (): Promise<number> => {
-      const counts = await Promise.all(servers.map((s) => new Promise<number>((resolve) => s.getConnections((_e, n) => resolve(n ?? 0)))));
+      const counts = await Promise.all(
+        servers.map((s) => new Promise<number>((resolve) => s.getConnections((_e, n) => resolve(n ?? 0)))),
+      );
       return counts.reduce((a, b) => a + b, 0);
     };
     const idleTimer =
@@ -189,7 +200,8 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
         await core!.close(`the daemon holding the call stopped (${reason})`);
         rmSync(paths.socket, { force: true });
         try {
-          if ((JSON.parse(readFileSync(paths.state, 'utf8')) as DaemonState).pid === process.pid) rmSync(paths.state, { force: true });
+          if ((JSON.parse(readFileSync(paths.state, 'utf8')) as DaemonState).pid === process.pid)
+            rmSync(paths.state, { force: true });
         } catch {
           // No state file left.
         }

@@ -85,7 +85,11 @@ const callRoute = createRoute({
   path: '/v1/call/{server}/{tool}',
   operationId: 'callTool',
   summary: 'Call a tool. 200 with the result, or 202 when the server asked a question (the call keeps running).',
-  request: { params: ServerToolParams, headers: CallHeaders, body: { content: { 'application/json': { schema: ArgumentsBody } }, required: false } },
+  request: {
+    params: ServerToolParams,
+    headers: CallHeaders,
+    body: { content: { 'application/json': { schema: ArgumentsBody } }, required: false },
+  },
   responses: {
     200: json(CompleteSchema, 'The call completed (a tool error is complete with result.isError).'),
     202: {
@@ -156,14 +160,17 @@ const eventsRoute = createRoute({
   summary:
     'Server-sent events: every broker event (elicit.open, elicit.answered, elicit.expired, elicit.resumed, elicit.abandoned, elicit.passed, policy.fired), after a first `ready` event; with ?since=ms, the audit log from then is replayed first.',
   request: { query: EventsQuery },
-  responses: { 200: { content: { 'text/event-stream': { schema: EventSchema } }, description: 'An event stream' }, ...errors(401) },
+  responses: {
+    200: { content: { 'text/event-stream': { schema: EventSchema } }, description: 'An event stream' },
+    ...errors(401),
+  },
 });
 
 const serversRoute = createRoute({
   method: 'get',
   path: '/v1/servers',
   operationId: 'listServers',
-  summary: 'The servers in the daemon\'s config.',
+  summary: "The servers in the daemon's config.",
   responses: { 200: json(ServerListSchema, 'Server names'), ...errors(401, 503) },
 });
 
@@ -171,7 +178,7 @@ const toolsRoute = createRoute({
   method: 'get',
   path: '/v1/servers/{server}/tools',
   operationId: 'listTools',
-  summary: 'A server\'s tools, listed over the daemon\'s pooled connection (the server is started on first need).',
+  summary: "A server's tools, listed over the daemon's pooled connection (the server is started on first need).",
   request: { params: ServerParams },
   responses: { 200: json(ToolListSchema, 'The tools as the server listed them'), ...errors(400, 401, 404, 502, 503) },
 });
@@ -192,7 +199,14 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     defaultHook: (result, c) => {
       if (!result.success) {
         const issues = result.error.issues.map((i) => ({ field: i.path.join('.'), expected: i.code, message: i.message }));
-        return c.json(errorBody('REQUEST_INVALID', `The request is not valid: ${issues.map((i) => `${i.field || 'body'}: ${i.message}`).join('; ')}`, { issues }), 400);
+        return c.json(
+          errorBody(
+            'REQUEST_INVALID',
+            `The request is not valid: ${issues.map((i) => `${i.field || 'body'}: ${i.message}`).join('; ')}`,
+            { issues },
+          ),
+          400,
+        );
       }
       return undefined;
     },
@@ -210,14 +224,20 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   // The REST `Elicitation` is the core's listed view, with the task that holds the call and the command that answers.
   const toElicitation = (request: ElicitRequest): RestElicitation =>
     ({
-      ...elicitationOf(request, now(), { task: request.task ?? tasks.taskOfCall(request.trace), respondWith: respondWith(request) }),
+      ...elicitationOf(request, now(), {
+        task: request.task ?? tasks.taskOfCall(request.trace),
+        respondWith: respondWith(request),
+      }),
       ...(request.mode === 'url' ? urlView(request.url) : {}),
     }) as RestElicitation;
 
   const listedOf = async (question: Question): Promise<RestElicitation> => {
     const request = await broker.get(question.id);
     if (request) return toElicitation(request);
-    throw new McpxError('ELICITATION_NOT_FOUND', `The question ${question.id} is not in the broker; the pipeline should have opened it.`);
+    throw new McpxError(
+      'ELICITATION_NOT_FOUND',
+      `The question ${question.id} is not in the broker; the pipeline should have opened it.`,
+    );
   };
 
   app.openapi(callRoute, async (c) => {
@@ -229,7 +249,9 @@ export function createApp(deps: AppDeps): OpenAPIHono {
       tool,
       arguments: args,
       session: headers['x-mcpx-session'] || deps.defaultSession,
-      ...(headers['x-mcpx-session'] && headers['x-mcpx-session-source'] ? { sessionSource: headers['x-mcpx-session-source'] } : {}),
+      ...(headers['x-mcpx-session'] && headers['x-mcpx-session-source']
+        ? { sessionSource: headers['x-mcpx-session-source'] }
+        : {}),
       ...(headers['x-mcpx-parent'] ? { parent: headers['x-mcpx-parent'] } : {}),
       ...(headers['x-mcpx-elicit'] ? { elicit: headers['x-mcpx-elicit'] } : {}),
     });
@@ -245,19 +267,31 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     c.header('Location', `/v1/elicit/${first.id}`);
     c.header('Retry-After', String(Math.max(0, Math.ceil(Math.min(...questions.map((q) => q.timeLeftMs)) / 1000))));
     // The CLI's §5.1 message, deadlines in UTC.
-    const text = describeInputRequired({ server, tool, task: step.task.id, questions, ...(deps.inline ? { inline: true } : {}) }, { now: now() });
+    const text = describeInputRequired(
+      { server, tool, task: step.task.id, questions, ...(deps.inline ? { inline: true } : {}) },
+      { now: now() },
+    );
     return c.json(
-      { status: 'input-required' as const, inputRequired: { callId: step.task.callId, task: step.task.id, server, tool, questions, text } },
+      {
+        status: 'input-required' as const,
+        inputRequired: { callId: step.task.callId, task: step.task.id, server, tool, questions, text },
+      },
       202,
     );
   });
 
   app.openapi(listRoute, async (c) => {
     const query = c.req.valid('query');
-    const wanted = query.state === undefined ? ['pending'] : query.state === 'all' ? STATES : query.state.split(',').map((s) => s.trim());
+    const wanted =
+      query.state === undefined ? ['pending'] : query.state === 'all' ? STATES : query.state.split(',').map((s) => s.trim());
     const bad = wanted.filter((s) => !STATES.includes(s as RequestState));
-    if (bad.length) return c.json(errorBody('REQUEST_INVALID', `Unknown state "${bad.join(', ')}": use ${STATES.join(', ')}, a comma list, or all.`), 400);
-    if (query.cursor !== undefined && !cursorIsValid(query.cursor)) return c.json(errorBody('REQUEST_INVALID', 'The cursor is not one a listing gave out: start again without it.'), 400);
+    if (bad.length)
+      return c.json(
+        errorBody('REQUEST_INVALID', `Unknown state "${bad.join(', ')}": use ${STATES.join(', ')}, a comma list, or all.`),
+        400,
+      );
+    if (query.cursor !== undefined && !cursorIsValid(query.cursor))
+      return c.json(errorBody('REQUEST_INVALID', 'The cursor is not one a listing gave out: start again without it.'), 400);
     const entries = await broker.pending({
       ...(query.session ? { session: query.session } : {}),
       ...(query.server ? { server: query.server } : {}),
@@ -275,7 +309,14 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   app.openapi(getRoute, async (c) => {
     const { id } = c.req.valid('param');
     const request = await broker.get(id);
-    if (!request) return c.json(errorBody('ELICITATION_NOT_FOUND', `No question ${id}: it never existed here or its record has expired. List what is outstanding with GET /v1/elicit.`), 404);
+    if (!request)
+      return c.json(
+        errorBody(
+          'ELICITATION_NOT_FOUND',
+          `No question ${id}: it never existed here or its record has expired. List what is outstanding with GET /v1/elicit.`,
+        ),
+        404,
+      );
     const answer = await broker.lookup(id);
     return c.json({ elicitation: toElicitation(request), ...(answer ? { answer } : {}) }, 200);
   });
@@ -284,11 +325,26 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     const route = answerRoute(action);
     app.openapi(route, async (c) => {
       const { id } = c.req.valid('param');
-      const { 'x-mcpx-session': session, 'x-mcpx-by': claimed = 'http', 'x-mcpx-pid': pid, 'x-mcpx-user': user } = c.req.valid('header');
+      const {
+        'x-mcpx-session': session,
+        'x-mcpx-by': claimed = 'http',
+        'x-mcpx-pid': pid,
+        'x-mcpx-user': user,
+      } = c.req.valid('header');
       const by = c.get('mcpxVia') ?? claimed;
-      const content = action === 'accept' ? ((c.req.valid('json' as never) as { content?: Record<string, unknown> } | undefined)?.content) : undefined;
+      const content =
+        action === 'accept'
+          ? (c.req.valid('json' as never) as { content?: Record<string, unknown> } | undefined)?.content
+          : undefined;
       const answerer = { ...(pid !== undefined ? { pid } : {}), ...(user ? { user } : {}) };
-      const answer = await broker.respond({ id, action, by, ...(content !== undefined ? { content } : {}), ...(session ? { session } : {}), ...answerer });
+      const answer = await broker.respond({
+        id,
+        action,
+        by,
+        ...(content !== undefined ? { content } : {}),
+        ...(session ? { session } : {}),
+        ...answerer,
+      });
       return c.json({ answer }, 200);
     });
   }
@@ -297,7 +353,8 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     const { id } = c.req.valid('param');
     const { wait } = c.req.valid('query');
     const task = wait ? await tasks.wait(id, { timeoutMs: wait * 1000, signal: c.req.raw.signal }) : await tasks.get(id);
-    if (!task) return c.json(errorBody('TASK_NOT_FOUND', `No task ${id}: it never existed in this store or its record has expired.`), 404);
+    if (!task)
+      return c.json(errorBody('TASK_NOT_FOUND', `No task ${id}: it never existed in this store or its record has expired.`), 404);
     const { continuation: _continuation, holder: _holder, ...visible } = task;
     return c.json({ task: visible }, 200);
   });
@@ -371,12 +428,16 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     info: {
       title: 'mcpx daemon',
       version: deps.info.version,
-      description: 'Call MCP tools through the mcpx daemon. A call that stops at a question answers 202; answer it at /v1/elicit/{id}/accept|decline|cancel.',
+      description:
+        'Call MCP tools through the mcpx daemon. A call that stops at a question answers 202; answer it at /v1/elicit/{id}/accept|decline|cancel.',
     },
   };
   // The routes' document, plus a path per configured tool (typed body and result) when the daemon has a catalog.
   app.get('/openapi.json', async (c) => {
-    const document = app.getOpenAPI31Document(documentConfig) as unknown as { paths: Record<string, unknown>; components?: { schemas?: Record<string, unknown> } } & Record<string, unknown>;
+    const document = app.getOpenAPI31Document(documentConfig) as unknown as {
+      paths: Record<string, unknown>;
+      components?: { schemas?: Record<string, unknown> };
+    } & Record<string, unknown>;
     if (!deps.catalog) return c.json(document);
     const perTool = await toolPaths(deps.catalog);
     document.paths = { ...document.paths, ...perTool.paths };

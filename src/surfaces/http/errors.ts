@@ -45,7 +45,10 @@ export function toHttpError(error: unknown): { status: ErrorStatus; body: ErrorB
     return { status: 415, body: errorBody('REQUEST_INVALID', 'Send the body as JSON with `Content-Type: application/json`.') };
   }
   if (error instanceof HTTPException && error.status === 400) {
-    return { status: 400, body: errorBody('REQUEST_INVALID', `The body is not valid JSON (${error.message}); send a JSON object.`) };
+    return {
+      status: 400,
+      body: errorBody('REQUEST_INVALID', `The body is not valid JSON (${error.message}); send a JSON object.`),
+    };
   }
   const message = error instanceof Error ? error.message : String(error);
   return { status: 500, body: errorBody('INTERNAL', message) };

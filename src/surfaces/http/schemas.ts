@@ -36,18 +36,20 @@ export const ElicitationSchema = z
     message: z.string().openapi({ description: 'Server-supplied text: sanitise before showing it on a terminal.' }),
     requestedSchema: JsonObject.optional(),
     url: z.string().optional(),
-    domain: z.string().optional().openapi({ description: 'url mode: the hostname the URL leads to (punycode for look-alike names): show it beside the URL.' }),
-    urlOpenable: z
-      .boolean()
-      .optional()
-      .openapi({ description: 'url mode: false when mcpx would not open it (only https:, and http: on this machine); a client should not open it either.' }),
+    domain: z.string().optional().openapi({
+      description: 'url mode: the hostname the URL leads to (punycode for look-alike names): show it beside the URL.',
+    }),
+    urlOpenable: z.boolean().optional().openapi({
+      description:
+        'url mode: false when mcpx would not open it (only https:, and http: on this machine); a client should not open it either.',
+    }),
     era: z.enum(['legacy', 'modern']),
     key: z.string().optional(),
     task: z.string().optional().openapi({ description: 'The task (tsk-<16 hex>) holding the call, when the daemon holds it.' }),
-    secret: z
-      .object({ service: z.string(), account: z.string() })
-      .optional()
-      .openapi({ description: "mcpx's own question for a secret credential: the accepted value goes to the secret store and is recorded as \"(kept in the secret store)\"." }),
+    secret: z.object({ service: z.string(), account: z.string() }).optional().openapi({
+      description:
+        'mcpx\'s own question for a secret credential: the accepted value goes to the secret store and is recorded as "(kept in the secret store)".',
+    }),
     audience: z.enum(['user', 'agent']).optional(),
     createdAt: z.number().int(),
     expiresAt: z.number().int().openapi({ description: 'ms since epoch; at this instant the broker answers cancel.' }),
@@ -55,11 +57,13 @@ export const ElicitationSchema = z
     abandonedReason: z.string().optional(),
     meta: JsonObject.optional(),
     timeLeftMs: z.number().int().openapi({ description: 'Time remaining before expiry; 0 once not pending.' }),
-    ambiguous: z
-      .boolean()
-      .optional()
-      .openapi({ description: 'true when the question arrived while other legacy calls shared the server connection and nothing on the wire tied it to one call.' }),
-    candidateCalls: z.array(z.string()).optional().openapi({ description: 'With ambiguous: every call open on the connection when the question came (cal- ids, oldest first).' }),
+    ambiguous: z.boolean().optional().openapi({
+      description:
+        'true when the question arrived while other legacy calls shared the server connection and nothing on the wire tied it to one call.',
+    }),
+    candidateCalls: z.array(z.string()).optional().openapi({
+      description: 'With ambiguous: every call open on the connection when the question came (cal- ids, oldest first).',
+    }),
     respondWith: z.string().openapi({ description: 'The exact command that answers it.' }),
   })
   .openapi('Elicitation');
@@ -88,7 +92,10 @@ export const TaskSchema = z
     session: z.string(),
     state: z.enum(['running', 'input-required', 'complete', 'failed']),
     era: z.enum(['legacy', 'modern']).optional(),
-    elicit: z.enum(['ask', 'auto', 'decline', 'error']).optional().openapi({ description: 'The policy mode the caller chose (X-Mcpx-Elicit).' }),
+    elicit: z
+      .enum(['ask', 'auto', 'decline', 'error'])
+      .optional()
+      .openapi({ description: 'The policy mode the caller chose (X-Mcpx-Elicit).' }),
     questions: z.array(z.string()),
     waitingOn: z.array(z.string()),
     result: JsonObject.optional(),
@@ -127,12 +134,21 @@ export const HealthSchema = z
   .openapi('Health');
 
 export const ServerToolParams = z.object({
-  server: z.string().min(1).openapi({ param: { name: 'server', in: 'path' }, example: 'github' }),
-  tool: z.string().min(1).openapi({ param: { name: 'tool', in: 'path' }, example: 'create_issue' }),
+  server: z
+    .string()
+    .min(1)
+    .openapi({ param: { name: 'server', in: 'path' }, example: 'github' }),
+  tool: z
+    .string()
+    .min(1)
+    .openapi({ param: { name: 'tool', in: 'path' }, example: 'create_issue' }),
 });
 
 export const ServerParams = z.object({
-  server: z.string().min(1).openapi({ param: { name: 'server', in: 'path' }, example: 'github' }),
+  server: z
+    .string()
+    .min(1)
+    .openapi({ param: { name: 'server', in: 'path' }, example: 'github' }),
 });
 
 export const ServerListSchema = z.object({ servers: z.array(z.string()) }).openapi('ServerList');
@@ -151,20 +167,30 @@ export const ToolSchema = z
 export const ToolListSchema = z.object({ server: z.string(), tools: z.array(ToolSchema) }).openapi('ToolList');
 
 export const ElicitIdParams = z.object({
-  id: z.string().regex(ELC, 'an elicitation id looks like elc-<16 hex>').openapi({ param: { name: 'id', in: 'path' }, example: 'elc-9f2c1a84bb0e7d31' }),
+  id: z
+    .string()
+    .regex(ELC, 'an elicitation id looks like elc-<16 hex>')
+    .openapi({ param: { name: 'id', in: 'path' }, example: 'elc-9f2c1a84bb0e7d31' }),
 });
 
 export const TaskIdParams = z.object({
-  id: z.string().regex(TSK, 'a task id looks like tsk-<16 hex>').openapi({ param: { name: 'id', in: 'path' }, example: 'tsk-06654ccc9f064a5c' }),
+  id: z
+    .string()
+    .regex(TSK, 'a task id looks like tsk-<16 hex>')
+    .openapi({ param: { name: 'id', in: 'path' }, example: 'tsk-06654ccc9f064a5c' }),
 });
 
 export const CallHeaders = z.object({
-  'x-mcpx-session': z.string().optional().openapi({ description: 'The caller session (MCPX_SESSION_ID or the config+cwd fingerprint); the daemon default otherwise.' }),
-  'x-mcpx-session-source': z
-    .enum(['env', 'fingerprint', 'explicit'])
+  'x-mcpx-session': z.string().optional().openapi({
+    description: 'The caller session (MCPX_SESSION_ID or the config+cwd fingerprint); the daemon default otherwise.',
+  }),
+  'x-mcpx-session-source': z.enum(['env', 'fingerprint', 'explicit']).optional().openapi({
+    description: 'How the caller found its session (MCPX_SESSION_ID = env, config+cwd = fingerprint); recorded on its questions.',
+  }),
+  'x-mcpx-parent': z
+    .string()
     .optional()
-    .openapi({ description: 'How the caller found its session (MCPX_SESSION_ID = env, config+cwd = fingerprint); recorded on its questions.' }),
-  'x-mcpx-parent': z.string().optional().openapi({ description: 'The call this one continues (cal-<16 hex>), for the audit chain.' }),
+    .openapi({ description: 'The call this one continues (cal-<16 hex>), for the audit chain.' }),
   'x-mcpx-elicit': z.enum(['ask', 'auto', 'decline', 'error']).optional().openapi({
     description:
       "The policy mode for this call's questions, instead of the config's: ask (rules, then the question waits: 202), auto (rules only; unmatched is cancelled), decline (every question declined, rules skipped), error (a question fails the call: 403 ELICITATION_REFUSED).",
@@ -172,12 +198,18 @@ export const CallHeaders = z.object({
 });
 
 export const AnswerHeaders = z.object({
-  'x-mcpx-session': z.string().optional().openapi({ description: 'The answering session; refused when it is not the question’s and the daemon does not allow any.' }),
-  'x-mcpx-by': z
-    .enum(CLIENT_ANSWERED_BY)
+  'x-mcpx-session': z
+    .string()
     .optional()
-    .openapi({ description: 'The surface answering, recorded on the answer and in the audit log (default http); policy and expiry are the broker’s own.' }),
-  'x-mcpx-pid': z.coerce.number().int().positive().optional().openapi({ description: 'The answering process (the CLI that relayed through the daemon), recorded on the answer instead of the daemon’s own (§6b).' }),
+    .openapi({ description: 'The answering session; refused when it is not the question’s and the daemon does not allow any.' }),
+  'x-mcpx-by': z.enum(CLIENT_ANSWERED_BY).optional().openapi({
+    description:
+      'The surface answering, recorded on the answer and in the audit log (default http); policy and expiry are the broker’s own.',
+  }),
+  'x-mcpx-pid': z.coerce.number().int().positive().optional().openapi({
+    description:
+      'The answering process (the CLI that relayed through the daemon), recorded on the answer instead of the daemon’s own (§6b).',
+  }),
   'x-mcpx-user': z.string().min(1).max(256).optional().openapi({ description: 'The answering user, recorded on the answer.' }),
 });
 
@@ -190,27 +222,53 @@ export const ElicitListQuery = z.object({
     .string()
     .optional()
     .openapi({ description: 'pending (default), answered, expired, abandoned, or a comma list; `all` for every state.' }),
-  limit: z.coerce.number().int().min(1).max(10_000).optional().openapi({ description: 'At most this many (a page); the answer then carries nextCursor when more may follow.' }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .optional()
+    .openapi({ description: 'At most this many (a page); the answer then carries nextCursor when more may follow.' }),
   cursor: z.string().optional().openapi({ description: 'nextCursor of the previous page.' }),
 });
 
 export const TaskQuery = z.object({
-  wait: z.coerce.number().min(0).max(600).optional().openapi({ description: 'Seconds to wait for the task to finish before answering with it as it stands.' }),
+  wait: z.coerce
+    .number()
+    .min(0)
+    .max(600)
+    .optional()
+    .openapi({ description: 'Seconds to wait for the task to finish before answering with it as it stands.' }),
 });
 
 export const EventsQuery = z.object({
   session: z.string().optional(),
   kinds: z.string().optional().openapi({ description: 'Comma list of event kinds to receive (default: all).' }),
-  since: z.coerce.number().int().min(0).optional().openapi({ description: 'Replay the audit log from this time (ms since epoch) before the live events.' }),
+  since: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .openapi({ description: 'Replay the audit log from this time (ms since epoch) before the live events.' }),
 });
 
-export const AcceptBody = z.object({ content: JsonObject.optional().openapi({ description: 'Form mode: the field values; omitted in URL mode.' }) });
+export const AcceptBody = z.object({
+  content: JsonObject.optional().openapi({ description: 'Form mode: the field values; omitted in URL mode.' }),
+});
 
 export const ArgumentsBody = JsonObject.openapi('Arguments', { description: 'The tool arguments.' });
 
 export const EventSchema = z
   .object({
-    kind: z.enum(['elicit.open', 'elicit.answered', 'elicit.expired', 'elicit.resumed', 'elicit.abandoned', 'policy.fired', 'elicit.passed']),
+    kind: z.enum([
+      'elicit.open',
+      'elicit.answered',
+      'elicit.expired',
+      'elicit.resumed',
+      'elicit.abandoned',
+      'policy.fired',
+      'elicit.passed',
+    ]),
     at: z.number().int(),
     elicit: z.string().optional(),
     trace: z.string().optional(),
@@ -227,9 +285,17 @@ export const EventSchema = z
   .openapi('BrokerEvent');
 
 export const ElicitationListSchema = z
-  .object({ elicitations: z.array(ElicitationSchema), nextCursor: z.string().optional().openapi({ description: 'Pass as cursor for the next page (only with limit, when the page was full).' }) })
+  .object({
+    elicitations: z.array(ElicitationSchema),
+    nextCursor: z
+      .string()
+      .optional()
+      .openapi({ description: 'Pass as cursor for the next page (only with limit, when the page was full).' }),
+  })
   .openapi('ElicitationList');
-export const ElicitationWithAnswerSchema = z.object({ elicitation: ElicitationSchema, answer: AnswerSchema.optional() }).openapi('ElicitationWithAnswer');
+export const ElicitationWithAnswerSchema = z
+  .object({ elicitation: ElicitationSchema, answer: AnswerSchema.optional() })
+  .openapi('ElicitationWithAnswer');
 export const AnsweredSchema = z.object({ answer: AnswerSchema }).openapi('Answered');
 export const TaskEnvelopeSchema = z.object({ task: TaskSchema }).openapi('TaskEnvelope');
 

@@ -46,7 +46,10 @@ export async function toolPaths(catalog: ToolCatalog): Promise<ToolPaths> {
           ...(tool.description ? { description: tool.description } : {}),
           requestBody: { required: false, content: { 'application/json': { schema: input } } },
           responses: {
-            200: { description: 'The call completed (a tool error is complete with result.isError).', content: { 'application/json': { schema: completeSchema(output) } } },
+            200: {
+              description: 'The call completed (a tool error is complete with result.isError).',
+              content: { 'application/json': { schema: completeSchema(output) } },
+            },
             202: {
               description: 'The server asked a question; answer it at Location, collect the result at /v1/tasks/{task}.',
               headers: {
@@ -55,7 +58,10 @@ export async function toolPaths(catalog: ToolCatalog): Promise<ToolPaths> {
               },
               content: { 'application/json': { schema: { $ref: '#/components/schemas/InputRequired' } } },
             },
-            default: { description: 'An error: {error: {code, message, data?}}', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+            default: {
+              description: 'An error: {error: {code, message, data?}}',
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+            },
           },
         },
       };
@@ -90,7 +96,8 @@ function hoist(schema: JsonObject, prefix: string, components: Record<string, Js
   const defs = { ...((schema.$defs as JsonObject | undefined) ?? {}), ...((schema.definitions as JsonObject | undefined) ?? {}) };
   const rename = (ref: string): string => {
     const match = /^#\/(?:\$defs|definitions)\/(.+)$/.exec(ref);
-    if (match) return `#/components/schemas/${prefix}_${ident(decodeURIComponent(match[1]!.replace(/~1/g, '/').replace(/~0/g, '~')))}`;
+    if (match)
+      return `#/components/schemas/${prefix}_${ident(decodeURIComponent(match[1]!.replace(/~1/g, '/').replace(/~0/g, '~')))}`;
     // A ref to the schema's own root becomes the component holding it.
     if (ref === '#') return `#/components/schemas/${prefix}`;
     return ref;

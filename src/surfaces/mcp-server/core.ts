@@ -81,8 +81,6 @@ export interface ServeCore {
   close(): Promise<void>;
 }
 
-
-
 function ttlOf(env: Env, policy: Policy): number {
   return policy.ttlMs ?? ttlFromEnv(env.MCPX_ELICIT_TTL_MS, DEFAULT_ELICIT_TTL_MS);
 }
@@ -122,9 +120,16 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     },
   };
 
-  const runner = createTaskRunner({ broker, store: tasks, host: async () => mcpx, holder: `serve-${process.pid}-${randomBytes(4).toString('hex')}`, pid: process.pid, onStop,
+  const runner = createTaskRunner({
+    broker,
+    store: tasks,
+    host: async () => mcpx,
+    holder: `serve-${process.pid}-${randomBytes(4).toString('hex')}`,
+    pid: process.pid,
+    onStop,
     // A call that never asks never touches the store: its caller is right here, waiting for its stop.
-    persist: 'on-question' });
+    persist: 'on-question',
+  });
   // The runner's host is read only when a call starts, after this is set.
   const mcpx: Mcpx = await createMcpx({
     loaded,
@@ -147,9 +152,13 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     await mcpx.close();
     await broker.close();
     await store.close();
-    throw new McpxError('SERVER_NOT_FOUND', `no server named ${unknown.map((s) => `"${s}"`).join(', ')}; configured: ${configured.join(', ') || 'none'}${configPath ? ` (config: ${configPath})` : ''}`, {
-      data: { servers: unknown, known: configured },
-    });
+    throw new McpxError(
+      'SERVER_NOT_FOUND',
+      `no server named ${unknown.map((s) => `"${s}"`).join(', ')}; configured: ${configured.join(', ') || 'none'}${configPath ? ` (config: ${configPath})` : ''}`,
+      {
+        data: { servers: unknown, known: configured },
+      },
+    );
   }
   const served = options.servers?.length ? [...new Set(options.servers)] : configured;
 
@@ -190,11 +199,16 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
           })),
       );
       const promptDefs = new Map<string, Prompt>();
-      for (const { server, prompts } of extras) for (const prompt of prompts) promptDefs.set(`${server}\u0000${prompt.name}`, prompt);
-      const promptsByName = assignNames([...promptDefs.keys()].map((key) => ({ server: key.split('\u0000')[0]!, tool: key.split('\u0000')[1]! })), { prefixed: served.length > 1 });
+      for (const { server, prompts } of extras)
+        for (const prompt of prompts) promptDefs.set(`${server}\u0000${prompt.name}`, prompt);
+      const promptsByName = assignNames(
+        [...promptDefs.keys()].map((key) => ({ server: key.split('\u0000')[0]!, tool: key.split('\u0000')[1]! })),
+        { prefixed: served.length > 1 },
+      );
       const prompts = [...promptsByName].map(([name, ref]) => ({ ...promptDefs.get(`${ref.server}\u0000${ref.tool}`)!, name }));
       const serverOfUri = new Map<string, string>();
-      for (const { server, resources } of extras) for (const resource of resources) if (!serverOfUri.has(resource.uri)) serverOfUri.set(resource.uri, server);
+      for (const { server, resources } of extras)
+        for (const resource of resources) if (!serverOfUri.has(resource.uri)) serverOfUri.set(resource.uri, server);
       // A server that failed is listed again on the next tools/list.
       if (failed.size) listing = undefined;
       return {
@@ -246,7 +260,14 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     refresh: () => void (listing = undefined),
     serverNames: () => served,
     async call(session, ref, args, method) {
-      const step = await runner.start({ server: ref.server, tool: ref.tool, ...(method ? { method } : {}), arguments: args, session, sessionSource: session === fromEnv ? 'env' : 'explicit' });
+      const step = await runner.start({
+        server: ref.server,
+        tool: ref.tool,
+        ...(method ? { method } : {}),
+        arguments: args,
+        session,
+        sessionSource: session === fromEnv ? 'env' : 'explicit',
+      });
       return stops.get(step.task.id) ?? { seq: 1, step };
     },
     nextStop,

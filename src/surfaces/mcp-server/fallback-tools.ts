@@ -15,25 +15,31 @@ export const RESERVED_NAMES: ReadonlySet<string> = new Set([ELICIT_LIST, ELICIT_
 
 const DEFAULT_WAIT_S = 30;
 
-const waitSeconds = { type: 'number', minimum: 0, maximum: 600, description: `How long to wait for the call to move on (default ${DEFAULT_WAIT_S}).` };
+const waitSeconds = {
+  type: 'number',
+  minimum: 0,
+  maximum: 600,
+  description: `How long to wait for the call to move on (default ${DEFAULT_WAIT_S}).`,
+};
 
 const definitions: Tool[] = [
   {
     name: ELICIT_LIST,
-    description: 'Questions that tools called through mcpx are waiting on in this session: id, server, message, the schema an answer must match, deadline, and whether it is for the person.',
+    description:
+      'Questions that tools called through mcpx are waiting on in this session: id, server, message, the schema an answer must match, deadline, and whether it is for the person.',
     inputSchema: { type: 'object', properties: {} },
     annotations: { readOnlyHint: true },
   },
   {
     name: ELICIT_ANSWER,
     description:
-      'Answer a waiting question by id. Answer only what you know for certain: accept with content matching its schema, or cancel. If you cannot know, decline: the question is then put to the person instead. Questions marked for the person cannot be answered here. Returns the call\'s result when it finishes within waitSeconds.',
+      "Answer a waiting question by id. Answer only what you know for certain: accept with content matching its schema, or cancel. If you cannot know, decline: the question is then put to the person instead. Questions marked for the person cannot be answered here. Returns the call's result when it finishes within waitSeconds.",
     inputSchema: {
       type: 'object',
       properties: {
         id: { type: 'string', description: 'the question id, elc-...' },
         action: { type: 'string', enum: ['accept', 'decline', 'cancel'] },
-        content: { type: 'object', description: 'with accept: the answer, matching the question\'s schema' },
+        content: { type: 'object', description: "with accept: the answer, matching the question's schema" },
         waitSeconds,
       },
       required: ['id', 'action'],
@@ -41,13 +47,21 @@ const definitions: Tool[] = [
   },
   {
     name: CALL_RESULT,
-    description: 'The result of a call that stopped on a question (by its task id, tsk-...): the tool\'s result once answered, or what it still waits on.',
-    inputSchema: { type: 'object', properties: { task: { type: 'string', description: 'the task id, tsk-...' }, waitSeconds }, required: ['task'] },
+    description:
+      "The result of a call that stopped on a question (by its task id, tsk-...): the tool's result once answered, or what it still waits on.",
+    inputSchema: {
+      type: 'object',
+      properties: { task: { type: 'string', description: 'the task id, tsk-...' }, waitSeconds },
+      required: ['task'],
+    },
     annotations: { readOnlyHint: true },
   },
 ];
 
-const text = (value: string, isError = false): CallToolResult => ({ content: [{ type: 'text', text: value }], ...(isError ? { isError: true } : {}) });
+const text = (value: string, isError = false): CallToolResult => ({
+  content: [{ type: 'text', text: value }],
+  ...(isError ? { isError: true } : {}),
+});
 
 export interface FallbackTools {
   definitions: Tool[];
@@ -75,44 +89,76 @@ export function createFallbackTools(core: ServeCore, session: string): FallbackT
   const follow = async (taskId: string, after: number, seconds: number, signal: AbortSignal): Promise<CallToolResult> => {
     const timeout = AbortSignal.timeout(Math.max(0, seconds) * 1000);
     let stop: Stop | undefined = core.latestStop(taskId);
-    if (stop && stop.seq <= after && seconds > 0) stop = await core.nextStop(taskId, after, AbortSignal.any([timeout, signal])).catch(() => core.latestStop(taskId));
+    if (stop && stop.seq <= after && seconds > 0)
+      stop = await core.nextStop(taskId, after, AbortSignal.any([timeout, signal])).catch(() => core.latestStop(taskId));
     if (!stop) {
       const task = await core.tasks.get(taskId);
       if (!task || task.session !== session) return text(`No task ${taskId} in this session.`, true);
-      if (task.state === 'complete' && task.result) return stopResult({ status: 'complete', task, result: task.result }, [], Date.now());
+      if (task.state === 'complete' && task.result)
+        return stopResult({ status: 'complete', task, result: task.result }, [], Date.now());
       if (task.state === 'failed') return failedResult(task, task.error ?? { code: 'CALL_FAILED', message: 'the call failed' });
-      return text(`${taskId} is ${task.state}, held by another mcpx process; collect it there, or with: mcpx task result ${taskId}`);
+      return text(
+        `${taskId} is ${task.state}, held by another mcpx process; collect it there, or with: mcpx task result ${taskId}`,
+      );
     }
     if (stop.step.task.session !== session) return text(`No task ${taskId} in this session.`, true);
-    const pending = stop.step.status === 'input-required' ? (await Promise.all(stop.step.task.waitingOn.map((id) => core.broker.get(id)))).filter((q): q is ElicitRequest => q?.state === 'pending') : [];
-    if (stop.step.status === 'input-required' && !pending.length) return text(`${taskId} is running (its questions are answered); ask again with ${CALL_RESULT} {"task": "${taskId}"}.`);
+    const pending =
+      stop.step.status === 'input-required'
+        ? (await Promise.all(stop.step.task.waitingOn.map((id) => core.broker.get(id)))).filter(
+            (q): q is ElicitRequest => q?.state === 'pending',
+          )
+        : [];
+    if (stop.step.status === 'input-required' && !pending.length)
+      return text(`${taskId} is running (its questions are answered); ask again with ${CALL_RESULT} {"task": "${taskId}"}.`);
     return stopResult(stop.step, pending, Date.now());
   };
 
   const answer = async (args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> => {
     const id = typeof args.id === 'string' ? args.id : '';
     const action = args.action;
-    if (action !== 'accept' && action !== 'decline' && action !== 'cancel') return text('action must be "accept", "decline" or "cancel".', true);
+    if (action !== 'accept' && action !== 'decline' && action !== 'cancel')
+      return text('action must be "accept", "decline" or "cancel".', true);
     const question = id ? await core.broker.get(id) : undefined;
-    if (!question || question.session !== session) return text(`No question ${id || '(no id given)'} waits in this session; see ${ELICIT_LIST}.`, true);
+    if (!question || question.session !== session)
+      return text(`No question ${id || '(no id given)'} waits in this session; see ${ELICIT_LIST}.`, true);
     if (question.state !== 'pending') return text(`${id} is ${question.state}; nothing to answer.`, true);
     if (question.audience === 'user') {
-      return text(`${id} is for the person (the server asked that a person answer it), so an agent cannot answer it. Tell the person; they answer with: ${respondWith(question)} (or decline/cancel), before ${new Date(question.expiresAt).toISOString()}.`, true);
+      return text(
+        `${id} is for the person (the server asked that a person answer it), so an agent cannot answer it. Tell the person; they answer with: ${respondWith(question)} (or decline/cancel), before ${new Date(question.expiresAt).toISOString()}.`,
+        true,
+      );
     }
     const taskId = question.task;
     const before = taskId ? (core.latestStop(taskId)?.seq ?? 0) : 0;
     if (action === 'decline') {
       // An agent that cannot know declines; the person gets the question instead of the call failing (§5.4a).
-      await core.broker.recordEvent({ kind: 'elicit.passed', elicit: id, trace: question.trace, session, server: question.server, tool: question.tool, data: { answerer: 'agent', reason: 'the agent declined; re-raised to the person' } });
-      return text(`Not sent as a decline: a question the agent cannot answer goes to the person. ${id} stays waiting until ${new Date(question.expiresAt).toISOString()}; the person answers with: ${respondWith(question)} | mcpx elicit decline ${id}. ${taskId ? `Collect the result later with ${CALL_RESULT} {"task": "${taskId}"}.` : ''}`);
+      await core.broker.recordEvent({
+        kind: 'elicit.passed',
+        elicit: id,
+        trace: question.trace,
+        session,
+        server: question.server,
+        tool: question.tool,
+        data: { answerer: 'agent', reason: 'the agent declined; re-raised to the person' },
+      });
+      return text(
+        `Not sent as a decline: a question the agent cannot answer goes to the person. ${id} stays waiting until ${new Date(question.expiresAt).toISOString()}; the person answers with: ${respondWith(question)} | mcpx elicit decline ${id}. ${taskId ? `Collect the result later with ${CALL_RESULT} {"task": "${taskId}"}.` : ''}`,
+      );
     }
-    const content = action === 'accept' && args.content && typeof args.content === 'object' ? (args.content as Record<string, unknown>) : undefined;
+    const content =
+      action === 'accept' && args.content && typeof args.content === 'object'
+        ? (args.content as Record<string, unknown>)
+        : undefined;
     try {
       await core.broker.respond({ id, action, ...(content ? { content } : {}), by: 'agent', session });
     } catch (error) {
       if (isMcpxError(error, 'ANSWER_INVALID')) {
-        const issues = (error.data?.issues as Array<{ message?: string }> | undefined)?.map((i) => i.message).filter(Boolean) ?? [];
-        return text(`The answer does not fit the question's schema, so it was not sent; ${id} is still waiting.\n${issues.map((i) => `- ${i}`).join('\n') || error.message}`, true);
+        const issues =
+          (error.data?.issues as Array<{ message?: string }> | undefined)?.map((i) => i.message).filter(Boolean) ?? [];
+        return text(
+          `The answer does not fit the question's schema, so it was not sent; ${id} is still waiting.\n${issues.map((i) => `- ${i}`).join('\n') || error.message}`,
+          true,
+        );
       }
       if (isMcpxError(error)) return text(error.message, true);
       throw error;
@@ -123,8 +169,13 @@ export function createFallbackTools(core: ServeCore, session: string): FallbackT
 
   const list = async (): Promise<CallToolResult> => {
     const questions = (await core.broker.pending({ session, state: 'pending' })).map(view);
-    const summary = questions.length ? `${questions.length} question(s) waiting in this session.` : 'Nothing is waiting in this session.';
-    return { content: [{ type: 'text', text: `${summary}\n${JSON.stringify(questions, null, 2)}` }], structuredContent: { questions } };
+    const summary = questions.length
+      ? `${questions.length} question(s) waiting in this session.`
+      : 'Nothing is waiting in this session.';
+    return {
+      content: [{ type: 'text', text: `${summary}\n${JSON.stringify(questions, null, 2)}` }],
+      structuredContent: { questions },
+    };
   };
 
   return {
@@ -134,10 +185,15 @@ export function createFallbackTools(core: ServeCore, session: string): FallbackT
       if (name === ELICIT_LIST) return list();
       if (name === ELICIT_ANSWER) return answer(args, signal);
       const task = typeof args.task === 'string' ? args.task : '';
-      if (!task) return text('task is required: the tsk-... id the call\'s result named.', true);
+      if (!task) return text("task is required: the tsk-... id the call's result named.", true);
       // Stopped on questions: wait for what comes after them.
       const latest = core.latestStop(task);
-      return follow(task, latest?.step.status === 'input-required' ? latest.seq : 0, numberOr(args.waitSeconds, DEFAULT_WAIT_S), signal);
+      return follow(
+        task,
+        latest?.step.status === 'input-required' ? latest.seq : 0,
+        numberOr(args.waitSeconds, DEFAULT_WAIT_S),
+        signal,
+      );
     },
   };
 }

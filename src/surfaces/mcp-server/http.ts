@@ -8,7 +8,14 @@ import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
-import { createMcpHandler, isLegacyRequest, localhostAllowedHostnames, localhostAllowedOrigins, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  validateHostHeader,
+  validateOriginHeader,
+} from '@modelcontextprotocol/server';
 import { McpxError } from '../../errors.js';
 import type { ServeCore } from './core.js';
 import { createRequestStateSeal } from './request-state.js';
@@ -37,8 +44,16 @@ export function isLoopback(host: string): boolean {
   return bare === 'localhost' || bare === '::1' || (isIP(bare) === 4 && bare.startsWith('127.'));
 }
 
-function jsonError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+function jsonError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  res
+    .writeHead(status, { 'content-type': 'application/json', ...headers })
+    .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
 function sameToken(given: string, expected: string): boolean {
@@ -62,15 +77,26 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
 export async function serveOverHttp(core: ServeCore, options: HttpServeOptions): Promise<HttpServe> {
   const loopback = isLoopback(options.host);
   const token = options.token ?? options.env.MCPX_SERVE_TOKEN ?? (loopback ? undefined : randomBytes(24).toString('base64url'));
-  if (!loopback && !token) throw new McpxError('CONFIG_INVALID', `serving on ${options.host} (not loopback) needs a bearer token`);
-  const allowedHosts = loopback ? localhostAllowedHostnames() : [...localhostAllowedHostnames(), options.host.replace(/^\[|\]$/g, '')];
-  const allowedOrigins = loopback ? localhostAllowedOrigins() : [...localhostAllowedOrigins(), options.host.replace(/^\[|\]$/g, '')];
+  if (!loopback && !token)
+    throw new McpxError('CONFIG_INVALID', `serving on ${options.host} (not loopback) needs a bearer token`);
+  const allowedHosts = loopback
+    ? localhostAllowedHostnames()
+    : [...localhostAllowedHostnames(), options.host.replace(/^\[|\]$/g, '')];
+  const allowedOrigins = loopback
+    ? localhostAllowedOrigins()
+    : [...localhostAllowedOrigins(), options.host.replace(/^\[|\]$/g, '')];
   const seal = createRequestStateSeal(core.stateKey, core.ttlMs);
 
   // Modern: one instance per request. Its session: the X-Mcpx-Session header, else this process's.
   const modern = toNodeHandler(
     createMcpHandler(
-      ({ era, requestInfo }) => createServeServer(core, seal, { era, session: requestInfo?.headers.get(SESSION_HEADER)?.trim() || core.defaultSession }, options.version),
+      ({ era, requestInfo }) =>
+        createServeServer(
+          core,
+          seal,
+          { era, session: requestInfo?.headers.get(SESSION_HEADER)?.trim() || core.defaultSession },
+          options.version,
+        ),
       { legacy: 'reject' },
     ),
   );
@@ -84,9 +110,17 @@ export async function serveOverHttp(core: ServeCore, options: HttpServeOptions):
     if (!origin.ok) return jsonError(res, 403, -32000, `Forbidden: ${origin.message}`);
     if (token) {
       const given = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
-      if (!given || !sameToken(given, token)) return jsonError(res, 401, -32001, 'Unauthorized: send Authorization: Bearer <token> (the token mcpx serve printed, or MCPX_SERVE_TOKEN)', { 'www-authenticate': 'Bearer' });
+      if (!given || !sameToken(given, token))
+        return jsonError(
+          res,
+          401,
+          -32001,
+          'Unauthorized: send Authorization: Bearer <token> (the token mcpx serve printed, or MCPX_SERVE_TOKEN)',
+          { 'www-authenticate': 'Bearer' },
+        );
     }
-    if (path !== '/mcp') return void res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: the MCP endpoint is /mcp');
+    if (path !== '/mcp')
+      return void res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: the MCP endpoint is /mcp');
     const body = req.method === 'POST' ? await readBody(req) : undefined;
     const sessionId = req.headers['mcp-session-id'];
     const legacy = typeof sessionId === 'string' || (await isLegacyRequest(await toWebRequest(req, body ?? {}), body ?? {}));
@@ -95,7 +129,8 @@ export async function serveOverHttp(core: ServeCore, options: HttpServeOptions):
     let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
     if (!transport) {
       if (typeof sessionId === 'string') return jsonError(res, 404, -32001, 'Session not found: initialize again');
-      if ((body as { method?: unknown } | undefined)?.method !== 'initialize') return jsonError(res, 400, -32000, 'Bad Request: no session; send initialize first');
+      if ((body as { method?: unknown } | undefined)?.method !== 'initialize')
+        return jsonError(res, 400, -32000, 'Bad Request: no session; send initialize first');
       const opened = new NodeStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => void sessions.set(id, opened),

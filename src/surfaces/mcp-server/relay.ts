@@ -6,7 +6,13 @@
  * client's `inputResponses` back as given, so any `mcpx serve` on the same store (the same key) can take it:
  * nothing of the round is held in a process or written to the store.
  */
-import { ProtocolError, ProtocolErrorCode, type CallToolResult, type ClientCapabilities, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  type CallToolResult,
+  type ClientCapabilities,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import type { AskingMethod } from '../../client/requests.js';
 import type { ServeCore } from './core.js';
 import type { ToolRef } from './names.js';
@@ -27,7 +33,11 @@ export interface RelayState {
 }
 
 /** The input request methods a client may declare, by the capability that declares each. */
-const CAPABILITY_OF: Record<string, 'elicitation' | 'sampling' | 'roots'> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
+const CAPABILITY_OF: Record<string, 'elicitation' | 'sampling' | 'roots'> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
 
 /** Whether a request goes by relay: its client declared something only the client itself can answer. */
 export function wantsRelay(caps: ClientCapabilities): boolean {
@@ -57,8 +67,17 @@ export interface RelayRequest {
 /** Sends the request (or its retry) upstream; returns the upstream's result, or its round of questions under mcpx's envelope. */
 export async function relay(core: ServeCore, seal: RequestStateSeal, request: RelayRequest): Promise<Record<string, unknown>> {
   const { ref, state, ctx } = request;
-  if (state && (state.server !== ref.server || state.tool !== request.name || state.args !== request.argsDigest || state.session !== request.session)) {
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', { reason: 'request_state_mismatch', detail: 'the requestState was minted for another call, other arguments or another session' });
+  if (
+    state &&
+    (state.server !== ref.server ||
+      state.tool !== request.name ||
+      state.args !== request.argsDigest ||
+      state.session !== request.session)
+  ) {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', {
+      reason: 'request_state_mismatch',
+      detail: 'the requestState was minted for another call, other arguments or another session',
+    });
   }
   const inputResponses = ctx.mcpReq.inputResponses;
   const result = await core.mcpx.relay(ref.server, request.method, ref.tool, request.args, {
@@ -70,7 +89,9 @@ export async function relay(core: ServeCore, seal: RequestStateSeal, request: Re
   if (result.resultType !== 'input_required') return passResult(result as CallToolResult) as Record<string, unknown>;
   const inputRequests: Record<string, unknown> = {};
   const undeclared = new Set<string>();
-  for (const [key, entry] of Object.entries((result.inputRequests ?? {}) as Record<string, { method?: string; params?: Record<string, unknown> }>)) {
+  for (const [key, entry] of Object.entries(
+    (result.inputRequests ?? {}) as Record<string, { method?: string; params?: Record<string, unknown> }>,
+  )) {
     const capability = CAPABILITY_OF[entry?.method ?? ''];
     // Never a request type the client did not declare (the upstream was told what it declared).
     if (!capability || request.caps[capability] === undefined) {
@@ -79,15 +100,28 @@ export async function relay(core: ServeCore, seal: RequestStateSeal, request: Re
     }
     inputRequests[key] =
       entry.method === 'elicitation/create'
-        ? { ...entry, params: { ...entry.params, message: `${ref.server} (via mcpx) asks: ${String(entry.params?.message ?? '')}` } }
+        ? {
+            ...entry,
+            params: { ...entry.params, message: `${ref.server} (via mcpx) asks: ${String(entry.params?.message ?? '')}` },
+          }
         : entry;
   }
   if (undeclared.size) {
-    throw new ProtocolError(-32021 as ProtocolErrorCode, `${ref.server} asked for ${[...undeclared].join(', ')}, which this client did not declare`, {
-      requiredCapabilities: Object.fromEntries([...undeclared].map((c) => [c, {}])),
-    });
+    throw new ProtocolError(
+      -32021 as ProtocolErrorCode,
+      `${ref.server} asked for ${[...undeclared].join(', ')}, which this client did not declare`,
+      {
+        requiredCapabilities: Object.fromEntries([...undeclared].map((c) => [c, {}])),
+      },
+    );
   }
-  const envelope: RelayState = { kind: 'relay', server: ref.server, tool: request.name, session: request.session, args: request.argsDigest };
+  const envelope: RelayState = {
+    kind: 'relay',
+    server: ref.server,
+    tool: request.name,
+    session: request.session,
+    args: request.argsDigest,
+  };
   if (typeof result.requestState === 'string') envelope.upstream = result.requestState;
   return { resultType: 'input_required', inputRequests, requestState: await seal.mintRelay(envelope, ctx) };
 }

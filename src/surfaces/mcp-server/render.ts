@@ -22,8 +22,14 @@ export function passResult(result: CallToolResult): CallToolResult {
 }
 
 /** A failed call as a tool error naming the server and tool. */
-export function failedResult(task: Pick<TaskRecord, 'server' | 'tool'>, error: { code: string; message: string }): CallToolResult {
-  return { content: [{ type: 'text', text: `mcpx: ${task.server}.${task.tool} failed (${error.code}): ${error.message}` }], isError: true };
+export function failedResult(
+  task: Pick<TaskRecord, 'server' | 'tool'>,
+  error: { code: string; message: string },
+): CallToolResult {
+  return {
+    content: [{ type: 'text', text: `mcpx: ${task.server}.${task.tool} failed (${error.code}): ${error.message}` }],
+    isError: true,
+  };
 }
 
 /** The input-required text for questions nothing here could put to the client. */
@@ -40,7 +46,13 @@ export function inputRequiredResult(task: TaskRecord, questions: ElicitRequest[]
         task: task.id,
         server: task.server,
         tool: task.tool,
-        questions: questions.map((q) => ({ id: q.id, mode: q.mode, message: q.message, expiresAt: new Date(q.expiresAt).toISOString(), ...(q.audience ? { audience: q.audience } : {}) })),
+        questions: questions.map((q) => ({
+          id: q.id,
+          mode: q.mode,
+          message: q.message,
+          expiresAt: new Date(q.expiresAt).toISOString(),
+          ...(q.audience ? { audience: q.audience } : {}),
+        })),
       },
     },
   };

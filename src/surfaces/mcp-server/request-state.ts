@@ -24,7 +24,8 @@ const KEY_RECORD = 'serve:request-state-key';
 export async function requestStateKey(env: Record<string, string | undefined>, keyv: Keyv): Promise<string> {
   const configured = env.MCPX_SERVE_STATE_KEY;
   if (configured !== undefined) {
-    if (Buffer.byteLength(configured) < 32) throw new McpxError('CONFIG_INVALID', 'MCPX_SERVE_STATE_KEY must be at least 32 bytes long');
+    if (Buffer.byteLength(configured) < 32)
+      throw new McpxError('CONFIG_INVALID', 'MCPX_SERVE_STATE_KEY must be at least 32 bytes long');
     return configured;
   }
   const kept = (await keyv.get(KEY_RECORD)) as string | undefined;
@@ -40,5 +41,9 @@ export function createRequestStateSeal(key: string, ttlMs: number): RequestState
   const codec = createRequestStateCodec({ key, ttlSeconds: Math.ceil(ttlMs / 1000) + 60, bind });
   // The expiry travels inside the signed state, so one verify serves both.
   const relay = createRequestStateCodec({ key, ttlSeconds: Math.ceil(ttlMs / 1000), bind });
-  return { mint: (payload, ctx) => codec.mint(payload, ctx), mintRelay: (payload, ctx) => relay.mint(payload, ctx), verify: (state, ctx) => codec.verify(state, ctx) };
+  return {
+    mint: (payload, ctx) => codec.mint(payload, ctx),
+    mintRelay: (payload, ctx) => relay.mint(payload, ctx),
+    verify: (state, ctx) => codec.verify(state, ctx),
+  };
 }

@@ -44,12 +44,17 @@ export interface ServeState {
 }
 
 export function argsDigest(args: unknown): string {
-  return createHash('sha256').update(stableStringify(args ?? {})).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(stableStringify(args ?? {}))
+    .digest('hex')
+    .slice(0, 32);
 }
 
 function stableStringify(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
   );
 }
 
@@ -69,7 +74,9 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
   const fallback = createFallbackTools(core, session);
 
   const capabilitiesOf = (ctx: ServerContext): ClientCapabilities => {
-    if (connection.era === 'modern') return ((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] ?? {}) as ClientCapabilities;
+    if (connection.era === 'modern')
+      return ((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] ??
+        {}) as ClientCapabilities;
     return server.getClientCapabilities() ?? {};
   };
 
@@ -88,7 +95,13 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
   };
 
   /** The stop as this client gets it: the result, or the questions (asked, or described). */
-  const answer = async (kind: Kind, stop: Stop, name: string, args: Record<string, unknown>, ctx: ServerContext): Promise<Served> => {
+  const answer = async (
+    kind: Kind,
+    stop: Stop,
+    name: string,
+    args: Record<string, unknown>,
+    ctx: ServerContext,
+  ): Promise<Served> => {
     let current = stop;
     for (;;) {
       const { step } = current;
@@ -111,7 +124,11 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
         inputRequests[key] =
           q.mode === 'url'
             ? inputRequired.elicitUrl({ message, url: q.url ?? '' })
-            : inputRequired.elicit({ mode: 'form', message, requestedSchema: (q.requestedSchema ?? { type: 'object', properties: {} }) as never });
+            : inputRequired.elicit({
+                mode: 'form',
+                message,
+                requestedSchema: (q.requestedSchema ?? { type: 'object', properties: {} }) as never,
+              });
       }
       const state: ServeState = { task: step.task.id, seq: current.seq, asked, tool: name, session, args: argsDigest(args) };
       return inputRequired({ inputRequests, requestState: await seal.mint(state, ctx) });
@@ -147,24 +164,49 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
       const failedServer = [...catalog.failed.keys()].find((s) => name.startsWith(`${s}__`) || core.serverNames().length === 1);
       if (failedServer) {
         const tool = name.startsWith(`${failedServer}__`) ? name.slice(failedServer.length + 2) : name;
-        return failedResult({ server: failedServer, tool }, { code: 'CONNECT_FAILED', message: `the server could not be started or listed: ${catalog.failed.get(failedServer)!}` });
+        return failedResult(
+          { server: failedServer, tool },
+          { code: 'CONNECT_FAILED', message: `the server could not be started or listed: ${catalog.failed.get(failedServer)!}` },
+        );
       }
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}. mcpx serves ${catalog.byName.size} upstream tools (see tools/list) from ${core.serverNames().join(', ') || 'no servers'}.`);
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown tool: ${name}. mcpx serves ${catalog.byName.size} upstream tools (see tools/list) from ${core.serverNames().join(', ') || 'no servers'}.`,
+      );
     }
     return run('tool', name, ref, args, ctx) as never;
   });
 
   /** A tools/call, prompts/get or resources/read of an upstream: started, or (a retry) answered and followed. */
-  const run = async (kind: Kind, name: string, ref: { server: string; tool: string }, args: Record<string, unknown>, ctx: ServerContext): Promise<Served> => {
+  const run = async (
+    kind: Kind,
+    name: string,
+    ref: { server: string; tool: string },
+    args: Record<string, unknown>,
+    ctx: ServerContext,
+  ): Promise<Served> => {
     const state = ctx.mcpReq.requestState<ServeState | RelayState>();
     const relayed = typeof state === 'object' && state !== null && (state as RelayState).kind === 'relay';
     if (relayed || (state === undefined && (await relays(ref.server, ctx)))) {
       try {
-        const request = { method: METHODS[kind] ?? 'tools/call', name, ref, args, argsDigest: argsDigest(args), session, caps: capabilitiesOf(ctx), ctx } as const;
+        const request = {
+          method: METHODS[kind] ?? 'tools/call',
+          name,
+          ref,
+          args,
+          argsDigest: argsDigest(args),
+          session,
+          caps: capabilitiesOf(ctx),
+          ctx,
+        } as const;
         return await relay(core, seal, relayed ? { ...request, state: state as RelayState } : request);
       } catch (error) {
         if (error instanceof ProtocolError) throw error;
-        return failedOrThrow(kind, ref, { code: isMcpxError(error) ? error.code : 'CALL_FAILED', message: (error as Error)?.message ?? String(error), ...(isMcpxError(error) && error.data ? { data: error.data } : {}) });
+        return failedOrThrow(kind, ref, {
+          code: isMcpxError(error) ? error.code : 'CALL_FAILED',
+          message: (error as Error)?.message ?? String(error),
+          ...(isMcpxError(error) && error.data ? { data: error.data } : {}),
+        });
       }
     }
     if (state === undefined || typeof state !== 'object') {
@@ -172,13 +214,19 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
       try {
         stop = await core.call(session, ref, args, METHODS[kind]);
       } catch (error) {
-        return failedOrThrow(kind, ref, { code: isMcpxError(error) ? error.code : 'CALL_FAILED', message: (error as Error)?.message ?? String(error) });
+        return failedOrThrow(kind, ref, {
+          code: isMcpxError(error) ? error.code : 'CALL_FAILED',
+          message: (error as Error)?.message ?? String(error),
+        });
       }
       return answer(kind, stop, name, args, ctx);
     }
     // A retry: the state must be ours (verified already), for this very call and session.
     if (!('task' in state) || state.tool !== name || state.args !== argsDigest(args) || state.session !== session) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', { reason: 'request_state_mismatch', detail: 'the requestState was minted for another call, other arguments or another session' });
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', {
+        reason: 'request_state_mismatch',
+        detail: 'the requestState was minted for another call, other arguments or another session',
+      });
     }
     const responses = (ctx.mcpReq.inputResponses ?? {}) as Record<string, unknown>;
     for (const [key, id] of Object.entries(state.asked)) {
@@ -188,7 +236,9 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
         await core.broker.respond({
           id,
           action: response.action as 'accept' | 'decline' | 'cancel',
-          ...(response.action === 'accept' && response.content && typeof response.content === 'object' ? { content: response.content as Record<string, unknown> } : {}),
+          ...(response.action === 'accept' && response.content && typeof response.content === 'object'
+            ? { content: response.content as Record<string, unknown> }
+            : {}),
           by: 'mcp',
           session,
         });
@@ -198,7 +248,11 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
       }
     }
     const latest = core.latestStop(state.task);
-    if (!latest) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', { reason: 'request_state_unknown_call', detail: 'this mcpx serve no longer holds that call; run it again' });
+    if (!latest)
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', {
+        reason: 'request_state_unknown_call',
+        detail: 'this mcpx serve no longer holds that call; run it again',
+      });
     return answer(kind, latest.seq > state.seq ? latest : { seq: state.seq, step: latest.step }, name, args, ctx);
   };
 
@@ -210,7 +264,9 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
     return run('prompt', name, ref, (request.params.arguments ?? {}) as Record<string, unknown>, ctx) as never;
   });
   server.setRequestHandler('resources/list', async () => ({ resources: (await core.catalog()).resources }));
-  server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: (await core.catalog()).resourceTemplates }));
+  server.setRequestHandler('resources/templates/list', async () => ({
+    resourceTemplates: (await core.catalog()).resourceTemplates,
+  }));
   server.setRequestHandler('resources/read', async (request, ctx) => {
     const uri = request.params.uri;
     const catalog = await core.catalog();
@@ -225,15 +281,25 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
 
 type Kind = 'tool' | 'prompt' | 'resource';
 type Served = CallToolResult | InputRequiredResult | Record<string, unknown>;
-const METHODS: Record<Kind, 'prompts/get' | 'resources/read' | undefined> = { tool: undefined, prompt: 'prompts/get', resource: 'resources/read' };
+const METHODS: Record<Kind, 'prompts/get' | 'resources/read' | undefined> = {
+  tool: undefined,
+  prompt: 'prompts/get',
+  resource: 'resources/read',
+};
 
 /**
  * A call refused for a client capability the upstream needs is the same refusal here (-32021). Anything else is a
  * tool error for a tool; a prompt or resource has no error result, so it is a JSON-RPC error naming the server.
  */
-function failedOrThrow(kind: Kind, task: { server: string; tool: string }, error: { code: string; message: string; data?: Record<string, unknown> }): CallToolResult {
+function failedOrThrow(
+  kind: Kind,
+  task: { server: string; tool: string },
+  error: { code: string; message: string; data?: Record<string, unknown> },
+): CallToolResult {
   if (error.data?.code === -32021) {
-    throw new ProtocolError(-32021 as ProtocolErrorCode, error.message, { requiredCapabilities: error.data.requiredCapabilities ?? {} });
+    throw new ProtocolError(-32021 as ProtocolErrorCode, error.message, {
+      requiredCapabilities: error.data.requiredCapabilities ?? {},
+    });
   }
   if (kind !== 'tool') {
     const code = typeof error.data?.code === 'number' ? (error.data.code as ProtocolErrorCode) : ProtocolErrorCode.InternalError;
@@ -246,6 +312,7 @@ function failedOrThrow(kind: Kind, task: { server: string; tool: string }, error
 function asKind(kind: Kind, result: CallToolResult, name: string): Served {
   if (kind === 'tool') return result;
   const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
-  if (kind === 'prompt') return { messages: [{ role: 'user', content: { type: 'text', text } }], ...(result._meta ? { _meta: result._meta } : {}) };
+  if (kind === 'prompt')
+    return { messages: [{ role: 'user', content: { type: 'text', text } }], ...(result._meta ? { _meta: result._meta } : {}) };
   return { contents: [{ uri: name, mimeType: 'text/plain', text }], ...(result._meta ? { _meta: result._meta } : {}) };
 }

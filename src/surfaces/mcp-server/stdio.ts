@@ -9,7 +9,10 @@ export interface StdioServe {
   close(): Promise<void>;
 }
 
-export function serveOverStdio(core: ServeCore, options: { env: Record<string, string | undefined>; version: string; transport?: Transport; onerror?: (error: Error) => void }): StdioServe {
+export function serveOverStdio(
+  core: ServeCore,
+  options: { env: Record<string, string | undefined>; version: string; transport?: Transport; onerror?: (error: Error) => void },
+): StdioServe {
   const seal = createRequestStateSeal(core.stateKey, core.ttlMs);
   // One connection per process: its questions belong to MCPX_SESSION_ID when the host set it, else to this process.
   const handle = serveStdio(({ era }) => createServeServer(core, seal, { session: core.defaultSession, era }, options.version), {

@@ -15,11 +15,20 @@ const who = (q: Elicitation): string => `${stripControls(q.server)}.${stripContr
 export function describeForAgent(questions: Elicitation[], level: PluginLevel, now: number): string {
   const blocks = questions.map((q) => {
     const left = q.expiresAt > now ? `${duration(q.expiresAt - now)} left` : 'expiring';
-    const lines = [`- ${q.id}: ${who(q)} asks: ${stripControls(q.message)}`, `  ${q.mode}, ${left}${q.audience === 'user' ? ', for the person' : ''}`];
+    const lines = [
+      `- ${q.id}: ${who(q)} asks: ${stripControls(q.message)}`,
+      `  ${q.mode}, ${left}${q.audience === 'user' ? ', for the person' : ''}`,
+    ];
     if (q.requestedSchema) lines.push(`  schema ${stableJson(q.requestedSchema)}`);
     if (q.url) lines.push(`  url ${stripControls(q.url)}`);
-    if (level === 'ask' || q.audience === 'user' || q.mode === 'url') lines.push(`  this one is for the person: call mcpx_elicit_ask {"id":"${q.id}"} to show it to them; do not answer it yourself`);
-    else lines.push(`  answer: mcpx_elicit_answer {"id":"${q.id}","action":"accept","content":{...}} | "decline" | "cancel"  (shell: ${respondWith(q)})`);
+    if (level === 'ask' || q.audience === 'user' || q.mode === 'url')
+      lines.push(
+        `  this one is for the person: call mcpx_elicit_ask {"id":"${q.id}"} to show it to them; do not answer it yourself`,
+      );
+    else
+      lines.push(
+        `  answer: mcpx_elicit_answer {"id":"${q.id}","action":"accept","content":{...}} | "decline" | "cancel"  (shell: ${respondWith(q)})`,
+      );
     return lines.join('\n');
   });
   return [
@@ -29,12 +38,25 @@ export function describeForAgent(questions: Elicitation[], level: PluginLevel, n
   ].join('\n');
 }
 
-export function toastFor(q: Pick<Elicitation, 'server' | 'tool' | 'message'>): { title: string; message: string; variant: 'warning' } {
-  return { title: `${stripControls(q.server)} (via mcpx) asks`, message: stripControls(q.message).slice(0, 300), variant: 'warning' };
+export function toastFor(q: Pick<Elicitation, 'server' | 'tool' | 'message'>): {
+  title: string;
+  message: string;
+  variant: 'warning';
+} {
+  return {
+    title: `${stripControls(q.server)} (via mcpx) asks`,
+    message: stripControls(q.message).slice(0, 300),
+    variant: 'warning',
+  };
 }
 
 /** The permission request opencode shows for a question (ToolContext.ask). */
-export function permissionFor(q: Elicitation): { permission: string; patterns: string[]; always: string[]; metadata: Record<string, unknown> } {
+export function permissionFor(q: Elicitation): {
+  permission: string;
+  patterns: string[];
+  always: string[];
+  metadata: Record<string, unknown>;
+} {
   return {
     permission: 'mcpx_elicit',
     patterns: [q.id],
@@ -61,7 +83,8 @@ export function allowAnswer(q: Elicitation): Answer | undefined {
   if (q.mode === 'url') return { action: 'accept' };
   const entries = Object.entries(q.requestedSchema?.properties ?? {});
   const required = new Set(q.requestedSchema?.required ?? []);
-  if (entries.length === 1 && (entries[0]?.[1] as { type?: string } | undefined)?.type === 'boolean') return { action: 'accept', content: { [entries[0]![0]]: true } };
+  if (entries.length === 1 && (entries[0]?.[1] as { type?: string } | undefined)?.type === 'boolean')
+    return { action: 'accept', content: { [entries[0]![0]]: true } };
   const content: Record<string, unknown> = {};
   for (const [name, schema] of entries) {
     const fallback = (schema as { default?: unknown } | undefined)?.default;

@@ -40,14 +40,20 @@ export function createDialogHooks(link: QuestionLink, onRecorded: (q: Elicitatio
     if (entry.outcome) return entry.outcome;
     entry.outcome = (async () => {
       const q = entry.question;
-      const answer: Answer | { problem: string } = replies === 'dismissed' ? { action: 'cancel' } : entry.dialog.answerOf(replies);
+      const answer: Answer | { problem: string } =
+        replies === 'dismissed' ? { action: 'cancel' } : entry.dialog.answerOf(replies);
       let text: string;
       if ('problem' in answer) {
         text = `The person's answers to ${q.id} do not fit its form (${answer.problem}); nothing was sent and it still waits. Call mcpx_elicit_ask again to show the dialog again.`;
       } else {
         try {
           await link.answer(q.id, answer, entry.session);
-          const verb = answer.action === 'accept' ? 'accepted' : answer.action === 'decline' ? 'declined' : 'dismissed the dialog: cancelled';
+          const verb =
+            answer.action === 'accept'
+              ? 'accepted'
+              : answer.action === 'decline'
+                ? 'declined'
+                : 'dismissed the dialog: cancelled';
           text = `[mcpx] The person ${verb} ${q.id}; mcpx recorded it and the call goes on.${q.task ? ` Collect its result with: mcpx task result ${q.task}` : ''}`;
         } catch (error) {
           text = `[mcpx] ${q.id} was not answered: ${(error as Error).message}`;
@@ -76,7 +82,8 @@ export function createDialogHooks(link: QuestionLink, onRecorded: (q: Elicitatio
       const id = dialogFor(args.questions);
       if (!id) return;
       const entry = ours(args.questions, session);
-      if (!entry) throw new Error(`No question ${id} waits in this session for a dialog: call mcpx_elicit_ask with its id first.`);
+      if (!entry)
+        throw new Error(`No question ${id} waits in this session for a dialog: call mcpx_elicit_ask with its id first.`);
       args.questions = entry.dialog.questions; // the person sees exactly the prepared fields, whatever was copied
     },
     async event(raw) {
@@ -105,7 +112,8 @@ export function createDialogHooks(link: QuestionLink, onRecorded: (q: Elicitatio
       }
       const answers = (metadata as { answers?: string[][] } | undefined)?.answers ?? [];
       // No answers at all: opencode did not show the dialog (the question permission is denied here).
-      if (!answers.length) return `[mcpx] The dialog for ${id} was not shown; nothing was sent. Ask the person in chat, or they can answer in a terminal with: mcpx inbox`;
+      if (!answers.length)
+        return `[mcpx] The dialog for ${id} was not shown; nothing was sent. Ask the person in chat, or they can answer in a terminal with: mcpx inbox`;
       prepared.delete(id);
       return record(entry, answers);
     },

@@ -28,7 +28,10 @@ export function createQuestionLink(env: Env, directory: string, config: string |
 
   /** The daemon when it runs, else the store; the caller closes it. */
   const open = async (): Promise<Backend> => {
-    const [{ connectDaemon }, { createRestBackend }] = await Promise.all([import('../daemon/daemon-client.js'), import('../cli/rest-backend.js')]);
+    const [{ connectDaemon }, { createRestBackend }] = await Promise.all([
+      import('../daemon/daemon-client.js'),
+      import('../cli/rest-backend.js'),
+    ]);
     const client = await connectDaemon(env, configPath);
     if (client) return createRestBackend({ fetch: client.fetch, close: () => client.close() });
     const { createStoreBackend } = await import('../cli/store-backend.js');

@@ -37,14 +37,22 @@ const McpxOpencodePlugin: Plugin = async (input, rawOptions) => {
   const link = createQuestionLink(env, input.directory, options.config);
   const sessions = new Set<string>(); // the opencode sessions this plugin has seen: toasts go only to them
   const announced = new Set<string>();
-  const dialogs = createDialogHooks(link, (q, text) => input.client.tui.showToast({ body: { title: `${q.server} (via mcpx)`, message: text.slice(0, 300), variant: 'info' } }).then(() => undefined));
+  const dialogs = createDialogHooks(link, (q, text) =>
+    input.client.tui
+      .showToast({ body: { title: `${q.server} (via mcpx)`, message: text.slice(0, 300), variant: 'info' } })
+      .then(() => undefined),
+  );
 
   const onEvent = (event: BrokerEvent): void => {
     if (event.kind !== 'elicit.open' || !event.elicit || !event.session || !sessions.has(event.session)) return;
-    void link.get(event.elicit).then((q) => (q && q.state === 'pending' ? toast(input, q) : undefined), () => undefined);
+    void link.get(event.elicit).then(
+      (q) => (q && q.state === 'pending' ? toast(input, q) : undefined),
+      () => undefined,
+    );
   };
   // Subscribes once a daemon runs; checked at each hook rather than polled.
-  const follow = (): Promise<void> => (level === 'auto' || link.following ? Promise.resolve() : link.follow(onEvent).catch(() => undefined));
+  const follow = (): Promise<void> =>
+    level === 'auto' || link.following ? Promise.resolve() : link.follow(onEvent).catch(() => undefined);
 
   const hooks: Awaited<ReturnType<Plugin>> = {
     async 'shell.env'(shell, output) {
@@ -76,7 +84,8 @@ const McpxOpencodePlugin: Plugin = async (input, rawOptions) => {
       await link.close();
     },
   };
-  if (level !== 'auto' && options.tools !== false && !servedByMcpx(input.directory)) hooks.tool = questionTools(link, level, dialogs);
+  if (level !== 'auto' && options.tools !== false && !servedByMcpx(input.directory))
+    hooks.tool = questionTools(link, level, dialogs);
   return hooks;
 };
 
@@ -131,7 +140,8 @@ const askArgs = { id: z.string().describe('the question id, elc-...') };
 function questionTools(link: QuestionLink, level: PluginLevel, dialogs: DialogHooks) {
   return {
     mcpx_elicit_list: defineTool({
-      description: 'Questions that tools called through mcpx are waiting on in this session: id, who asks, the message, the schema an answer must match, and the time left.',
+      description:
+        'Questions that tools called through mcpx are waiting on in this session: id, who asks, the message, the schema an answer must match, and the time left.',
       args: {},
       async execute(_args, ctx) {
         const pending = await link.pending(ctx.sessionID);
@@ -149,7 +159,10 @@ function questionTools(link: QuestionLink, level: PluginLevel, dialogs: DialogHo
         if (args.action === 'accept' && (q.audience === 'user' || q.mode === 'url' || level === 'ask')) {
           return `${q.id} is for the person, not for you: call mcpx_elicit_ask with its id to show it to them.`;
         }
-        const answer: Answer = args.action === 'accept' ? { action: 'accept', ...(args.content ? { content: args.content } : {}) } : { action: args.action };
+        const answer: Answer =
+          args.action === 'accept'
+            ? { action: 'accept', ...(args.content ? { content: args.content } : {}) }
+            : { action: args.action };
         return answered(link, q, answer, ctx.sessionID);
       },
     }),

@@ -92,7 +92,9 @@ function valueOf(field: DialogField, picked: string[]): { value: unknown } | { p
   const first = picked[0]!;
   switch (field.kind) {
     case 'boolean':
-      return first === 'Yes' || first === 'No' ? { value: first === 'Yes' } : { problem: `${field.name}: expected Yes or No, got ${JSON.stringify(first)}` };
+      return first === 'Yes' || first === 'No'
+        ? { value: first === 'Yes' }
+        : { problem: `${field.name}: expected Yes or No, got ${JSON.stringify(first)}` };
     case 'number': {
       const n = Number(first);
       return Number.isNaN(n) ? { problem: `${field.name}: expected a number, got ${JSON.stringify(first)}` } : { value: n };
@@ -103,14 +105,20 @@ function valueOf(field: DialogField, picked: string[]): { value: unknown } | { p
     }
     case 'multiselect': {
       const values = picked.map((label) => field.choices?.get(label));
-      return values.every((v) => v !== undefined) ? { value: values } : { problem: `${field.name}: a choice is not one of the choices` };
+      return values.every((v) => v !== undefined)
+        ? { value: values }
+        : { problem: `${field.name}: a choice is not one of the choices` };
     }
     default:
       return { value: first };
   }
 }
 
-function fieldQuestion(name: string, schema: PrimitiveSchema, required: boolean): { field: DialogField; question: DialogQuestion } {
+function fieldQuestion(
+  name: string,
+  schema: PrimitiveSchema,
+  required: boolean,
+): { field: DialogField; question: DialogQuestion } {
   const title = stripControls(schema.title ?? name);
   const description = schema.description === undefined ? '' : stripControls(schema.description);
   const text = description && description !== title ? `${title}: ${description}` : title;
@@ -121,14 +129,25 @@ function fieldQuestion(name: string, schema: PrimitiveSchema, required: boolean)
   if (single) {
     return {
       field: { name, kind: 'select', required, choices: single },
-      question: { question: text, header, options: [...[...single.keys()].map((label) => ({ label, description: single.get(label)! })), ...optional], custom: false },
+      question: {
+        question: text,
+        header,
+        options: [...[...single.keys()].map((label) => ({ label, description: single.get(label)! })), ...optional],
+        custom: false,
+      },
     };
   }
   if (schema.type === 'array') {
     const choices = choicesOf((schema.items ?? {}) as Record<string, unknown>) ?? new Map<string, string>();
     return {
       field: { name, kind: 'multiselect', required, choices },
-      question: { question: text, header, options: [...choices.keys()].map((label) => ({ label, description: choices.get(label)! })), multiple: true, custom: false },
+      question: {
+        question: text,
+        header,
+        options: [...choices.keys()].map((label) => ({ label, description: choices.get(label)! })),
+        multiple: true,
+        custom: false,
+      },
     };
   }
   if (schema.type === 'boolean') {
@@ -136,19 +155,29 @@ function fieldQuestion(name: string, schema: PrimitiveSchema, required: boolean)
       { label: 'Yes', description: schema.default === true ? 'the default' : 'true' },
       { label: 'No', description: schema.default === false ? 'the default' : 'false' },
     ];
-    return { field: { name, kind: 'boolean', required }, question: { question: text, header, options: [...yesNo, ...optional], custom: false } };
+    return {
+      field: { name, kind: 'boolean', required },
+      question: { question: text, header, options: [...yesNo, ...optional], custom: false },
+    };
   }
   const kind = schema.type === 'number' || schema.type === 'integer' ? 'number' : 'text';
-  return { field: { name, kind, required }, question: { question: `${text} (type your answer)`, header, options: [...fallback, ...optional], custom: true } };
+  return {
+    field: { name, kind, required },
+    question: { question: `${text} (type your answer)`, header, options: [...fallback, ...optional], custom: true },
+  };
 }
 
 /** label -> value for an enum: `oneOf`/`anyOf` of `{const, title}`, or `enum` (with legacy `enumNames`). */
 function choicesOf(schema: Record<string, unknown>): Map<string, string> | undefined {
   const titled = (schema.oneOf ?? schema.anyOf) as Array<{ const?: unknown; title?: unknown }> | undefined;
   if (Array.isArray(titled)) {
-    return new Map(titled.filter((b) => typeof b?.const === 'string').map((b) => [stripControls(b.title ?? b.const), b.const as string]));
+    return new Map(
+      titled.filter((b) => typeof b?.const === 'string').map((b) => [stripControls(b.title ?? b.const), b.const as string]),
+    );
   }
   if (!Array.isArray(schema.enum)) return undefined;
   const names = Array.isArray(schema.enumNames) ? (schema.enumNames as unknown[]) : [];
-  return new Map(schema.enum.filter((v): v is string => typeof v === 'string').map((value, i) => [stripControls(names[i] ?? value), value]));
+  return new Map(
+    schema.enum.filter((v): v is string => typeof v === 'string').map((value, i) => [stripControls(names[i] ?? value), value]),
+  );
 }

@@ -31,7 +31,14 @@ export function startCli(argv: string[], options: CliOptions = {}): StartedCli {
   stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
   stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
   stdin.end(options.stdin ?? '');
-  const done = main(argv, { stdout, stderr, stdin, env: options.env ?? {}, cwd: options.cwd ?? process.cwd(), isTTY: options.isTTY ?? false }).then((code) => ({ code, stdout: out, stderr: err }));
+  const done = main(argv, {
+    stdout,
+    stderr,
+    stdin,
+    env: options.env ?? {},
+    cwd: options.cwd ?? process.cwd(),
+    isTTY: options.isTTY ?? false,
+  }).then((code) => ({ code, stdout: out, stderr: err }));
   return {
     done,
     stderrShows: (text) =>
@@ -43,7 +50,11 @@ export function startCli(argv: string[], options: CliOptions = {}): StartedCli {
           resolve();
         };
         stderr.on('data', check);
-        void done.then(() => (err.includes(text) ? resolve() : reject(new Error(`the command ended without writing ${JSON.stringify(text)}; stderr: ${err}`))));
+        void done.then(() =>
+          err.includes(text)
+            ? resolve()
+            : reject(new Error(`the command ended without writing ${JSON.stringify(text)}; stderr: ${err}`)),
+        );
       }),
   };
 }

@@ -48,16 +48,21 @@ export const command: Command = async (argv, io) => {
   if (verb === 'logout') {
     if (!name) throw new UsageError('mcpx auth logout takes a server name');
     const forgotten = await serverCredentials(store, name).forget('all');
-    io.stdout.write(forgotten ? `${name}: signed out (tokens and registered client forgotten)\n` : `${name}: was not signed in\n`);
+    io.stdout.write(
+      forgotten ? `${name}: signed out (tokens and registered client forgotten)\n` : `${name}: was not signed in\n`,
+    );
     return EXIT.OK;
   }
   if (positional.length > 1) throw new UsageError(`unexpected ${JSON.stringify(positional[1])}`);
   const server = verb!;
-  if (!httpServers.some(([n]) => n === server)) throw new UsageError(`"${server}" is not a configured http server (mcpx auth signs in to Streamable HTTP servers)`);
+  if (!httpServers.some(([n]) => n === server))
+    throw new UsageError(`"${server}" is not a configured http server (mcpx auth signs in to Streamable HTTP servers)`);
   const auth = createAuth({
     store,
     present: async ({ url }) => {
-      io.stderr.write(`${server} asks you to sign in at ${sanitizeLine(url.host)}:\n  ${sanitizeLine(url.toString(), 8000)}\nopen it in a browser; mcpx waits for it to come back.\n`);
+      io.stderr.write(
+        `${server} asks you to sign in at ${sanitizeLine(url.host)}:\n  ${sanitizeLine(url.toString(), 8000)}\nopen it in a browser; mcpx waits for it to come back.\n`,
+      );
     },
   });
   const mcpx = await createMcpx({ config, cwd: io.cwd, env: io.env, auth });

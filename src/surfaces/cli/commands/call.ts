@@ -46,7 +46,8 @@ export const command: Command = async (argv, io) => {
   // A mode given (flag or MCPX_ELICIT) is the daemon's policy mode for this call; none given, the config's stands.
   const chosen = typeof flags.elicit === 'string' || Boolean(io.env.MCPX_ELICIT);
   const elicit = mode === 'prompt' || mode === 'return' ? 'ask' : mode;
-  if (mode === 'prompt' && !io.isTTY) throw new UsageError('--elicit=prompt needs a terminal; use --elicit=return to get the question back instead');
+  if (mode === 'prompt' && !io.isTTY)
+    throw new UsageError('--elicit=prompt needs a terminal; use --elicit=return to get the question back instead');
   const json = flags.json === true;
   const session = io.env.MCPX_SESSION_ID || undefined;
 
@@ -80,7 +81,13 @@ function returnQuestions(response: Extract<CallResponse, { status: 'input-requir
  * Puts each round of questions to the person at the terminal, until the call completes. A new round (a modern server
  * asking again after the answer) is noticed from the daemon's event stream, not by polling.
  */
-async function answerUntilDone(backend: Backend, response: Extract<CallResponse, { status: 'input-required' }>, io: CliIO, json: boolean, session: string | undefined): Promise<number> {
+async function answerUntilDone(
+  backend: Backend,
+  response: Extract<CallResponse, { status: 'input-required' }>,
+  io: CliIO,
+  json: boolean,
+  session: string | undefined,
+): Promise<number> {
   const { inputRequired } = response;
   const taskId = inputRequired.task;
   const stop = new AbortController();
@@ -98,12 +105,21 @@ async function answerUntilDone(backend: Backend, response: Extract<CallResponse,
         if (!answer) continue; // answered elsewhere meanwhile
         await submit(backend, question, answer, io, session);
       }
-      if (!taskId) throw new McpxError('DAEMON_UNAVAILABLE', 'The call has no task to follow, so its result cannot be collected here.');
-      const next = await Promise.race([backend.task(taskId, { waitSeconds: 600, signal: stop.signal }).then((task) => ({ task })), opened.next()]);
+      if (!taskId)
+        throw new McpxError('DAEMON_UNAVAILABLE', 'The call has no task to follow, so its result cannot be collected here.');
+      const next = await Promise.race([
+        backend.task(taskId, { waitSeconds: 600, signal: stop.signal }).then((task) => ({ task })),
+        opened.next(),
+      ]);
       if ('task' in next) {
         const { task } = next;
         if (task.state === 'complete' && task.result) return printResult(task.result, io, json);
-        if (task.state === 'failed') throw new McpxError((task.error?.code as never) ?? 'CALL_FAILED', task.error?.message ?? 'the call failed', task.error?.data ? { data: task.error.data } : {});
+        if (task.state === 'failed')
+          throw new McpxError(
+            (task.error?.code as never) ?? 'CALL_FAILED',
+            task.error?.message ?? 'the call failed',
+            task.error?.data ? { data: task.error.data } : {},
+          );
         continue; // the wait ended with the call still running: wait again
       }
       questions = next.questions;
@@ -114,7 +130,11 @@ async function answerUntilDone(backend: Backend, response: Extract<CallResponse,
 }
 
 /** Pending questions of one task as the daemon opens them (elicit.open events), in batches as they arrive. */
-function openQuestionsOf(backend: Backend, taskId: string | undefined, signal: AbortSignal): { ready: Promise<void>; next(): Promise<{ questions: Elicitation[] }> } {
+function openQuestionsOf(
+  backend: Backend,
+  taskId: string | undefined,
+  signal: AbortSignal,
+): { ready: Promise<void>; next(): Promise<{ questions: Elicitation[] }> } {
   const queue: Elicitation[] = [];
   let wake: (() => void) | undefined;
   let live!: () => void;
@@ -153,7 +173,10 @@ async function promptUnlessAnsweredElsewhere(backend: Backend, question: Elicita
   // Anyone may answer (another terminal, REST, an agent): when they do, the form gives way.
   void (async () => {
     try {
-      for await (const event of backend.events({ signal: elsewhere.signal, kinds: ['elicit.answered', 'elicit.expired', 'elicit.abandoned'] })) {
+      for await (const event of backend.events({
+        signal: elsewhere.signal,
+        kinds: ['elicit.answered', 'elicit.expired', 'elicit.abandoned'],
+      })) {
         if (event.elicit === question.id) {
           answeredElsewhere = true;
           elsewhere.abort();
@@ -164,7 +187,12 @@ async function promptUnlessAnsweredElsewhere(backend: Backend, question: Elicita
     }
   })();
   try {
-    const answer = await promptForAnswer(toQuestion(question), { input: io.stdin, output: io.stderr, signal: elsewhere.signal, openUrl: (url) => openUrl(url, io.env) });
+    const answer = await promptForAnswer(toQuestion(question), {
+      input: io.stdin,
+      output: io.stderr,
+      signal: elsewhere.signal,
+      openUrl: (url) => openUrl(url, io.env),
+    });
     if (answeredElsewhere) {
       io.stderr.write(`mcpx: ${question.id} was answered elsewhere (or expired); waiting for the call.\n`);
       return undefined;
@@ -175,7 +203,13 @@ async function promptUnlessAnsweredElsewhere(backend: Backend, question: Elicita
   }
 }
 
-async function submit(backend: Backend, question: Elicitation, answer: Answer, io: CliIO, session: string | undefined): Promise<void> {
+async function submit(
+  backend: Backend,
+  question: Elicitation,
+  answer: Answer,
+  io: CliIO,
+  session: string | undefined,
+): Promise<void> {
   try {
     await backend.answer(question.id, answer, session ? { session } : {});
   } catch (error) {

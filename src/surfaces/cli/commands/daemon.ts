@@ -43,14 +43,19 @@ export const command: Command = async (argv, io) => {
     return EXIT.OK;
   }
   if (!verb || extra.length || !['start', 'stop', 'status', 'run'].includes(verb)) {
-    io.stderr.write(`mcpx daemon: expected start, stop, status or run${verb ? `, got ${JSON.stringify([verb, ...extra].join(' '))}` : ''}\n\n${USAGE}`);
+    io.stderr.write(
+      `mcpx daemon: expected start, stop, status or run${verb ? `, got ${JSON.stringify([verb, ...extra].join(' '))}` : ''}\n\n${USAGE}`,
+    );
     return EXIT.USAGE;
   }
   let port: number | undefined;
   let idle: number | undefined;
   try {
     port = seconds(parsed.flags.port, 'port');
-    idle = seconds(parsed.flags.idle ?? io.env.MCPX_DAEMON_IDLE, parsed.flags.idle === undefined ? 'idle (MCPX_DAEMON_IDLE)' : 'idle');
+    idle = seconds(
+      parsed.flags.idle ?? io.env.MCPX_DAEMON_IDLE,
+      parsed.flags.idle === undefined ? 'idle (MCPX_DAEMON_IDLE)' : 'idle',
+    );
   } catch (error) {
     io.stderr.write(`mcpx daemon: ${(error as Error).message}\n`);
     return EXIT.USAGE;
@@ -60,7 +65,15 @@ export const command: Command = async (argv, io) => {
     const configPath = findConfigPath(parsed.flags.config as string | undefined, io.cwd, io.env);
     if (verb === 'run') {
       const { runDaemonCommand } = await import('../../daemon/daemon-main.js');
-      return await runDaemonCommand({ env: io.env, cwd: io.cwd, configPath, ...(port !== undefined ? { port } : {}), ...(idle !== undefined ? { idleMs: idle * 1000 } : {}), stdout: io.stdout, stderr: io.stderr });
+      return await runDaemonCommand({
+        env: io.env,
+        cwd: io.cwd,
+        configPath,
+        ...(port !== undefined ? { port } : {}),
+        ...(idle !== undefined ? { idleMs: idle * 1000 } : {}),
+        stdout: io.stdout,
+        stderr: io.stderr,
+      });
     }
     if (verb === 'start') {
       const client = await ensureDaemon(io.env, configPath, {
@@ -71,9 +84,14 @@ export const command: Command = async (argv, io) => {
       });
       await client.close();
       const state = client.state!;
-      if (port !== undefined && state.port === undefined) io.stderr.write('mcpx daemon: a daemon already runs without a port; stop it first to add one\n');
+      if (port !== undefined && state.port === undefined)
+        io.stderr.write('mcpx daemon: a daemon already runs without a port; stop it first to add one\n');
       const { token: _token, ...shown } = state;
-      io.stdout.write(json ? JSON.stringify({ running: true, ...shown }) + '\n' : `mcpx daemon: running (pid ${state.pid}) on ${state.socket}${state.port ? ` and 127.0.0.1:${state.port} (bearer token in the state file)` : ''}\n`);
+      io.stdout.write(
+        json
+          ? JSON.stringify({ running: true, ...shown }) + '\n'
+          : `mcpx daemon: running (pid ${state.pid}) on ${state.socket}${state.port ? ` and 127.0.0.1:${state.port} (bearer token in the state file)` : ''}\n`,
+      );
       return EXIT.OK;
     }
     if (verb === 'stop') {
@@ -84,7 +102,15 @@ export const command: Command = async (argv, io) => {
     }
     const status = await daemonStatus(io.env, configPath);
     if (json) {
-      io.stdout.write(JSON.stringify({ running: status.running, socket: status.paths.socket, configPath: status.paths.configPath, ...status.health, ...(status.state?.port ? { port: status.state.port, tokenFile: status.paths.state } : {}) }) + '\n');
+      io.stdout.write(
+        JSON.stringify({
+          running: status.running,
+          socket: status.paths.socket,
+          configPath: status.paths.configPath,
+          ...status.health,
+          ...(status.state?.port ? { port: status.state.port, tokenFile: status.paths.state } : {}),
+        }) + '\n',
+      );
     } else if (status.running && status.health) {
       const h = status.health;
       io.stdout.write(

@@ -40,12 +40,23 @@ export const command: Command = async (argv, io) => {
  * query, whether a daemon runs or not). A shared store (MCPX_STORE_URL) is asked through the running daemon,
  * else through the broker.
  */
-export async function countWaiting(env: Env, cwd: string, config: string | undefined, session: string | undefined): Promise<number> {
+export async function countWaiting(
+  env: Env,
+  cwd: string,
+  config: string | undefined,
+  session: string | undefined,
+): Promise<number> {
   if (!env.MCPX_STORE_URL) {
-    const [{ countPendingInSqliteFile }, { defaultSqlitePath }] = await Promise.all([import('../../../broker/stores/sqlite-count.js'), import('../../../broker/default-store.js')]);
+    const [{ countPendingInSqliteFile }, { defaultSqlitePath }] = await Promise.all([
+      import('../../../broker/stores/sqlite-count.js'),
+      import('../../../broker/default-store.js'),
+    ]);
     return countPendingInSqliteFile(defaultSqlitePath(env), session ? { session } : {});
   }
-  const [{ daemonPaths, isAlive, readDaemonState }, { findConfigPath }] = await Promise.all([import('../../daemon/daemon-paths.js'), import('../../../config/find.js')]);
+  const [{ daemonPaths, isAlive, readDaemonState }, { findConfigPath }] = await Promise.all([
+    import('../../daemon/daemon-paths.js'),
+    import('../../../config/find.js'),
+  ]);
   const state = readDaemonState(daemonPaths(env, findConfigPath(config, cwd, env)));
   if (state && isAlive(state.pid)) {
     const counted = await countFromDaemon(state.socket, session);
@@ -70,11 +81,16 @@ async function countFromDaemon(socket: string, session: string | undefined): Pro
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
       res.on('end', () => {
-        if (res.statusCode !== 200) return reject(new McpxError('DAEMON_UNAVAILABLE', `the daemon answered ${res.statusCode} to ${path}: ${body.slice(0, 200)}`));
+        if (res.statusCode !== 200)
+          return reject(
+            new McpxError('DAEMON_UNAVAILABLE', `the daemon answered ${res.statusCode} to ${path}: ${body.slice(0, 200)}`),
+          );
         resolve((JSON.parse(body) as { elicitations: unknown[] }).elicitations.length);
       });
     });
-    req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNREFUSED' || error.code === 'ENOENT' ? resolve(undefined) : reject(error)));
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'ECONNREFUSED' || error.code === 'ENOENT' ? resolve(undefined) : reject(error),
+    );
     req.end();
   });
 }

@@ -133,7 +133,9 @@ async function runInbox(backend: Backend, io: CliIO, session: string | undefined
       case 'o':
         if (q?.mode === 'url' && q.url) {
           const { openUrl } = await import('../open-url.js');
-          state.status = (await openUrl(q.url, io.env)) ? `opened ${sanitizeLine(new URL(q.url).hostname)} in your browser; press a when done` : `could not open a browser: open ${sanitizeLine(q.url, 500)} yourself`;
+          state.status = (await openUrl(q.url, io.env))
+            ? `opened ${sanitizeLine(new URL(q.url).hostname)} in your browser; press a when done`
+            : `could not open a browser: open ${sanitizeLine(q.url, 500)} yourself`;
         }
         return draw();
       default:
@@ -145,10 +147,12 @@ async function runInbox(backend: Backend, io: CliIO, session: string | undefined
   let queue = Promise.resolve();
   const onKey = (chunk: Buffer): void => {
     for (const key of chunk.toString('utf8').match(KEY) ?? []) {
-      queue = queue.then(() => act(key)).catch((error: unknown) => {
-        state.status = `error: ${sanitizeLine((error as Error).message, 300)}`;
-        draw();
-      });
+      queue = queue
+        .then(() => act(key))
+        .catch((error: unknown) => {
+          state.status = `error: ${sanitizeLine((error as Error).message, 300)}`;
+          draw();
+        });
     }
   };
 
@@ -175,7 +179,10 @@ async function runInbox(backend: Backend, io: CliIO, session: string | undefined
 /** Refreshes on every question event (for this session, when scoped) until the inbox closes. */
 async function follow(backend: Backend, signal: AbortSignal, session: string | undefined, onChange: () => void): Promise<void> {
   try {
-    for await (const event of backend.events({ signal, kinds: ['elicit.open', 'elicit.answered', 'elicit.expired', 'elicit.abandoned'] })) {
+    for await (const event of backend.events({
+      signal,
+      kinds: ['elicit.open', 'elicit.answered', 'elicit.expired', 'elicit.abandoned'],
+    })) {
       if (!session || event.session === undefined || event.session === session) onChange();
     }
   } catch (error) {

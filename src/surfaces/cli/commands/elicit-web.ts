@@ -24,11 +24,17 @@ export async function elicitWeb(io: CliIO, options: { config?: string; open: boo
   }
   try {
     const response = await client.fetch('/ui/code', { method: 'POST' });
-    if (!response.ok) return fail(`the daemon refused a sign-in code (${response.status}); is it older than this mcpx? Restart it: mcpx daemon stop`);
+    if (!response.ok)
+      return fail(
+        `the daemon refused a sign-in code (${response.status}); is it older than this mcpx? Restart it: mcpx daemon stop`,
+      );
     const reply = (await response.json()) as { path: string; expiresAt: number; port?: number };
     const { path, expiresAt } = reply;
     const port = reply.port ?? client.state?.port;
-    if (port === undefined) return fail('the daemon runs inside this command (MCPX_DAEMON=inline), where no browser can reach it; unset MCPX_DAEMON and run this again.');
+    if (port === undefined)
+      return fail(
+        'the daemon runs inside this command (MCPX_DAEMON=inline), where no browser can reach it; unset MCPX_DAEMON and run this again.',
+      );
     const url = `http://127.0.0.1:${port}${path}`;
     if (options.json) io.stdout.write(`${JSON.stringify({ url, expiresAt })}\n`);
     else {
@@ -36,7 +42,8 @@ export async function elicitWeb(io: CliIO, options: { config?: string; open: boo
         `Open the inbox in a browser on this machine (the link signs it in once, until ${new Date(expiresAt).toISOString().replace(/\.\d+Z$/, 'Z')}):\n\n  ${url}\n\n`,
       );
     }
-    if (options.open && !(await openUrl(url, io.env))) io.stderr.write('mcpx elicit web: could not open a browser; open the link above yourself.\n');
+    if (options.open && !(await openUrl(url, io.env)))
+      io.stderr.write('mcpx elicit web: could not open a browser; open the link above yourself.\n');
     return EXIT.OK;
   } finally {
     await client.close();

@@ -40,7 +40,10 @@ export const command: Command = async (argv, io) => {
   // The badge and the inbox have their own flags and modules (the badge must load little).
   if (argv[0] === 'count') return (await import('./elicit-count.js')).command(argv.slice(1), io);
   if (argv[0] === 'ui') return (await import('./elicit-ui.js')).command(argv.slice(1), io);
-  const { flags, positional } = parseArgs(argv, { booleans: ['json', 'all', 'open'], strings: ['config', 'server', 'tool', 'state', 'count', 'kinds'] });
+  const { flags, positional } = parseArgs(argv, {
+    booleans: ['json', 'all', 'open'],
+    strings: ['config', 'server', 'tool', 'state', 'count', 'kinds'],
+  });
   const [verb, ...rest] = positional;
   if (flags.help || !verb) {
     (flags.help ? io.stdout : io.stderr).write(USAGE);
@@ -54,7 +57,10 @@ export const command: Command = async (argv, io) => {
     case 'decline':
     case 'cancel': {
       const [id, ...words] = rest;
-      if (!id || !ELICITATION_ID.test(id)) throw new UsageError(`expected a question id like elc-9f2c1a84bb0e7d31, got ${id === undefined ? 'nothing' : JSON.stringify(id)}`);
+      if (!id || !ELICITATION_ID.test(id))
+        throw new UsageError(
+          `expected a question id like elc-9f2c1a84bb0e7d31, got ${id === undefined ? 'nothing' : JSON.stringify(id)}`,
+        );
       let answer: Answer;
       if (verb === 'decline' || verb === 'cancel') {
         if (words.length) throw new UsageError(`${verb} takes no content`);
@@ -62,7 +68,8 @@ export const command: Command = async (argv, io) => {
       } else if (words.length === 0) {
         answer = { action: 'accept' };
       } else {
-        const content = words.length === 1 && words[0] === '-' ? parseJsonObject(await readStdin(io.stdin)) : parseToolArguments(words);
+        const content =
+          words.length === 1 && words[0] === '-' ? parseJsonObject(await readStdin(io.stdin)) : parseToolArguments(words);
         answer = { action: 'accept', content };
       }
       return withBackend(io, config, async (backend) => {
@@ -87,8 +94,15 @@ export const command: Command = async (argv, io) => {
       });
     case 'watch': {
       const count = typeof flags.count === 'string' ? Number(flags.count) : Infinity;
-      if (!(count > 0) || (count !== Infinity && !Number.isInteger(count))) throw new UsageError('--count takes a positive whole number');
-      const kinds = typeof flags.kinds === 'string' ? flags.kinds.split(',').map((k) => k.trim()).filter(Boolean) : undefined;
+      if (!(count > 0) || (count !== Infinity && !Number.isInteger(count)))
+        throw new UsageError('--count takes a positive whole number');
+      const kinds =
+        typeof flags.kinds === 'string'
+          ? flags.kinds
+              .split(',')
+              .map((k) => k.trim())
+              .filter(Boolean)
+          : undefined;
       return withBackend(io, config, (backend) => watch(backend, io, json, count, kinds));
     }
     case 'web': {
@@ -134,7 +148,10 @@ async function watch(backend: Backend, io: CliIO, json: boolean, count: number, 
   process.once('SIGTERM', onSignal);
   let seen = 0;
   try {
-    const onReady = () => io.stderr.write(`mcpx: watching for questions (${backend.kind === 'daemon' ? 'daemon events' : 'no daemon: reading the store'}); Ctrl-C stops.\n`);
+    const onReady = () =>
+      io.stderr.write(
+        `mcpx: watching for questions (${backend.kind === 'daemon' ? 'daemon events' : 'no daemon: reading the store'}); Ctrl-C stops.\n`,
+      );
     for await (const event of backend.events({ signal: stop.signal, onReady, ...(kinds ? { kinds } : {}) })) {
       io.stdout.write(json ? `${JSON.stringify(event)}\n` : await describeEvent(backend, event));
       if (++seen >= count) break;
@@ -156,7 +173,13 @@ async function describeEvent(backend: Backend, event: BrokerEvent): Promise<stri
       const found = event.elicit ? await backend.get(event.elicit).catch(() => undefined) : undefined;
       if (!found) return `${time} elicit.open     ${event.elicit ?? ''}${who}\n`;
       const q = found.elicitation;
-      const text = renderInputRequired({ server: q.server, tool: q.tool, questions: [q], ...(q.task ? { task: q.task } : {}), now: Date.now() });
+      const text = renderInputRequired({
+        server: q.server,
+        tool: q.tool,
+        questions: [q],
+        ...(q.task ? { task: q.task } : {}),
+        now: Date.now(),
+      });
       return `${time} elicit.open     ${q.id}${who}\n${text.split('\n').slice(2).join('\n')}\n`;
     }
     case 'elicit.answered':
@@ -168,6 +191,9 @@ async function describeEvent(backend: Backend, event: BrokerEvent): Promise<stri
 
 /** What `elicit answer|decline|cancel` did, in one line: the waiting call now goes on with it. */
 function answeredLine(id: string, action: Answer['action'], content: Record<string, unknown> | undefined): string {
-  const did = action === 'accept' ? `accepted ${id}${content && Object.keys(content).length ? ` with ${JSON.stringify(content)}` : ''}` : `${action === 'decline' ? 'declined' : 'cancelled'} ${id}`;
+  const did =
+    action === 'accept'
+      ? `accepted ${id}${content && Object.keys(content).length ? ` with ${JSON.stringify(content)}` : ''}`
+      : `${action === 'decline' ? 'declined' : 'cancelled'} ${id}`;
   return `mcpx: ${sanitize(did)}; the call that asked goes on with this answer (mcpx log --chain ${id} follows it)`;
 }

@@ -36,7 +36,8 @@ export async function execCommand(argv: string[], io: CliIO, deps: RunDependenci
     return EXIT.OK;
   }
   const [text, ...extra] = positional;
-  if (text === undefined) throw new UsageError("which script? e.g. mcpx exec 'export default 1', or mcpx exec - to read it from stdin");
+  if (text === undefined)
+    throw new UsageError("which script? e.g. mcpx exec 'export default 1', or mcpx exec - to read it from stdin");
   if (extra.length) throw new UsageError(`give the script as one argument (quote it); also got: ${extra.join(' ')}`);
   const source = text === '-' ? await readAll(io.stdin) : text;
   if (!source.trim()) throw new UsageError(text === '-' ? 'stdin held no script' : 'the script is empty');
@@ -50,7 +51,11 @@ async function readAll(stream: Readable): Promise<string> {
   for await (const chunk of stream) {
     const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
     size += buffer.length;
-    if (size > MAX_STDIN_BYTES) throw new McpxError('SCRIPT_ERROR', `the script on stdin is larger than ${MAX_STDIN_BYTES / 1024 / 1024} MiB; put it in a file and use mcpx run`);
+    if (size > MAX_STDIN_BYTES)
+      throw new McpxError(
+        'SCRIPT_ERROR',
+        `the script on stdin is larger than ${MAX_STDIN_BYTES / 1024 / 1024} MiB; put it in a file and use mcpx run`,
+      );
     chunks.push(buffer);
   }
   return Buffer.concat(chunks).toString('utf8');

@@ -8,7 +8,13 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ToolsByServer } from '../../../codegen/index.js';
-import { generateClient, generateScriptDeclarations, planClientFiles, planScriptDeclarations, readSchemaHash } from '../../../codegen/index.js';
+import {
+  generateClient,
+  generateScriptDeclarations,
+  planClientFiles,
+  planScriptDeclarations,
+  readSchemaHash,
+} from '../../../codegen/index.js';
 import { McpxError, type McpxErrorCode } from '../../../errors.js';
 import { parseArgs } from '../args.js';
 import { findConfigPath } from '../../../config/find.js';
@@ -49,7 +55,10 @@ function readHash(path: string): string | undefined {
 }
 
 export const command: Command = async (argv, io) => {
-  const { flags, positional } = parseArgs(argv, { booleans: ['types-only', 'check', 'no-daemon'], strings: ['out', 'config', 'runtime-import'] });
+  const { flags, positional } = parseArgs(argv, {
+    booleans: ['types-only', 'check', 'no-daemon'],
+    strings: ['out', 'config', 'runtime-import'],
+  });
   if (flags.help) {
     io.stdout.write(USAGE);
     return EXIT.OK;
@@ -59,7 +68,9 @@ export const command: Command = async (argv, io) => {
   const options = typeof flags['runtime-import'] === 'string' ? { runtimeImport: flags['runtime-import'] } : {};
 
   const config = typeof flags.config === 'string' ? flags.config : undefined;
-  const listed = (flags['no-daemon'] === true ? undefined : await listFromDaemon(positional, config, io.cwd, io.env)) ?? (await listHere(positional, config, io.cwd, io.env));
+  const listed =
+    (flags['no-daemon'] === true ? undefined : await listFromDaemon(positional, config, io.cwd, io.env)) ??
+    (await listHere(positional, config, io.cwd, io.env));
   try {
     const { toolsByServer } = listed;
     if (Object.keys(toolsByServer).length === 0) {
@@ -67,7 +78,11 @@ export const command: Command = async (argv, io) => {
       return EXIT.FAILURE;
     }
     const again = `mcpx gen${positional.length ? ` ${positional.join(' ')}` : ''}${typesOnly ? ' --types-only' : ''} --out ${flags.out ?? 'mcpx-tools'}`;
-    return await writeFiles(toolsByServer, { out, typesOnly, options, check: flags.check === true, everyServer: positional.length === 0, again }, io);
+    return await writeFiles(
+      toolsByServer,
+      { out, typesOnly, options, check: flags.check === true, everyServer: positional.length === 0, again },
+      io,
+    );
   } finally {
     await listed.closed;
   }
@@ -89,7 +104,9 @@ async function writeFiles(toolsByServer: ToolsByServer, w: WriteOptions, io: Cli
   // index.ts joins every configured server, so it is written only when all of them are generated; with servers
   // named, only their modules are (each has its own create<Server>Tools).
   const joined = (path: string): boolean => w.everyServer || typesOnly || path !== 'index.ts';
-  const planned = (typesOnly ? [planScriptDeclarations(toolsByServer, options)] : planClientFiles(toolsByServer, options)).filter((f) => joined(f.path));
+  const planned = (typesOnly ? [planScriptDeclarations(toolsByServer, options)] : planClientFiles(toolsByServer, options)).filter(
+    (f) => joined(f.path),
+  );
   const stale = planned.filter((f) => readHash(join(out, f.path)) !== f.hash);
 
   if (w.check) {
@@ -97,7 +114,10 @@ async function writeFiles(toolsByServer: ToolsByServer, w: WriteOptions, io: Cli
       io.stdout.write(`mcpx gen: ${planned.length} generated file(s) in ${out} are up to date\n`);
       return EXIT.OK;
     }
-    for (const f of stale) io.stderr.write(`stale: ${join(out, f.path)}${readHash(join(out, f.path)) === undefined ? ' (missing or not generated)' : ' (schemas changed)'}\n`);
+    for (const f of stale)
+      io.stderr.write(
+        `stale: ${join(out, f.path)}${readHash(join(out, f.path)) === undefined ? ' (missing or not generated)' : ' (schemas changed)'}\n`,
+      );
     io.stderr.write(`mcpx gen: ${stale.length} of ${planned.length} generated file(s) are stale; run \`${w.again}\` again\n`);
     return EXIT.FAILURE;
   }
@@ -106,9 +126,13 @@ async function writeFiles(toolsByServer: ToolsByServer, w: WriteOptions, io: Cli
     io.stdout.write(`mcpx gen: unchanged, ${planned.length} file(s) in ${out}\n`);
     return EXIT.OK;
   }
-  const result = typesOnly ? await generateScriptDeclarations(toolsByServer, options) : await generateClient(toolsByServer, options);
+  const result = typesOnly
+    ? await generateScriptDeclarations(toolsByServer, options)
+    : await generateClient(toolsByServer, options);
   for (const warning of result.warnings) {
-    io.stderr.write(`warning: ${sanitizeLine(warning.server ?? '')}.${sanitizeLine(warning.tool)}${warning.path ? ` at ${sanitizeLine(warning.path)}` : ''}: ${sanitizeLine(warning.message, 400)}\n`);
+    io.stderr.write(
+      `warning: ${sanitizeLine(warning.server ?? '')}.${sanitizeLine(warning.tool)}${warning.path ? ` at ${sanitizeLine(warning.path)}` : ''}: ${sanitizeLine(warning.message, 400)}\n`,
+    );
   }
   mkdirSync(out, { recursive: true });
   const staleSet = new Set(stale.map((f) => f.path));
@@ -136,7 +160,12 @@ interface Listed {
  * answers (or it predates the listing routes), so the caller starts the servers itself. A server the daemon
  * cannot list is an error, as it would be here.
  */
-async function listFromDaemon(named: string[], config: string | undefined, cwd: string, env: Record<string, string | undefined>): Promise<Listed | undefined> {
+async function listFromDaemon(
+  named: string[],
+  config: string | undefined,
+  cwd: string,
+  env: Record<string, string | undefined>,
+): Promise<Listed | undefined> {
   const configPath = findConfigPath(config, cwd, env);
   const { daemonPaths, isAlive, readDaemonState } = await import('../../daemon/daemon-paths.js');
   const state = readDaemonState(daemonPaths(env, configPath));
@@ -155,7 +184,11 @@ async function listFromDaemon(named: string[], config: string | undefined, cwd: 
     const failure = (response.body.error ?? {}) as { code?: string; message?: string; data?: Record<string, unknown> };
     // An older daemon without the listing routes.
     if (response.status === 404 && failure.code === 'NOT_FOUND') return undefined;
-    throw new McpxError((failure.code ?? 'CALL_FAILED') as McpxErrorCode, `the daemon (pid ${state.pid}) could not list tools: ${failure.message ?? `HTTP ${response.status}`}`, { ...(failure.data ? { data: failure.data } : {}) });
+    throw new McpxError(
+      (failure.code ?? 'CALL_FAILED') as McpxErrorCode,
+      `the daemon (pid ${state.pid}) could not list tools: ${failure.message ?? `HTTP ${response.status}`}`,
+      { ...(failure.data ? { data: failure.data } : {}) },
+    );
   };
   const names = named.length > 0 ? named : ((await get('/v1/servers'))?.servers as string[] | undefined);
   if (!names) return undefined;
@@ -179,7 +212,10 @@ async function getJson(socket: string, path: string): Promise<{ status: number; 
       res.on('error', reject);
       res.on('end', () => {
         try {
-          resolve({ status: res.statusCode ?? 500, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> });
+          resolve({
+            status: res.statusCode ?? 500,
+            body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>,
+          });
         } catch (error) {
           reject(new McpxError('CALL_FAILED', `the daemon answered ${path} with something that is not JSON`, { cause: error }));
         }
@@ -192,7 +228,12 @@ async function getJson(socket: string, path: string): Promise<{ status: number; 
 }
 
 /** The tool lists from the servers themselves, started here in parallel (listing is mostly waiting for them). */
-async function listHere(named: string[], config: string | undefined, cwd: string, env: Record<string, string | undefined>): Promise<Listed> {
+async function listHere(
+  named: string[],
+  config: string | undefined,
+  cwd: string,
+  env: Record<string, string | undefined>,
+): Promise<Listed> {
   const { createMcpx } = await import('../../../mcpx.js');
   // Form elicitation declared, as by the daemon, `mcpx call` and `mcpx run`: some servers list tools only to a client
   // that can answer questions, and the files must not depend on whether a daemon ran.

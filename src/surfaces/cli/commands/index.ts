@@ -7,16 +7,53 @@ export interface CommandEntry {
 }
 
 export const commands: Record<string, CommandEntry> = {
-  call: { summary: "call a tool: mcpx call server.tool '{json}' | key=value...", load: async () => (await import('./call.js')).command },
-  serve: { summary: 'serve the configured servers\' tools as one MCP server (stdio) for agents: mcpx serve [server...]', load: async () => (await import('./serve.js')).command },
-  elicit: { summary: 'answer, decline, cancel, list or watch waiting questions; web: answer them in a browser', load: async () => (await import('./elicit.js')).command },
-  task: { summary: 'collect the result of a call the daemon holds: mcpx task result tsk-...', load: async () => (await import('./task.js')).command },
-  daemon: { summary: 'start, stop or check the daemon that holds calls and answers REST: mcpx daemon start|stop|status', load: async () => (await import('./daemon.js')).command },
-  log: { summary: 'the audit trail of questions and answers (--chain follows one call)', load: async () => (await import('./log.js')).command },
-  run: { summary: 'run a script in the sandbox with tools, onElicit and ask: mcpx run script.ts', load: async () => (await import('./run.js')).command },
-  inbox: { summary: 'a live inbox of waiting questions on this terminal (the same as mcpx elicit ui)', load: async () => (await import('./elicit-ui.js')).command },
-  skill: { summary: 'install the mcpx-elicitation skill for opencode and Claude Code: mcpx skill install [--global]', load: async () => (await import('./skill.js')).command },
-  exec: { summary: "run an inline script in the sandbox: mcpx exec 'export default await tools.s.t({})' (or - for stdin)", load: async () => (await import('./exec.js')).command },
-  auth: { summary: 'sign in to an OAuth-protected http server, or see or forget sign-ins: mcpx auth <server> | status | logout <server>', load: async () => (await import('./auth.js')).command },
-  gen: { summary: 'generate typed tool clients (or script declarations with --types-only): mcpx gen [server...] --out dir', load: async () => (await import('./gen.js')).command },
+  call: {
+    summary: "call a tool: mcpx call server.tool '{json}' | key=value...",
+    load: async () => (await import('./call.js')).command,
+  },
+  serve: {
+    summary: "serve the configured servers' tools as one MCP server (stdio) for agents: mcpx serve [server...]",
+    load: async () => (await import('./serve.js')).command,
+  },
+  elicit: {
+    summary: 'answer, decline, cancel, list or watch waiting questions; web: answer them in a browser',
+    load: async () => (await import('./elicit.js')).command,
+  },
+  task: {
+    summary: 'collect the result of a call the daemon holds: mcpx task result tsk-...',
+    load: async () => (await import('./task.js')).command,
+  },
+  daemon: {
+    summary: 'start, stop or check the daemon that holds calls and answers REST: mcpx daemon start|stop|status',
+    load: async () => (await import('./daemon.js')).command,
+  },
+  log: {
+    summary: 'the audit trail of questions and answers (--chain follows one call)',
+    load: async () => (await import('./log.js')).command,
+  },
+  run: {
+    summary: 'run a script in the sandbox with tools, onElicit and ask: mcpx run script.ts',
+    load: async () => (await import('./run.js')).command,
+  },
+  inbox: {
+    summary: 'a live inbox of waiting questions on this terminal (the same as mcpx elicit ui)',
+    load: async () => (await import('./elicit-ui.js')).command,
+  },
+  skill: {
+    summary: 'install the mcpx-elicitation skill for opencode and Claude Code: mcpx skill install [--global]',
+    load: async () => (await import('./skill.js')).command,
+  },
+  exec: {
+    summary: "run an inline script in the sandbox: mcpx exec 'export default await tools.s.t({})' (or - for stdin)",
+    load: async () => (await import('./exec.js')).command,
+  },
+  auth: {
+    summary:
+      'sign in to an OAuth-protected http server, or see or forget sign-ins: mcpx auth <server> | status | logout <server>',
+    load: async () => (await import('./auth.js')).command,
+  },
+  gen: {
+    summary: 'generate typed tool clients (or script declarations with --types-only): mcpx gen [server...] --out dir',
+    load: async () => (await import('./gen.js')).command,
+  },
 };

@@ -31,7 +31,8 @@ export const command: Command = async (argv, io) => {
   const limit = typeof flags.limit === 'string' ? Number(flags.limit) : 200;
   if (!Number.isInteger(limit) || limit <= 0) throw new UsageError('--limit takes a positive whole number');
   const chain = typeof flags.chain === 'string' ? flags.chain : undefined;
-  if (chain !== undefined && !/^(cal|elc)-[0-9a-f]{16}$/.test(chain)) throw new UsageError(`--chain takes a call id (cal-...) or a question id (elc-...), got ${JSON.stringify(chain)}`);
+  if (chain !== undefined && !/^(cal|elc)-[0-9a-f]{16}$/.test(chain))
+    throw new UsageError(`--chain takes a call id (cal-...) or a question id (elc-...), got ${JSON.stringify(chain)}`);
 
   const audit = await openAudit(io);
   try {

@@ -10,7 +10,14 @@ import { McpxError } from '../../../errors.js';
 import { loadConfig } from '../../../config/index.js';
 import { DEFAULT_ELICIT_TTL_MS, type McpxOptions } from '../../../mcpx.js';
 import { ttlFromEnv } from '../../../policy/index.js';
-import { parseDuration, parseSize, prepareScript, startScript, type RunOutcome, type ScriptLimits } from '../../../runtime/index.js';
+import {
+  parseDuration,
+  parseSize,
+  prepareScript,
+  startScript,
+  type RunOutcome,
+  type ScriptLimits,
+} from '../../../runtime/index.js';
 import { elicitModeOf, parseArgs, UsageError, type ParsedArgs } from '../args.js';
 import { findConfigPath } from '../../../config/find.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
@@ -60,18 +67,31 @@ export async function runCommand(argv: string[], io: CliIO, deps: RunDependencie
   try {
     source = await readFile(path, 'utf8');
   } catch (error) {
-    throw new McpxError('SCRIPT_ERROR', `cannot read the script ${path}: ${(error as Error).message}`, { cause: error, data: { file: path } });
+    throw new McpxError('SCRIPT_ERROR', `cannot read the script ${path}: ${(error as Error).message}`, {
+      cause: error,
+      data: { file: path },
+    });
   }
   return runSource(source, file, flags, io, deps);
 }
 
 /** The flags `mcpx run` and `mcpx exec` share. */
-export const RUN_FLAGS = { booleans: ['check', 'json'], strings: ['elicit', 'config', 'memory-limit', 'cpu-limit', 'timeout'] } as const;
+export const RUN_FLAGS = {
+  booleans: ['check', 'json'],
+  strings: ['elicit', 'config', 'memory-limit', 'cpu-limit', 'timeout'],
+} as const;
 
 /** Runs script text in the sandbox: the part of `mcpx run` after the file is read (`mcpx exec` starts here). */
-export async function runSource(source: string, file: string, flags: ParsedArgs['flags'], io: CliIO, deps: RunDependencies = {}): Promise<number> {
+export async function runSource(
+  source: string,
+  file: string,
+  flags: ParsedArgs['flags'],
+  io: CliIO,
+  deps: RunDependencies = {},
+): Promise<number> {
   const mode = elicitModeOf(flags.elicit, io.env, io.isTTY || deps.prompt !== undefined);
-  if (mode === 'prompt' && !io.isTTY && !deps.prompt) throw new UsageError('--elicit=prompt needs a terminal; use --elicit=return to stop with the question instead');
+  if (mode === 'prompt' && !io.isTTY && !deps.prompt)
+    throw new UsageError('--elicit=prompt needs a terminal; use --elicit=return to stop with the question instead');
   const limits = limitsFrom(flags);
   const configFlag = typeof flags.config === 'string' ? flags.config : undefined;
   const configPath = deps.servers && !configFlag ? undefined : findConfigPath(configFlag, io.cwd, io.env);
@@ -98,7 +118,9 @@ export async function runSource(source: string, file: string, flags: ParsedArgs[
         const problems = await checkScript(host.mcpx, file, source);
         if (problems.length) {
           for (const line of problems) io.stderr.write(`${line}\n`);
-          io.stderr.write(`mcpx: ${file} has ${problems.length} type error${problems.length === 1 ? '' : 's'}; not run [SCRIPT_TYPE_ERROR]\n`);
+          io.stderr.write(
+            `mcpx: ${file} has ${problems.length} type error${problems.length === 1 ? '' : 's'}; not run [SCRIPT_TYPE_ERROR]\n`,
+          );
           return EXIT.FAILURE;
         }
       }
@@ -145,7 +167,6 @@ function limitsFrom(flags: Record<string, string | boolean | undefined>): Script
   }
   return limits;
 }
-
 
 async function openRunBroker(io: CliIO): Promise<{ broker: Broker; close(): Promise<void> }> {
   // The shared state store: questions a run opens are listed and audited like any other (`mcpx elicit list`, `mcpx log`).

@@ -52,7 +52,14 @@ export const command: Command = async (argv, io) => {
   const configPath = findConfigPath(parsed.flags.config as string | undefined, io.cwd, io.env);
   const { createServeCore, serveOverStdio, serveOverHttp, RESERVED_NAMES } = await import('../../mcp-server/index.js');
   const version = '0.1.0';
-  const core = await createServeCore({ env: io.env, cwd: io.cwd, ...(configPath ? { configPath } : {}), servers: parsed.positional, version, reserved: RESERVED_NAMES });
+  const core = await createServeCore({
+    env: io.env,
+    cwd: io.cwd,
+    ...(configPath ? { configPath } : {}),
+    servers: parsed.positional,
+    version,
+    reserved: RESERVED_NAMES,
+  });
   let served: { close(): Promise<void> };
   if (http) {
     try {
@@ -60,14 +67,19 @@ export const command: Command = async (argv, io) => {
       const listening = await serveOverHttp(core, { env: io.env, version, host, port });
       served = listening;
       // The token first: whoever reads the URL from stdout can then rely on it.
-      if (listening.token && !io.env.MCPX_SERVE_TOKEN) io.stderr.write(`mcpx serve: clients must send Authorization: Bearer ${listening.token}\n`);
+      if (listening.token && !io.env.MCPX_SERVE_TOKEN)
+        io.stderr.write(`mcpx serve: clients must send Authorization: Bearer ${listening.token}\n`);
       io.stdout.write(`${listening.url}\n`);
     } catch (error) {
       await core.close().catch(() => undefined);
       throw error;
     }
   } else {
-    served = serveOverStdio(core, { env: io.env, version, onerror: (error) => io.stderr.write(`mcpx serve: ${error.message}\n`) });
+    served = serveOverStdio(core, {
+      env: io.env,
+      version,
+      onerror: (error) => io.stderr.write(`mcpx serve: ${error.message}\n`),
+    });
   }
   // The host ends the connection by closing stdin (or a signal): close upstream connections, then exit.
   await new Promise<void>((resolve) => {

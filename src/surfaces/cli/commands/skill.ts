@@ -43,15 +43,18 @@ export const command: Command = async (argv, io) => {
     return flags.help ? EXIT.OK : EXIT.USAGE;
   }
   const source = packageFile(join('skills', SKILL_NAME, 'SKILL.md'));
-  if (!source) throw new McpxError('CONFIG_NOT_FOUND', `this mcpx package does not ship skills/${SKILL_NAME}/SKILL.md; reinstall mcpx`);
+  if (!source)
+    throw new McpxError('CONFIG_NOT_FOUND', `this mcpx package does not ship skills/${SKILL_NAME}/SKILL.md; reinstall mcpx`);
   if (verb === 'path') {
     io.stdout.write(`${source}\n`);
     return EXIT.OK;
   }
   if (verb !== 'install') throw new UsageError(`unknown verb "${verb}": use install or path`);
   const target = (flags.for ?? 'claude') as Target;
-  if (!['claude', 'opencode', 'agents'].includes(target)) throw new UsageError(`--for takes claude, opencode or agents, got ${JSON.stringify(flags.for)}`);
-  const dir = typeof flags.dir === 'string' ? resolve(io.cwd, flags.dir) : skillsDir(target, flags.global === true, io.cwd, io.env);
+  if (!['claude', 'opencode', 'agents'].includes(target))
+    throw new UsageError(`--for takes claude, opencode or agents, got ${JSON.stringify(flags.for)}`);
+  const dir =
+    typeof flags.dir === 'string' ? resolve(io.cwd, flags.dir) : skillsDir(target, flags.global === true, io.cwd, io.env);
   const destination = join(dir, SKILL_NAME, 'SKILL.md');
   mkdirSync(join(dir, SKILL_NAME), { recursive: true });
   copyFileSync(source, destination);

@@ -30,7 +30,10 @@ export const command: Command = async (argv, io) => {
     return flags.help ? EXIT.OK : EXIT.USAGE;
   }
   if (verb !== 'result' && verb !== 'show') throw new UsageError(`unknown verb "${verb}": use result or show`);
-  if (!id || !TASK_ID.test(id)) throw new UsageError(`expected a task id like tsk-06654ccc9f064a5c, got ${id === undefined ? 'nothing' : JSON.stringify(id)}`);
+  if (!id || !TASK_ID.test(id))
+    throw new UsageError(
+      `expected a task id like tsk-06654ccc9f064a5c, got ${id === undefined ? 'nothing' : JSON.stringify(id)}`,
+    );
   const timeoutMs = typeof flags.timeout === 'string' ? Number(flags.timeout) * 1000 : Infinity;
   if (Number.isNaN(timeoutMs) || timeoutMs < 0) throw new UsageError('--timeout takes a number of seconds');
   const json = flags.json === true;
@@ -48,10 +51,16 @@ export const command: Command = async (argv, io) => {
       const task = await backend.task(id, { waitSeconds: Math.max(0, Math.min(600, Math.ceil(left / 1000))) });
       if (task.state === 'complete' && task.result) return printResult(task.result, io, json);
       if (task.state === 'failed') {
-        throw new McpxError((task.error?.code as never) ?? 'CALL_FAILED', task.error?.message ?? `the call ${task.callId} failed`, task.error?.data ? { data: task.error.data } : {});
+        throw new McpxError(
+          (task.error?.code as never) ?? 'CALL_FAILED',
+          task.error?.message ?? `the call ${task.callId} failed`,
+          task.error?.data ? { data: task.error.data } : {},
+        );
       }
       if (Date.now() >= deadline) {
-        io.stderr.write(`mcpx: ${id} is still ${task.state}${task.waitingOn.length ? `, waiting on ${task.waitingOn.join(', ')}` : ''}.\n`);
+        io.stderr.write(
+          `mcpx: ${id} is still ${task.state}${task.waitingOn.length ? `, waiting on ${task.waitingOn.join(', ')}` : ''}.\n`,
+        );
         return EXIT.INPUT_REQUIRED;
       }
     }

@@ -12,11 +12,55 @@ export interface Choice {
 }
 
 export type Field =
-  | { kind: 'text'; name: string; label: string; hint?: string; required: boolean; schema: PrimitiveSchema; placeholder?: string; defaultValue?: string }
-  | { kind: 'number'; name: string; label: string; hint?: string; required: boolean; schema: PrimitiveSchema; integer: boolean; defaultValue?: string }
-  | { kind: 'boolean'; name: string; label: string; hint?: string; required: boolean; schema: PrimitiveSchema; defaultValue?: boolean }
-  | { kind: 'select'; name: string; label: string; hint?: string; required: boolean; schema: PrimitiveSchema; choices: Choice[]; defaultValue?: string }
-  | { kind: 'multiselect'; name: string; label: string; hint?: string; required: boolean; schema: PrimitiveSchema; choices: Choice[]; defaultValue?: string[] };
+  | {
+      kind: 'text';
+      name: string;
+      label: string;
+      hint?: string;
+      required: boolean;
+      schema: PrimitiveSchema;
+      placeholder?: string;
+      defaultValue?: string;
+    }
+  | {
+      kind: 'number';
+      name: string;
+      label: string;
+      hint?: string;
+      required: boolean;
+      schema: PrimitiveSchema;
+      integer: boolean;
+      defaultValue?: string;
+    }
+  | {
+      kind: 'boolean';
+      name: string;
+      label: string;
+      hint?: string;
+      required: boolean;
+      schema: PrimitiveSchema;
+      defaultValue?: boolean;
+    }
+  | {
+      kind: 'select';
+      name: string;
+      label: string;
+      hint?: string;
+      required: boolean;
+      schema: PrimitiveSchema;
+      choices: Choice[];
+      defaultValue?: string;
+    }
+  | {
+      kind: 'multiselect';
+      name: string;
+      label: string;
+      hint?: string;
+      required: boolean;
+      schema: PrimitiveSchema;
+      choices: Choice[];
+      defaultValue?: string[];
+    };
 
 const FORMAT_PLACEHOLDER: Record<string, string> = {
   email: 'name@example.com',
@@ -38,7 +82,12 @@ function fieldOf(name: string, schema: PrimitiveSchema, required: boolean): Fiel
   const base = { name, label, required, schema, ...(hint === undefined ? {} : { hint }) };
   const single = choicesOf(schema);
   if (single) {
-    return { ...base, kind: 'select', choices: single, ...(typeof schema.default === 'string' ? { defaultValue: schema.default } : {}) };
+    return {
+      ...base,
+      kind: 'select',
+      choices: single,
+      ...(typeof schema.default === 'string' ? { defaultValue: schema.default } : {}),
+    };
   }
   if (schema.type === 'array') {
     const items = (schema.items ?? {}) as Record<string, unknown>;
@@ -49,7 +98,12 @@ function fieldOf(name: string, schema: PrimitiveSchema, required: boolean): Fiel
     return { ...base, kind: 'boolean', ...(typeof schema.default === 'boolean' ? { defaultValue: schema.default } : {}) };
   }
   if (schema.type === 'number' || schema.type === 'integer') {
-    return { ...base, kind: 'number', integer: schema.type === 'integer', ...(typeof schema.default === 'number' ? { defaultValue: String(schema.default) } : {}) };
+    return {
+      ...base,
+      kind: 'number',
+      integer: schema.type === 'integer',
+      ...(typeof schema.default === 'number' ? { defaultValue: String(schema.default) } : {}),
+    };
   }
   const format = typeof schema.format === 'string' ? schema.format : undefined;
   const placeholder = format ? FORMAT_PLACEHOLDER[format] : undefined;
@@ -80,7 +134,8 @@ function choicesOf(schema: Record<string, unknown>): Choice[] | undefined {
 
 /** Turns what was typed into the field's value; undefined means "left empty". */
 export function parseTyped(field: Field, typed: string | undefined): unknown {
-  const text = (typed ?? '').trim() === '' ? (field.kind === 'text' || field.kind === 'number' ? field.defaultValue : undefined) : typed;
+  const text =
+    (typed ?? '').trim() === '' ? (field.kind === 'text' || field.kind === 'number' ? field.defaultValue : undefined) : typed;
   if (text === undefined || text === '') return undefined;
   if (field.kind === 'number') return Number(text.trim());
   return text;
@@ -88,8 +143,13 @@ export function parseTyped(field: Field, typed: string | undefined): unknown {
 
 /** Why a value does not fit the field, in words; undefined when it fits. */
 export function problemWith(field: Field, value: unknown): string | undefined {
-  if (field.kind === 'number' && typeof value === 'number' && Number.isNaN(value)) return `expected ${field.integer ? 'a whole number' : 'a number'}`;
-  const schema: ElicitationSchema = { type: 'object', properties: { [field.name]: field.schema }, required: field.required ? [field.name] : [] };
+  if (field.kind === 'number' && typeof value === 'number' && Number.isNaN(value))
+    return `expected ${field.integer ? 'a whole number' : 'a number'}`;
+  const schema: ElicitationSchema = {
+    type: 'object',
+    properties: { [field.name]: field.schema },
+    required: field.required ? [field.name] : [],
+  };
   const check = checkContent(schema, value === undefined ? {} : { [field.name]: value }, { applyDefaults: false });
   if (check.ok) return undefined;
   return check.issues.map((issue) => `expected ${issue.expected}`).join('; ');

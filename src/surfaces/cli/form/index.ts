@@ -27,12 +27,15 @@ export interface FormOptions {
 const CANCEL: Answer = { action: 'cancel' };
 
 /** What the form needs of a question: a server's (with server and tool) or a script's own `ask(q)` (without). */
-export type PromptQuestion = Pick<Question, 'message' | 'mode'> & Partial<Pick<Question, 'server' | 'tool' | 'requestedSchema' | 'url' | 'secret'>>;
+export type PromptQuestion = Pick<Question, 'message' | 'mode'> &
+  Partial<Pick<Question, 'server' | 'tool' | 'requestedSchema' | 'url' | 'secret'>>;
 
 /** Asks the question on the terminal; resolves with accept (content checked against the schema), decline or cancel. */
 export async function promptForAnswer(question: PromptQuestion, options: FormOptions): Promise<Answer> {
   const io = { input: options.input, output: options.output, ...(options.signal ? { signal: options.signal } : {}) };
-  const asker = question.server ? `${sanitizeLine(question.server)}${question.tool ? `.${sanitizeLine(question.tool)}` : ''}` : 'the script';
+  const asker = question.server
+    ? `${sanitizeLine(question.server)}${question.tool ? `.${sanitizeLine(question.tool)}` : ''}`
+    : 'the script';
   clack.note(sanitize(question.message), `${asker} asks`, io);
   if (question.mode === 'url') return askUrl(question.url, options.openUrl, io);
   if (question.secret) return askSecret(question.requestedSchema, io);
@@ -43,16 +46,18 @@ type ClackIO = { input: Readable; output: Writable; signal?: AbortSignal };
 
 async function askForm(question: PromptQuestion, io: ClackIO, answering = false): Promise<Answer> {
   const fields = fieldsOf(question.requestedSchema);
-  const choice = answering ? 'accept' : await clack.select({
-    ...io,
-    message: fields.length ? 'Answer this question?' : 'Your answer',
-    options: [
-      { value: 'accept', label: fields.length ? 'Answer' : 'Accept' },
-      { value: 'decline', label: 'Decline', hint: 'explicitly no' },
-      { value: 'cancel', label: 'Cancel', hint: 'dismiss without choosing' },
-    ],
-    initialValue: 'accept',
-  });
+  const choice = answering
+    ? 'accept'
+    : await clack.select({
+        ...io,
+        message: fields.length ? 'Answer this question?' : 'Your answer',
+        options: [
+          { value: 'accept', label: fields.length ? 'Answer' : 'Accept' },
+          { value: 'decline', label: 'Decline', hint: 'explicitly no' },
+          { value: 'cancel', label: 'Cancel', hint: 'dismiss without choosing' },
+        ],
+        initialValue: 'accept',
+      });
   if (clack.isCancel(choice) || choice === 'cancel') return CANCEL;
   if (choice === 'decline') return { action: 'decline' };
 
@@ -79,7 +84,14 @@ async function askField(field: Field, io: ClackIO): Promise<unknown> {
   switch (field.kind) {
     case 'text':
     case 'number': {
-      const placeholder = field.defaultValue !== undefined ? `default: ${sanitizeLine(field.defaultValue)}` : field.kind === 'text' ? field.placeholder : field.integer ? 'a whole number' : 'a number';
+      const placeholder =
+        field.defaultValue !== undefined
+          ? `default: ${sanitizeLine(field.defaultValue)}`
+          : field.kind === 'text'
+            ? field.placeholder
+            : field.integer
+              ? 'a whole number'
+              : 'a number';
       const typed = await clack.text({
         ...io,
         message,
@@ -95,7 +107,12 @@ async function askField(field: Field, io: ClackIO): Promise<unknown> {
     case 'select': {
       const options = field.choices.map((c) => ({ value: c.value, label: c.label }));
       const skip = field.required ? [] : [{ value: '', label: '(leave empty)' }];
-      const picked = await clack.select({ ...io, message, options: [...options, ...skip], ...(field.defaultValue === undefined ? {} : { initialValue: field.defaultValue }) });
+      const picked = await clack.select({
+        ...io,
+        message,
+        options: [...options, ...skip],
+        ...(field.defaultValue === undefined ? {} : { initialValue: field.defaultValue }),
+      });
       if (clack.isCancel(picked)) return CANCELLED;
       return picked === '' ? undefined : picked;
     }

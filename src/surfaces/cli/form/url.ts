@@ -10,9 +10,16 @@ import { sanitizeLine } from '../sanitize.js';
 
 type ClackIO = { input: Readable; output: Writable; signal?: AbortSignal };
 
-export async function askUrl(url: string | undefined, openUrl: ((url: string) => Promise<boolean>) | undefined, io: ClackIO): Promise<Answer> {
+export async function askUrl(
+  url: string | undefined,
+  openUrl: ((url: string) => Promise<boolean>) | undefined,
+  io: ClackIO,
+): Promise<Answer> {
   const check = checkUrl(url);
-  clack.log.message([`URL     ${sanitizeLine(url ?? '', 2000)}`, `domain  ${check.domain ? sanitizeLine(check.domain) : '(none)'}`], io);
+  clack.log.message(
+    [`URL     ${sanitizeLine(url ?? '', 2000)}`, `domain  ${check.domain ? sanitizeLine(check.domain) : '(none)'}`],
+    io,
+  );
   if (!check.openable) {
     clack.log.error(`mcpx will not open this: ${check.reason}. Declined.`, io);
     return { action: 'decline' };
@@ -30,6 +37,7 @@ export async function askUrl(url: string | undefined, openUrl: ((url: string) =>
   });
   if (clack.isCancel(choice) || choice === 'cancel') return { action: 'cancel' };
   if (choice === 'decline') return { action: 'decline' };
-  if (openUrl && !(await openUrl(check.href))) clack.log.warn(`Could not open a browser; open it yourself: ${sanitizeLine(check.href, 2000)}`, io);
+  if (openUrl && !(await openUrl(check.href)))
+    clack.log.warn(`Could not open a browser; open it yourself: ${sanitizeLine(check.href, 2000)}`, io);
   return { action: 'accept' };
 }

@@ -44,7 +44,10 @@ export function renderInbox(state: InboxState, now: number, columns: number): st
   if (!waiting) return [...lines, '', `${DIM}Questions appear here as servers ask them. q quits.${RESET}`];
   state.questions.forEach((q, i) => {
     const left = q.expiresAt > now ? duration(q.expiresAt - now) : 'expiring';
-    const row = fit(`${i === state.selected ? '›' : ' '} ${sanitizeLine(q.server)}.${sanitizeLine(q.tool)}  ${q.mode}  ${left}  ${sanitizeLine(q.message)}`, columns);
+    const row = fit(
+      `${i === state.selected ? '›' : ' '} ${sanitizeLine(q.server)}.${sanitizeLine(q.tool)}  ${q.mode}  ${left}  ${sanitizeLine(q.message)}`,
+      columns,
+    );
     lines.push(i === state.selected ? `${INVERSE}${row}${RESET}` : row);
   });
   lines.push('', `${DIM}↑/↓ choose · enter opens · a answer · d decline · c cancel · q quits${RESET}`);
@@ -69,13 +72,25 @@ function renderDetail(q: Elicitation, now: number, columns: number): string[] {
     } catch {
       // shown as not a URL
     }
-    lines.push(`  URL     ${fit(url, columns - 10)}`, `  domain  ${domain}`, '', `${DIM}o opens it in your browser · a accept (done) · d decline · c cancel · esc back${RESET}`);
+    lines.push(
+      `  URL     ${fit(url, columns - 10)}`,
+      `  domain  ${domain}`,
+      '',
+      `${DIM}o opens it in your browser · a accept (done) · d decline · c cancel · esc back${RESET}`,
+    );
     return lines;
   }
   const fields = fieldsOf(q.requestedSchema);
   if (fields.length) lines.push('  fields');
-  for (const field of fields) lines.push(fit(`    ${field.label}${field.required ? '' : ' (optional)'}  ${describeField(field)}${field.hint ? ` — ${field.hint}` : ''}`, columns));
-  if (q.ambiguous) lines.push('', '  note: this question cannot be tied to one call for certain (other calls share the connection)');
+  for (const field of fields)
+    lines.push(
+      fit(
+        `    ${field.label}${field.required ? '' : ' (optional)'}  ${describeField(field)}${field.hint ? ` — ${field.hint}` : ''}`,
+        columns,
+      ),
+    );
+  if (q.ambiguous)
+    lines.push('', '  note: this question cannot be tied to one call for certain (other calls share the connection)');
   lines.push('', `${DIM}a answer (fills the form) · d decline · c cancel · esc back${RESET}`);
   return lines;
 }

@@ -19,7 +19,13 @@ declare module 'hono' {
 const PUBLIC = [/^\/ui\/?$/, /^\/ui\/history\/?$/, /^\/ui\/assets\/[a-z0-9.-]+$/];
 const EXCHANGE = /^\/ui\/session$/;
 /** What a signed-in browser may reach, by method. */
-const BROWSER_READ = [/^\/v1\/elicit$/, /^\/v1\/elicit\/elc-[0-9a-f]{16}$/, /^\/v1\/events$/, /^\/ui\/session$/, /^\/ui\/api\/history$/];
+const BROWSER_READ = [
+  /^\/v1\/elicit$/,
+  /^\/v1\/elicit\/elc-[0-9a-f]{16}$/,
+  /^\/v1\/events$/,
+  /^\/ui\/session$/,
+  /^\/ui\/api\/history$/,
+];
 const BROWSER_WRITE = [/^\/v1\/elicit\/elc-[0-9a-f]{16}\/(accept|decline|cancel)$/, /^\/ui\/session$/];
 
 const SAFE = new Set(['GET', 'HEAD']);
@@ -51,7 +57,13 @@ export function accessGuard(token: string, web: WebAuth | undefined): Middleware
     const path = c.req.path;
     const host = c.req.header('host');
     if (!web.hostAllowed(host)) {
-      return c.json(errorBody('HOST_REFUSED', `The web inbox answers on loopback names only (127.0.0.1, localhost), not ${JSON.stringify(host ?? '')}.`), 403);
+      return c.json(
+        errorBody(
+          'HOST_REFUSED',
+          `The web inbox answers on loopback names only (127.0.0.1, localhost), not ${JSON.stringify(host ?? '')}.`,
+        ),
+        403,
+      );
     }
     if (SAFE.has(c.req.method) && PUBLIC.some((p) => p.test(path))) return next();
     if (c.req.method === 'POST' && EXCHANGE.test(path)) return next();
@@ -59,10 +71,22 @@ export function accessGuard(token: string, web: WebAuth | undefined): Middleware
     if (!session) return unauthorized(c);
     const safe = SAFE.has(c.req.method);
     if (!(safe ? BROWSER_READ : BROWSER_WRITE).some((p) => p.test(path))) {
-      return c.json(errorBody('WEB_FORBIDDEN', 'A browser signed in to the web inbox may list, follow and answer questions only; use the bearer token for the rest of the API.'), 403);
+      return c.json(
+        errorBody(
+          'WEB_FORBIDDEN',
+          'A browser signed in to the web inbox may list, follow and answer questions only; use the bearer token for the rest of the API.',
+        ),
+        403,
+      );
     }
     if (!safe && !(sameOrigin(c) && csrfMatches(session, c.req.header('x-mcpx-csrf')))) {
-      return c.json(errorBody('CROSS_SITE_REFUSED', 'Refused: this request did not come from the web inbox page itself (Origin or CSRF token missing or wrong).'), 403);
+      return c.json(
+        errorBody(
+          'CROSS_SITE_REFUSED',
+          'Refused: this request did not come from the web inbox page itself (Origin or CSRF token missing or wrong).',
+        ),
+        403,
+      );
     }
     c.set('mcpxVia', 'web');
     return next();

@@ -72,7 +72,11 @@ export function summarizeHistory(events: BrokerEvent[], window: { since: number;
       else if (event.action === 'decline') row.declined += 1;
       else row.cancelled += 1;
       if (typeof event.answeredAfterMs === 'number') {
-        row.answers.push({ afterMs: event.answeredAfterMs, action: event.action, ...(known?.ttlMs !== undefined ? { ttlMs: known.ttlMs } : {}) });
+        row.answers.push({
+          afterMs: event.answeredAfterMs,
+          action: event.action,
+          ...(known?.ttlMs !== undefined ? { ttlMs: known.ttlMs } : {}),
+        });
       }
     } else if (event.kind === 'elicit.expired') {
       ended.add(id);
@@ -92,7 +96,9 @@ export function summarizeHistory(events: BrokerEvent[], window: { since: number;
       row.p90Ms = percentile(after, 0.9);
     }
   }
-  const list = [...rows.values()].sort((a, b) => b.asked - a.asked || a.server.localeCompare(b.server) || a.tool.localeCompare(b.tool));
+  const list = [...rows.values()].sort(
+    (a, b) => b.asked - a.asked || a.server.localeCompare(b.server) || a.tool.localeCompare(b.tool),
+  );
   return { since: window.since, until: window.until, rows: list };
 }
 

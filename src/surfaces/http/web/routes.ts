@@ -46,7 +46,8 @@ export function mountWebRoutes(app: Hono<any>, deps: WebRouteDeps): void {
   app.get('/ui/assets/:name', (c) => asset(c, c.req.param('name')));
 
   app.post('/ui/code', async (c) => {
-    if (c.get('mcpxVia') === 'web') return c.json(errorBody('WEB_FORBIDDEN', 'A signed-in browser cannot mint sign-in codes.'), 403);
+    if (c.get('mcpxVia') === 'web')
+      return c.json(errorBody('WEB_FORBIDDEN', 'A signed-in browser cannot mint sign-in codes.'), 403);
     const port = deps.openPort ? await deps.openPort() : undefined;
     const { code, expiresAt } = web.mintCode();
     return c.json({ code, expiresAt, path: `/ui#code=${code}`, ...(port !== undefined ? { port } : {}) }, 200);
@@ -57,7 +58,10 @@ export function mountWebRoutes(app: Hono<any>, deps: WebRouteDeps): void {
     const body = (await c.req.json().catch(() => undefined)) as { code?: unknown } | undefined;
     const session = typeof body?.code === 'string' ? web.exchange(body.code) : undefined;
     if (!session) {
-      return c.json(errorBody('WEB_CODE_INVALID', 'This sign-in link was used already or has expired: run `mcpx elicit web` for a new one.'), 401);
+      return c.json(
+        errorBody('WEB_CODE_INVALID', 'This sign-in link was used already or has expired: run `mcpx elicit web` for a new one.'),
+        401,
+      );
     }
     setCookie(c, cookieName(c.req.header('host')), session.id, {
       httpOnly: true,
@@ -86,7 +90,8 @@ export function mountWebRoutes(app: Hono<any>, deps: WebRouteDeps): void {
 
   app.get('/ui/api/history', async (c) => {
     const days = Number(c.req.query('days') ?? 7);
-    if (!(days > 0 && days <= 365)) return c.json(errorBody('REQUEST_INVALID', '`days` takes a number of days between 0 and 365.'), 400);
+    if (!(days > 0 && days <= 365))
+      return c.json(errorBody('REQUEST_INVALID', '`days` takes a number of days between 0 and 365.'), 400);
     const until = deps.clock();
     const since = until - days * DAY_MS;
     const events = await deps.broker.audit({ since });

@@ -6,7 +6,12 @@ export async function api(path, { method = 'GET', body } = {}) {
   const headers = { accept: 'application/json' };
   if (method !== 'GET') headers['x-mcpx-csrf'] = csrf;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(path, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   let parsed;
   try {
     parsed = await response.json();

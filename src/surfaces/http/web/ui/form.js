@@ -9,7 +9,9 @@ const INPUT_TYPE = { email: 'email', uri: 'url', date: 'date', 'date-time': 'dat
 function choicesOf(schema) {
   const titled = schema.oneOf || schema.anyOf;
   if (Array.isArray(titled)) {
-    return titled.filter((b) => b && typeof b.const === 'string').map((b) => ({ value: b.const, label: String(b.title ?? b.const) }));
+    return titled
+      .filter((b) => b && typeof b.const === 'string')
+      .map((b) => ({ value: b.const, label: String(b.title ?? b.const) }));
   }
   if (Array.isArray(schema.enum)) {
     const names = Array.isArray(schema.enumNames) ? schema.enumNames : [];
@@ -37,7 +39,8 @@ export function buildFields(schema, idPrefix) {
 function buildField(name, schema, required, id) {
   const kind = kindOf(schema);
   const label = String(schema.title ?? name);
-  const hintText = schema.description !== undefined && String(schema.description) !== label ? String(schema.description) : undefined;
+  const hintText =
+    schema.description !== undefined && String(schema.description) !== label ? String(schema.description) : undefined;
   const error = el('p', { class: 'field-error', id: `${id}-error`, 'data-field-error': name });
   const hint = hintText ? el('p', { class: 'hint', id: `${id}-hint` }, hintText) : undefined;
   const describedBy = [hint ? `${id}-hint` : undefined, `${id}-error`].filter(Boolean).join(' ');
@@ -48,9 +51,19 @@ function buildField(name, schema, required, id) {
     const choices = choicesOf(schema.items || {}) || [];
     const defaults = Array.isArray(schema.default) ? schema.default : [];
     const boxes = choices.map((choice, i) =>
-      el('label', { class: 'choice' }, el('input', { type: 'checkbox', id: `${id}-${i}`, value: choice.value, checked: defaults.includes(choice.value) }), choice.label),
+      el(
+        'label',
+        { class: 'choice' },
+        el('input', { type: 'checkbox', id: `${id}-${i}`, value: choice.value, checked: defaults.includes(choice.value) }),
+        choice.label,
+      ),
     );
-    const bounds = [schema.minItems !== undefined ? `at least ${schema.minItems}` : '', schema.maxItems !== undefined ? `at most ${schema.maxItems}` : ''].filter(Boolean).join(', ');
+    const bounds = [
+      schema.minItems !== undefined ? `at least ${schema.minItems}` : '',
+      schema.maxItems !== undefined ? `at most ${schema.maxItems}` : '',
+    ]
+      .filter(Boolean)
+      .join(', ');
     field.node = el(
       'fieldset',
       { class: 'field', 'data-field': name, 'aria-describedby': describedBy },
@@ -85,15 +98,26 @@ function buildField(name, schema, required, id) {
     input = el('input', { id, name, type: 'checkbox', checked: schema.default === true });
   } else if (kind === 'number') {
     input = el('input', {
-      id, name, type: 'number', inputmode: schema.type === 'integer' ? 'numeric' : 'decimal', required,
-      min: schema.minimum, max: schema.maximum, step: schema.type === 'integer' ? '1' : 'any',
+      id,
+      name,
+      type: 'number',
+      inputmode: schema.type === 'integer' ? 'numeric' : 'decimal',
+      required,
+      min: schema.minimum,
+      max: schema.maximum,
+      step: schema.type === 'integer' ? '1' : 'any',
       value: typeof schema.default === 'number' ? String(schema.default) : undefined,
     });
   } else {
     const format = typeof schema.format === 'string' ? schema.format : undefined;
     input = el('input', {
-      id, name, type: INPUT_TYPE[format] || 'text', required,
-      minlength: schema.minLength, maxlength: schema.maxLength, pattern: typeof schema.pattern === 'string' ? schema.pattern : undefined,
+      id,
+      name,
+      type: INPUT_TYPE[format] || 'text',
+      required,
+      minlength: schema.minLength,
+      maxlength: schema.maxLength,
+      pattern: typeof schema.pattern === 'string' ? schema.pattern : undefined,
       value: typeof schema.default === 'string' ? schema.default : undefined,
       autocomplete: format === 'email' ? 'email' : 'off',
     });
@@ -102,7 +126,13 @@ function buildField(name, schema, required, id) {
   field.input = input;
   field.node =
     kind === 'boolean'
-      ? el('div', { class: 'field field-boolean', 'data-field': name }, el('label', { for: id }, input, ' ', label, mark), hint, error)
+      ? el(
+          'div',
+          { class: 'field field-boolean', 'data-field': name },
+          el('label', { for: id }, input, ' ', label, mark),
+          hint,
+          error,
+        )
       : el('div', { class: 'field', 'data-field': name }, el('label', { for: id }, label, mark), hint, input, error);
   field.read = () => {
     if (kind === 'boolean') return input.checked;
@@ -114,7 +144,8 @@ function buildField(name, schema, required, id) {
   };
   field.check = () => {
     if (!input.checkValidity()) return input.validationMessage;
-    if (kind === 'number' && input.value !== '' && schema.type === 'integer' && !Number.isInteger(Number(input.value))) return 'Enter a whole number.';
+    if (kind === 'number' && input.value !== '' && schema.type === 'integer' && !Number.isInteger(Number(input.value)))
+      return 'Enter a whole number.';
     return undefined;
   };
   field.focus = () => input.focus();

@@ -49,7 +49,12 @@ function chart(rows) {
   };
   const most = Math.max(1, ...charted.map(tallest));
   const id = 'history-chart';
-  const summary = charted.map((r) => `${r.server}.${r.tool}: ${r.answers.length} answered, median ${r.p50Ms !== undefined ? duration(r.p50Ms) : 'n/a'} of a ${r.ttlMs ? duration(r.ttlMs) : 'unknown'} TTL, ${r.expired} expired`).join('; ');
+  const summary = charted
+    .map(
+      (r) =>
+        `${r.server}.${r.tool}: ${r.answers.length} answered, median ${r.p50Ms !== undefined ? duration(r.p50Ms) : 'n/a'} of a ${r.ttlMs ? duration(r.ttlMs) : 'unknown'} TTL, ${r.expired} expired`,
+    )
+    .join('; ');
   const parts = [
     svg('title', { id: `${id}-title` }, 'When questions were answered, as a share of their TTL'),
     svg('desc', { id: `${id}-desc` }, summary || 'No answers in this period.'),
@@ -60,8 +65,16 @@ function chart(rows) {
     const base = top + rowHeight - 22;
     const { bins } = binsOf(row);
     const scale = (n) => (n / most) * (rowHeight - 30);
-    parts.push(svg('text', { x: left - 10, y: base - 18, class: 'row-label', 'text-anchor': 'end' }, `${row.server}.${row.tool}`));
-    parts.push(svg('text', { x: left - 10, y: base - 2, class: 'row-sub', 'text-anchor': 'end' }, `TTL ${row.ttlMs ? duration(row.ttlMs) : '?'}`));
+    parts.push(
+      svg('text', { x: left - 10, y: base - 18, class: 'row-label', 'text-anchor': 'end' }, `${row.server}.${row.tool}`),
+    );
+    parts.push(
+      svg(
+        'text',
+        { x: left - 10, y: base - 2, class: 'row-sub', 'text-anchor': 'end' },
+        `TTL ${row.ttlMs ? duration(row.ttlMs) : '?'}`,
+      ),
+    );
     parts.push(svg('line', { x1: x(0), x2: x(1), y1: base, y2: base, class: 'axis' }));
     for (let bin = 0; bin < BINS; bin++) {
       let stacked = 0;
@@ -70,7 +83,11 @@ function chart(rows) {
         if (!n) continue;
         const h = scale(n);
         parts.push(
-          svg('rect', { x: x(bin / BINS) + 1, y: base - stacked - h, width: plot / BINS - 2, height: h, class: action.className }, svg('title', {}, `${n} ${action.label} at ${pct(bin / BINS)}–${pct((bin + 1) / BINS)} of the TTL`)),
+          svg(
+            'rect',
+            { x: x(bin / BINS) + 1, y: base - stacked - h, width: plot / BINS - 2, height: h, class: action.className },
+            svg('title', {}, `${n} ${action.label} at ${pct(bin / BINS)}–${pct((bin + 1) / BINS)} of the TTL`),
+          ),
         );
         stacked += h;
       }
@@ -79,7 +96,13 @@ function chart(rows) {
     parts.push(svg('line', { x1: x(1), x2: x(1), y1: top + 4, y2: base + 4, class: 'deadline' }));
     if (row.expired) {
       const h = scale(row.expired);
-      parts.push(svg('rect', { x: x(1) + 6, y: base - h, width: 22, height: h, class: 'bar-expired' }, svg('title', {}, `${row.expired} expired`)));
+      parts.push(
+        svg(
+          'rect',
+          { x: x(1) + 6, y: base - h, width: 22, height: h, class: 'bar-expired' },
+          svg('title', {}, `${row.expired} expired`),
+        ),
+      );
     }
     parts.push(svg('text', { x: x(1) + 34, y: base - 2, class: 'row-sub' }, row.expired ? `${row.expired} expired` : ''));
     if (row.p50Ms !== undefined && row.ttlMs) {
@@ -87,19 +110,46 @@ function chart(rows) {
       parts.push(svg('line', { x1: at, x2: at, y1: top + 2, y2: base, class: 'median' }));
       // The label sits on the side away from the deadline.
       const late = row.p50Ms / row.ttlMs > 0.6;
-      parts.push(svg('text', { x: late ? at - 4 : at + 4, y: top + 10, class: 'median-label', 'text-anchor': late ? 'end' : 'start' }, `median ${duration(row.p50Ms)}`));
+      parts.push(
+        svg(
+          'text',
+          { x: late ? at - 4 : at + 4, y: top + 10, class: 'median-label', 'text-anchor': late ? 'end' : 'start' },
+          `median ${duration(row.p50Ms)}`,
+        ),
+      );
     }
   });
   const axisY = charted.length * rowHeight + 14;
   for (let tick = 0; tick <= 4; tick++) {
-    parts.push(svg('text', { x: x(tick / 4), y: axisY, class: 'tick', 'text-anchor': 'middle' }, tick === 4 ? 'TTL' : pct(tick / 4)));
+    parts.push(
+      svg('text', { x: x(tick / 4), y: axisY, class: 'tick', 'text-anchor': 'middle' }, tick === 4 ? 'TTL' : pct(tick / 4)),
+    );
   }
-  parts.push(svg('text', { x: x(0.5), y: axisY + 16, class: 'tick', 'text-anchor': 'middle' }, 'time to answer, as a share of the TTL'));
-  return svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-labelledby': `${id}-title ${id}-desc`, class: 'chart', id }, parts);
+  parts.push(
+    svg('text', { x: x(0.5), y: axisY + 16, class: 'tick', 'text-anchor': 'middle' }, 'time to answer, as a share of the TTL'),
+  );
+  return svg(
+    'svg',
+    { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-labelledby': `${id}-title ${id}-desc`, class: 'chart', id },
+    parts,
+  );
 }
 
 function table(rows) {
-  const head = ['Server', 'Tool', 'Asked', 'Accepted', 'Declined', 'Cancelled', 'Expired', 'Abandoned', 'Open', 'TTL', 'Median', '90th pct'];
+  const head = [
+    'Server',
+    'Tool',
+    'Asked',
+    'Accepted',
+    'Declined',
+    'Cancelled',
+    'Expired',
+    'Abandoned',
+    'Open',
+    'TTL',
+    'Median',
+    '90th pct',
+  ];
   return el(
     'div',
     { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Counts per server and tool' },
@@ -107,7 +157,15 @@ function table(rows) {
       'table',
       {},
       el('caption', {}, 'How questions ended, per server and tool'),
-      el('thead', {}, el('tr', {}, head.map((h) => el('th', { scope: 'col' }, h)))),
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          head.map((h) => el('th', { scope: 'col' }, h)),
+        ),
+      ),
       el(
         'tbody',
         {},
@@ -117,7 +175,9 @@ function table(rows) {
             {},
             el('th', { scope: 'row' }, r.server),
             el('td', {}, r.tool),
-            [r.asked, r.accepted, r.declined, r.cancelled, r.expired, r.abandoned, r.open].map((n) => el('td', { class: 'num' }, String(n))),
+            [r.asked, r.accepted, r.declined, r.cancelled, r.expired, r.abandoned, r.open].map((n) =>
+              el('td', { class: 'num' }, String(n)),
+            ),
             [r.ttlMs, r.p50Ms, r.p90Ms].map((ms) => el('td', { class: 'num' }, ms === undefined ? '–' : duration(ms))),
           ),
         ),
@@ -150,7 +210,11 @@ export async function showHistory(container, daysSelect) {
     }
     container.replaceChildren(
       el('h3', {}, 'Time to answer against the TTL'),
-      el('p', { class: 'hint' }, 'Answers bunched at the left of a long TTL: the TTL could be shorter. Many expired: it is too short, or nobody is looking.'),
+      el(
+        'p',
+        { class: 'hint' },
+        'Answers bunched at the left of a long TTL: the TTL could be shorter. Many expired: it is too short, or nobody is looking.',
+      ),
       legend(),
       el('div', { class: 'chart-wrap' }, chart(body.rows)),
       table(body.rows),

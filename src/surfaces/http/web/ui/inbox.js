@@ -40,7 +40,13 @@ function addQuestion(q) {
       el('span', { class: 'where' }, el('span', { class: 'server' }, q.server), '.', el('span', { class: 'tool' }, q.tool)),
       left,
       el('span', { class: 'message' }, q.message),
-      el('span', { class: 'meta' }, q.mode === 'url' ? 'link · ' : '', 'session ', el('span', { class: 'session', title: q.session }, short(q.session))),
+      el(
+        'span',
+        { class: 'meta' },
+        q.mode === 'url' ? 'link · ' : '',
+        'session ',
+        el('span', { class: 'session', title: q.session }, short(q.session)),
+      ),
     ),
   );
   questions.set(q.id, { q, row });
@@ -87,17 +93,30 @@ function openQuestion(id) {
     el(
       'dl',
       { class: 'facts' },
-      el('dt', {}, 'Time left'), el('dd', {}, el('span', { 'data-expires': q.expiresAt }, timeLeft(q))),
-      el('dt', {}, 'Session'), el('dd', {}, q.session),
-      el('dt', {}, 'Question'), el('dd', {}, q.id),
-      q.ambiguous ? [el('dt', {}, 'Note'), el('dd', {}, 'Ambiguous: several calls shared the connection when this was asked.')] : undefined,
+      el('dt', {}, 'Time left'),
+      el('dd', {}, el('span', { 'data-expires': q.expiresAt }, timeLeft(q))),
+      el('dt', {}, 'Session'),
+      el('dd', {}, q.session),
+      el('dt', {}, 'Question'),
+      el('dd', {}, q.id),
+      q.ambiguous
+        ? [el('dt', {}, 'Note'), el('dd', {}, 'Ambiguous: several calls shared the connection when this was asked.')]
+        : undefined,
     ),
   );
   openFields = [];
   if (q.mode === 'url') body.append(urlBlock(q.url));
   else {
     openFields = buildFields(q.requestedSchema, `f-${q.id}`);
-    if (openFields.length) body.append(el('fieldset', { class: 'fields' }, el('legend', { class: 'visually-hidden' }, 'Answer'), openFields.map((f) => f.node)));
+    if (openFields.length)
+      body.append(
+        el(
+          'fieldset',
+          { class: 'fields' },
+          el('legend', { class: 'visually-hidden' }, 'Answer'),
+          openFields.map((f) => f.node),
+        ),
+      );
   }
   $('accept').textContent = q.mode === 'url' ? 'Done: accept' : 'Accept';
   $('detail-status').textContent = '';
@@ -124,7 +143,9 @@ function urlBlock(url) {
     el('p', {}, 'The server asks you to open a page. Check the domain before you follow the link.'),
     el('p', { class: 'domain' }, 'Domain: ', el('strong', {}, domain)),
     el('p', { class: 'full-url' }, url),
-    safe ? el('a', { href: url, target: '_blank', rel: 'noopener noreferrer', class: 'follow' }, `Open ${domain} in a new tab`) : undefined,
+    safe
+      ? el('a', { href: url, target: '_blank', rel: 'noopener noreferrer', class: 'follow' }, `Open ${domain} in a new tab`)
+      : undefined,
   );
 }
 
@@ -142,7 +163,10 @@ async function answer(action) {
     }
     body = { content };
   }
-  const { status, body: reply } = await api(`/v1/elicit/${id}/${action}`, { method: 'POST', body: body ?? (action === 'accept' ? {} : undefined) });
+  const { status, body: reply } = await api(`/v1/elicit/${id}/${action}`, {
+    method: 'POST',
+    body: body ?? (action === 'accept' ? {} : undefined),
+  });
   if (status === 200) {
     const done = { accept: 'Accepted', decline: 'Declined', cancel: 'Cancelled' }[action];
     // The event stream may have removed it already; this page's own answer is what the person needs to read.
@@ -158,7 +182,9 @@ async function answer(action) {
       if (field) showIssue(field, issue.message);
       else unplaced.push(issue.message);
     }
-    $('form-error').textContent = unplaced.length ? unplaced.join('; ') : 'The server refused some answers (see the fields marked); the question is still waiting.';
+    $('form-error').textContent = unplaced.length
+      ? unplaced.join('; ')
+      : 'The server refused some answers (see the fields marked); the question is still waiting.';
     openFields.find((f) => f.node.classList.contains('invalid'))?.focus();
     return;
   }
