@@ -5,8 +5,8 @@
  * in that session, and the plugin's toast for it reaches opencode's event stream. The agent's own tool calls need
  * a model, so they are driven in opencode-plugin.test.ts.
  *
- * The binary is not a dependency (two 177 MB builds for linux-x64): set OPENCODE_BIN to its path
- * (`npm i opencode-ai@1.18.33`, then node_modules/opencode-linux-x64/bin/opencode) to run this file.
+ * The binary is not a dependency (177 MB for linux-x64): .ci/run fetches it and sets OPENCODE_BIN; locally, set it to
+ * its path (`npm i opencode-ai@1.18.33`, then node_modules/opencode-linux-x64/bin/opencode) to run this file.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
