@@ -57,7 +57,10 @@ class SandboxRun implements ScriptRun, HostSide {
   private ending: Ending | undefined;
   private finished = false;
   private readonly pendingCalls = new Set<number>();
-  private readonly timers = new Map<number, NodeJS.Timeout>();
+  /** The script's timers by id, each with its due time; one host timer waits for the earliest. */
+  private readonly timers = new Map<number, number>();
+  private hostTimer: NodeJS.Timeout | undefined;
+  private hostTimerDue = Infinity;
   private readonly elicitWaiters = new Map<number, (reply: ElicitReply) => void>();
   private nextElicitToken = 1;
   private handlerRegistered = false;
@@ -267,23 +270,44 @@ class SandboxRun implements ScriptRun, HostSide {
     if (this.timers.size >= this.limits.maxTimers) {
       throw new RangeError(`setTimeout: ${this.limits.maxTimers} timers are already pending (the limit of a script)`);
     }
-    const timer = setTimeout(
-      () => {
-        this.timers.delete(id);
-        this.drive(() => {
-          const handle = this.ctx.newNumber(id);
-          this.consume(this.ctx.callFunction(this.guest.fireTimer, this.ctx.undefined, handle));
-          handle.dispose();
-        });
-      },
-      Math.min(ms, MAX_TIMER_MS),
-    );
-    this.timers.set(id, timer);
+    // Due from the slice's start (the script's clock stands still within a slice, as in a JS engine's task), so
+    // timers set in one slice fire in the order of their delays however long the host was descheduled between them.
+    this.timers.set(id, this.sliceStart + Math.min(ms, MAX_TIMER_MS));
+    this.armHostTimer();
   }
 
   clearTimer(id: number): void {
-    clearTimeout(this.timers.get(id));
     this.timers.delete(id);
+  }
+
+  private armHostTimer(): void {
+    let earliest = Infinity;
+    for (const due of this.timers.values()) earliest = Math.min(earliest, due);
+    if (earliest === this.hostTimerDue) return;
+    clearTimeout(this.hostTimer);
+    this.hostTimer = undefined;
+    this.hostTimerDue = earliest;
+    if (earliest === Infinity) return;
+    const delay = Math.min(Math.max(0, earliest - performance.now()), MAX_TIMER_MS);
+    this.hostTimer = setTimeout(() => this.fireDueTimers(), delay);
+  }
+
+  /** Fires every due timer in order of due time (then of creation), each in its own slice. */
+  private fireDueTimers(): void {
+    this.hostTimer = undefined;
+    this.hostTimerDue = Infinity;
+    const now = performance.now();
+    const due = [...this.timers].filter(([, at]) => at <= now).sort(([a, atA], [b, atB]) => atA - atB || a - b);
+    for (const [id] of due) {
+      if (this.finished) return;
+      if (!this.timers.delete(id)) continue; // cleared by an earlier callback
+      this.drive(() => {
+        const handle = this.ctx.newNumber(id);
+        this.consume(this.ctx.callFunction(this.guest.fireTimer, this.ctx.undefined, handle));
+        handle.dispose();
+      });
+    }
+    if (!this.finished) this.armHostTimer();
   }
 
   // --- onElicit --------------------------------------------------------------------------------------
@@ -419,7 +443,8 @@ class SandboxRun implements ScriptRun, HostSide {
     if (this.finished || !this.ending) return;
     this.finished = true;
     clearTimeout(this.wallTimer);
-    for (const timer of this.timers.values()) clearTimeout(timer);
+    clearTimeout(this.hostTimer);
+    this.hostTimer = undefined;
     this.timers.clear();
     this.pendingCalls.clear();
     for (const waiter of this.elicitWaiters.values()) waiter({ ok: false, text: 'was still running when the script ended' });

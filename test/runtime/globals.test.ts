@@ -100,6 +100,20 @@ describe('runtime globals', () => {
     expect(bindings.lines.map((l) => l.text)).toEqual(['early arg', 'after await', 'late']);
   });
 
+  it('fires timers set in one slice in the order of their delays, however long the slice took between them', async () => {
+    // A busy loop stands in for the host being descheduled between two setTimeout calls (a loaded machine): with
+    // delays counted from each call, the 40 ms timer would be due before the 1 ms one set 60 ms later.
+    const bindings = recordingBindings();
+    const outcome = await runScript({
+      script: js(
+        `setTimeout(() => console.log('late'), 40);\nconst until = Date.now() + 60; while (Date.now() < until) {}\nsetTimeout(() => console.log('early'), 1);`,
+      ),
+      bindings,
+    });
+    expect(outcome.status).toBe('ok');
+    expect(bindings.lines.map((l) => l.text)).toEqual(['early', 'late']);
+  });
+
   it('returns the default export as plain data', async () => {
     const outcome = await runScript({
       script: js(`export const other = 1;\nexport default { ok: true, list: [1, 'a'] };`),
