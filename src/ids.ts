@@ -1,7 +1,19 @@
 import { randomBytes } from 'node:crypto';
 
+// Question ids come from a pooled random buffer: one getrandom call per 256 ids instead of one each (the broker
+// opens many).
+let idPool = Buffer.alloc(0);
+let idOffset = 0;
 /** `elc-<16 hex>`: a question. */
-export const newElicitationId = (): string => `elc-${randomBytes(8).toString('hex')}`;
+export function newElicitationId(): string {
+  if (idOffset + 8 > idPool.length) {
+    idPool = randomBytes(2048);
+    idOffset = 0;
+  }
+  const hex = idPool.toString('hex', idOffset, idOffset + 8);
+  idOffset += 8;
+  return `elc-${hex}`;
+}
 /** `cal-<16 hex>`: a tool call (the trace of the questions it asks). */
 export const newCallId = (): string => `cal-${randomBytes(8).toString('hex')}`;
 /** `tsk-<16 hex>`: a call held by the daemon, whose result can be collected later. */

@@ -12,6 +12,7 @@ import { createManualClock } from './broker/clock.js';
 import { toBrokerStore } from './broker/store.js';
 import type { BrokerStore, OpenRequestInput } from './broker/types.js';
 import { isMcpxError } from './errors.js';
+import { newElicitationId } from './ids.js';
 
 export { createManualClock } from './broker/clock.js';
 export type { ManualClock } from './broker/clock.js';
@@ -299,7 +300,7 @@ export function storeComplianceCases(factory: StoreFactory): ComplianceCase[] {
       name: 'keeps the first question when the same id is opened on two handles',
       run: () =>
         pair(async (a, b, session) => {
-          const id = `elc-${randomBytes(8).toString('hex')}`;
+          const id = newElicitationId();
           const [first, second] = await Promise.all([
             a.openRequest(question(session, { id, message: 'one' })),
             b.openRequest(question(session, { id, message: 'two' })),

@@ -3,14 +3,14 @@
  * The answer row is the claim: respond, expiry and every process race on one atomic put-if-absent, and the
  * loser reads the winner. The question's own `expiresAt` is authoritative; store TTLs are only retention.
  */
-import { randomBytes } from 'node:crypto';
 import type { Keyv } from 'keyv';
 import { McpxError, isMcpxError } from '../errors.js';
-import { checkContent } from '../elicitation/validate.js';
 import { stateDir } from '../paths.js';
 import { keepSecretContent } from '../secrets/answer.js';
 import type { SecretStore } from '../secrets/types.js';
+import { newElicitationId } from '../ids.js';
 import { pageOf } from './paging.js';
+import { abandoned, checkAnswerContent, checkTtl, compact, eventFor, forbidden, newRequest, notFound } from './records.js';
 import { systemClock } from './clock.js';
 import { toBrokerStore } from './store.js';
 import type {
@@ -212,7 +212,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       const now = clock.now();
       const requestTtl = checkTtl(input.ttlMs ?? ttlMs);
       const filled = {
-        id: input.id ?? nextElicitationId(),
+        id: input.id ?? newElicitationId(),
         session: input.session ?? own?.session ?? 'default',
         sessionSource: input.sessionSource ?? (input.session ? 'explicit' : (own?.sessionSource ?? 'explicit')),
         createdAt: now,
@@ -505,138 +505,4 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
     },
   };
   return broker;
-}
-
-function checkAnswerContent(request: ElicitRequest, input: RespondInput): Record<string, unknown> | undefined {
-  const invalid = (message: string, field = 'content'): McpxError =>
-    new McpxError('ANSWER_INVALID', `${message}; question ${request.id} is still pending`, {
-      data: { id: request.id, issues: [{ field, expected: message, message }] },
-    });
-  if (input.action !== 'accept') {
-    if (input.content !== undefined) throw invalid(`content goes only with accept, not ${input.action}`);
-    return undefined;
-  }
-  if (request.mode === 'url') {
-    if (input.content !== undefined) throw invalid('a URL question is accepted without content');
-    return undefined;
-  }
-  const check = checkContent(request.requestedSchema, input.content ?? {});
-  if (!check.ok) {
-    const detail = check.issues.map((i) => i.message).join('; ');
-    throw new McpxError(
-      'ANSWER_INVALID',
-      `the answer does not match the question: ${detail}. Question ${request.id} is still pending; answer again.`,
-      { data: { id: request.id, issues: check.issues } },
-    );
-  }
-  return check.content;
-}
-
-function checkTtl(ttl: number): number {
-  if (!Number.isFinite(ttl) || ttl <= 0)
-    throw new McpxError('CONFIG_INVALID', `a question's time to live must be a positive number of milliseconds, got ${ttl}`, {
-      data: { ttlMs: ttl },
-    });
-  return ttl;
-}
-
-function forbidden(id: string): McpxError {
-  return new McpxError(
-    'ELICITATION_FORBIDDEN',
-    `question ${id} belongs to another session; answer it from that session (MCPX_SESSION_ID) or from a host that allows any session`,
-    { data: { id } },
-  );
-}
-
-function notFound(id: string): McpxError {
-  return new McpxError('ELICITATION_NOT_FOUND', `no question ${id}; list the waiting ones with \`mcpx elicit list\``, {
-    data: { id },
-  });
-}
-
-function abandoned(request: ElicitRequest): McpxError {
-  return new McpxError(
-    'ELICITATION_ABANDONED',
-    `question ${request.id} was abandoned (${request.abandonedReason ?? 'the call that asked is gone'}); the call can no longer use an answer`,
-    {
-      data: { id: request.id, reason: request.abandonedReason },
-    },
-  );
-}
-
-const OPTIONAL_REQUEST_FIELDS = [
-  'parent',
-  'requestedSchema',
-  'url',
-  'key',
-  'task',
-  'audience',
-  'abandonedReason',
-  'meta',
-  'ambiguous',
-  'candidateCalls',
-  'secret',
-] as const;
-
-/** The stored question: the fields it has, each set once in a fixed order (no undefined fields, one object shape). */
-function newRequest(
-  input: OpenRequestInput,
-  filled: Pick<ElicitRequest, 'id' | 'session' | 'sessionSource' | 'createdAt' | 'expiresAt'>,
-): ElicitRequest {
-  const request: ElicitRequest = {
-    id: filled.id,
-    trace: input.trace,
-    session: filled.session,
-    sessionSource: filled.sessionSource,
-    server: input.server,
-    tool: input.tool,
-    mode: input.mode,
-    message: input.message,
-    era: input.era,
-    createdAt: filled.createdAt,
-    expiresAt: filled.expiresAt,
-    state: 'pending',
-  };
-  for (const field of OPTIONAL_REQUEST_FIELDS)
-    if (input[field] !== undefined) (request as unknown as Record<string, unknown>)[field] = input[field];
-  return request;
-}
-
-/** An event about a question, with the question's identity and whatever the kind adds. */
-function eventFor(kind: BrokerEvent['kind'], request: ElicitRequest, at: number, extra: Partial<BrokerEvent>): BrokerEvent {
-  const event: BrokerEvent = {
-    kind,
-    at,
-    pid: process.pid,
-    elicit: request.id,
-    trace: request.trace,
-    session: request.session,
-    server: request.server,
-    tool: request.tool,
-  };
-  if (request.parent !== undefined) event.parent = request.parent;
-  return Object.assign(event, extra);
-}
-
-/** A copy without undefined fields (stored records stay as JSON would write them). */
-function compact<T>(value: object): T {
-  const out: Record<string, unknown> = {};
-  for (const key in value) {
-    const field = (value as Record<string, unknown>)[key];
-    if (field !== undefined) out[key] = field;
-  }
-  return out as T;
-}
-
-// Ids from a pooled random buffer: one getrandom call per 256 ids instead of one each.
-let idPool = Buffer.alloc(0);
-let idOffset = 0;
-function nextElicitationId(): string {
-  if (idOffset + 8 > idPool.length) {
-    idPool = randomBytes(2048);
-    idOffset = 0;
-  }
-  const hex = idPool.toString('hex', idOffset, idOffset + 8);
-  idOffset += 8;
-  return `elc-${hex}`;
 }
