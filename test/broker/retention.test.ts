@@ -15,8 +15,12 @@ const ask = {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 // Long enough that a loaded machine cannot pass it between the writes and the first checks.
 const RETAIN_MS = 1_000;
-/** Waits until every record of a question that expired at `expiresAt` is past its keep-until. */
-const pastRetention = (expiresAt: number) => sleep(Math.max(0, expiresAt + RETAIN_MS - Date.now()) + 50);
+/**
+ * Waits until every record written up to `lastWrite` is past its keep-until. Each record keeps for retainMs from
+ * its own write (a row for retainMs past its deadline, at least 1 ms ahead), so the wait counts from the last
+ * write, not from the deadline: on a loaded machine the expiry timer and the resumed event land well after it.
+ */
+const pastRetention = (lastWrite: number) => sleep(Math.max(0, lastWrite + RETAIN_MS + 2 - Date.now()) + 1);
 
 describe('retention', () => {
   let redis: RedisServer;
@@ -28,12 +32,13 @@ describe('retention', () => {
   it('empties the memory store of questions, answers and events once retainMs has passed', async () => {
     const store = openMemoryStore();
     const broker = createBroker({ store, session: 's1', retainMs: RETAIN_MS });
-    const { id, expiresAt } = await broker.openRequest(ask);
+    const { id } = await broker.openRequest(ask);
     // The deadline answers it (cancel by expiry): no respond racing a 20 ms deadline on a loaded machine.
     expect(await broker.awaitAnswer(id)).toMatchObject({ action: 'cancel', by: 'expiry' });
     await broker.recordResumed({ elicit: id, trace: 'cal-00000000000000c2' });
+    const lastWrite = Date.now();
     expect(await broker.audit()).toHaveLength(3);
-    await pastRetention(expiresAt);
+    await pastRetention(lastWrite);
     expect(await broker.audit()).toEqual([]);
     expect([...(store.keyv.store as Map<string, unknown>).keys()]).toEqual([]);
     await broker.close();
@@ -42,17 +47,18 @@ describe('retention', () => {
   it('trims the Redis audit list itself once retainMs has passed', async () => {
     const store = await openRedisStore(redis.url, { namespace: 'retention' });
     const broker = createBroker({ store, session: 's1', retainMs: RETAIN_MS });
-    const { id, expiresAt } = await broker.openRequest(ask);
+    const { id } = await broker.openRequest(ask);
     // The deadline answers it (cancel by expiry): no respond racing a 20 ms deadline on a loaded machine.
     expect(await broker.awaitAnswer(id)).toMatchObject({ action: 'cancel', by: 'expiry' });
     await broker.recordResumed({ elicit: id, trace: 'cal-00000000000000c2' });
+    const lastWrite = Date.now();
     const client = await (
       store.keyv.store as { getClient(): Promise<{ sendCommand(args: string[]): Promise<unknown> }> }
     ).getClient();
     const logKeys = (await client.sendCommand(['KEYS', '*log*'])) as string[];
     expect(logKeys).toHaveLength(1);
     expect(await client.sendCommand(['LLEN', logKeys[0]!])).toBe(3);
-    await pastRetention(expiresAt);
+    await pastRetention(lastWrite);
     expect(await broker.audit()).toEqual([]);
     expect(await client.sendCommand(['LLEN', logKeys[0]!])).toBe(0);
     await broker.close();
