@@ -1,6 +1,7 @@
 /** The limits a script runs under, their defaults, and how flags like `64m` or `30s` read. */
 import { McpxError } from '../errors.js';
 import { MIN_MEMORY_BYTES } from './engine.js';
+import { cpuUsage } from 'node:process';
 
 export interface ScriptLimits {
   /** Hard cap on the sandbox's whole heap (default 64 MiB, at least 16 MiB). */
@@ -71,4 +72,10 @@ export function parseDuration(text: string, flag: string): number {
   const unit = (match[2] ?? 'ms').toLowerCase();
   const scale = unit === 's' ? 1000 : unit === 'm' || unit === 'min' ? 60_000 : unit === 'h' ? 3_600_000 : 1;
   return Math.round(Number(match[1]) * scale);
+}
+
+/** CPU time (user + system) the process spent since `start`, in ms: what a CPU limit charges, unlike wall time. */
+export function cpuMsSince(start: NodeJS.CpuUsage): number {
+  const spent = cpuUsage(start);
+  return (spent.user + spent.system) / 1000;
 }

@@ -3,13 +3,14 @@
  * settling a host call, firing a timer, calling the onElicit handler, each followed by the pending jobs);
  * the CPU budget is the sum of the slices, so time spent awaiting the host or a person does not count.
  */
+import { cpuUsage } from 'node:process';
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, VmCallResult } from 'quickjs-emscripten-core';
 import { McpxError, isMcpxError } from '../errors.js';
 import type { Answer, ElicitContext, ElicitHandler, ElicitationSchema, Question } from '../types.js';
 import { judgeAnswer } from './answer.js';
 import { acquireSandbox } from './engine.js';
 import type { ConsoleLevel, HostBindings, ToolCallReply } from './host-bindings.js';
-import type { ResolvedLimits } from './limits.js';
+import { cpuMsSince, type ResolvedLimits } from './limits.js';
 import type { GuestFunctions, HostSide, PreparedSandbox } from './prepared.js';
 import { createStackMapper, type StackMapper } from './stack-map.js';
 import type { InputRequiredStop, RunOutcome, RunStats, ScriptRun, StartScriptOptions } from './types.js';
@@ -49,6 +50,7 @@ class SandboxRun implements ScriptRun, HostSide {
 
   private cpuUsed = 0;
   private sliceStart = 0;
+  private sliceCpuStart: NodeJS.CpuUsage = { user: 0, system: 0 };
   private depth = 0;
   private readonly wallDeadline: number | undefined;
   private wallTimer: NodeJS.Timeout | undefined;
@@ -111,7 +113,12 @@ class SandboxRun implements ScriptRun, HostSide {
   private shouldInterrupt(): boolean {
     if (this.depth === 0) return false;
     const now = performance.now();
-    if (this.cpuUsed + (now - this.sliceStart) > this.limits.cpuMs) {
+    // Wall time in the slice bounds its CPU time from above, so the CPU clock is read only once wall time says
+    // the limit may be near: a slice descheduled on a loaded machine is not charged for the time it waited.
+    if (
+      this.cpuUsed + (now - this.sliceStart) > this.limits.cpuMs &&
+      this.cpuUsed + cpuMsSince(this.sliceCpuStart) > this.limits.cpuMs
+    ) {
       this.interruptedBy ??= 'cpu';
       return true;
     }
@@ -131,13 +138,14 @@ class SandboxRun implements ScriptRun, HostSide {
     }
     this.depth = 1;
     this.sliceStart = performance.now();
+    this.sliceCpuStart = cpuUsage();
     const meter = this.options.meter;
     if (meter) meter[0] = performance.timeOrigin + this.sliceStart;
     try {
       enter?.();
       this.runJobs();
     } finally {
-      this.cpuUsed += performance.now() - this.sliceStart;
+      this.cpuUsed += cpuMsSince(this.sliceCpuStart);
       this.depth = 0;
       if (meter) {
         meter[1] = this.cpuUsed;

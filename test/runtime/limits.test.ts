@@ -55,6 +55,21 @@ describe('runtime limits', () => {
     expect(waiting.stats.cpuMs).toBeLessThan(100);
   });
 
+  it('charges CPU time, not wall time: a slice held off the CPU (a loaded machine) is not stopped', async () => {
+    const bindings = recordingBindings();
+    const asleep = new Int32Array(new SharedArrayBuffer(4));
+    // Each console line sleeps the thread 60 ms inside the slice without using the CPU, as a descheduled slice does.
+    const offCpu = { ...bindings, console: () => void Atomics.wait(asleep, 0, 0, 60) };
+    const outcome = await runScript({
+      script: js('for (let i = 0; i < 4; i++) console.log(i); export default "done";'),
+      limits: { cpuMs: 100 },
+      bindings: offCpu,
+    });
+    expect(outcome).toMatchObject({ status: 'ok', value: 'done' });
+    expect(outcome.stats.wallMs).toBeGreaterThan(200);
+    expect(outcome.stats.cpuMs).toBeLessThan(100);
+  });
+
   it('stops a memory bomb with SCRIPT_MEMORY_LIMIT under a hard cap', async () => {
     const outcome = await runScript({
       script: js('const a = []; for (;;) a.push("x".repeat(1e5) + a.length);'),
