@@ -143,7 +143,7 @@ describe('mcpx task (no daemon)', () => {
   it('prints the result of a finished call, and its JSON with --json', async () => {
     const task = record({ result: { content: [{ type: 'text', text: 'issue #7 created' }] } });
     await createTaskStore(broker.store.keyv).put(task);
-    expect(await cli(['task', 'result', task.id])).toMatchObject({ code: 0, stdout: 'issue #7 created\n' });
+    expect(await cli(['task', 'result', task.id])).toEqual({ code: 0, stdout: 'issue #7 created\n', stderr: '' });
     const json = await cli(['task', 'result', task.id, '--json']);
     expect(JSON.parse(json.stdout)).toEqual(task.result);
   });
