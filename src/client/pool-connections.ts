@@ -1,0 +1,258 @@
+/**
+ * The pool's connections: opened lazily per server and reused, their era on probation until a request proves it,
+ * and the asked credentials a configured server needs before it can start.
+ */
+import { ProtocolError, SdkError, SdkHttpError } from '@modelcontextprotocol/client';
+import { McpxError } from '../errors.js';
+import { stateDir } from '../paths.js';
+import type { SecretStore } from '../secrets/types.js';
+import type { ClientPoolOptions } from './client-pool.js';
+import { openConnection, type Connection, type LegacyLink } from './connection.js';
+import { askedEntries, readAsked, type AskedEntry, type AskedValues } from './credentials.js';
+import type { LegacyCall } from './legacy-call.js';
+import type { HeaderScan } from './param-headers.js';
+import type { WireElicitResult } from './seam.js';
+
+export interface Pooled {
+  connection: Connection;
+  /** Legacy calls in flight: a server's `elicitation/create` belongs to one of them. */
+  active: LegacyCall<unknown>[];
+  /** Each listed tool's `x-mcp-header` declarations; unset until the tools are listed. */
+  tools?: Map<string, HeaderScan>;
+  /** A request has succeeded on it: its era is proven. */
+  proven: boolean;
+}
+
+/** What the pool's requests and listings share: the open connections and the era checks on them. */
+export interface Connections {
+  now: () => number;
+  serverNames(): string[];
+  /** A server's own `timeoutMs` (config) wins over the instance default. */
+  timeoutFor(name: string): number;
+  /** The server's pooled connection, opened on first need. */
+  get(name: string): Promise<Pooled>;
+  /** Whether a connection to the server is open or opening. */
+  has(name: string): boolean;
+  /** An era taken from the cache is on probation until a request succeeds on it. */
+  onProbation(pooled: Pooled): boolean;
+  onFailure<T>(name: string, pooled: Pooled, error: McpxError, retry: () => Promise<T>, idempotent: boolean): Promise<T>;
+  onSuccess(name: string, pooled: Pooled): Promise<void>;
+  secrets(): Promise<SecretStore>;
+  /** The asked entries of a configured server that have no value yet, here or in the secret store. */
+  missingCredentials(name: string): Promise<AskedEntry[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * Finds the call a legacy `elicitation/create` serves. The wire links it when the request came on that call's
+ * HTTP response stream, or names that call's progress token in its `_meta`; otherwise, with one call open it is
+ * that one, and with several it is a guess: the question is marked ambiguous and lists every open call.
+ */
+function attribute(
+  server: string,
+  active: LegacyCall<unknown>[],
+  params: Record<string, unknown>,
+  link: LegacyLink,
+): Promise<WireElicitResult> {
+  const open = active.filter((c) => !c.settled);
+  const meta = params._meta && typeof params._meta === 'object' ? (params._meta as Record<string, unknown>) : {};
+  for (const token of [link.streamOf, meta.progressToken]) {
+    const linked = typeof token === 'string' ? open.find((c) => c.progressToken === token) : undefined;
+    if (linked) return linked.ask(params);
+  }
+  const [only, ...others] = open;
+  if (!only) throw new McpxError('CALL_FAILED', `${server} asked a question while no call was in flight`);
+  if (!others.length) return only.ask(params);
+  // A call already waiting on a question is less likely to be asking another (questions asked together come
+  // within milliseconds): the oldest call not yet asking, else the oldest.
+  const pick = open.find((c) => !c.asking) ?? only;
+  return pick.ask(
+    params,
+    open.map((c) => c.callId),
+  );
+}
+
+/**
+ * Whether a failed request shows the server does not speak the modern era: refused as a protocol matter
+ * (unknown method, invalid request, unsupported version, no legacy session), so the request did not run.
+ * A result the SDK could not read proves it only for a request that may run twice (a listing).
+ */
+function provesEraWrong(cause: unknown, idempotent: boolean): boolean {
+  if (cause instanceof ProtocolError) {
+    if (cause.code === -32601 || cause.code === -32600 || cause.code === -32022) return true;
+    return cause.code === -32000 && /session|initiali[sz]/i.test(cause.message);
+  }
+  if (cause instanceof SdkHttpError) return cause.status === 400 || cause.status === 404 || cause.status === 405;
+  if (cause instanceof SdkError) {
+    if (cause.code === 'ERA_NEGOTIATION_FAILED' || cause.code === 'CONNECTION_CLOSED') return true;
+    return idempotent && cause.code === 'INVALID_RESULT';
+  }
+  return false;
+}
+
+export function createConnections(options: ClientPoolOptions): Connections {
+  const now = options.now ?? Date.now;
+  const pool = new Map<string, Promise<Pooled>>();
+  let closed = false;
+  const elicitation = {
+    form: Boolean(options.onElicit || options.answerLater),
+    url: Boolean((options.openUrl || options.urlOpenedByAnswerer) && (options.onElicit || options.answerLater)),
+  };
+
+  // A server's own `timeoutMs` (config) wins over the instance default.
+  const timeoutFor = (name: string): number =>
+    (options.servers?.[name] ?? options.config.mcpServers[name])?.timeoutMs ?? options.requestTimeoutMs;
+
+  const serverNames = (): string[] => [
+    ...new Set([...Object.keys(options.config.mcpServers), ...Object.keys(options.servers ?? {})]),
+  ];
+
+  const get = (name: string): Promise<Pooled> => {
+    if (closed) return Promise.reject(new McpxError('CALL_FAILED', 'this mcpx instance is closed'));
+    const existing = pool.get(name);
+    if (existing) return existing;
+    const server = options.servers?.[name] ?? options.config.mcpServers[name];
+    if (!server) {
+      const known = serverNames();
+      return Promise.reject(
+        new McpxError(
+          'SERVER_NOT_FOUND',
+          `no server named "${name}"${known.length ? `; configured: ${known.join(', ')}` : '; no servers are configured'}${options.configSource ? ` (config: ${options.configSource})` : ''}`,
+          {
+            data: { server: name, known },
+          },
+        ),
+      );
+    }
+    const active: LegacyCall<unknown>[] = [];
+    const opening = missingCredentials(name)
+      .then((missing) => {
+        if (missing.length) throw credentialsMissing(name, missing);
+        return openConnection({
+          name,
+          server,
+          ...(askedValues.has(name) ? { asked: askedValues.get(name)! } : {}),
+          clientInfo: options.clientInfo,
+          elicitation,
+          eraCache: options.eraCache,
+          cwd: options.cwd,
+          env: options.env,
+          now,
+          onLegacyElicit: (params, link) => attribute(name, active, params, link),
+          onProgress: (token) => active.find((c) => c.progressToken === token)?.progress(),
+          ...(options.auth ? { auth: options.auth } : {}),
+        });
+      })
+      .then((connection) => {
+        const pooled: Pooled = { connection, active, proven: false };
+        opened.set(pooled, opening);
+        return pooled;
+      });
+    pool.set(name, opening);
+    opening.catch(() => pool.delete(name));
+    return opening;
+  };
+
+  // Connections dropped from the pool while requests may still run on them: closed with the pool.
+  const retired = new Set<Connection>();
+  const retire = async (name: string, pooled: Pooled): Promise<void> => {
+    await pooled.connection.forgetVerdict();
+    if (pool.get(name) === opened.get(pooled)) pool.delete(name);
+    retired.add(pooled.connection);
+  };
+  const opened = new WeakMap<Pooled, Promise<Pooled>>();
+
+  // An era taken from the cache is on probation until a request succeeds on it.
+  const onProbation = (pooled: Pooled): boolean =>
+    pooled.connection.fromCache && !pooled.proven && pooled.connection.era === 'modern';
+
+  /**
+   * A cached modern verdict that went stale fails on the first request (how depends on the server). Any failure
+   * on probation forgets the verdict, so the next connect probes again. When the failure also proves the era
+   * wrong (the request was refused as a protocol matter, so nothing ran), the server is probed again now and the
+   * request retried once, but only if the probe gives another era; otherwise the failure stands.
+   */
+  const onFailure = async <T>(
+    name: string,
+    pooled: Pooled,
+    error: McpxError,
+    retry: () => Promise<T>,
+    idempotent: boolean,
+  ): Promise<T> => {
+    if (!onProbation(pooled)) throw error;
+    await retire(name, pooled);
+    if (!provesEraWrong(error.cause, idempotent)) throw error;
+    const fresh = await get(name);
+    if (fresh.connection.era === 'modern') throw error;
+    return retry();
+  };
+
+  /**
+   * A request succeeded. A result without `resultType` on probation is what a legacy server answers to a modern
+   * request it does not understand as one: it stands (complete, per the spec), but the verdict is not trusted.
+   */
+  const onSuccess = async (name: string, pooled: Pooled): Promise<void> => {
+    if (pooled.proven) return;
+    if (onProbation(pooled) && pooled.connection.resultsWithoutType() > 0) return retire(name, pooled);
+    pooled.proven = true;
+  };
+
+  let secretStore: Promise<SecretStore> | undefined;
+  const secrets = (): Promise<SecretStore> =>
+    (secretStore ??= (
+      options.secrets ?? (async () => (await import('../secrets/index.js')).openSecretStore({ stateDir: stateDir(options.env) }))
+    )());
+  /** The values of each configured server's asked entries, once all are known in this process. */
+  const askedValues = new Map<string, AskedValues>();
+
+  /** The asked entries of a configured server that have no value yet, here or in the secret store. */
+  const missingCredentials = async (name: string): Promise<AskedEntry[]> => {
+    const server = options.servers?.[name] ? undefined : options.config.mcpServers[name];
+    if (!server || askedValues.has(name)) return [];
+    const entries = askedEntries(name, server);
+    if (!entries.length) return [];
+    const { values, missing } = await readAsked(entries, await secrets());
+    if (!missing.length) askedValues.set(name, values);
+    return missing;
+  };
+
+  return {
+    now,
+    serverNames,
+    timeoutFor,
+    get,
+    has: (name) => pool.has(name),
+    onProbation,
+    onFailure,
+    onSuccess,
+    secrets,
+    missingCredentials,
+    close: async () => {
+      closed = true;
+      const all = await Promise.allSettled([...pool.values()]);
+      pool.clear();
+      await Promise.all(
+        all.map(async (entry) => {
+          if (entry.status !== 'fulfilled') return;
+          for (const call of [...entry.value.active])
+            call.cancel(new McpxError('CALL_FAILED', 'mcpx was closed while the call was open'));
+          await entry.value.connection.close().catch(() => undefined);
+        }),
+      );
+      await Promise.all([...retired].map((connection) => connection.close().catch(() => undefined)));
+      retired.clear();
+    },
+  };
+}
+
+/** A call cannot ask (a listing): the credentials must be in the secret store already. */
+function credentialsMissing(server: string, missing: AskedEntry[]): McpxError {
+  const names = missing.map((m) => `${m.ask} (${m.field}.${m.key})`).join(', ');
+  return new McpxError(
+    'SECRET_MISSING',
+    `server "${server}" needs ${names} before it can start; call one of its tools to be asked (mcpx call ${server}.<tool>)`,
+    {
+      data: { server, missing: missing.map((m) => `${m.field}.${m.key}`) },
+    },
+  );
+}

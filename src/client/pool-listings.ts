@@ -1,0 +1,76 @@
+/** The pool's listings (tools, prompts, resources, templates), with the era checks every first request gets. */
+import type { Client, Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
+import { ProtocolError } from '@modelcontextprotocol/client';
+import { McpxError } from '../errors.js';
+import { scanHeaderDeclarations } from './param-headers.js';
+import type { Connections, Pooled } from './pool-connections.js';
+
+export interface Listings {
+  listTools(server: string, options?: { refresh?: boolean }): Promise<Tool[]>;
+  listPrompts(server: string): Promise<Prompt[]>;
+  listResources(server: string): Promise<Resource[]>;
+  listResourceTemplates(server: string): Promise<ResourceTemplate[]>;
+}
+
+type Fetch<T> = (client: Client, timeout: number) => Promise<T>;
+
+export function createListings(connections: Connections): Listings {
+  const { get, timeoutFor, onFailure, onSuccess } = connections;
+
+  /** A listing, with the era checks every first request on a cached verdict gets. */
+  const list = async <T>(
+    server: string,
+    what: string,
+    fetch: Fetch<T>,
+    retry: () => Promise<T>,
+  ): Promise<{ pooled: Pooled; items: T }> => {
+    const pooled = await get(server);
+    let items: T;
+    try {
+      items = await fetch(pooled.connection.client, timeoutFor(server));
+    } catch (error) {
+      const mapped = new McpxError(
+        'CALL_FAILED',
+        `listing the ${what} of "${server}" failed: ${error instanceof Error ? error.message : String(error)}`,
+        {
+          cause: error,
+          data: { server, ...(error instanceof ProtocolError ? { code: error.code } : {}) },
+        },
+      );
+      return { pooled, items: await onFailure(server, pooled, mapped, retry, true) };
+    }
+    await onSuccess(server, pooled);
+    return { pooled, items };
+  };
+
+  /** A listing whose retry is the same listing again. */
+  const items = async <T>(server: string, what: string, fetch: Fetch<T>): Promise<T> =>
+    (await list(server, what, fetch, () => items(server, what, fetch))).items;
+
+  const listTools = async (server: string, listOptions: { refresh?: boolean } = {}): Promise<Tool[]> => {
+    const { pooled, items } = await list(
+      server,
+      'tools',
+      async (client, timeout) =>
+        (await client.listTools(undefined, { timeout, ...(listOptions.refresh ? { cacheMode: 'refresh' as const } : {}) })).tools,
+      () => listTools(server, listOptions),
+    );
+    // What each tool's calls must carry as headers, known from now on.
+    pooled.tools = new Map(items.map((tool) => [tool.name, scanHeaderDeclarations(tool.inputSchema)]));
+    return items;
+  };
+
+  return {
+    listTools,
+    listPrompts: (server) =>
+      items(server, 'prompts', async (client, timeout) => (await client.listPrompts(undefined, { timeout })).prompts),
+    listResources: (server) =>
+      items(server, 'resources', async (client, timeout) => (await client.listResources(undefined, { timeout })).resources),
+    listResourceTemplates: (server) =>
+      items(
+        server,
+        'resource templates',
+        async (client, timeout) => (await client.listResourceTemplates(undefined, { timeout })).resourceTemplates,
+      ),
+  };
+}

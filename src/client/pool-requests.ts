@@ -1,0 +1,349 @@
+/**
+ * The pool's requests that may ask (tool calls, prompts, resource reads) in the era the connection speaks, their
+ * resume, the relay `mcpx serve` uses, and the credential questions asked before a configured server starts.
+ */
+import type { CallToolResult, Client } from '@modelcontextprotocol/client';
+import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/client';
+import { McpxError } from '../errors.js';
+import { newCallId } from '../ids.js';
+import type { Answer } from '../types.js';
+import type { ClientPoolOptions, RelayOptions } from './client-pool.js';
+import { credentialParams, keepAnswer, type AskedEntry } from './credentials.js';
+import { LegacyCall } from './legacy-call.js';
+import { callError, inputResponsesFor, parseContinuation, runModernCall, type ModernCallOptions } from './modern-call.js';
+import type { CallOptions, CallOutcome, Continuation, InputRequiredOutcome } from './outcome.js';
+import { paramHeaders } from './param-headers.js';
+import type { Connections, Pooled } from './pool-connections.js';
+import type { Listings } from './pool-listings.js';
+import { requestLabel, requestParams, type AskingMethod } from './requests.js';
+
+// setTimeout's ceiling: the SDK's own request timeout is effectively off; LegacyCall's watchdog does the job.
+const NO_SDK_TIMEOUT = 2_147_483_647;
+
+export interface Requests {
+  run<R>(
+    method: AskingMethod,
+    server: string,
+    target: string,
+    args: Record<string, unknown>,
+    callOptions: CallOptions,
+  ): Promise<CallOutcome<R>>;
+  resume<R = CallToolResult>(
+    value: Continuation | unknown,
+    answers: Record<string, Answer>,
+    resumeOptions?: { signal?: AbortSignal },
+  ): Promise<CallOutcome<R>>;
+  relay(
+    server: string,
+    method: AskingMethod,
+    target: string,
+    args: Record<string, unknown>,
+    relayOptions: RelayOptions,
+  ): Promise<Record<string, unknown>>;
+}
+
+/** The request a modern call makes, in its first round or resumed. */
+interface ModernRequest {
+  server: string;
+  pooled: Pooled;
+  method: AskingMethod;
+  target: string;
+  args: Record<string, unknown>;
+  callId: string;
+  parent?: string | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+export function createRequests(options: ClientPoolOptions, connections: Connections, listings: Listings): Requests {
+  const { now, get, timeoutFor, onProbation, onFailure, onSuccess, secrets, missingCredentials } = connections;
+  const { listTools } = listings;
+
+  /**
+   * Asks for the missing credentials as mcpx's own questions of the call, held open like a legacy call's (so
+   * every surface sees and answers them as any other), keeps them, then makes the call.
+   */
+  const askCredentials = async <R>(
+    method: AskingMethod,
+    server: string,
+    target: string,
+    args: Record<string, unknown>,
+    callOptions: CallOptions,
+    missing: AskedEntry[],
+  ): Promise<CallOutcome<R>> => {
+    const callId = callOptions.callId ?? newCallId();
+    const call = new LegacyCall<true>({
+      server,
+      tool: target,
+      method,
+      arguments: args,
+      callId,
+      progressToken: `${callId}/${++calls}`,
+      ...(options.onElicit ? { onElicit: options.onElicit } : {}),
+      ttlMs: options.elicitTtlMs,
+      requestTimeoutMs: timeoutFor(server),
+      now,
+      mapError: (error) => error,
+    });
+    const onAbort = (): void =>
+      call.cancel(
+        new McpxError('CALL_FAILED', `${requestLabel(server, target, method)} was aborted by the caller`, {
+          data: { server, tool: target },
+        }),
+      );
+    callOptions.signal?.addEventListener('abort', onAbort, { once: true });
+    const collected = call.run(async () => {
+      try {
+        const store = await secrets();
+        for (const entry of missing)
+          await keepAnswer(
+            server,
+            entry,
+            await call.ask(credentialParams(server, entry), undefined, entry.secret ? entry.ref : undefined),
+            store,
+          );
+        return true as const;
+      } finally {
+        callOptions.signal?.removeEventListener('abort', onAbort);
+      }
+    });
+    const proceed = (): Promise<CallOutcome<R>> => run<R>(method, server, target, args, { ...callOptions, callId });
+    const first = await collected;
+    return first.status === 'complete' ? proceed() : afterCredentials(first, proceed);
+  };
+
+  /** The options of a modern call: the same for its first round and a resume. */
+  const modernOptions = (request: ModernRequest): ModernCallOptions => {
+    const { server, pooled, method, target, args } = request;
+    return {
+      client: pooled.connection.client,
+      server,
+      tool: target,
+      method,
+      arguments: args,
+      callId: request.callId,
+      ...(request.parent !== undefined ? { parent: request.parent } : {}),
+      ...(options.onElicit ? { onElicit: options.onElicit } : {}),
+      ...(options.openUrl ? { openUrl: options.openUrl } : {}),
+      ...(options.urlOpenedByAnswerer ? { urlOpenedByAnswerer: true } : {}),
+      ...(method === 'tools/call' ? toolHeaders(server, pooled, target, args) : {}),
+      ttlMs: options.elicitTtlMs,
+      requestTimeoutMs: timeoutFor(server),
+      ...(request.signal ? { signal: request.signal } : {}),
+      now,
+    };
+  };
+
+  let calls = 0;
+  /** One request that may ask (a tool call, a prompt, a resource read), in the era the connection speaks. */
+  const run = async <R>(
+    method: AskingMethod,
+    server: string,
+    target: string,
+    args: Record<string, unknown>,
+    callOptions: CallOptions,
+  ): Promise<CallOutcome<R>> => {
+    if (!connections.has(server)) {
+      const missing = await missingCredentials(server);
+      if (missing.length) return askCredentials<R>(method, server, target, args, callOptions, missing);
+    }
+    const pooled = await get(server);
+    const { connection } = pooled;
+    const callId = callOptions.callId ?? newCallId();
+    if (connection.era === 'modern') {
+      return runModernCall<R>(
+        modernOptions({ server, pooled, method, target, args, callId, parent: callOptions.parent, signal: callOptions.signal }),
+      ).then(
+        async (outcome) => {
+          await onSuccess(server, pooled);
+          return outcome;
+        },
+        (error: unknown) =>
+          onFailure(
+            server,
+            pooled,
+            callError(server, target, error, false, method),
+            () => run<R>(method, server, target, args, { ...callOptions, callId }),
+            false,
+          ),
+      );
+    }
+    const call = new LegacyCall<R>({
+      server,
+      tool: target,
+      method,
+      arguments: args,
+      callId,
+      progressToken: `${callId}/${++calls}`,
+      ...(options.onElicit ? { onElicit: options.onElicit } : {}),
+      ...(options.openUrl ? { openUrl: options.openUrl } : {}),
+      ...(options.urlOpenedByAnswerer ? { urlOpenedByAnswerer: true } : {}),
+      ttlMs: options.elicitTtlMs,
+      requestTimeoutMs: timeoutFor(server),
+      now,
+      mapError: (error) => callError(server, target, error, false, method),
+    });
+    pooled.active.push(call as LegacyCall<unknown>);
+    const onAbort = (): void =>
+      call.cancel(
+        new McpxError('CALL_FAILED', `${requestLabel(server, target, method)} was aborted by the caller`, {
+          data: { server, tool: target },
+        }),
+      );
+    callOptions.signal?.addEventListener('abort', onAbort, { once: true });
+    return call.run(
+      (signal) =>
+        legacyRequest(connection.client, method, target, args, call.progressToken, signal).finally(() => {
+          pooled.active.splice(pooled.active.indexOf(call as LegacyCall<unknown>), 1);
+          callOptions.signal?.removeEventListener('abort', onAbort);
+        }) as Promise<R>,
+    );
+  };
+
+  /**
+   * SEP-2243: a modern tool call carries `Mcp-Param-*` headers built from the tool's schema, in every round.
+   * The schema is known before the first request (listed on a miss); a -32020 re-lists and sends once more.
+   */
+  const toolHeaders = (
+    server: string,
+    pooled: Pooled,
+    tool: string,
+    args: Record<string, unknown>,
+  ): Pick<ModernCallOptions, 'headers' | 'onHeaderMismatch'> => ({
+    headers: async () => {
+      if (!pooled.connection.carriesHeaders) return undefined;
+      // Listed first on a miss; not while a cached era is on probation (the call itself must prove it, and run once).
+      if (!pooled.tools && !onProbation(pooled)) await listTools(server).catch(() => undefined);
+      const scan = pooled.tools?.get(tool);
+      return scan?.valid ? paramHeaders(scan.declarations, args) : undefined;
+    },
+    onHeaderMismatch: async () => {
+      if (!pooled.connection.carriesHeaders) return;
+      pooled.tools = undefined;
+      await listTools(server, { refresh: true }).catch(() => undefined);
+    },
+  });
+
+  const resume = async <R = CallToolResult>(
+    value: Continuation | unknown,
+    answers: Record<string, Answer>,
+    resumeOptions: { signal?: AbortSignal } = {},
+  ): Promise<CallOutcome<R>> => {
+    const continuation = parseContinuation(value);
+    // Checked before connecting: a bad answer costs nothing and changes nothing.
+    const inputResponses = inputResponsesFor(continuation, answers);
+    const pooled = await get(continuation.server);
+    const { connection } = pooled;
+    if (connection.era !== 'modern') {
+      throw new McpxError(
+        'CONTINUATION_STALE',
+        `server "${continuation.server}" now speaks the legacy era, which cannot resume a continuation: run the call again`,
+        {
+          data: { server: continuation.server, tool: continuation.tool },
+        },
+      );
+    }
+    return runModernCall<R>(
+      modernOptions({
+        server: continuation.server,
+        pooled,
+        method: continuation.method ?? 'tools/call',
+        target: continuation.tool,
+        args: continuation.arguments,
+        callId: continuation.callId,
+        parent: continuation.parent,
+        signal: resumeOptions.signal,
+      }),
+      {
+        round: continuation.round,
+        inputResponses,
+        ...(continuation.requestState !== undefined ? { requestState: continuation.requestState } : {}),
+      },
+    );
+  };
+
+  const relay = async (
+    server: string,
+    method: AskingMethod,
+    target: string,
+    args: Record<string, unknown>,
+    relayOptions: RelayOptions,
+  ): Promise<Record<string, unknown>> => {
+    const pooled = await get(server);
+    const { connection } = pooled;
+    if (connection.era !== 'modern')
+      throw new McpxError(
+        'CALL_FAILED',
+        `server "${server}" speaks the legacy era: its questions cannot be relayed, only asked`,
+        { data: { server, tool: target } },
+      );
+    const params: Record<string, unknown> = {
+      ...requestParams(method, target, args),
+      _meta: { [CLIENT_CAPABILITIES_META_KEY]: relayOptions.capabilities },
+    };
+    if (relayOptions.inputResponses !== undefined) params.inputResponses = relayOptions.inputResponses;
+    if (relayOptions.requestState !== undefined) params.requestState = relayOptions.requestState;
+    const headers = method === 'tools/call' ? await toolHeaders(server, pooled, target, args).headers!() : undefined;
+    try {
+      const result = await connection.client.request(
+        { method, params } as never,
+        {
+          allowInputRequired: true,
+          timeout: timeoutFor(server),
+          ...(relayOptions.signal ? { signal: relayOptions.signal } : {}),
+          ...(headers && Object.keys(headers).length ? { headers } : {}),
+        } as never,
+      );
+      await onSuccess(server, pooled);
+      return result as Record<string, unknown>;
+    } catch (error) {
+      throw callError(server, target, error, relayOptions.requestState !== undefined, method);
+    }
+  };
+
+  return { run, resume, relay };
+}
+
+/** The outcome of the credential questions, as the call's own: once they are answered, the call is made. */
+function afterCredentials<R>(
+  outcome: InputRequiredOutcome<true>,
+  proceed: () => Promise<CallOutcome<R>>,
+): InputRequiredOutcome<R> {
+  const live = outcome.live!;
+  let result: Promise<CallOutcome<R>> | undefined;
+  const { questions, callId, server, tool } = outcome;
+  return {
+    status: 'input-required',
+    callId,
+    server,
+    tool,
+    ...(outcome.method ? { method: outcome.method } : {}),
+    questions,
+    live: {
+      expiresAt: live.expiresAt,
+      respond: (id, answer) => live.respond(id, answer),
+      get result() {
+        return (result ??= live.result.then((next) =>
+          next.status === 'complete' ? proceed() : afterCredentials(next, proceed),
+        ));
+      },
+    },
+  };
+}
+
+/** A legacy request that may ask: `_meta.progressToken` names the call its questions belong to. */
+function legacyRequest(
+  client: Client,
+  method: AskingMethod,
+  target: string,
+  args: Record<string, unknown>,
+  progressToken: string,
+  signal: AbortSignal,
+): Promise<unknown> {
+  const _meta = { progressToken };
+  const requestOptions = { signal, timeout: NO_SDK_TIMEOUT };
+  if (method === 'prompts/get')
+    return client.getPrompt({ name: target, arguments: args as Record<string, string>, _meta }, requestOptions);
+  // A read that may ask is never answered from the SDK's response cache.
+  if (method === 'resources/read') return client.readResource({ uri: target, _meta }, { ...requestOptions, cacheMode: 'bypass' });
+  return client.callTool({ name: target, arguments: args, _meta }, requestOptions);
+}
