@@ -6,14 +6,13 @@
  * Expiry is the broker answering cancel, so cancel reaches the server in both eras.
  */
 import type { Broker, ElicitRequest } from '../broker/types.js';
-import { isMcpxError } from '../errors.js';
 import type { PolicyMode } from '../policy/schema.js';
 import { newCallId, newTaskId } from '../ids.js';
-import type { Answer, Question } from '../types.js';
-import { questionOf, toAnswer } from '../broker/question.js';
+import type { Question } from '../types.js';
+import { questionOf } from '../broker/question.js';
 import type { TaskStore } from './task-store.js';
-import type { InputRequiredOutcome, LiveCall } from '../client/outcome.js';
-import type { CallOutcome, Continuation, TaskHost, TaskRecord, TaskResult, TaskStep } from './types.js';
+import type { CallOutcome, TaskHost, TaskRecord, TaskResult, TaskStep } from './types.js';
+import { abandonQuietly, errorOf, legacyWatch, modernRound, type LegacyWatch, type RoundDeps } from './rounds.js';
 
 export interface TaskRunnerOptions {
   broker: Broker;
@@ -106,6 +105,11 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   // The broker shows the runner each question before storing it: the record gets the task holding the asking call,
   // and a question the client could not tie to one call goes, once announced, to the other calls it may belong to.
   const toReport = new Map<string, { request: ElicitRequest; unsure: Driving[] }>();
+  const rounds: RoundDeps = {
+    broker,
+    host: (session) => options.host(session),
+    onCall: (callId, task) => callToTask.set(callId, task.id),
+  };
   const offOpen = broker.onOpen(async (request) => {
     const taskId = request.task ?? callToTask.get(request.trace);
     if (request.ambiguous) {
@@ -140,91 +144,6 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     settled.delete(id);
   };
 
-  const errorOf = (error: unknown): NonNullable<TaskRecord['error']> =>
-    isMcpxError(error)
-      ? { code: error.code, message: error.message, ...(error.data ? { data: error.data } : {}) }
-      : { code: 'CALL_FAILED', message: error instanceof Error ? error.message : String(error) };
-
-  /**
-   * Legacy: each answer goes back on the open call as it arrives. A call may have several questions waiting at
-   * once (a new one makes `live.result` resolve while older ones still wait), so the watch spans rounds: an answer
-   * goes to the newest LiveCall, which serves every question still waiting on the call.
-   */
-  function legacyWatch(task: TaskRecord, signal: AbortSignal) {
-    const watching = new AbortController();
-    const stop = (): void => watching.abort();
-    signal.addEventListener('abort', stop, { once: true });
-    const unanswered = new Set<string>();
-    let live: LiveCall<TaskResult> | undefined;
-    let trace = task.callId;
-    return {
-      unanswered,
-      watch(outcome: InputRequiredOutcome<TaskResult>): Promise<CallOutcome<TaskResult>> {
-        live = outcome.live!;
-        trace = outcome.callId;
-        for (const question of outcome.questions) {
-          if (unanswered.has(question.id) || !task.questions.includes(question.id)) continue;
-          unanswered.add(question.id);
-          broker
-            .awaitAnswer(question.id, { signal: watching.signal })
-            .then(async (stored) => {
-              unanswered.delete(question.id);
-              try {
-                live!.respond(question.id, toAnswer(stored));
-              } catch {
-                // The call already settled this question (its own expiry, or it ended): nothing left to deliver.
-                return;
-              }
-              await broker.recordResumed({
-                elicit: question.id,
-                trace,
-                ...(task.parent ? { parent: task.parent } : {}),
-                session: task.session,
-              });
-            })
-            // Aborted when the call ends; a failed audit write must not fail the call that already resumed.
-            .catch(() => undefined);
-        }
-        return live.result;
-      },
-      /** The call is over: stop waiting, and retire the questions it went on without. */
-      async end(): Promise<void> {
-        watching.abort();
-        signal.removeEventListener('abort', stop);
-        for (const id of unanswered) await abandonQuietly(id, 'the call finished before this question was answered');
-      },
-    };
-  }
-
-  /** Answers one modern round: waits for every answer, then re-sends the call with them. */
-  async function modernRound(
-    task: TaskRecord,
-    continuation: Continuation,
-    signal: AbortSignal,
-  ): Promise<CallOutcome<TaskResult>> {
-    // Questions a handler already answered in this round ride in the continuation; wait only for the rest.
-    const waiting = continuation.questions.filter((q) => continuation.answered?.[q.id] === undefined);
-    const stored = await Promise.all(waiting.map((q) => broker.awaitAnswer(q.id, { signal })));
-    const answers: Record<string, Answer> = {};
-    waiting.forEach((q, i) => (answers[q.id] = toAnswer(stored[i]!)));
-    const host = await options.host(task.session);
-    const next = await host.resume<TaskResult>(continuation, answers, { signal });
-    callToTask.set(next.callId, task.id);
-    for (const q of continuation.questions) {
-      await broker.recordResumed({ elicit: q.id, trace: next.callId, parent: continuation.callId, session: task.session });
-    }
-    return next;
-  }
-
-  async function abandonQuietly(id: string, reason: string): Promise<void> {
-    try {
-      const request = await broker.get(id);
-      if (request?.state === 'pending') await broker.abandon(id, reason);
-    } catch {
-      // Already answered or gone: nothing to abandon.
-    }
-  }
-
   /** Tells a call that has not stopped yet about a question that may be its own (its answer goes to the call the seam chose). */
   async function reportAmbiguous(other: Driving, request: ElicitRequest): Promise<void> {
     const { task } = other;
@@ -242,7 +161,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     first: (step: TaskStep) => void,
     signal: AbortSignal,
   ): Promise<void> {
-    let legacy: ReturnType<typeof legacyWatch> | undefined;
+    let legacy: LegacyWatch | undefined;
     try {
       let current = await outcome;
       for (;;) {
@@ -264,10 +183,10 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         await save(task);
         first({ status: 'input-required', task: structuredClone(task), questions });
         if (current.live) {
-          legacy ??= legacyWatch(task, signal);
+          legacy ??= legacyWatch(broker, task, signal);
           current = await legacy.watch(current);
         } else if (current.continuation) {
-          current = await modernRound(task, current.continuation, signal);
+          current = await modernRound(rounds, task, current.continuation, signal);
         } else {
           throw new Error(`the call ${current.callId} stopped at a question with neither an open call nor a continuation`);
         }
@@ -395,7 +314,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       Object.assign(task, { pid, ...(options.holder ? { holder: options.holder } : {}) });
       await save(task);
       callToTask.set(task.callId, task.id);
-      return track(task, (first, signal) => drive(task, modernRound(task, continuation, signal), first, signal));
+      return track(task, (first, signal) => drive(task, modernRound(rounds, task, continuation, signal), first, signal));
     },
 
     sessionOfCall(callId) {
@@ -413,12 +332,12 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
           task.pid = pid;
           await save(task);
           resumed.push(task.id);
-          void track(task, (first, signal) => drive(task, modernRound(task, continuation, signal), first, signal));
+          void track(task, (first, signal) => drive(task, modernRound(rounds, task, continuation, signal), first, signal));
           continue;
         }
         const reason = 'the daemon holding the call stopped, and a legacy call cannot outlive its connection';
         for (const id of task.waitingOn) {
-          await abandonQuietly(id, reason);
+          await abandonQuietly(broker, id, reason);
           abandoned.push(id);
         }
         Object.assign(task, {
@@ -442,7 +361,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       const entries = [...driving.values()];
       for (const entry of entries) {
         if (entry.task.era === 'legacy' || entry.task.state === 'running' || options.resumable === false) {
-          for (const id of entry.task.waitingOn) await abandonQuietly(id, reason);
+          for (const id of entry.task.waitingOn) await abandonQuietly(broker, id, reason);
           Object.assign(entry.task, {
             state: 'failed',
             waitingOn: [],

@@ -1,0 +1,107 @@
+/**
+ * The two ways a call's round of questions is answered while they wait in the broker. Legacy: each answer goes
+ * back on the open call (live.respond). Modern: once every question of the round is answered, the call is re-sent.
+ */
+import type { Broker } from '../broker/types.js';
+import { toAnswer } from '../broker/question.js';
+import { isMcpxError } from '../errors.js';
+import type { Answer } from '../types.js';
+import type { InputRequiredOutcome, LiveCall } from '../client/outcome.js';
+import type { CallOutcome, Continuation, TaskHost, TaskRecord, TaskResult } from './types.js';
+
+export const errorOf = (error: unknown): NonNullable<TaskRecord['error']> =>
+  isMcpxError(error)
+    ? { code: error.code, message: error.message, ...(error.data ? { data: error.data } : {}) }
+    : { code: 'CALL_FAILED', message: error instanceof Error ? error.message : String(error) };
+
+export type LegacyWatch = ReturnType<typeof legacyWatch>;
+
+/**
+ * Legacy: each answer goes back on the open call as it arrives. A call may have several questions waiting at
+ * once (a new one makes `live.result` resolve while older ones still wait), so the watch spans rounds: an answer
+ * goes to the newest LiveCall, which serves every question still waiting on the call.
+ */
+export function legacyWatch(broker: Broker, task: TaskRecord, signal: AbortSignal) {
+  const watching = new AbortController();
+  const stop = (): void => watching.abort();
+  signal.addEventListener('abort', stop, { once: true });
+  const unanswered = new Set<string>();
+  let live: LiveCall<TaskResult> | undefined;
+  let trace = task.callId;
+  return {
+    unanswered,
+    watch(outcome: InputRequiredOutcome<TaskResult>): Promise<CallOutcome<TaskResult>> {
+      live = outcome.live!;
+      trace = outcome.callId;
+      for (const question of outcome.questions) {
+        if (unanswered.has(question.id) || !task.questions.includes(question.id)) continue;
+        unanswered.add(question.id);
+        broker
+          .awaitAnswer(question.id, { signal: watching.signal })
+          .then(async (stored) => {
+            unanswered.delete(question.id);
+            try {
+              live!.respond(question.id, toAnswer(stored));
+            } catch {
+              // The call already settled this question (its own expiry, or it ended): nothing left to deliver.
+              return;
+            }
+            await broker.recordResumed({
+              elicit: question.id,
+              trace,
+              ...(task.parent ? { parent: task.parent } : {}),
+              session: task.session,
+            });
+          })
+          // Aborted when the call ends; a failed audit write must not fail the call that already resumed.
+          .catch(() => undefined);
+      }
+      return live.result;
+    },
+    /** The call is over: stop waiting, and retire the questions it went on without. */
+    async end(): Promise<void> {
+      watching.abort();
+      signal.removeEventListener('abort', stop);
+      for (const id of unanswered) await abandonQuietly(broker, id, 'the call finished before this question was answered');
+    },
+  };
+}
+
+export interface RoundDeps {
+  broker: Broker;
+  /** The mcpx instance that serves a session's calls. */
+  host: (session: string) => Promise<TaskHost>;
+  /** Told of the call id each re-send gets, before its questions are marked resumed. */
+  onCall: (callId: string, task: TaskRecord) => void;
+}
+
+/** Answers one modern round: waits for every answer, then re-sends the call with them. */
+export async function modernRound(
+  { broker, host: hostOf, onCall }: RoundDeps,
+  task: TaskRecord,
+  continuation: Continuation,
+  signal: AbortSignal,
+): Promise<CallOutcome<TaskResult>> {
+  // Questions a handler already answered in this round ride in the continuation; wait only for the rest.
+  const waiting = continuation.questions.filter((q) => continuation.answered?.[q.id] === undefined);
+  const stored = await Promise.all(waiting.map((q) => broker.awaitAnswer(q.id, { signal })));
+  const answers: Record<string, Answer> = {};
+  waiting.forEach((q, i) => (answers[q.id] = toAnswer(stored[i]!)));
+  const host = await hostOf(task.session);
+  const next = await host.resume<TaskResult>(continuation, answers, { signal });
+  onCall(next.callId, task);
+  for (const q of continuation.questions) {
+    await broker.recordResumed({ elicit: q.id, trace: next.callId, parent: continuation.callId, session: task.session });
+  }
+  return next;
+}
+
+/** Retires a question still pending; one already answered or gone is left as it is. */
+export async function abandonQuietly(broker: Broker, id: string, reason: string): Promise<void> {
+  try {
+    const request = await broker.get(id);
+    if (request?.state === 'pending') await broker.abandon(id, reason);
+  } catch {
+    // Already answered or gone: nothing to abandon.
+  }
+}
