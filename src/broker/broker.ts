@@ -9,8 +9,22 @@ import { stateDir } from '../paths.js';
 import { keepSecretContent } from '../secrets/answer.js';
 import type { SecretStore } from '../secrets/types.js';
 import { newElicitationId } from '../ids.js';
-import { pageOf } from './paging.js';
-import { abandoned, checkAnswerContent, checkTtl, compact, eventFor, forbidden, newRequest, notFound } from './records.js';
+import {
+  abandoned,
+  answerOf,
+  checkAnswerContent,
+  checkRespondInput,
+  checkTtl,
+  compact,
+  eventFor,
+  forbidden,
+  newRequest,
+  notFound,
+  refuseAnswered,
+  stateOf,
+} from './records.js';
+import { awaitAnswer, type WaitDeps } from './waiter.js';
+import { auditOf, listPending, type ListingDeps } from './listing.js';
 import { systemClock } from './clock.js';
 import { toBrokerStore } from './store.js';
 import type {
@@ -23,14 +37,12 @@ import type {
   OpenRequestInput,
   PendingEntry,
   PendingFilter,
-  RequestState,
   RespondInput,
   StoredAnswer,
 } from './types.js';
 
 const DEFAULT_TTL_MS = 120_000;
 const DEFAULT_RETAIN_MS = 7 * 24 * 60 * 60 * 1000;
-const ACTIONS = new Set(['accept', 'decline', 'cancel']);
 /** How many open questions a broker remembers (a respond to one of them skips its read). */
 const KNOWN_MAX = 10_000;
 
@@ -114,12 +126,6 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
     }
   }
 
-  function stateOf(request: ElicitRequest, answer: StoredAnswer | undefined, now: number): RequestState {
-    if (request.state === 'abandoned' && (!answer || answer.by === 'expiry')) return 'abandoned';
-    if (answer) return answer.by === 'expiry' ? 'expired' : 'answered';
-    return now >= request.expiresAt ? 'expired' : 'pending';
-  }
-
   function withState(request: ElicitRequest, answer: StoredAnswer | undefined): ElicitRequest {
     return { ...request, state: stateOf(request, answer, clock.now()) };
   }
@@ -185,24 +191,8 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
     return answer ? { request, answer } : { request };
   }
 
-  function refuseAnswered(request: ElicitRequest, winner: StoredAnswer): never {
-    if (winner.by === 'expiry') {
-      throw new McpxError(
-        'ELICITATION_EXPIRED',
-        `question ${request.id} expired at ${new Date(request.expiresAt).toISOString()} and was answered cancel on the caller's behalf`,
-        {
-          data: { id: request.id, expiresAt: request.expiresAt, answer: winner },
-        },
-      );
-    }
-    throw new McpxError(
-      'ELICITATION_ALREADY_ANSWERED',
-      `question ${request.id} was already answered (${winner.action} by ${winner.by}); the first answer wins`,
-      {
-        data: { id: request.id, answer: winner },
-      },
-    );
-  }
+  const waitDeps: WaitDeps = { clock, store, guard, load: (id) => load(id), expire, ensureOpen, onClose };
+  const listingDeps: ListingDeps = { clock, store, guard, settle, allowAnySession: options.allowAnySession, own };
 
   const broker: StoreBroker = {
     store,
@@ -237,83 +227,12 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       return { ...request };
     },
 
-    async awaitAnswer(id: string, awaitOptions: { signal?: AbortSignal } = {}): Promise<StoredAnswer> {
-      ensureOpen();
-      const signal = awaitOptions.signal;
-      signal?.throwIfAborted();
-      let resolve!: (answer: StoredAnswer) => void;
-      let reject!: (error: unknown) => void;
-      const result = new Promise<StoredAnswer>((res, rej) => {
-        resolve = res;
-        reject = rej;
-      });
-      // The caller only holds `result` once the first read returns; a rejection before that (an abort,
-      // a close) must not surface as an unhandled rejection. The caller still sees it.
-      result.catch(() => undefined);
-      let done = false;
-      const deadline: { timer?: unknown } = {};
-      const finish = (settleWith: () => void): void => {
-        if (done) return;
-        done = true;
-        unwatch();
-        if (deadline.timer !== undefined) clock.clearTimer(deadline.timer);
-        signal?.removeEventListener('abort', aborted);
-        onClose.delete(closing);
-        settleWith();
-      };
-      const reread = (): void => {
-        guard(store.getAnswer(id)).then(
-          (answer) => answer && finish(() => resolve(answer)),
-          (error: unknown) => finish(() => reject(error)),
-        );
-      };
-      const aborted = (): void => finish(() => reject(signal?.reason ?? new DOMException('The wait was aborted', 'AbortError')));
-      const closing = (): void =>
-        finish(() => reject(new McpxError('BROKER_CLOSED', `the broker closed while waiting for ${id}`, { data: { id } })));
-      // Subscribe first, then read: an answer landing in between is seen by one or the other.
-      const unwatch = store.watch(id, (answer) => (answer ? finish(() => resolve(answer)) : reread()));
-      signal?.addEventListener('abort', aborted, { once: true });
-      onClose.add(closing);
-      let loaded: { request: ElicitRequest; answer?: StoredAnswer };
-      try {
-        loaded = await load(id);
-        ensureOpen();
-      } catch (error) {
-        finish(() => reject(error));
-        return result;
-      }
-      const { request, answer } = loaded;
-      if (answer) finish(() => resolve(answer));
-      else if (request.state === 'abandoned') finish(() => reject(abandoned(request)));
-      if (done) return result;
-      deadline.timer = clock.setTimer(
-        () => {
-          if (done) return;
-          guard(store.getQuestion(id))
-            .then((current) =>
-              current?.state === 'abandoned'
-                ? finish(() => reject(abandoned(current)))
-                : expire(current ?? request).then((answer) => finish(() => resolve(answer))),
-            )
-            .catch((error: unknown) => finish(() => reject(error)));
-        },
-        request.expiresAt - clock.now(),
-        { keepAlive: true },
-      );
-      return result;
-    },
+    awaitAnswer: (id: string, awaitOptions?: { signal?: AbortSignal }): Promise<StoredAnswer> =>
+      awaitAnswer(waitDeps, id, awaitOptions),
 
     async respond(input: RespondInput): Promise<StoredAnswer> {
       ensureOpen();
-      if (!ACTIONS.has(input.action)) {
-        throw new McpxError('ANSWER_INVALID', `action must be accept, decline or cancel, got ${JSON.stringify(input.action)}`, {
-          data: { id: input.id, issues: [{ field: 'action', expected: 'accept | decline | cancel', message: 'unknown action' }] },
-        });
-      }
-      if (input.by === 'expiry')
-        throw new McpxError('ANSWER_INVALID', "by: 'expiry' is reserved for the broker's own cancel at the deadline", {
-          data: { id: input.id, issues: [] },
-        });
+      checkRespondInput(input);
       // A question known here skips the read: the claim below checks in the store that it is still open.
       const cached = known.get(input.id);
       if (cached && !visible(cached, input.session)) throw forbidden(input.id);
@@ -326,23 +245,8 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       // A secret is kept before the answer is claimed: if it cannot be kept, nothing is recorded and the question still waits.
       if (request.secret && content !== undefined)
         content = await keepSecretContent(request.secret, content, await secretStore());
-      const answer: StoredAnswer = { id: request.id, action: input.action, by: input.by, at: now, pid: input.pid ?? process.pid };
-      if (input.user !== undefined) answer.user = input.user;
-      if (content !== undefined) answer.content = content;
       const answering = input.session ?? own?.session;
-      if (answering !== undefined) answer.session = answering;
-      const event = eventFor('elicit.answered', request, now, {
-        action: answer.action,
-        by: answer.by,
-        answeredAfterMs: now - request.createdAt,
-      });
-      if (answering !== undefined && answering !== request.session) event.data = { answeringSession: answering };
-      // §6b: the event names the process that answered; a relaying process (the daemon) is named beside it.
-      if (answer.pid !== process.pid) {
-        event.pid = answer.pid;
-        event.data = { ...event.data, relayedBy: process.pid };
-      }
-      if (answer.user !== undefined) event.data = { ...event.data, user: answer.user };
+      const { answer, event } = answerOf(request, input, now, content, answering);
       if (!(await guard(store.claimAnswer(answer, rowTtl(request), event, { open: true })))) {
         // Lost: to an answer, an abandon, or the question is gone. One read says which.
         known.delete(request.id);
@@ -376,43 +280,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
 
     async pending(filter: PendingFilter = {}): Promise<PendingEntry[]> {
       ensureOpen();
-      const states = new Set<RequestState>(
-        filter.state === undefined ? ['pending'] : Array.isArray(filter.state) ? filter.state : [filter.state],
-      );
-      const session = options.allowAnySession ? filter.session : (own?.session ?? filter.session);
-      if (!options.allowAnySession && own && filter.session !== undefined && filter.session !== own.session) return [];
-      const matches = (r: ElicitRequest): boolean =>
-        (session === undefined || r.session === session) &&
-        (filter.server === undefined || r.server === filter.server) &&
-        (filter.tool === undefined || r.tool === filter.tool) &&
-        (filter.trace === undefined || r.trace === filter.trace);
-      const now = clock.now();
-      let found: Array<{ request: ElicitRequest; answer?: StoredAnswer }>;
-      if ([...states].every((s) => s === 'pending' || s === 'abandoned')) {
-        // The fast path: the pending index holds only unanswered questions.
-        const unanswered = (await guard(store.listUnanswered())).filter(matches);
-        // Questions whose deadline passed while nobody watched get their expiry cancel now.
-        found = await Promise.all(
-          unanswered.map(async (request) =>
-            now >= request.expiresAt ? { request, answer: await settle(request) } : { request },
-          ),
-        );
-      } else {
-        const questions = (await guard(store.listQuestions())).filter(matches);
-        const answers = await guard(store.getAnswers(questions.map((q) => q.id)));
-        found = questions.map((request, i) => ({ request, answer: answers[i] }));
-        const lapsed = found.filter((f) => !f.answer && now >= f.request.expiresAt);
-        for (const entry of lapsed) entry.answer = await settle(entry.request);
-      }
-      const sorted = found
-        .map(({ request, answer }) => ({
-          ...request,
-          state: stateOf(request, answer, now),
-          timeLeftMs: Math.max(0, request.expiresAt - now),
-        }))
-        .filter((entry) => states.has(entry.state))
-        .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-      return filter.limit === undefined && filter.cursor === undefined ? sorted : pageOf(sorted, filter.limit, filter.cursor);
+      return listPending(listingDeps, filter);
     },
 
     async abandon(id: string, reason: string): Promise<ElicitRequest> {
@@ -482,14 +350,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
 
     async audit(query: AuditQuery = {}): Promise<BrokerEvent[]> {
       ensureOpen();
-      const events = (await guard(store.readEvents(query.since))).filter(
-        (e) =>
-          (query.session === undefined || e.session === query.session) &&
-          (query.trace === undefined || e.trace === query.trace || e.parent === query.trace) &&
-          (query.elicit === undefined || e.elicit === query.elicit),
-      );
-      // The store's order is write order (a sequence); clocks of two hosts, or one millisecond, cannot order it.
-      return query.limit === undefined ? events : events.slice(Math.max(0, events.length - query.limit));
+      return auditOf(await guard(store.readEvents(query.since)), query);
     },
 
     async close(): Promise<void> {

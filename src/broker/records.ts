@@ -1,7 +1,9 @@
 /** The broker's stored records: a new question, its events, the checks on an answer, and the errors it raises. */
 import { McpxError } from '../errors.js';
 import { checkContent } from '../elicitation/validate.js';
-import type { BrokerEvent, ElicitRequest, OpenRequestInput, RespondInput } from './types.js';
+import type { BrokerEvent, ElicitRequest, OpenRequestInput, RequestState, RespondInput, StoredAnswer } from './types.js';
+
+const ACTIONS = new Set(['accept', 'decline', 'cancel']);
 
 export function checkAnswerContent(request: ElicitRequest, input: RespondInput): Record<string, unknown> | undefined {
   const invalid = (message: string, field = 'content'): McpxError =>
@@ -127,4 +129,71 @@ export function compact<T>(value: object): T {
     if (field !== undefined) out[key] = field;
   }
   return out as T;
+}
+
+/** A question's state from its record and its answer, at `now`. */
+export function stateOf(request: ElicitRequest, answer: StoredAnswer | undefined, now: number): RequestState {
+  if (request.state === 'abandoned' && (!answer || answer.by === 'expiry')) return 'abandoned';
+  if (answer) return answer.by === 'expiry' ? 'expired' : 'answered';
+  return now >= request.expiresAt ? 'expired' : 'pending';
+}
+
+/** Refuses an answer to a question already answered: expired (cancel by expiry) or answered by someone. */
+export function refuseAnswered(request: ElicitRequest, winner: StoredAnswer): never {
+  if (winner.by === 'expiry') {
+    throw new McpxError(
+      'ELICITATION_EXPIRED',
+      `question ${request.id} expired at ${new Date(request.expiresAt).toISOString()} and was answered cancel on the caller's behalf`,
+      {
+        data: { id: request.id, expiresAt: request.expiresAt, answer: winner },
+      },
+    );
+  }
+  throw new McpxError(
+    'ELICITATION_ALREADY_ANSWERED',
+    `question ${request.id} was already answered (${winner.action} by ${winner.by}); the first answer wins`,
+    {
+      data: { id: request.id, answer: winner },
+    },
+  );
+}
+
+/** Refuses an answer whose action is not one of the three, or that claims to be the broker's own expiry cancel. */
+export function checkRespondInput(input: RespondInput): void {
+  if (!ACTIONS.has(input.action)) {
+    throw new McpxError('ANSWER_INVALID', `action must be accept, decline or cancel, got ${JSON.stringify(input.action)}`, {
+      data: { id: input.id, issues: [{ field: 'action', expected: 'accept | decline | cancel', message: 'unknown action' }] },
+    });
+  }
+  if (input.by === 'expiry')
+    throw new McpxError('ANSWER_INVALID', "by: 'expiry' is reserved for the broker's own cancel at the deadline", {
+      data: { id: input.id, issues: [] },
+    });
+}
+
+/** The answer a respond claims, and the elicit.answered event that goes with it. */
+export function answerOf(
+  request: ElicitRequest,
+  input: RespondInput,
+  now: number,
+  content: Record<string, unknown> | undefined,
+  answering: string | undefined,
+): { answer: StoredAnswer; event: BrokerEvent } {
+  const answer: StoredAnswer = { id: request.id, action: input.action, by: input.by, at: now, pid: input.pid ?? process.pid };
+  if (input.user !== undefined) answer.user = input.user;
+  if (content !== undefined) answer.content = content;
+  if (answering !== undefined) answer.session = answering;
+  const event = eventFor('elicit.answered', request, now, {
+    action: answer.action,
+    by: answer.by,
+    answeredAfterMs: now - request.createdAt,
+  });
+  if (answering !== undefined && answering !== request.session) event.data = { answeringSession: answering };
+  // §6b: the event names the process that answered; a relaying process (the daemon) is named beside it.
+  if (answer.pid !== process.pid) {
+    event.pid = answer.pid;
+    event.data = { ...event.data, relayedBy: process.pid };
+  }
+  if (answer.user !== undefined) event.data = { ...event.data, user: answer.user };
+  return { answer, event };
 }
