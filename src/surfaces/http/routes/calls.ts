@@ -1,0 +1,116 @@
+/** The call route (200 complete, 202 at a question) and the task route that collects its result. */
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { McpxError } from '../../../errors.js';
+import type { Question } from '../../../types.js';
+import { describeInputRequired } from '../../../elicitation/describe.js';
+import { errorBody, statusOfCode } from '../errors.js';
+import { errors, json } from '../openapi.js';
+import {
+  ArgumentsBody,
+  CallHeaders,
+  CompleteSchema,
+  InputRequiredSchema,
+  ServerToolParams,
+  TaskEnvelopeSchema,
+  TaskIdParams,
+  TaskQuery,
+  type RestElicitation,
+} from '../schemas.js';
+import type { RouteContext } from './context.js';
+
+const callRoute = createRoute({
+  method: 'post',
+  path: '/v1/call/{server}/{tool}',
+  operationId: 'callTool',
+  summary: 'Call a tool. 200 with the result, or 202 when the server asked a question (the call keeps running).',
+  request: {
+    params: ServerToolParams,
+    headers: CallHeaders,
+    body: { content: { 'application/json': { schema: ArgumentsBody } }, required: false },
+  },
+  responses: {
+    200: json(CompleteSchema, 'The call completed (a tool error is complete with result.isError).'),
+    202: {
+      ...json(InputRequiredSchema, 'The server asked a question; answer it at Location, collect the result at /v1/tasks/{task}.'),
+      headers: {
+        Location: { schema: { type: 'string' }, description: '/v1/elicit/{id} of the first question' },
+        'Retry-After': { schema: { type: 'integer' }, description: 'Seconds until the first question expires' },
+      },
+    },
+    ...errors(400, 401, 403, 404, 409, 410, 415, 422, 500, 502, 503),
+  },
+});
+
+const taskRoute = createRoute({
+  method: 'get',
+  path: '/v1/tasks/{id}',
+  operationId: 'getTask',
+  summary: 'A call the daemon holds; with ?wait=seconds, answers once it finishes (or the wait ends).',
+  request: { params: TaskIdParams, query: TaskQuery },
+  responses: { 200: json(TaskEnvelopeSchema, 'The task, with its result when complete'), ...errors(400, 401, 404, 503) },
+});
+
+export function mountCallRoute(app: OpenAPIHono, { deps, now, toElicitation }: RouteContext): void {
+  const { broker, tasks } = deps;
+  const listedOf = async (question: Question): Promise<RestElicitation> => {
+    const request = await broker.get(question.id);
+    if (request) return toElicitation(request);
+    throw new McpxError(
+      'ELICITATION_NOT_FOUND',
+      `The question ${question.id} is not in the broker; the pipeline should have opened it.`,
+    );
+  };
+
+  app.openapi(callRoute, async (c) => {
+    const { server, tool } = c.req.valid('param');
+    const headers = c.req.valid('header');
+    const args = (c.req.valid('json') ?? {}) as Record<string, unknown>;
+    const step = await tasks.start({
+      server,
+      tool,
+      arguments: args,
+      session: headers['x-mcpx-session'] || deps.defaultSession,
+      ...(headers['x-mcpx-session'] && headers['x-mcpx-session-source']
+        ? { sessionSource: headers['x-mcpx-session-source'] }
+        : {}),
+      ...(headers['x-mcpx-parent'] ? { parent: headers['x-mcpx-parent'] } : {}),
+      ...(headers['x-mcpx-elicit'] ? { elicit: headers['x-mcpx-elicit'] } : {}),
+    });
+    if (step.status === 'complete') {
+      return c.json({ status: 'complete' as const, callId: step.task.callId, task: step.task.id, result: step.result }, 200);
+    }
+    if (step.status === 'failed') {
+      const status = statusOfCode(step.error.code);
+      return c.json(errorBody(step.error.code, step.error.message, { ...step.error.data, task: step.task.id }), status);
+    }
+    const questions = await Promise.all(step.questions.map(listedOf));
+    const first = questions[0]!;
+    c.header('Location', `/v1/elicit/${first.id}`);
+    c.header('Retry-After', String(Math.max(0, Math.ceil(Math.min(...questions.map((q) => q.timeLeftMs)) / 1000))));
+    // The CLI's §5.1 message, deadlines in UTC.
+    const text = describeInputRequired(
+      { server, tool, task: step.task.id, questions, ...(deps.inline ? { inline: true } : {}) },
+      { now: now() },
+    );
+    return c.json(
+      {
+        status: 'input-required' as const,
+        inputRequired: { callId: step.task.callId, task: step.task.id, server, tool, questions, text },
+      },
+      202,
+    );
+  });
+}
+
+export function mountTaskRoute(app: OpenAPIHono, { deps }: RouteContext): void {
+  const { tasks } = deps;
+  app.openapi(taskRoute, async (c) => {
+    const { id } = c.req.valid('param');
+    const { wait } = c.req.valid('query');
+    const task = wait ? await tasks.wait(id, { timeoutMs: wait * 1000, signal: c.req.raw.signal }) : await tasks.get(id);
+    if (!task)
+      return c.json(errorBody('TASK_NOT_FOUND', `No task ${id}: it never existed in this store or its record has expired.`), 404);
+    const { continuation: _continuation, holder: _holder, ...visible } = task;
+    return c.json({ task: visible }, 200);
+  });
+}

@@ -1,0 +1,140 @@
+/** The question routes: list, read one, and answer it (accept, decline, cancel). */
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { RequestState } from '../../../broker/types.js';
+import { cursorAfter, parseCursor } from '../../../broker/paging.js';
+import { errorBody } from '../errors.js';
+import { errors, json } from '../openapi.js';
+import {
+  AcceptBody,
+  AnswerHeaders,
+  AnsweredSchema,
+  ElicitIdParams,
+  ElicitListQuery,
+  ElicitationListSchema,
+  ElicitationWithAnswerSchema,
+} from '../schemas.js';
+import type { RouteContext } from './context.js';
+
+const STATES: RequestState[] = ['pending', 'answered', 'expired', 'abandoned'];
+
+const listRoute = createRoute({
+  method: 'get',
+  path: '/v1/elicit',
+  operationId: 'listElicitations',
+  summary: 'Questions, pending by default, with time left.',
+  request: { query: ElicitListQuery },
+  responses: { 200: json(ElicitationListSchema, 'The questions'), ...errors(400, 401, 503) },
+});
+
+const getRoute = createRoute({
+  method: 'get',
+  path: '/v1/elicit/{id}',
+  operationId: 'getElicitation',
+  summary: 'One question, with time remaining, and its answer once answered.',
+  request: { params: ElicitIdParams },
+  responses: { 200: json(ElicitationWithAnswerSchema, 'The question'), ...errors(400, 401, 404, 503) },
+});
+
+function answerRoute(action: 'accept' | 'decline' | 'cancel') {
+  return createRoute({
+    method: 'post',
+    path: `/v1/elicit/{id}/${action}`,
+    operationId: `${action}Elicitation`,
+    summary:
+      action === 'accept'
+        ? 'Accept, with content matching the requested schema (form mode).'
+        : action === 'decline'
+          ? 'Decline: explicitly no.'
+          : 'Cancel: dismissed, not chosen.',
+    request: {
+      params: ElicitIdParams,
+      headers: AnswerHeaders,
+      ...(action === 'accept' ? { body: { content: { 'application/json': { schema: AcceptBody } }, required: false } } : {}),
+    },
+    responses: {
+      200: json(AnsweredSchema, 'Answered; the call resumes'),
+      ...errors(400, 401, 403, 404, 409, 410, 415, 422, 503),
+    },
+  });
+}
+
+export function mountElicitRoutes(app: OpenAPIHono, { deps, toElicitation }: RouteContext): void {
+  const { broker } = deps;
+  app.openapi(listRoute, async (c) => {
+    const query = c.req.valid('query');
+    const wanted =
+      query.state === undefined ? ['pending'] : query.state === 'all' ? STATES : query.state.split(',').map((s) => s.trim());
+    const bad = wanted.filter((s) => !STATES.includes(s as RequestState));
+    if (bad.length)
+      return c.json(
+        errorBody('REQUEST_INVALID', `Unknown state "${bad.join(', ')}": use ${STATES.join(', ')}, a comma list, or all.`),
+        400,
+      );
+    if (query.cursor !== undefined && !cursorIsValid(query.cursor))
+      return c.json(errorBody('REQUEST_INVALID', 'The cursor is not one a listing gave out: start again without it.'), 400);
+    const entries = await broker.pending({
+      ...(query.session ? { session: query.session } : {}),
+      ...(query.server ? { server: query.server } : {}),
+      ...(query.tool ? { tool: query.tool } : {}),
+      ...(query.trace ? { trace: query.trace } : {}),
+      ...(query.limit !== undefined ? { limit: query.limit } : {}),
+      ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
+      state: wanted as RequestState[],
+    });
+    const last = entries.at(-1);
+    const full = query.limit !== undefined && last !== undefined && entries.length === query.limit;
+    return c.json({ elicitations: entries.map(toElicitation), ...(full ? { nextCursor: cursorAfter(last) } : {}) }, 200);
+  });
+
+  app.openapi(getRoute, async (c) => {
+    const { id } = c.req.valid('param');
+    const request = await broker.get(id);
+    if (!request)
+      return c.json(
+        errorBody(
+          'ELICITATION_NOT_FOUND',
+          `No question ${id}: it never existed here or its record has expired. List what is outstanding with GET /v1/elicit.`,
+        ),
+        404,
+      );
+    const answer = await broker.lookup(id);
+    return c.json({ elicitation: toElicitation(request), ...(answer ? { answer } : {}) }, 200);
+  });
+
+  for (const action of ['accept', 'decline', 'cancel'] as const) {
+    const route = answerRoute(action);
+    app.openapi(route, async (c) => {
+      const { id } = c.req.valid('param');
+      const {
+        'x-mcpx-session': session,
+        'x-mcpx-by': claimed = 'http',
+        'x-mcpx-pid': pid,
+        'x-mcpx-user': user,
+      } = c.req.valid('header');
+      const by = c.get('mcpxVia') ?? claimed;
+      const content =
+        action === 'accept'
+          ? (c.req.valid('json' as never) as { content?: Record<string, unknown> } | undefined)?.content
+          : undefined;
+      const answerer = { ...(pid !== undefined ? { pid } : {}), ...(user ? { user } : {}) };
+      const answer = await broker.respond({
+        id,
+        action,
+        by,
+        ...(content !== undefined ? { content } : {}),
+        ...(session ? { session } : {}),
+        ...answerer,
+      });
+      return c.json({ answer }, 200);
+    });
+  }
+}
+
+function cursorIsValid(cursor: string): boolean {
+  try {
+    parseCursor(cursor);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,74 @@
+/** The event stream: every broker event as server-sent events, with an optional replay from the audit log. */
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { streamSSE } from 'hono/streaming';
+import type { BrokerEvent } from '../../../broker/types.js';
+import { errors } from '../openapi.js';
+import { EventSchema, EventsQuery } from '../schemas.js';
+import type { RouteContext } from './context.js';
+
+const eventsRoute = createRoute({
+  method: 'get',
+  path: '/v1/events',
+  operationId: 'events',
+  summary:
+    'Server-sent events: every broker event (elicit.open, elicit.answered, elicit.expired, elicit.resumed, elicit.abandoned, elicit.passed, policy.fired), after a first `ready` event; with ?since=ms, the audit log from then is replayed first.',
+  request: { query: EventsQuery },
+  responses: {
+    200: { content: { 'text/event-stream': { schema: EventSchema } }, description: 'An event stream' },
+    ...errors(401),
+  },
+});
+
+export function mountEventsRoute(app: OpenAPIHono, { deps }: RouteContext): void {
+  const { broker } = deps;
+  app.openapi(eventsRoute, (c) => {
+    const query = c.req.valid('query');
+    const kinds = query.kinds ? new Set(query.kinds.split(',').map((k) => k.trim())) : undefined;
+    const keepAliveMs = deps.keepAliveMs ?? 15_000;
+    return streamSSE(c, async (stream) => {
+      const queue: BrokerEvent[] = [];
+      let wake: (() => void) | undefined;
+      let open = true;
+      const unsubscribe = broker.subscribe((event) => {
+        if (kinds && !kinds.has(event.kind)) return;
+        if (query.session && event.session !== undefined && event.session !== query.session) return;
+        queue.push(event);
+        wake?.();
+      });
+      stream.onAbort(() => {
+        open = false;
+        unsubscribe();
+        wake?.();
+      });
+      let seq = 0;
+      await stream.writeSSE({ event: 'ready', data: JSON.stringify({ pid: deps.info.pid }), id: String(seq++) });
+      if (query.since !== undefined) {
+        // Replay from the audit log, then the live events that arrived meanwhile, each once.
+        const keyOf = (e: BrokerEvent): string => `${e.kind}|${e.at}|${e.elicit ?? ''}|${e.trace ?? ''}|${e.pid}`;
+        const history = (await broker.audit({ since: query.since, ...(query.session ? { session: query.session } : {}) })).filter(
+          (e) => e.at >= query.since! && (!kinds || kinds.has(e.kind)),
+        );
+        const replayed = new Set(history.map(keyOf));
+        const live = queue.splice(0).filter((e) => !replayed.has(keyOf(e)));
+        queue.push(...history, ...live);
+      }
+      while (open) {
+        if (!queue.length) {
+          const timedOut = await new Promise<boolean>((resolve) => {
+            const timer = setTimeout(() => resolve(true), keepAliveMs);
+            wake = () => {
+              clearTimeout(timer);
+              resolve(false);
+            };
+          });
+          wake = undefined;
+          if (timedOut && open) await stream.write(': keepalive\n\n');
+          continue;
+        }
+        const event = queue.shift()!;
+        await stream.writeSSE({ event: event.kind, data: JSON.stringify(event), id: String(seq++) });
+      }
+      unsubscribe();
+    });
+  });
+}

@@ -1,0 +1,37 @@
+/** The catalog routes: the configured servers and their tools, over the daemon's pooled connections. */
+import { createRoute, type OpenAPIHono, type z } from '@hono/zod-openapi';
+import { McpxError } from '../../../errors.js';
+import type { ToolCatalog } from '../app.js';
+import { errors, json } from '../openapi.js';
+import { ServerListSchema, ServerParams, ToolListSchema } from '../schemas.js';
+import type { RouteContext } from './context.js';
+
+const serversRoute = createRoute({
+  method: 'get',
+  path: '/v1/servers',
+  operationId: 'listServers',
+  summary: "The servers in the daemon's config.",
+  responses: { 200: json(ServerListSchema, 'Server names'), ...errors(401, 503) },
+});
+
+const toolsRoute = createRoute({
+  method: 'get',
+  path: '/v1/servers/{server}/tools',
+  operationId: 'listTools',
+  summary: "A server's tools, listed over the daemon's pooled connection (the server is started on first need).",
+  request: { params: ServerParams },
+  responses: { 200: json(ToolListSchema, 'The tools as the server listed them'), ...errors(400, 401, 404, 502, 503) },
+});
+
+export function mountServerRoutes(app: OpenAPIHono, { deps }: RouteContext): void {
+  const catalog = (): ToolCatalog => {
+    if (deps.catalog) return deps.catalog;
+    throw new McpxError('DAEMON_UNAVAILABLE', 'This app was built without a tool catalog.');
+  };
+  app.openapi(serversRoute, async (c) => c.json({ servers: await catalog().serverNames() }, 200));
+  app.openapi(toolsRoute, async (c) => {
+    const { server } = c.req.valid('param');
+    const tools = await catalog().listTools(server);
+    return c.json({ server, tools: tools as z.infer<typeof ToolListSchema>['tools'] }, 200);
+  });
+}
