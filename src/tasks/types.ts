@@ -61,6 +61,8 @@ export interface TaskRecord {
   pid: number;
   /** Which daemon (by config fingerprint) holds the call: recovery after a restart only touches its own. */
   holder?: string;
+  /** The config file of the process that let the call go: whoever resumes it connects its servers from there. */
+  config?: string;
   createdAt: number;
   updatedAt: number;
 }

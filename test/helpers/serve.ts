@@ -333,3 +333,47 @@ export async function startConformanceFixture(): Promise<{ url: string; stop(): 
   });
   return { url, stop: () => void child.kill('SIGTERM') };
 }
+
+export interface OwnedServe {
+  client: TestClient;
+  /** Closes serve's stdin, as a host does when it is done, and resolves with the exit code serve then exits with. */
+  endStdin(): Promise<number | null>;
+}
+
+/**
+ * `mcpx serve` over stdio as a child process this test owns, with a v1 client (no elicitation) on its pipes: the
+ * test, not the SDK's transport, decides when stdin closes, and waits for serve to exit on its own.
+ */
+export async function ownedServe(setup: ServeSetup, extraEnv: Record<string, string> = {}): Promise<OwnedServe> {
+  const { spawn } = await import('node:child_process');
+  const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+  const child = spawn(process.execPath, serveArgs(setup, []), {
+    cwd: setup.dir,
+    env: { ...setup.env, ...extraEnv },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  const client = new V1Client({ name: 'v1-owned', version: '1.0.0' }, { capabilities: {} });
+  // A line-delimited JSON-RPC transport over the child's pipes (the stdio framing is the same in both directions).
+  await client.connect(new StdioServerTransport(child.stdout, child.stdin));
+  return {
+    client: {
+      asked: [],
+      listTools: async () => (await client.listTools()).tools,
+      callTool: async (name, args = {}) =>
+        (await client.callTool({ name, arguments: args }, undefined, { timeout: 30_000 })) as Record<string, unknown>,
+      close: async () => {
+        child.stdin.end();
+        await exited;
+      },
+    },
+    endStdin: async () => {
+      child.stdin.end();
+      const code = await exited;
+      if (code !== 0) throw new Error(`mcpx serve exited ${code}: ${stderr}`);
+      return code;
+    },
+  };
+}

@@ -53,7 +53,7 @@ export async function openBackend(io: CliIO, options: OpenBackendOptions): Promi
   const client = await connectDaemon(io.env, configPath);
   if (client) return createRestBackend({ fetch: client.fetch, inline: client.inline, close: () => client.close() });
   const { createStoreBackend } = await import('./store-backend.js');
-  return createStoreBackend(io.env);
+  return createStoreBackend(io.env, { cwd: io.cwd, ...(configPath ? { configPath } : {}) });
 }
 
 /** MCPX_DAEMON_COMMAND (JSON argv) overrides the program started as the daemon, e.g. for a source checkout. */

@@ -8,7 +8,10 @@ import { openStoreFromEnv } from '../../broker/store-url.js';
 import { elicitationOf } from '../../broker/question.js';
 import type { BrokerEvent, ElicitRequest, Elicitation, RequestState } from '../../broker/types.js';
 import { McpxError } from '../../errors.js';
+import { isReleased } from '../../tasks/handoff.js';
+import { isAlive } from '../daemon/daemon-paths.js';
 import { createTaskStore } from '../../tasks/task-store.js';
+import type { TaskRecord } from '../../tasks/types.js';
 import type { Backend, TaskView } from './backend.js';
 import { currentUser } from './util.js';
 
@@ -28,7 +31,7 @@ export async function closeStoreBroker(broker: StoreBroker): Promise<void> {
 
 export async function createStoreBackend(
   env: Record<string, string | undefined>,
-  options: { pollMs?: number } = {},
+  options: { pollMs?: number; cwd?: string; configPath?: string } = {},
 ): Promise<Backend> {
   const broker = await openStoreBroker(env);
   const tasks = createTaskStore(broker.store.keyv);
@@ -85,12 +88,33 @@ export async function createStoreBackend(
     },
 
     async task(id, { waitSeconds } = {}) {
-      const task = await tasks.get(id);
+      let task = await tasks.get(id);
       if (!task)
         throw new McpxError('TASK_NOT_FOUND', `No task ${id}: it never existed in this store or its record has expired.`);
-      const { continuation: _continuation, holder: _holder, ...visible } = task;
-      const finished = task.state === 'complete' || task.state === 'failed';
-      if (waitSeconds && !finished) {
+      const finished = (t: TaskRecord): boolean => t.state === 'complete' || t.state === 'failed';
+      const until = Date.now() + (waitSeconds ?? 0) * 1000;
+      // Held by a running mcpx serve: it records every step of the call, so its record says when the call moves on.
+      const heldByServe = (t: TaskRecord): boolean => t.holder?.startsWith('serve-') === true && isAlive(t.pid);
+      while (!finished(task) && heldByServe(task) && Date.now() < until) {
+        await new Promise((resolve) => setTimeout(resolve, Math.min(pollMs, until - Date.now())));
+        task = (await tasks.get(id)) ?? task;
+      }
+      const resumable = waitSeconds !== undefined && waitSeconds > 0 && isReleased(task);
+      if (resumable) {
+        // Let go by the process that asked (an mcpx serve whose client went away): resumed here, with its answers.
+        const { resumeReleased } = await import('./resume-released.js');
+        await resumeReleased(task, {
+          store: broker.store,
+          env,
+          cwd: options.cwd ?? process.cwd(),
+          ...(options.configPath ? { configPath: options.configPath } : {}),
+          waitMs: Math.max(0, until - Date.now()),
+        });
+        task = (await tasks.get(id)) ?? task;
+      }
+      const { continuation: _continuation, holder: _holder, config: _config, ...visible } = task;
+      // Resumed here or held by a serve, and still waiting: the caller asks again (or gives up at its deadline).
+      if (waitSeconds && !finished(task) && !resumable && !heldByServe(task)) {
         throw new McpxError(
           'DAEMON_UNAVAILABLE',
           `${id} is ${task.state} and no daemon is running to finish it; start one with: mcpx daemon start (it resumes calls it can)`,

@@ -18,6 +18,7 @@ import { loadConfig } from '../../config/index.js';
 import { ttlFromEnv, type Policy } from '../../policy/index.js';
 import { createTaskRunner, type TaskRunner } from '../../tasks/runner.js';
 import { createTaskStore, type TaskStore } from '../../tasks/task-store.js';
+import { isReleased, releaseHeld } from '../../tasks/handoff.js';
 import type { TaskStep } from '../../tasks/types.js';
 import { assignNames, type ToolRef } from './names.js';
 import { requestStateKey } from './request-state.js';
@@ -76,6 +77,11 @@ export interface ServeCore {
   /** The first stop of the task after `afterSeq` (resolves at once when there is one). */
   nextStop(taskId: string, afterSeq: number, signal?: AbortSignal): Promise<Stop>;
   latestStop(taskId: string): Stop | undefined;
+  /**
+   * Takes over a modern call another process let go (its client went away): true when this process now drives it
+   * (its next stop comes through nextStop), false when it is not ours to take (held, finished, legacy, unknown).
+   */
+  adopt(taskId: string): Promise<boolean>;
   /** The upstream connections (for prompts and resources). */
   readonly mcpx: Mcpx;
   close(): Promise<void>;
@@ -97,10 +103,14 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
   const fromEnv = env.MCPX_SESSION_ID?.trim();
   const defaultSession = fromEnv || `mcp-${randomBytes(8).toString('hex')}`;
 
+  const holder = `serve-${process.pid}-${randomBytes(4).toString('hex')}`;
+  /** Calls this process drove to a question: on close, the modern ones still waiting are let go for others to resume. */
+  const asked = new Set<string>();
   const stops = new Map<string, Stop>();
   const waiters = new Map<string, Set<() => void>>();
   const onStop = (step: TaskStep): void => {
     const id = step.task.id;
+    if (step.status === 'input-required') asked.add(id);
     stops.set(id, { seq: (stops.get(id)?.seq ?? 0) + 1, step });
     for (const wake of waiters.get(id) ?? []) wake();
     // A finished call's last stop stays readable for a while (mcpx_call_result), then goes.
@@ -124,7 +134,7 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     broker,
     store: tasks,
     host: async () => mcpx,
-    holder: `serve-${process.pid}-${randomBytes(4).toString('hex')}`,
+    holder,
     pid: process.pid,
     onStop,
     // A call that never asks never touches the store: its caller is right here, waiting for its stop.
@@ -272,8 +282,18 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     },
     nextStop,
     latestStop: (taskId) => stops.get(taskId),
+    async adopt(taskId) {
+      const task = await tasks.get(taskId);
+      if (!isReleased(task)) return false;
+      // Its first stop here arrives through onStop, like any call's; a failure to resume is a failed stop too.
+      void runner.adopt(task).catch(() => undefined);
+      return true;
+    },
     async close() {
       await runner.close('mcpx serve stopped');
+      // The client is gone, but a modern call's questions stay answerable (mcpx elicit, REST) until their deadline:
+      // whoever asks for its result next (mcpx task result, another serve's mcpx_call_result) resumes it.
+      await releaseHeld(tasks, asked, holder, loaded.path);
       await mcpx.close();
       await broker.close();
       await store.close();

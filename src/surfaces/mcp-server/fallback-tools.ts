@@ -89,14 +89,19 @@ export function createFallbackTools(core: ServeCore, session: string): FallbackT
   const follow = async (taskId: string, after: number, seconds: number, signal: AbortSignal): Promise<CallToolResult> => {
     const timeout = AbortSignal.timeout(Math.max(0, seconds) * 1000);
     let stop: Stop | undefined = core.latestStop(taskId);
-    if (stop && stop.seq <= after && seconds > 0)
-      stop = await core.nextStop(taskId, after, AbortSignal.any([timeout, signal])).catch(() => core.latestStop(taskId));
+    // A modern call whose serve went away (its client disconnected): resumed here, with the answers given meanwhile.
+    const adopted = !stop && (await core.tasks.get(taskId))?.session === session && (await core.adopt(taskId));
+    if ((adopted || (stop && stop.seq <= after)) && seconds > 0)
+      stop = await core
+        .nextStop(taskId, adopted ? 0 : after, AbortSignal.any([timeout, signal]))
+        .catch(() => core.latestStop(taskId));
     if (!stop) {
       const task = await core.tasks.get(taskId);
       if (!task || task.session !== session) return text(`No task ${taskId} in this session.`, true);
       if (task.state === 'complete' && task.result)
         return stopResult({ status: 'complete', task, result: task.result }, [], Date.now());
       if (task.state === 'failed') return failedResult(task, task.error ?? { code: 'CALL_FAILED', message: 'the call failed' });
+      if (adopted) return text(`${taskId} is resuming here; ask again with ${CALL_RESULT} {"task": "${taskId}"}.`);
       return text(
         `${taskId} is ${task.state}, held by another mcpx process; collect it there, or with: mcpx task result ${taskId}`,
       );
