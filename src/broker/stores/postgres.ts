@@ -6,14 +6,13 @@
  * connection: no polling. The pending index and the audit log are tables of their own, the log ordered by
  * a sequence (write order).
  */
-import type { Pool, Client, Notification } from 'pg';
+import type { Pool, Client } from 'pg';
 import { Keyv } from 'keyv';
 import { McpxError } from '../../errors.js';
 import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, StoredAnswer } from '../types.js';
 import { decodeRowsSync, encodeRow, keys, rawKey } from './rows.js';
-
-type Query = (sql: string, params?: unknown[]) => Promise<Array<Record<string, unknown>>>;
-type Watcher = (answer?: StoredAnswer) => void;
+import { createTables, tablesOf, type Query } from './postgres-schema.js';
+import { AnswerListener } from './postgres-listen.js';
 
 export interface PostgresStoreOptions {
   /** Give up connecting after this long (ms): 3 000. */
@@ -34,76 +33,35 @@ export function isPostgresAdapter(store: unknown): boolean {
 
 class PostgresStore implements BrokerStore {
   readonly kind = 'postgres' as const;
-  private readonly watchers = new Map<string, Set<Watcher>>();
   private readonly table: string;
   private readonly pendingTable: string;
   private readonly logTable: string;
   private readonly channel: string;
   private readonly namespace: string;
+  private readonly answers: AnswerListener;
   readonly ready: Promise<void>;
-  private listener: Promise<Client | undefined> | undefined;
   private closed = false;
 
   constructor(
     readonly keyv: Keyv,
     private readonly rawQuery: Query,
-    private readonly connectListener: () => Promise<Client>,
+    connectListener: () => Promise<Client>,
     private readonly ownPool: Pool | undefined,
   ) {
-    const opts = (keyv.store as { opts: { schema?: string; table?: string } }).opts;
-    const schema = ident(opts.schema ?? 'public');
-    this.table = `${schema}.${ident(opts.table ?? 'keyv')}`;
-    this.pendingTable = `${schema}.${ident(`${opts.table ?? 'keyv'}_mcpx_pending`)}`;
-    this.logTable = `${schema}.${ident(`${opts.table ?? 'keyv'}_mcpx_log`)}`;
-    this.namespace = keyv.namespace ?? '';
-    this.channel = `${opts.table ?? 'keyv'}_mcpx_answered_${this.namespace}`.slice(0, 63);
-    this.ready = this.createTables();
+    const tables = tablesOf(keyv);
+    this.table = tables.table;
+    this.pendingTable = tables.pendingTable;
+    this.logTable = tables.logTable;
+    this.namespace = tables.namespace;
+    this.channel = tables.channel;
+    this.ready = createTables(keyv, rawQuery, tables);
     this.ready.catch(() => undefined);
+    this.answers = new AnswerListener(this.channel, this.ready, connectListener);
   }
 
   private async query(sql: string, params?: unknown[]): Promise<Array<Record<string, unknown>>> {
     await this.ready;
     return this.rawQuery(sql, params);
-  }
-
-  private async createTables(): Promise<void> {
-    const opts = (this.keyv.store as { opts: { schema?: string; table?: string } }).opts;
-    const schema = opts.schema ?? 'public';
-    const base = opts.table ?? 'keyv';
-    const objects = [
-      this.table,
-      this.pendingTable,
-      this.logTable,
-      `${ident(schema)}.${ident(`${base}_mcpx_pending_order`)}`,
-      `${ident(schema)}.${ident(`${base}_mcpx_log_expires`)}`,
-    ];
-    // Every open checks first: DDL on tables in use takes locks that can deadlock with other processes' writes.
-    const exists = async (): Promise<boolean> => {
-      const [row] = await this.rawQuery(
-        `SELECT ${objects.map((_, i) => `to_regclass($${i + 1}) IS NOT NULL`).join(' AND ')} AS ready`,
-        objects,
-      );
-      return row?.ready === true;
-    };
-    if (await exists()) return;
-    const index = (name: string, on: string, columns: string): string =>
-      `DO $$ BEGIN IF to_regclass(${literal(`${ident(schema)}.${ident(name)}`)}) IS NULL THEN CREATE INDEX ${ident(name)} ON ${on} (${columns}); END IF; END $$`;
-    const statements = [
-      `CREATE TABLE IF NOT EXISTS ${this.table} (key VARCHAR(255) PRIMARY KEY, value TEXT)`,
-      `CREATE TABLE IF NOT EXISTS ${this.pendingTable} (namespace TEXT NOT NULL, id TEXT NOT NULL, created_at BIGINT NOT NULL, expires BIGINT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (namespace, id))`,
-      index(`${base}_mcpx_pending_order`, this.pendingTable, 'namespace, created_at, id'),
-      `CREATE TABLE IF NOT EXISTS ${this.logTable} (seq BIGSERIAL PRIMARY KEY, namespace TEXT NOT NULL, at BIGINT NOT NULL, expires BIGINT NOT NULL, value TEXT NOT NULL)`,
-      index(`${base}_mcpx_log_expires`, this.logTable, 'expires'),
-    ];
-    // One string, no parameters: Postgres runs it as one transaction, and the advisory lock makes processes
-    // that open the same database at once create the tables one after another (concurrent IF NOT EXISTS can fail).
-    const create = (): Promise<unknown> =>
-      this.rawQuery(`BEGIN; SELECT pg_advisory_xact_lock(hashtext('mcpx-schema')); ${statements.join('; ')}; COMMIT`);
-    // A host's own adapter creates its table without the lock: if that raced ours, the tables exist now.
-    await create().catch((error: { code?: string }) => {
-      if (['23505', '42P07', '42710'].includes(error.code ?? '')) return create();
-      throw error;
-    });
   }
 
   /** The claim: writes the row unless a live one exists (an expired row is replaceable). */
@@ -208,7 +166,7 @@ class PostgresStore implements BrokerStore {
       ],
     );
     if (Number(result?.won) !== 1) return false;
-    this.wake(answer.id, answer);
+    this.answers.wake(answer.id, answer);
     return true;
   }
 
@@ -262,76 +220,18 @@ class PostgresStore implements BrokerStore {
     );
   }
 
-  watch(id: string, onAnswer: Watcher): () => void {
-    let set = this.watchers.get(id);
-    if (!set) this.watchers.set(id, (set = new Set()));
-    set.add(onAnswer);
-    void this.listen();
-    return () => {
-      set.delete(onAnswer);
-      if (set.size === 0) this.watchers.delete(id);
-    };
-  }
-
-  private wake(id: string, answer?: StoredAnswer): void {
-    const set = this.watchers.get(id);
-    if (set) for (const watcher of [...set]) watcher(answer);
-  }
-
-  /** One LISTEN connection per store; when it drops, the next watch (or the reconnect) listens again. */
-  private listen(): Promise<Client | undefined> {
-    this.listener ??= (async () => {
-      if (this.closed) return undefined;
-      await this.ready;
-      const client = await this.connectListener();
-      const lost = (): void => {
-        this.listener = undefined;
-        client.removeAllListeners('notification');
-        if (this.closed) return;
-        // Reconnect after a pause while anyone waits; an answer committed meanwhile is found by the re-read.
-        setTimeout(() => this.watchers.size && void this.listen(), 100).unref?.();
-      };
-      client.on('error', lost);
-      client.on('end', lost);
-      client.on('notification', (message: Notification) => {
-        if (!message.payload) return;
-        const answer = JSON.parse(message.payload) as StoredAnswer;
-        this.wake(answer.id, answer.action ? answer : undefined);
-      });
-      await client.query(`LISTEN ${ident(this.channel)}`);
-      if (this.closed) {
-        await client.end().catch(() => undefined);
-        return undefined;
-      }
-      // Anything answered while we were connecting: let every waiter re-read once.
-      for (const id of [...this.watchers.keys()]) this.wake(id);
-      return client;
-    })().catch(() => {
-      this.listener = undefined;
-      if (!this.closed) setTimeout(() => this.watchers.size && void this.listen(), 250).unref?.();
-      return undefined;
-    });
-    return this.listener;
+  watch(id: string, onAnswer: (answer?: StoredAnswer) => void): () => void {
+    return this.answers.watch(id, onAnswer);
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.watchers.clear();
-    const client = await this.listener?.catch(() => undefined);
-    await client?.end().catch(() => undefined);
+    await this.answers.close();
     await this.ready.catch(() => undefined);
     if (this.ownPool) await this.ownPool.end();
     else await this.keyv.disconnect();
   }
-}
-
-function ident(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
-
-function literal(text: string): string {
-  return `'${text.replace(/'/g, "''")}'`;
 }
 
 const wrapped = new WeakMap<Keyv, PostgresStore>();

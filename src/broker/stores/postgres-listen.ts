@@ -1,0 +1,79 @@
+/** The Postgres store's waiters: one LISTEN connection per store, on which every committed answer is announced. */
+import type { Client, Notification } from 'pg';
+import type { StoredAnswer } from '../types.js';
+import { ident } from './postgres-schema.js';
+
+type Watcher = (answer?: StoredAnswer) => void;
+
+export class AnswerListener {
+  private readonly watchers = new Map<string, Set<Watcher>>();
+  private listener: Promise<Client | undefined> | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly channel: string,
+    private readonly ready: Promise<void>,
+    private readonly connectListener: () => Promise<Client>,
+  ) {}
+
+  watch(id: string, onAnswer: Watcher): () => void {
+    let set = this.watchers.get(id);
+    if (!set) this.watchers.set(id, (set = new Set()));
+    set.add(onAnswer);
+    void this.listen();
+    return () => {
+      set.delete(onAnswer);
+      if (set.size === 0) this.watchers.delete(id);
+    };
+  }
+
+  /** Tells the waiters on a question (its answer, or nothing: re-read). */
+  wake(id: string, answer?: StoredAnswer): void {
+    const set = this.watchers.get(id);
+    if (set) for (const watcher of [...set]) watcher(answer);
+  }
+
+  /** One LISTEN connection per store; when it drops, the next watch (or the reconnect) listens again. */
+  private listen(): Promise<Client | undefined> {
+    this.listener ??= (async () => {
+      if (this.closed) return undefined;
+      await this.ready;
+      const client = await this.connectListener();
+      const lost = (): void => {
+        this.listener = undefined;
+        client.removeAllListeners('notification');
+        if (this.closed) return;
+        // Reconnect after a pause while anyone waits; an answer committed meanwhile is found by the re-read.
+        setTimeout(() => this.watchers.size && void this.listen(), 100).unref?.();
+      };
+      client.on('error', lost);
+      client.on('end', lost);
+      client.on('notification', (message: Notification) => {
+        if (!message.payload) return;
+        const answer = JSON.parse(message.payload) as StoredAnswer;
+        this.wake(answer.id, answer.action ? answer : undefined);
+      });
+      await client.query(`LISTEN ${ident(this.channel)}`);
+      if (this.closed) {
+        await client.end().catch(() => undefined);
+        return undefined;
+      }
+      // Anything answered while we were connecting: let every waiter re-read once.
+      for (const id of [...this.watchers.keys()]) this.wake(id);
+      return client;
+    })().catch(() => {
+      this.listener = undefined;
+      if (!this.closed) setTimeout(() => this.watchers.size && void this.listen(), 250).unref?.();
+      return undefined;
+    });
+    return this.listener;
+  }
+
+  /** Stops listening: the waiters are dropped and the connection ended. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.watchers.clear();
+    const client = await this.listener?.catch(() => undefined);
+    await client?.end().catch(() => undefined);
+  }
+}
