@@ -17,6 +17,10 @@ export interface TaskStore {
    * only that holder's, read from its live-task row (a store written before that row existed is scanned once).
    */
   unfinished(holder?: string): Promise<TaskRecord[]>;
+  /** Another holder's unfinished tasks, read afresh from its live-task row (a daemon taking over a dead one's calls). */
+  liveOf(holder: string): Promise<TaskRecord[]>;
+  /** Rewrites another holder's live-task row: a takeover leaves in it only the tasks it did not take. */
+  setLive(holder: string, ids: string[]): Promise<void>;
 }
 
 export interface TaskStoreOptions {
@@ -116,6 +120,18 @@ export function createTaskStore(kv: Keyv = new Keyv(), options: TaskStoreOptions
         if (ids.length === 0) return [];
         const tasks = (await kv.getMany(ids.map((id) => PREFIX + id))) as Array<TaskRecord | undefined>;
         return tasks.filter((task): task is TaskRecord => isUnfinished(task) && task!.holder === holder);
+      }),
+    liveOf: (holder) =>
+      guard('list tasks', async () => {
+        const ids = ((await kv.get(LIVE + holder)) as string[] | undefined) ?? [];
+        if (ids.length === 0) return [];
+        const tasks = (await kv.getMany(ids.map((id) => PREFIX + id))) as Array<TaskRecord | undefined>;
+        return tasks.filter((task): task is TaskRecord => isUnfinished(task) && task!.holder === holder);
+      }),
+    setLive: (holder, ids) =>
+      guard('save a task', async () => {
+        live.delete(holder);
+        await kv.set(LIVE + holder, ids);
       }),
   };
 }

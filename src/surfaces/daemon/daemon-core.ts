@@ -3,12 +3,16 @@
  * session, each connection pooled by server inside it), and the REST app. `runDaemon` serves it on a socket;
  * the inline mode serves it inside the command.
  */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Tool } from '@modelcontextprotocol/client';
 import type Keyv from 'keyv';
 import type { Broker } from '../../broker/types.js';
 import type { PolicyMode } from '../../policy/schema.js';
 import { createTaskRunner, type SessionSource, type TaskRunner } from '../../tasks/runner.js';
 import { createTaskStore } from '../../tasks/task-store.js';
+import { createHolderLease, type HolderLease } from '../../tasks/takeover.js';
+import type { Leases } from '../../tasks/leases.js';
 import type { TaskHost } from '../../tasks/types.js';
 import { createApp } from '../http/app.js';
 import { createWebAuth } from '../http/web/auth.js';
@@ -38,6 +42,8 @@ export interface DaemonParts {
   defaultSession: string;
   /** Changes when the config changes; a session with nothing in flight then gets a fresh instance on its next call. */
   configStamp?(): string;
+  /** On a store several hosts share: the holder leases, and how long one lasts unrenewed (MCPX_LEASE_MS). */
+  lease?: { leases: Leases; ttlMs: number };
   /** Releases the store and anything else the parts opened (after the hosts are closed). */
   close(): Promise<void>;
 }
@@ -52,6 +58,11 @@ export interface DaemonCoreOptions {
   clock?: () => number;
   /** A session's mcpx instance (and its server connections) closes after this long with no call of its. Default 10 minutes. */
   sessionIdleMs?: number;
+  /** With `parts.lease`: this process in lease rows (`<host>:<pid>:<random>`), and what to do once another daemon took ours. */
+  instance?: string;
+  ownerGone?: (owner: string) => boolean;
+  onLeaseLost?: () => void;
+  log?: (line: string) => void;
 }
 
 export interface DaemonCore {
@@ -94,23 +105,44 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
     }
     return host;
   };
+  const tasks = createTaskStore(parts.taskKeyv);
   const runner: TaskRunner = createTaskRunner({
     broker: parts.broker,
-    store: createTaskStore(parts.taskKeyv),
+    store: tasks,
     host: hostFor,
     holder: options.holder,
     pid: options.pid,
     clock: now,
     resumable: !options.inline,
   });
-  await runner.recover();
-  const info = { pid: options.pid, version: options.version, startedAt };
-  const web = createWebAuth({ clock: now });
   // Tool lists come from the default session's instance: its connections are the ones calls without a session use.
   const catalog = {
     serverNames: async () => (await hostFor(parts.defaultSession, 'explicit', 0)).serverNames(),
     listTools: async (server: string) => (await hostFor(parts.defaultSession, 'explicit', 0)).listTools(server),
   };
+  // Several daemons on one store: ours once we hold our holder's lease; the lapsed ones' calls are adopted.
+  let lease: HolderLease | undefined;
+  if (parts.lease && !options.inline) {
+    lease = createHolderLease({
+      leases: parts.lease.leases,
+      ttlMs: parts.lease.ttlMs,
+      holder: options.holder,
+      instance: options.instance ?? `${hostname()}:${options.pid}:${randomBytes(4).toString('hex')}`,
+      runner,
+      tasks,
+      broker: parts.broker,
+      pid: options.pid,
+      ...(options.ownerGone ? { ownerGone: options.ownerGone } : {}),
+      serves: async (server) => (await catalog.serverNames()).includes(server),
+      onLost: () => options.onLeaseLost?.(),
+      ...(options.log ? { log: options.log } : {}),
+    });
+    await lease.acquire();
+  }
+  await runner.recover();
+  lease?.start();
+  const info = { pid: options.pid, version: options.version, startedAt };
+  const web = createWebAuth({ clock: now });
   const sweep = async (): Promise<string[]> => {
     const idle = [...hosts.keys()].filter(
       (session) => runner.active(session) === 0 && now() - (lastUsed.get(session) ?? 0) >= sessionIdleMs,
@@ -146,6 +178,8 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
     async close(reason) {
       clearInterval(sweeper);
       await runner.close(reason);
+      // After the runner saved its modern calls resumable: a survivor adopts them once the lease lapses.
+      await lease?.stop();
       const opened = await Promise.allSettled(hosts.values());
       await Promise.allSettled(opened.map((h) => (h.status === 'fulfilled' ? h.value.close() : undefined)));
       hosts.clear();

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { McpxError } from '../../errors.js';
@@ -106,12 +107,20 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
   }
   const servers: Server[] = [];
   let core: DaemonCore | undefined;
+  let stopOnLost: (() => Promise<void>) | undefined;
   try {
     core = await createDaemonCore({
       parts: await options.openParts(),
       version: options.version,
       pid: process.pid,
       holder: paths.fingerprint,
+      // A lease of this host's whose process is gone (a daemon killed here before us) is taken at once.
+      ownerGone: (owner) => {
+        const [host, pid] = owner.split(':');
+        return host === hostname() && Number(pid) > 0 && !isAlive(Number(pid));
+      },
+      onLeaseLost: () => void stopOnLost?.(),
+      log,
     });
     let lastActivity = Date.now();
     const touch = <T extends (...args: any[]) => unknown>(listener: T): T =>
@@ -210,6 +219,8 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
       })();
       return stopping;
     };
+    // Another daemon took our lease (we stalled past it) and adopted our calls: two must never drive one call.
+    stopOnLost = () => stop('another daemon took over its calls (its lease lapsed)');
     options.onReady?.(state);
     return { state, core, stopped, stop };
   } catch (error) {

@@ -1,0 +1,139 @@
+/**
+ * Leases in a shared store (Redis or Postgres): a named row with an owner and a deadline, taken atomically by one
+ * owner at a time. A daemon keeps its holder's lease alive; a lease left to lapse means its daemon is gone, and the
+ * first survivor to take it over (the same atomic step) adopts the calls. Deadlines are judged by the store's clock,
+ * so hosts whose clocks disagree still agree on who holds what. The rows are few (one per daemon), so a survivor
+ * reads them all instead of any task.
+ */
+import type { Keyv } from 'keyv';
+import type { BrokerStore } from '../broker/types.js';
+import { rawKey } from '../broker/stores/rows.js';
+
+export interface Lease {
+  name: string;
+  owner: string;
+  /** ms since epoch, on the store's clock; 0 once let go. */
+  expiresAt: number;
+}
+
+export interface Leases {
+  /**
+   * Takes or renews `name` for `owner` until the store's now + `ttlMs`, in one atomic step: only when it is free,
+   * lapsed, already `owner`'s, or held by `replace` (an owner known to be dead). True when `owner` holds it now.
+   */
+  acquire(name: string, owner: string, ttlMs: number, replace?: string): Promise<boolean>;
+  /** Lets the lease lapse now (if `owner` holds it), keeping its row so others see there is work to take over. */
+  lapse(name: string, owner: string): Promise<void>;
+  /** Drops the row (if `owner` holds it): nothing is left to take over. */
+  remove(name: string, owner: string): Promise<void>;
+  /** Every lease, and the store's clock to judge them by. */
+  list(): Promise<{ now: number; leases: Lease[] }>;
+}
+
+/** Leases for a store several hosts share; undefined for memory and SQLite (one host: the lock file suffices). */
+export function openLeases(store: BrokerStore): Leases | undefined {
+  if (store.kind === 'redis') return redisLeases(store.keyv);
+  if (store.kind === 'postgres') return postgresLeases(store.keyv);
+  return undefined;
+}
+
+// The store's clock in ms (TIME: seconds and microseconds).
+const REDIS_NOW = `local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+const REDIS_ACQUIRE = `${REDIS_NOW}
+  local cur = redis.call('HGET', KEYS[1], ARGV[1])
+  if cur then
+    local row = cjson.decode(cur)
+    if row.owner ~= ARGV[2] and row.owner ~= ARGV[4] and tonumber(row.expiresAt) >= now then return 0 end
+  end
+  redis.call('HSET', KEYS[1], ARGV[1], cjson.encode({ owner = ARGV[2], expiresAt = now + tonumber(ARGV[3]) })) return 1`;
+const REDIS_LET_GO = `local cur = redis.call('HGET', KEYS[1], ARGV[1])
+  if not cur or cjson.decode(cur).owner ~= ARGV[2] then return 0 end
+  if ARGV[3] == 'remove' then redis.call('HDEL', KEYS[1], ARGV[1])
+  else redis.call('HSET', KEYS[1], ARGV[1], cjson.encode({ owner = ARGV[2], expiresAt = 0 })) end return 1`;
+const REDIS_LIST = `${REDIS_NOW} return { tostring(now), redis.call('HGETALL', KEYS[1]) }`;
+
+interface RedisClient {
+  sendCommand(args: string[]): Promise<unknown>;
+}
+
+function redisLeases(keyv: Keyv): Leases {
+  const key = rawKey(keyv, 'leases');
+  const evaluate = async (script: string, args: Array<string | number>): Promise<unknown> => {
+    const client = await (keyv.store as { getClient(): Promise<RedisClient> }).getClient();
+    return client.sendCommand(['EVAL', script, '1', key, ...args.map(String)]);
+  };
+  return {
+    acquire: async (name, owner, ttlMs, replace) =>
+      Number(await evaluate(REDIS_ACQUIRE, [name, owner, Math.round(ttlMs), replace ?? ''])) === 1,
+    lapse: async (name, owner) => void (await evaluate(REDIS_LET_GO, [name, owner, 'lapse'])),
+    remove: async (name, owner) => void (await evaluate(REDIS_LET_GO, [name, owner, 'remove'])),
+    async list() {
+      const [now, flat] = (await evaluate(REDIS_LIST, [])) as [string, string[]];
+      const leases: Lease[] = [];
+      for (let i = 0; i + 1 < flat.length; i += 2) {
+        const row = JSON.parse(flat[i + 1]!) as { owner: string; expiresAt: number };
+        leases.push({ name: flat[i]!, owner: row.owner, expiresAt: Number(row.expiresAt) });
+      }
+      return { now: Number(now), leases };
+    },
+  };
+}
+
+type Query = (sql: string, params?: unknown[]) => Promise<Array<Record<string, unknown>>>;
+
+const PG_NOW = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
+
+function postgresLeases(keyv: Keyv): Leases {
+  const adapter = keyv.store as { query: Query; opts: { schema?: string; table?: string } };
+  const schema = adapter.opts.schema ?? 'public';
+  const name = `${adapter.opts.table ?? 'keyv'}_mcpx_leases`;
+  const table = `${ident(schema)}.${ident(name)}`;
+  const namespace = keyv.namespace ?? '';
+  // Checked before creating: DDL on a table in use takes locks; the advisory lock serialises first opens.
+  const ready = (async () => {
+    const [row] = await adapter.query(`SELECT to_regclass($1) IS NOT NULL AS ready`, [table]);
+    if (row?.ready === true) return;
+    await adapter.query(
+      `BEGIN; SELECT pg_advisory_xact_lock(hashtext('mcpx-schema'));
+       CREATE TABLE IF NOT EXISTS ${table} (namespace TEXT NOT NULL, name TEXT NOT NULL, owner TEXT NOT NULL,
+         expires_at BIGINT NOT NULL, PRIMARY KEY (namespace, name)); COMMIT`,
+    );
+  })();
+  ready.catch(() => undefined);
+  const query: Query = async (sql, params) => {
+    await ready;
+    return adapter.query(sql, params);
+  };
+  return {
+    async acquire(lease, owner, ttlMs, replace) {
+      const rows = await query(
+        `INSERT INTO ${table} AS l (namespace, name, owner, expires_at) VALUES ($1, $2, $3, ${PG_NOW} + $4::bigint)
+         ON CONFLICT (namespace, name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+         WHERE l.owner = $3 OR l.owner = $5 OR l.expires_at < ${PG_NOW}
+         RETURNING name`,
+        [namespace, lease, owner, Math.round(ttlMs), replace ?? ''],
+      );
+      return rows.length === 1;
+    },
+    lapse: async (lease, owner) =>
+      void (await query(`UPDATE ${table} SET expires_at = 0 WHERE namespace = $1 AND name = $2 AND owner = $3`, [
+        namespace,
+        lease,
+        owner,
+      ])),
+    remove: async (lease, owner) =>
+      void (await query(`DELETE FROM ${table} WHERE namespace = $1 AND name = $2 AND owner = $3`, [namespace, lease, owner])),
+    async list() {
+      const [clock] = await query(`SELECT ${PG_NOW} AS now`);
+      const rows = await query(`SELECT name, owner, expires_at FROM ${table} WHERE namespace = $1`, [namespace]);
+      return {
+        now: Number(clock?.now),
+        leases: rows.map((r) => ({ name: r.name as string, owner: r.owner as string, expiresAt: Number(r.expires_at) })),
+      };
+    },
+  };
+}
+
+function ident(text: string): string {
+  return `"${text.replace(/"/g, '""')}"`;
+}

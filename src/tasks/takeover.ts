@@ -1,0 +1,169 @@
+/**
+ * Many daemons on one shared store, none of whose calls is lost with it. Each daemon holds the lease of its holder
+ * (renewed every third of its TTL) before it recovers its own calls. Each renewal also reads the few lease rows:
+ * a lapsed one is a daemon that died (or stopped), and the first survivor to take its lease (atomically: exactly
+ * one wins) adopts its calls from its live-task row. Modern calls resume from their stored continuation; a legacy
+ * call died with its connection, so its questions are abandoned (an answer is refused with ELICITATION_ABANDONED)
+ * and its task fails saying so.
+ */
+import type { Broker } from '../broker/types.js';
+import type { Leases } from './leases.js';
+import type { TaskRunner } from './runner.js';
+import type { TaskStore } from './task-store.js';
+import type { TaskRecord } from './types.js';
+
+export interface HolderLeaseOptions {
+  leases: Leases;
+  /** This daemon's holder (its config fingerprint). */
+  holder: string;
+  /** This process's identity in lease rows: unique per start (`<host>:<pid>:<random>`). */
+  instance: string;
+  /** A lease not renewed for this long is lapsed: its daemon is taken for dead. */
+  ttlMs: number;
+  runner: TaskRunner;
+  tasks: TaskStore;
+  broker: Broker;
+  pid: number;
+  /** Whether an owner is known to be dead without waiting for its lease (a process of this host that is gone). */
+  ownerGone?: (owner: string) => boolean;
+  /** Whether this daemon can resume a call to `server` (its config has it); a call it cannot is left for another. */
+  serves?: (server: string) => Promise<boolean>;
+  /** Our own lease was taken (we stalled past its TTL and another daemon adopted our calls): stop driving them. */
+  onLost: () => void;
+  log?: (line: string) => void;
+}
+
+export interface HolderLease {
+  /** Resolves once this daemon holds its holder's lease (a predecessor's lapses, or is known dead). */
+  acquire(signal?: AbortSignal): Promise<void>;
+  /** Renews the lease and takes over lapsed holders every third of the TTL, starting now. */
+  start(): void;
+  /** One pass: the holders whose calls were taken over. */
+  sweep(): Promise<string[]>;
+  /** Stops renewing and lets the lease lapse, so a survivor adopts the modern calls left resumable. */
+  stop(): Promise<void>;
+}
+
+const PREFIX = 'holder:';
+const REASON = 'the daemon holding the call died, and a legacy call cannot outlive its connection';
+
+export function createHolderLease(options: HolderLeaseOptions): HolderLease {
+  const { leases, instance, ttlMs, runner, tasks, broker } = options;
+  const own = PREFIX + options.holder;
+  const log = options.log ?? (() => undefined);
+  let timer: ReturnType<typeof setInterval> | undefined;
+  // Renewals and sweeps run one at a time each, apart: a long takeover never delays our own renewal.
+  let renewing: Promise<unknown> = Promise.resolve();
+  let sweeping: Promise<unknown> = Promise.resolve();
+  let stopped = false;
+
+  async function abandonLegacy(task: TaskRecord): Promise<void> {
+    for (const id of task.waitingOn) {
+      try {
+        if ((await broker.get(id))?.state === 'pending') await broker.abandon(id, REASON);
+      } catch {
+        // Answered meanwhile (the answer was accepted before the call died) or gone: the task says what happened.
+      }
+    }
+    Object.assign(task, {
+      state: 'failed',
+      waitingOn: [],
+      error: { code: 'ELICITATION_ABANDONED', message: `${REASON}; run the call again` },
+    });
+    delete task.continuation;
+  }
+
+  /** Adopts a lapsed holder's calls (we hold its lease while we do); resolves with how many we left to another. */
+  async function takeOver(holder: string): Promise<number> {
+    const left: string[] = [];
+    let adopted = 0;
+    for (const task of await tasks.liveOf(holder)) {
+      // Still ours (renewed): a takeover slower than the TTL must not share a call with the next survivor.
+      if (!(await leases.acquire(PREFIX + holder, instance, ttlMs)))
+        throw new Error(`the lease of ${holder} passed to another daemon during the takeover`);
+      if (options.serves && !(await options.serves(task.server))) {
+        left.push(task.id);
+        continue;
+      }
+      const modern = task.state === 'input-required' && task.era === 'modern' && task.continuation !== undefined;
+      if (!modern) await abandonLegacy(task);
+      Object.assign(task, { holder: options.holder, pid: options.pid, updatedAt: Date.now() });
+      // Ours from here (in our live row) before it leaves theirs: a crash now leaves it to whoever takes us over.
+      await tasks.put(task);
+      if (!modern) continue;
+      adopted++;
+      void runner.adopt(task).catch((error: unknown) => log(`adopting ${task.id} failed: ${(error as Error).message}`));
+    }
+    await tasks.setLive(holder, left);
+    log(
+      `took over ${holder}: ${adopted} call(s) resumed${left.length ? `, ${left.length} left for a daemon serving their server` : ''}`,
+    );
+    return left.length;
+  }
+
+  async function sweep(): Promise<string[]> {
+    const taken: string[] = [];
+    const { now, leases: all } = await leases.list();
+    for (const lease of all) {
+      if (lease.name === own || !lease.name.startsWith(PREFIX) || lease.expiresAt >= now) continue;
+      if (stopped || !(await leases.acquire(lease.name, instance, ttlMs))) continue;
+      const holder = lease.name.slice(PREFIX.length);
+      let left = true;
+      try {
+        left = (await takeOver(holder)) > 0;
+        taken.push(holder);
+      } finally {
+        // Nothing left: drop the row; else let it lapse again for a daemon that serves what we could not.
+        await (left ? leases.lapse(lease.name, instance) : leases.remove(lease.name, instance)).catch(() => undefined);
+      }
+    }
+    return taken;
+  }
+
+  async function renew(): Promise<void> {
+    if (stopped || (await leases.acquire(own, instance, ttlMs))) return;
+    log(`lost the lease of ${options.holder}: another daemon took over its calls`);
+    stopped = true;
+    if (timer) clearInterval(timer);
+    options.onLost();
+  }
+
+  let queued = 0;
+  const queueSweep = (): Promise<string[]> => {
+    queued++;
+    const pass = sweeping.then(() => (stopped ? [] : sweep())).finally(() => queued--);
+    sweeping = pass.catch((error: unknown) => log(`taking over lapsed daemons failed: ${(error as Error).message}`));
+    return pass;
+  };
+
+  return {
+    async acquire(signal) {
+      for (;;) {
+        if (await leases.acquire(own, instance, ttlMs)) return;
+        const held = (await leases.list()).leases.find((l) => l.name === own);
+        if (held && options.ownerGone?.(held.owner) && (await leases.acquire(own, instance, ttlMs, held.owner))) return;
+        if (signal?.aborted) throw new Error('stopped while waiting for the lease');
+        // Another live process holds it (a survivor adopting our calls, or a stalled predecessor): wait for it.
+        await new Promise((resolve) => setTimeout(resolve, Math.min(500, ttlMs / 3)));
+      }
+    },
+    start() {
+      const tick = (): void => {
+        renewing = renewing.then(renew).catch((error: unknown) => log(`lease renewal failed: ${(error as Error).message}`));
+        // A sweep still running (a big takeover) is not queued behind again and again.
+        if (queued === 0) void queueSweep().catch(() => undefined);
+      };
+      tick();
+      timer = setInterval(tick, ttlMs / 3);
+      timer.unref();
+    },
+    sweep: queueSweep,
+    async stop() {
+      if (timer) clearInterval(timer);
+      const lost = stopped;
+      stopped = true;
+      await Promise.all([renewing, sweeping]);
+      if (!lost) await leases.lapse(own, instance).catch(() => undefined);
+    },
+  };
+}
