@@ -45,7 +45,10 @@ export type McpxErrorCode =
   | 'TASK_NOT_FOUND'
   // secrets
   | 'SECRET_STORE_FAILED'
-  | 'SECRET_MISSING';
+  | 'SECRET_MISSING'
+  // sign-in (OAuth)
+  | 'SIGN_IN_REQUIRED'
+  | 'SIGN_IN_FAILED';
 
 /** A field-level problem: which field, what was expected, in words. */
 export interface Issue {

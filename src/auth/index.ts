@@ -5,22 +5,34 @@
 import type { FetchLike, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { HttpServerConfig } from '../config/schema.js';
 import type { SecretStore } from '../secrets/index.js';
-import { openLoopbackReturn, type LoopbackReturn } from './loopback.js';
+import { openLoopbackReturn, type LoopbackOptions, type LoopbackReturn } from './loopback.js';
 import { McpxOAuthProvider, type AuthorizationReturn, type OAuthSettings, type PresentSignIn } from './provider.js';
 import { serverCredentials } from './token-store.js';
 import { SigningInTransport } from './transport.js';
 
 export { McpxOAuthProvider, type AuthorizationReturn, type OAuthSettings, type PresentSignIn } from './provider.js';
 export { serverCredentials, secondsLeft, OAUTH_SERVICE, type KeptTokens, type ServerCredentials } from './token-store.js';
-export { openLoopbackReturn, CALLBACK_PATH, type LoopbackReturn } from './loopback.js';
+export { openLoopbackReturn, CALLBACK_PATH, type LoopbackOptions, type LoopbackReturn } from './loopback.js';
+export {
+  presentAsQuestion,
+  withSignInAsker,
+  signInParams,
+  signInErrorOf,
+  SIGN_IN_META,
+  type SignInAsker,
+} from './sign-in-question.js';
+export { answerSignInArrival } from './sign-in-answer.js';
 export { SigningInTransport, MAX_SIGN_INS_PER_MESSAGE } from './transport.js';
 
 export interface AuthOptions {
-  store: SecretStore;
+  /** The secret store, or how to open it on first need (a keychain probe is not paid by a host that never signs in). */
+  store: SecretStore | (() => Promise<SecretStore>);
   /** Shows the sign-in URL to the person (a url-mode question); rejects when it cannot or they decline. */
   present: PresentSignIn;
   /** Where the browser comes back; default a loopback listener on 127.0.0.1 opened on first need. */
   back?: AuthorizationReturn;
+  /** The default loopback listener's port and arrival hook. */
+  loopback?: LoopbackOptions;
 }
 
 export interface Auth {
@@ -35,11 +47,15 @@ export interface Auth {
 
 export function createAuth(options: AuthOptions): Auth {
   let loopback: Promise<LoopbackReturn> | undefined;
-  const back = async (): Promise<AuthorizationReturn> => options.back ?? (await (loopback ??= openLoopbackReturn()));
+  const back = async (): Promise<AuthorizationReturn> =>
+    options.back ?? (await (loopback ??= openLoopbackReturn(options.loopback)));
+  let opened: Promise<SecretStore> | undefined;
+  const store = (): Promise<SecretStore> =>
+    (opened ??= typeof options.store === 'function' ? options.store() : Promise.resolve(options.store));
   const provider = async (name: string, server: HttpServerConfig): Promise<McpxOAuthProvider> =>
     new McpxOAuthProvider(
       name,
-      serverCredentials(options.store, name),
+      serverCredentials(await store(), name),
       (server.oauth ?? {}) as OAuthSettings,
       await back(),
       options.present,

@@ -12,8 +12,16 @@ export interface LoopbackReturn extends AuthorizationReturn {
   close(): Promise<void>;
 }
 
-/** Opens the listener (port 0: any free port) and answers each arriving browser with a short page. */
-export async function openLoopbackReturn(port = 0): Promise<LoopbackReturn> {
+export interface LoopbackOptions {
+  /** 0 (default): any free port. A fixed one for an authorization server that wants the exact redirect registered. */
+  port?: number;
+  /** Told of every browser that comes back (the daemon answers the sign-in question with it). */
+  onArrive?: (params: URLSearchParams) => void;
+}
+
+/** Opens the listener and answers each arriving browser with a short page. */
+export async function openLoopbackReturn(options: LoopbackOptions = {}): Promise<LoopbackReturn> {
+  const { port = 0, onArrive } = options;
   const waiting = new Map<string, (params: URLSearchParams) => void>();
   const arrived = new Map<string, URLSearchParams>();
   const server: Server = createServer((req, res) => {
@@ -28,6 +36,7 @@ export async function openLoopbackReturn(port = 0): Promise<LoopbackReturn> {
       waiting.delete(state);
       resolve(url.searchParams);
     } else arrived.set(state, url.searchParams);
+    onArrive?.(url.searchParams);
     const failed = url.searchParams.has('error');
     res.writeHead(failed ? 400 : 200, { 'content-type': 'text/plain; charset=utf-8' });
     res.end(failed ? 'mcpx: the sign-in was refused; see the terminal.\n' : 'mcpx: signed in. You can close this tab.\n');

@@ -37,6 +37,9 @@ export interface AuthorizationReturn {
 /** Shows the person the authorization URL (a url-mode question); rejects when they decline or nobody can answer. */
 export type PresentSignIn = (request: { server: string; url: URL }) => Promise<void>;
 
+/** How long after the person agreed to sign in the browser may take to come back. */
+export const SIGN_IN_RETURN_MS = 10 * 60_000;
+
 export class McpxOAuthProvider implements OAuthClientProvider {
   readonly clientMetadataUrl?: string;
   private verifier: string | undefined;
@@ -126,7 +129,19 @@ export class McpxOAuthProvider implements OAuthClientProvider {
   async signIn(url: URL): Promise<URLSearchParams> {
     const arrived = this.back.expect(url.searchParams.get('state') ?? '');
     await this.present({ server: this.server, url });
-    return arrived;
+    // The person said yes; a browser that never comes back must not hold the connection open for ever.
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new Error(`the browser did not come back to ${this.back.redirectUrl} within ${SIGN_IN_RETURN_MS / 60_000} minutes`),
+          ),
+        SIGN_IN_RETURN_MS,
+      );
+      timer.unref();
+    });
+    return Promise.race([arrived, late]).finally(() => clearTimeout(timer));
   }
 
   saveCodeVerifier(verifier: string): void {

@@ -16,6 +16,7 @@ import { McpxError } from '../errors.js';
 import type { Era } from '../types.js';
 import { isHttpServer, type ServerConfig } from '../config/schema.js';
 import type { Auth } from '../auth/index.js';
+import { signInErrorOf } from '../auth/sign-in-question.js';
 import { serverFingerprint, type EraCache, type EraVerdict } from './era-cache.js';
 import type { WireElicitResult } from './seam.js';
 import { filled, type AskedValues } from './credentials.js';
@@ -169,7 +170,9 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
       try {
         client = await attempt(cached);
         fromCache = true;
-      } catch {
+      } catch (error) {
+        // A sign-in answered no is not a stale verdict: negotiating afresh would only ask again.
+        if (signInErrorOf(error)) throw error;
         // A stale verdict: forget it and negotiate afresh.
         await options.eraCache.delete(key!);
         client = await attempt(undefined);
@@ -264,6 +267,9 @@ function isProbeClosed(error: unknown): boolean {
 }
 
 function connectFailed(name: string, server: ServerConfig | ServerConnector, error: unknown, stderr: string): McpxError {
+  // A sign-in that was declined or could not be asked says so itself.
+  const signIn = signInErrorOf(error);
+  if (signIn) return signIn;
   // A host-supplied server that refuses with its own error (an adapter whose description is unusable) says why itself.
   if (isConnector(server) && error instanceof McpxError) return error;
   const target = isConnector(server)

@@ -1,9 +1,11 @@
 /**
  * The pool's requests that may ask (tool calls, prompts, resource reads) in the era the connection speaks, their
- * resume, the relay `mcpx serve` uses, and the credential questions asked before a configured server starts.
+ * resume, the relay `mcpx serve` uses, and what is asked before a configured server starts (credentials, a sign-in).
  */
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/client';
+import { SIGN_IN_RETURN_MS } from '../auth/provider.js';
+import { isHttpServer } from '../config/schema.js';
 import { McpxError } from '../errors.js';
 import { newCallId } from '../ids.js';
 import type { Answer } from '../types.js';
@@ -11,11 +13,12 @@ import type { ClientPoolOptions, RelayOptions } from './client-pool.js';
 import { credentialParams, keepAnswer, type AskedEntry } from './credentials.js';
 import { LegacyCall } from './legacy-call.js';
 import { callError, inputResponsesFor, parseContinuation, runModernCall, type ModernCallOptions } from './modern-call.js';
-import type { CallOptions, CallOutcome, Continuation, InputRequiredOutcome } from './outcome.js';
+import type { CallOptions, CallOutcome, Continuation } from './outcome.js';
 import { paramHeaders } from './param-headers.js';
 import type { Connections, Pooled } from './pool-connections.js';
 import type { Listings } from './pool-listings.js';
 import { requestLabel, requestParams, type AskingMethod } from './requests.js';
+import { afterHeld, connectAsking } from './sign-in-hold.js';
 
 // setTimeout's ceiling: the SDK's own request timeout is effectively off; LegacyCall's watchdog does the job.
 const NO_SDK_TIMEOUT = 2_147_483_647;
@@ -108,7 +111,42 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     });
     const proceed = (): Promise<CallOutcome<R>> => run<R>(method, server, target, args, { ...callOptions, callId });
     const first = await collected;
-    return first.status === 'complete' ? proceed() : afterCredentials(first, proceed);
+    return first.status === 'complete' ? proceed() : afterHeld(first, proceed);
+  };
+
+  /** An http server reached through OAuth: its first connect may need a sign-in, asked as the call's question. */
+  const signsIn = (name: string): boolean => {
+    const server = options.servers?.[name] ? undefined : options.config.mcpServers[name];
+    return Boolean(options.auth && server && isHttpServer(server));
+  };
+  const connectSigningIn = <R>(
+    method: AskingMethod,
+    server: string,
+    target: string,
+    args: Record<string, unknown>,
+    callOptions: CallOptions,
+  ): Promise<CallOutcome<R>> => {
+    const callId = callOptions.callId ?? newCallId();
+    return connectAsking<R>(
+      {
+        server,
+        tool: target,
+        method,
+        arguments: args,
+        callId,
+        progressToken: `${callId}/${++calls}`,
+        ...(options.onElicit ? { onElicit: options.onElicit } : {}),
+        ...(options.openUrl ? { openUrl: options.openUrl } : {}),
+        ...(options.urlOpenedByAnswerer ? { urlOpenedByAnswerer: true } : {}),
+        ttlMs: options.elicitTtlMs,
+        // The person signs in between the answer and the browser's return: longer than a server may stay silent.
+        requestTimeoutMs: Math.max(timeoutFor(server), SIGN_IN_RETURN_MS),
+        now,
+      },
+      () => get(server),
+      () => run<R>(method, server, target, args, { ...callOptions, callId }),
+      callOptions.signal,
+    );
   };
 
   /** The options of a modern call: the same for its first round and a resume. */
@@ -145,6 +183,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     if (!connections.has(server)) {
       const missing = await missingCredentials(server);
       if (missing.length) return askCredentials<R>(method, server, target, args, callOptions, missing);
+      if (signsIn(server)) return connectSigningIn<R>(method, server, target, args, callOptions);
     }
     const pooled = await get(server);
     const { connection } = pooled;
@@ -301,33 +340,6 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
   };
 
   return { run, resume, relay };
-}
-
-/** The outcome of the credential questions, as the call's own: once they are answered, the call is made. */
-function afterCredentials<R>(
-  outcome: InputRequiredOutcome<true>,
-  proceed: () => Promise<CallOutcome<R>>,
-): InputRequiredOutcome<R> {
-  const live = outcome.live!;
-  let result: Promise<CallOutcome<R>> | undefined;
-  const { questions, callId, server, tool } = outcome;
-  return {
-    status: 'input-required',
-    callId,
-    server,
-    tool,
-    ...(outcome.method ? { method: outcome.method } : {}),
-    questions,
-    live: {
-      expiresAt: live.expiresAt,
-      respond: (id, answer) => live.respond(id, answer),
-      get result() {
-        return (result ??= live.result.then((next) =>
-          next.status === 'complete' ? proceed() : afterCredentials(next, proceed),
-        ));
-      },
-    },
-  };
 }
 
 /** A legacy request that may ask: `_meta.progressToken` names the call its questions belong to. */

@@ -3,6 +3,7 @@
  * pipeline (policy, then the script's onElicit, then the person at the terminal in prompt mode), and the
  * HostBindings the sandbox sees. A question nobody answers stops the run with the `mcpx call` message.
  */
+import { createHostAuth } from '../../auth/host-auth.js';
 import type { Broker } from '../../broker/types.js';
 import { createElicitationPipeline, type Answerer } from '../../elicitation/pipeline.js';
 import { assignNames, memberName } from '../../codegen/names.js';
@@ -10,6 +11,7 @@ import type { LoadedConfig, McpxConfig } from '../../config/index.js';
 import { McpxError } from '../../errors.js';
 import { newCallId, newElicitationId } from '../../ids.js';
 import { createMcpx, type Mcpx, type McpxOptions } from '../../mcpx.js';
+import { stateDir } from '../../paths.js';
 import { evaluatePolicy, parsePolicy, withMode, type Policy } from '../../policy/index.js';
 import type { AskRequest, HostBindings, ScriptRun, ToolCallReply } from '../../runtime/index.js';
 import type { Answer, ElicitContext, ElicitHandler, Question } from '../../types.js';
@@ -75,7 +77,10 @@ export async function createScriptHost(options: ScriptHostOptions): Promise<Scri
     env: io.env,
   });
 
+  // Sign-ins are questions of the script's calls; the browser comes back to this process while the run lasts.
+  const auth = createHostAuth({ stateDir: stateDir(io.env), env: io.env, broker });
   const mcpx = await createMcpx({
+    auth,
     ...(options.config !== undefined ? { config: options.config } : {}),
     ...(options.loaded ? { loaded: options.loaded } : {}),
     ...(options.servers ? { servers: options.servers } : {}),
@@ -160,7 +165,10 @@ export async function createScriptHost(options: ScriptHostOptions): Promise<Scri
     attach(next) {
       run = next;
     },
-    close: () => mcpx.close(),
+    close: async () => {
+      await mcpx.close();
+      await auth.close();
+    },
   };
 }
 

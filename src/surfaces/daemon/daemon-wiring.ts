@@ -4,6 +4,7 @@
  */
 import { join } from 'node:path';
 import { statSync } from 'node:fs';
+import { createHostAuth } from '../../auth/host-auth.js';
 import { createElicitationPipeline } from '../../elicitation/pipeline.js';
 import { createBroker, resolveSession } from '../../broker/index.js';
 import { openStoreFromEnv } from '../../broker/store-url.js';
@@ -68,6 +69,8 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
   const broker = createBroker({ store, allowAnySession: true, ttlMs });
   const own = resolveSession(env, { ...(configPath ? { configPath } : {}), cwd });
   const eraCache = createFileEraCache(join(stateDir(env), 'era-cache.json'));
+  // One OAuth client for every session: one loopback redirect, which the daemon owns, answers sign-in questions.
+  const auth = createHostAuth({ stateDir: stateDir(env), env, broker });
   return {
     broker,
     taskKeyv: store.keyv,
@@ -97,11 +100,13 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
         urlOpenedByAnswerer: true,
         elicitTtlMs: ttlMs,
         eraCache,
+        auth,
         clientInfo: { name: 'mcpx-daemon', version: options.version },
       });
       return mcpx;
     },
     async close() {
+      await auth.close();
       await broker.close();
       await store.close();
     },

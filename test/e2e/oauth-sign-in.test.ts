@@ -1,0 +1,154 @@
+/**
+ * Sign-in is a question, on the built CLI, each step its own process: a headless `mcpx call` to a Streamable HTTP
+ * server behind OAuth (a real authorization server: discovery, dynamic registration, PKCE, the `iss` check) exits 75
+ * with the sign-in URL; this test process then follows the URL as a browser would (the authorization server
+ * redirects to the daemon's loopback callback), which answers the question, and the call completes. The next calls,
+ * through the daemon and without one (MCPX_DAEMON=inline), use the stored token and ask nothing.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = resolve(import.meta.dirname, '..', '..');
+const cli = join(root, 'dist', 'cli.js');
+const fixture = join(root, 'test', 'fixtures', 'servers', 'protected-http.mjs');
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+interface Stats {
+  token: { authorization_code: number; refresh_token: number };
+  register: number;
+}
+
+let server: ChildProcess;
+let mcpUrl: string;
+const home = mkdtempSync(join(tmpdir(), 'mcpx-oauth-sign-in-'));
+const env = {
+  PATH: process.env.PATH ?? '',
+  HOME: home,
+  MCPX_CONFIG_DIR: join(home, 'config'),
+  MCPX_STATE_DIR: join(home, 'state'),
+  MCPX_SECRET_STORE: 'file',
+};
+
+function run(args: string[], extra: Record<string, string> = {}): Promise<Run> {
+  return new Promise((done) => {
+    const child = execFile(
+      process.execPath,
+      [cli, ...args],
+      { cwd: join(home, 'work'), env: { ...env, ...extra }, timeout: 60_000 },
+      (error, stdout, stderr) => done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    );
+    child.stdin?.end();
+  });
+}
+
+async function stats(): Promise<Stats> {
+  return (await fetch(new URL('/stats', mcpUrl))).json() as Promise<Stats>;
+}
+
+/** The sign-in question of a `--json` exit 75. */
+function signInOf(output: Run): { id: string; task: string; url: string } {
+  const { inputRequired } = JSON.parse(output.stdout) as {
+    inputRequired: { task: string; questions: Array<{ id: string; mode: string; url: string }> };
+  };
+  const [question] = inputRequired.questions;
+  expect(question?.mode).toBe('url');
+  return { id: question!.id, task: inputRequired.task, url: question!.url };
+}
+
+beforeAll(async () => {
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: build first (npm run test:e2e builds, or npx tsup)`);
+  server = spawn(process.execPath, [fixture, '--oauth'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [line] = await createInterface({ input: server.stdout! })
+    [Symbol.asyncIterator]()
+    .next()
+    .then((r) => [r.value as string]);
+  mcpUrl = line!;
+  mkdirSync(env.MCPX_CONFIG_DIR);
+  mkdirSync(join(home, 'work'));
+  writeFileSync(
+    join(env.MCPX_CONFIG_DIR, 'mcpx.json'),
+    JSON.stringify({ mcpServers: { notes: { url: mcpUrl }, refused: { url: mcpUrl } } }, null, 2),
+  );
+});
+
+afterAll(async () => {
+  await run(['daemon', 'stop']);
+  server?.kill();
+});
+
+describe('sign-in as a question', () => {
+  it('exits 75 with the URL; the browser coming back from another process answers it and the call completes', async () => {
+    const call = await run(['call', 'notes.whoami', '--json']);
+    expect(call.code, call.stderr).toBe(75);
+    const { id, task, url } = signInOf(call);
+    const authorize = new URL(url);
+    expect(`${authorize.origin}${authorize.pathname}`).toBe(new URL('/authorize', mcpUrl).href);
+    expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(authorize.searchParams.get('resource')).toBe(mcpUrl);
+    const text = await run(['elicit', 'list']);
+    expect(text.stdout).toContain(id);
+
+    // The browser: the authorization server approves and sends it back to the daemon's loopback listener.
+    const approved = await fetch(url, { redirect: 'manual' });
+    expect(approved.status).toBe(302);
+    const callback = new URL(approved.headers.get('location')!);
+    expect(callback.hostname).toBe('127.0.0.1');
+    expect(callback.pathname).toBe('/oauth/callback');
+    const landed = await fetch(callback);
+    expect(landed.status).toBe(200);
+    expect(await landed.text()).toContain('signed in');
+
+    const result = await run(['task', 'result', task, '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).structuredContent.sha256).toMatch(/^[0-9a-f]{64}$/);
+
+    // Answered by the person (the browser's return), audited like any other question.
+    const log = await run(['log', '--chain', id, '--json']);
+    const events = log.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { kind: string; action?: string; by?: string });
+    expect(events.find((e) => e.kind === 'elicit.answered')).toMatchObject({ action: 'accept', by: 'person' });
+    expect((await stats()).token.authorization_code).toBe(1);
+
+    // The stored token: no question, through the daemon and without one.
+    const again = await run(['call', 'notes.whoami', '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect((await run(['daemon', 'stop'])).code).toBe(0);
+    const inline = await run(['call', 'notes.whoami', '--json'], { MCPX_DAEMON: 'inline' });
+    expect(inline.code, inline.stderr).toBe(0);
+    const after = await stats();
+    expect(after.token.authorization_code).toBe(1);
+    expect(after.register).toBe(1);
+    const questions = await run(['elicit', 'list', '--all', '--json']);
+    const listed = JSON.parse(questions.stdout) as { elicitations: Array<{ server: string; state: string }> };
+    expect(listed.elicitations.map((q) => [q.server, q.state])).toEqual([['notes', 'answered']]);
+
+    // The token is only in the secret store's file (MCPX_SECRET_STORE=file), never in the log or the question store.
+    const secrets = JSON.parse(readFileSync(join(env.MCPX_STATE_DIR, 'secrets.json'), 'utf8')) as unknown;
+    const token = /"access_token\\?":\\?"([^"\\]+)/.exec(JSON.stringify(secrets))?.[1];
+    expect(token).toBeDefined();
+    const holding = readdirSync(env.MCPX_STATE_DIR).filter((f) => readFileSync(join(env.MCPX_STATE_DIR, f)).includes(token!));
+    expect(holding).toEqual(['secrets.json']);
+  });
+
+  it('fails the call with SIGN_IN_FAILED when the sign-in is declined', async () => {
+    const call = await run(['call', 'refused.whoami', '--json']);
+    expect(call.code, call.stderr).toBe(75);
+    const { id, task } = signInOf(call);
+    expect((await run(['elicit', 'decline', id])).code).toBe(0);
+    const result = await run(['task', 'result', task]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('SIGN_IN_FAILED');
+    expect(result.stderr).toContain('answered decline');
+  });
+});
