@@ -6,15 +6,17 @@
 import { cpuUsage } from 'node:process';
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, VmCallResult } from 'quickjs-emscripten-core';
 import { McpxError, isMcpxError } from '../errors.js';
-import type { Answer, ElicitContext, ElicitHandler, ElicitationSchema, Question } from '../types.js';
+import type { Answer, ElicitContext, ElicitHandler, Question } from '../types.js';
 import { judgeAnswer } from './answer.js';
 import { acquireSandbox } from './engine.js';
 import type { ConsoleLevel, HostBindings, ToolCallReply } from './host-bindings.js';
 import { cpuMsSince, type ResolvedLimits } from './limits.js';
 import type { GuestFunctions, HostSide, PreparedSandbox } from './prepared.js';
 import { createStackMapper, type StackMapper } from './stack-map.js';
-import type { InputRequiredStop, RunOutcome, RunStats, ScriptRun, StartScriptOptions } from './types.js';
-import { checkUrl } from '../elicitation/url.js';
+import type { RunOutcome, RunStats, ScriptRun, StartScriptOptions } from './types.js';
+import { readThrown, thrownEnding, timeoutEnding, type Ending } from './endings.js';
+import { ScriptTimers } from './script-timers.js';
+import { isFormSchema, messageOf, questionForScript, textAnswerSchema } from './script-questions.js';
 
 /** Starts a script on this thread; resolves once it is running (`startScript` in start.ts picks the isolation). */
 export async function startScriptHere(options: StartScriptOptions, limits: ResolvedLimits): Promise<ScriptRun> {
@@ -25,17 +27,10 @@ export async function startScriptHere(options: StartScriptOptions, limits: Resol
   return run;
 }
 
-type Ending =
-  | { status: 'ok'; value: unknown }
-  | { status: 'failed'; error: McpxError }
-  | { status: 'input-required'; stop: InputRequiredStop };
-
 interface ElicitReply {
   ok: boolean;
   text: string;
 }
-
-const MAX_TIMER_MS = 2_147_483_647;
 
 class SandboxRun implements ScriptRun, HostSide {
   readonly outcome: Promise<RunOutcome>;
@@ -59,10 +54,7 @@ class SandboxRun implements ScriptRun, HostSide {
   private ending: Ending | undefined;
   private finished = false;
   private readonly pendingCalls = new Set<number>();
-  /** The script's timers by id, each with its due time; one host timer waits for the earliest. */
-  private readonly timers = new Map<number, number>();
-  private hostTimer: NodeJS.Timeout | undefined;
-  private hostTimerDue = Infinity;
+  private readonly timers: ScriptTimers;
   private readonly elicitWaiters = new Map<number, (reply: ElicitReply) => void>();
   private nextElicitToken = 1;
   private handlerRegistered = false;
@@ -86,6 +78,16 @@ class SandboxRun implements ScriptRun, HostSide {
     this.runtime.setMemoryLimit(limits.memoryBytes);
     this.runtime.setMaxStackSize(limits.stackBytes);
     this.runtime.setInterruptHandler(() => this.shouldInterrupt());
+    this.timers = new ScriptTimers(
+      limits.maxTimers,
+      (id) =>
+        this.drive(() => {
+          const handle = this.ctx.newNumber(id);
+          this.consume(this.ctx.callFunction(this.guest.fireTimer, this.ctx.undefined, handle));
+          handle.dispose();
+        }),
+      () => this.finished,
+    );
   }
 
   readonly answer: ElicitHandler = (question, context) => this.answerQuestion(question, context);
@@ -96,7 +98,7 @@ class SandboxRun implements ScriptRun, HostSide {
 
   start(): void {
     if (this.limits.wallMs !== undefined) {
-      this.wallTimer = setTimeout(() => this.end(this.timeoutEnding('wall')), this.limits.wallMs);
+      this.wallTimer = setTimeout(() => this.end(timeoutEnding('wall', this.limits)), this.limits.wallMs);
     }
     this.drive(() => {
       const result = this.ctx.evalCode(this.options.script.code, this.options.script.filename, { type: 'module' });
@@ -275,47 +277,11 @@ class SandboxRun implements ScriptRun, HostSide {
   }
 
   setTimer(id: number, ms: number): void {
-    if (this.timers.size >= this.limits.maxTimers) {
-      throw new RangeError(`setTimeout: ${this.limits.maxTimers} timers are already pending (the limit of a script)`);
-    }
-    // Due from the slice's start (the script's clock stands still within a slice, as in a JS engine's task), so
-    // timers set in one slice fire in the order of their delays however long the host was descheduled between them.
-    this.timers.set(id, this.sliceStart + Math.min(ms, MAX_TIMER_MS));
-    this.armHostTimer();
+    this.timers.set(id, ms, this.sliceStart);
   }
 
   clearTimer(id: number): void {
-    this.timers.delete(id);
-  }
-
-  private armHostTimer(): void {
-    let earliest = Infinity;
-    for (const due of this.timers.values()) earliest = Math.min(earliest, due);
-    if (earliest === this.hostTimerDue) return;
-    clearTimeout(this.hostTimer);
-    this.hostTimer = undefined;
-    this.hostTimerDue = earliest;
-    if (earliest === Infinity) return;
-    const delay = Math.min(Math.max(0, earliest - performance.now()), MAX_TIMER_MS);
-    this.hostTimer = setTimeout(() => this.fireDueTimers(), delay);
-  }
-
-  /** Fires every due timer in order of due time (then of creation), each in its own slice. */
-  private fireDueTimers(): void {
-    this.hostTimer = undefined;
-    this.hostTimerDue = Infinity;
-    const now = performance.now();
-    const due = [...this.timers].filter(([, at]) => at <= now).sort(([a, atA], [b, atB]) => atA - atB || a - b);
-    for (const [id] of due) {
-      if (this.finished) return;
-      if (!this.timers.delete(id)) continue; // cleared by an earlier callback
-      this.drive(() => {
-        const handle = this.ctx.newNumber(id);
-        this.consume(this.ctx.callFunction(this.guest.fireTimer, this.ctx.undefined, handle));
-        handle.dispose();
-      });
-    }
-    if (!this.finished) this.armHostTimer();
+    this.timers.clear(id);
   }
 
   // --- onElicit --------------------------------------------------------------------------------------
@@ -376,69 +342,13 @@ class SandboxRun implements ScriptRun, HostSide {
 
   /** An error nobody in the script caught: it ends the run. Disposes `errorHandle`. */
   private uncaught(errorHandle: QuickJSHandle): void {
-    let described: { name?: string; message?: string; stack?: string; code?: unknown; nothingThrown?: boolean } = {};
-    try {
-      const dumped = this.ctx.dump(errorHandle) as unknown;
-      // QuickJS throws null when it runs out of memory while making the error itself.
-      if (dumped === null) described = { name: 'InternalError', message: 'out of memory', nothingThrown: true };
-      else described = typeof dumped === 'object' ? (dumped as typeof described) : { message: String(dumped) };
-      if (described.name === 'ToolError') {
-        const code = this.ctx.getProp(errorHandle, 'code');
-        described.code = this.ctx.dump(code);
-        code.dispose();
-      }
-    } catch {
-      described = { name: 'InternalError', message: 'out of memory' };
-    } finally {
-      errorHandle.dispose();
-    }
+    const described = readThrown(this.ctx, errorHandle);
     if (this.ending) return;
     if (this.interruptedBy) {
-      this.ending = this.timeoutEnding(this.interruptedBy);
+      this.ending = timeoutEnding(this.interruptedBy, this.limits);
       return;
     }
-    if (described.name === 'InternalError' && described.message === 'out of memory') {
-      this.ending = {
-        status: 'failed',
-        error: new McpxError(
-          'SCRIPT_MEMORY_LIMIT',
-          `the script ran out of memory${described.nothingThrown ? ' (too far to even make the error object)' : ''}: it is limited to ${mib(this.limits.memoryBytes)} (raise it with --memory-limit)`,
-          {
-            data: { memoryBytes: this.limits.memoryBytes },
-          },
-        ),
-      };
-      return;
-    }
-    if (described.name === 'InternalError' && described.message === 'string too long') {
-      described.message = 'string too long: the script built a string longer than the sandbox allows (2^30 characters)';
-    }
-    const stack = this.mapStack(described.stack ?? '').replace(/\n$/, '');
-    const headline = `${described.name ?? 'Error'}: ${described.message ?? ''}`;
-    this.ending = {
-      status: 'failed',
-      error: new McpxError('SCRIPT_ERROR', stack ? `${headline}\n${stack}` : headline, {
-        data: {
-          name: described.name,
-          message: described.message,
-          stack,
-          ...(described.code === undefined ? {} : { code: described.code }),
-        },
-      }),
-    };
-  }
-
-  private timeoutEnding(by: 'cpu' | 'wall'): Ending {
-    const message =
-      by === 'cpu'
-        ? `the script used more than ${this.limits.cpuMs} ms of CPU time (raise it with --cpu-limit)`
-        : `the script ran past its ${this.limits.wallMs} ms deadline (raise it with --timeout)`;
-    return {
-      status: 'failed',
-      error: new McpxError('SCRIPT_TIMEOUT', message, {
-        data: { limit: by, cpuMs: this.limits.cpuMs, wallMs: this.limits.wallMs },
-      }),
-    };
+    this.ending = thrownEnding(described, this.limits, this.mapStack);
   }
 
   private end(ending: Ending): void {
@@ -451,9 +361,7 @@ class SandboxRun implements ScriptRun, HostSide {
     if (this.finished || !this.ending) return;
     this.finished = true;
     clearTimeout(this.wallTimer);
-    clearTimeout(this.hostTimer);
-    this.hostTimer = undefined;
-    this.timers.clear();
+    this.timers.dispose();
     this.pendingCalls.clear();
     for (const waiter of this.elicitWaiters.values()) waiter({ ok: false, text: 'was still running when the script ended' });
     this.elicitWaiters.clear();
@@ -475,45 +383,4 @@ class SandboxRun implements ScriptRun, HostSide {
     };
     this.resolveOutcome({ ...this.ending, stats });
   }
-}
-
-function questionForScript(question: Question): Record<string, unknown> {
-  return {
-    id: question.id,
-    server: question.server,
-    tool: question.tool,
-    mode: question.mode,
-    message: question.message,
-    // `schema` is the short name the design record's examples use.
-    schema: question.requestedSchema,
-    requestedSchema: question.requestedSchema,
-    url: question.url,
-    ...(question.mode === 'url' ? { domain: checkUrl(question.url).domain } : {}),
-    callId: question.callId,
-    era: question.era,
-    audience: question.audience,
-  };
-}
-
-function textAnswerSchema(): ElicitationSchema {
-  return { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
-}
-
-function isFormSchema(value: unknown): value is ElicitationSchema {
-  if (value === null || typeof value !== 'object') return false;
-  const schema = value as { type?: unknown; properties?: unknown };
-  return (
-    schema.type === 'object' &&
-    schema.properties !== null &&
-    typeof schema.properties === 'object' &&
-    !Array.isArray(schema.properties)
-  );
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function mib(bytes: number): string {
-  return `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
 }
