@@ -22,6 +22,7 @@ import { isMcpxError } from '../../errors.js';
 import type { ServeCore, Stop } from './core.js';
 import { createFallbackTools } from './fallback-tools.js';
 import { failedResult, passResult, stopResult } from './render.js';
+import { stopFromStore } from './held-elsewhere.js';
 import { relay, wantsRelay, type RelayState } from './relay.js';
 import type { RequestStateSeal } from './request-state.js';
 
@@ -101,6 +102,7 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
     name: string,
     args: Record<string, unknown>,
     ctx: ServerContext,
+    next: (stop: Stop) => Promise<Stop> = (s) => core.nextStop(s.step.task.id, s.seq, ctx.mcpReq.signal),
   ): Promise<Served> => {
     let current = stop;
     for (;;) {
@@ -110,7 +112,7 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
       const pending = await pendingOf(step);
       // Answered meanwhile (the CLI, REST, the policy): the call has moved on or is about to.
       if (!pending.length) {
-        current = await core.nextStop(step.task.id, current.seq, ctx.mcpReq.signal);
+        current = await next(current);
         continue;
       }
       if (!canAsk(capabilitiesOf(ctx), pending)) return asKind(kind, stopResult(step, pending, Date.now()), name);
@@ -248,12 +250,17 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
       }
     }
     const latest = core.latestStop(state.task);
-    if (!latest)
+    if (latest) return answer(kind, latest.seq > state.seq ? latest : { seq: state.seq, step: latest.step }, name, args, ctx);
+    // Another serve on the store holds the call (or held it and stopped): the store says where it stands.
+    const elsewhere = async (): Promise<Stop> => {
+      const found = await stopFromStore(core, state.task, ctx.mcpReq.signal);
+      if (found) return found;
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', {
         reason: 'request_state_unknown_call',
-        detail: 'this mcpx serve no longer holds that call; run it again',
+        detail: 'no mcpx serve on this store holds that call any more; run it again',
       });
-    return answer(kind, latest.seq > state.seq ? latest : { seq: state.seq, step: latest.step }, name, args, ctx);
+    };
+    return answer(kind, await elsewhere(), name, args, ctx, elsewhere);
   };
 
   server.setRequestHandler('prompts/list', async () => ({ prompts: (await core.catalog()).prompts }));
