@@ -19,4 +19,6 @@ export type { PostgresStoreOptions } from './stores/postgres.js';
 export { cursorAfter } from './paging.js';
 export { resolveSession } from './session.js';
 export type { SessionBinding } from './session.js';
+export { checkScope, inScope } from './scope.js';
+export type { CallerScope } from './scope.js';
 export { defaultSqlitePath } from './default-store.js';

@@ -41,7 +41,7 @@ export function checkTtl(ttl: number): number {
 export function forbidden(id: string): McpxError {
   return new McpxError(
     'ELICITATION_FORBIDDEN',
-    `question ${id} belongs to another session; answer it from that session (MCPX_SESSION_ID) or from a host that allows any session`,
+    `question ${id} belongs to another session: answer it from that session (the same MCPX_SESSION_ID), or as an operator with --all (mcpx elicit answer|decline|cancel --all ${id}; REST: ?all=1)`,
     { data: { id } },
   );
 }

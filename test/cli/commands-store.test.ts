@@ -19,7 +19,13 @@ let broker: StoreBroker;
 
 beforeEach(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-cli-store-'));
-  env = { MCPX_STATE_DIR: join(dir, 'state'), MCPX_CONFIG_DIR: join(dir, 'config'), HOME: dir };
+  // The CLI answers the questions of its own session: the one these questions are raised in.
+  env = {
+    MCPX_STATE_DIR: join(dir, 'state'),
+    MCPX_CONFIG_DIR: join(dir, 'config'),
+    HOME: dir,
+    MCPX_SESSION_ID: 'ses-store-test',
+  };
   cwd = dir;
   broker = await openStoreBroker(env);
 });
@@ -41,6 +47,7 @@ async function ask(trace = newCallId()) {
     },
     era: 'legacy',
     ttlMs: 120_000,
+    session: 'ses-store-test',
   });
 }
 
@@ -75,6 +82,29 @@ describe('mcpx elicit (no daemon)', () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('ELICITATION_ALREADY_ANSWERED');
     expect((await cli(['elicit', 'list'])).stdout).toBe('No questions are waiting.\n');
+  });
+
+  it("refuses another session's question and shows it only to an operator with --all", async () => {
+    const theirs = await broker.openRequest({
+      trace: newCallId(),
+      server: 'github',
+      tool: 'create_issue',
+      mode: 'form',
+      message: 'Ship it?',
+      era: 'legacy',
+      session: 'ses-other',
+    });
+    const listed = await cli(['elicit', 'list']);
+    expect(listed.stdout).toBe('No questions are waiting.\n');
+    expect(listed.stderr).toContain('1 question waits in other sessions; an operator sees them with: mcpx elicit list --all');
+    const refused = await cli(['elicit', 'decline', theirs.id]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('ELICITATION_FORBIDDEN');
+    expect(refused.stderr).toContain(`--all ${theirs.id}`);
+    expect(await broker.lookup(theirs.id)).toBeUndefined();
+    expect((await cli(['elicit', 'list', '--all'])).stdout).toContain(theirs.id);
+    expect((await cli(['elicit', 'decline', '--all', theirs.id])).code).toBe(0);
+    expect(await broker.lookup(theirs.id)).toMatchObject({ action: 'decline', by: 'cli', session: 'ses-store-test' });
   });
 
   it('keeps decline and cancel apart', async () => {

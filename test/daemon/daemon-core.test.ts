@@ -98,7 +98,9 @@ describe('daemon core', () => {
       `  answer   mcpx elicit answer ${body.inputRequired.questions[0]!.id} '{"confirm":true}'`,
     );
     for (const id of [first.inputRequired.questions[0]!.id, body.inputRequired.questions[0]!.id]) {
-      expect((await app.request(`/v1/elicit/${id}/decline`, { method: 'POST' })).status).toBe(200);
+      // Answered from the session that asked (session binding: another session's caller is refused).
+      const declined = await app.request(`/v1/elicit/${id}/decline`, { method: 'POST', headers: { 'x-mcpx-session': 'a' } });
+      expect(declined.status).toBe(200);
     }
     for (const task of [first.inputRequired.task, body.inputRequired.task]) {
       const done = (await (await app.request(`/v1/tasks/${task}?wait=20`)).json()) as { task: { state: string } };

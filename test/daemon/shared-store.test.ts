@@ -15,9 +15,11 @@ import { fixtureEcho, stdioFixture } from '../helpers/fixture-servers.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 
+// The caller's session, named on every request: a question is answered from the session that raised it.
+const SESSION = { 'x-mcpx-session': 'ses-shared' };
 const post = (body?: unknown): RequestInit => ({
   method: 'POST',
-  headers: { 'content-type': 'application/json' },
+  headers: { 'content-type': 'application/json', ...SESSION },
   ...(body === undefined ? {} : { body: JSON.stringify(body) }),
 });
 
@@ -64,7 +66,9 @@ for (const [name, url] of [
           };
           const [question] = body.inputRequired.questions;
           expect(question!.era).toBe(era);
-          const listed = (await (await clientB.fetch('/v1/elicit')).json()) as { elicitations: Array<{ id: string }> };
+          const listed = (await (await clientB.fetch('/v1/elicit', { headers: SESSION })).json()) as {
+            elicitations: Array<{ id: string }>;
+          };
           expect(listed.elicitations.map((e) => e.id)).toContain(question!.id);
           expect((await clientB.fetch(`/v1/elicit/${question!.id}/accept`, post({ content: { confirm: true } }))).status).toBe(
             200,

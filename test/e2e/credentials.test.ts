@@ -124,7 +124,7 @@ describe('a secret credential asked for at first use', () => {
       .split('\n')
       .map((line) => JSON.parse(line) as { kind: string; by?: string; data?: Record<string, unknown> });
     expect(events.map((e) => e.kind)).toEqual(expect.arrayContaining(['elicit.open', 'elicit.answered']));
-    const listed = await s.run(['elicit', 'list', '--all', '--json']);
+    const listed = await s.run(['elicit', 'list', '--state', 'all', '--json']);
     expect(listed.stdout).toContain(elicit);
 
     // A fresh daemon starts the server from the keychain, without a question.

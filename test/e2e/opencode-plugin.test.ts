@@ -275,7 +275,8 @@ describe('mcpx/opencode plugin', () => {
     const result = { title: 'Asked', output: 'answered', metadata: { answers: [['ab'], ['Yes'], ['urgent'], ['Accept']] } };
     await hooks['tool.execute.after']!({ tool: 'question', sessionID: 'ses_G', callID: 'q4', args }, result);
     expect(result.output).toContain('priority: "urgent" is not one of the choices');
-    expect((await mcpx(['elicit', 'list', '--json'])).stdout).toContain(q.id);
-    await mcpx(['elicit', 'cancel', q.id]);
+    // Seen and answered from the session that asked (a shell of ses_G).
+    expect((await mcpx(['elicit', 'list', '--json'], { MCPX_SESSION_ID: 'ses_G' })).stdout).toContain(q.id);
+    await mcpx(['elicit', 'cancel', q.id], { MCPX_SESSION_ID: 'ses_G' });
   });
 });

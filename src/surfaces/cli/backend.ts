@@ -32,10 +32,15 @@ export type CallResponse =
       inline?: boolean;
     };
 
-export interface ListFilter {
+/** Who asks (§5.5, §6b): the caller's own session, or with `all` an operator over every session. */
+export interface Scope {
+  session?: string;
+  all?: boolean;
+}
+
+export interface ListFilter extends Scope {
   server?: string;
   tool?: string;
-  session?: string;
   /** pending (default), answered, expired, abandoned, comma list, or all. */
   state?: string;
 }
@@ -48,11 +53,18 @@ export interface Backend {
     server: string,
     tool: string,
     args: Record<string, unknown>,
-    options: { session?: string; parent?: string; elicit?: 'ask' | 'auto' | 'decline' | 'error' },
+    options: {
+      session?: string;
+      sessionSource?: 'env' | 'fingerprint' | 'explicit';
+      parent?: string;
+      elicit?: 'ask' | 'auto' | 'decline' | 'error';
+    },
   ): Promise<CallResponse>;
+  /** The caller's session's questions; with `all`, every session's (narrowed to `session` when given). */
   list(filter: ListFilter): Promise<ListedQuestion[]>;
-  get(id: string): Promise<{ elicitation: ListedQuestion; answer?: StoredAnswer }>;
-  answer(id: string, answer: Answer, options: { session?: string }): Promise<StoredAnswer>;
+  /** Refused with ELICITATION_FORBIDDEN when the question is another session's and the scope is not `all`. */
+  get(id: string, scope?: Scope): Promise<{ elicitation: ListedQuestion; answer?: StoredAnswer }>;
+  answer(id: string, answer: Answer, scope: Scope): Promise<StoredAnswer>;
   /** The task; with `waitSeconds`, once it is complete or failed, or as it stands when the wait ends. */
   task(id: string, options?: { waitSeconds?: number; signal?: AbortSignal }): Promise<TaskView>;
   /** Broker events as they happen, until the signal aborts. `onReady` is called once the subscription is live. */

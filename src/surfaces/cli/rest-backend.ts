@@ -6,7 +6,7 @@ import type { BrokerEvent, Elicitation as ListedQuestion, StoredAnswer } from '.
 import { McpxError, type McpxErrorCode } from '../../errors.js';
 import type { Answer } from '../../types.js';
 import { currentUser } from './util.js';
-import type { Backend, CallResponse, ListFilter, TaskView } from './backend.js';
+import type { Backend, CallResponse, ListFilter, Scope, TaskView } from './backend.js';
 
 /** Sends one request to the daemon: a path (`/v1/...`) and fetch's init; answers a standard Response. */
 export type DaemonFetch = (path: string, init?: RequestInit) => Promise<Response>;
@@ -50,16 +50,18 @@ export function createRestBackend(options: RestBackendOptions): Backend {
   }
 
   const sessionHeader = (session: string | undefined): Record<string, string> => (session ? { 'x-mcpx-session': session } : {});
+  const allQuery = (scope: Scope | undefined): string => (scope?.all ? '?all=1' : '');
 
   return {
     kind: 'daemon',
 
-    async call(server, tool, args, { session, parent, elicit }) {
+    async call(server, tool, args, { session, sessionSource, parent, elicit }) {
       const { body } = await send<CallResponse>(`/v1/call/${encodeURIComponent(server)}/${encodeURIComponent(tool)}`, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
           ...sessionHeader(session),
+          ...(session && sessionSource ? { 'x-mcpx-session-source': sessionSource } : {}),
           ...(parent ? { 'x-mcpx-parent': parent } : {}),
           ...(elicit ? { 'x-mcpx-elicit': elicit } : {}),
         },
@@ -69,18 +71,24 @@ export function createRestBackend(options: RestBackendOptions): Backend {
       return body.status === 'input-required' && inline ? { ...body, inline: true } : body;
     },
 
-    async list(filter: ListFilter) {
+    async list({ all, ...filter }: ListFilter) {
       const query = new URLSearchParams(Object.entries(filter).filter((e): e is [string, string] => typeof e[1] === 'string'));
-      const { body } = await send<{ elicitations: ListedQuestion[] }>(`/v1/elicit${query.size ? `?${query}` : ''}`);
+      if (all) query.set('all', '1');
+      const { body } = await send<{ elicitations: ListedQuestion[] }>(`/v1/elicit${query.size ? `?${query}` : ''}`, {
+        headers: all ? {} : sessionHeader(filter.session),
+      });
       return body.elicitations;
     },
 
-    async get(id) {
-      const { body } = await send<{ elicitation: ListedQuestion; answer?: StoredAnswer }>(`/v1/elicit/${encodeURIComponent(id)}`);
+    async get(id, scope) {
+      const { body } = await send<{ elicitation: ListedQuestion; answer?: StoredAnswer }>(
+        `/v1/elicit/${encodeURIComponent(id)}${allQuery(scope)}`,
+        { headers: sessionHeader(scope?.session) },
+      );
       return body;
     },
 
-    async answer(id, answer: Answer, { session }) {
+    async answer(id, answer: Answer, scope) {
       // Recorded as the answer's `by`, so the audit log says the CLI answered, not REST.
       // This process answered; the daemon only relays, so the record names us (§6b).
       const init: RequestInit = {
@@ -90,11 +98,14 @@ export function createRestBackend(options: RestBackendOptions): Backend {
           'x-mcpx-by': 'cli',
           'x-mcpx-pid': String(process.pid),
           ...userHeader(),
-          ...sessionHeader(session),
+          ...sessionHeader(scope.session),
         },
       };
       if (answer.action === 'accept') init.body = JSON.stringify(answer.content === undefined ? {} : { content: answer.content });
-      const { body } = await send<{ answer: StoredAnswer }>(`/v1/elicit/${encodeURIComponent(id)}/${answer.action}`, init);
+      const { body } = await send<{ answer: StoredAnswer }>(
+        `/v1/elicit/${encodeURIComponent(id)}/${answer.action}${allQuery(scope)}`,
+        init,
+      );
       return body.answer;
     },
 

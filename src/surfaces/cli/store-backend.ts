@@ -12,7 +12,9 @@ import { isReleased } from '../../tasks/handoff.js';
 import { isAlive } from '../daemon/daemon-paths.js';
 import { createTaskStore } from '../../tasks/task-store.js';
 import type { TaskRecord } from '../../tasks/types.js';
-import type { Backend, TaskView } from './backend.js';
+import { resolveSession } from '../../broker/session.js';
+import { checkScope, type CallerScope } from '../../broker/scope.js';
+import type { Backend, Scope, TaskView } from './backend.js';
 import { currentUser } from './util.js';
 
 const STATES: RequestState[] = ['pending', 'answered', 'expired', 'abandoned'];
@@ -31,9 +33,15 @@ export async function closeStoreBroker(broker: StoreBroker): Promise<void> {
 
 export async function createStoreBackend(
   env: Record<string, string | undefined>,
-  options: { pollMs?: number; cwd?: string; configPath?: string } = {},
+  options: { pollMs?: number; cwd?: string; configPath?: string; session?: string } = {},
 ): Promise<Backend> {
   const broker = await openStoreBroker(env);
+  // A caller naming no session is in this one, as a REST caller naming none is in the daemon's (§5.5, §6b).
+  const defaultSession =
+    options.session ??
+    resolveSession(env, { cwd: options.cwd ?? process.cwd(), ...(options.configPath ? { configPath: options.configPath } : {}) })
+      .session;
+  const scoped = (scope: Scope = {}): CallerScope => ({ session: scope.session ?? defaultSession, all: scope.all === true });
   const tasks = createTaskStore(broker.store.keyv);
   const pollMs = options.pollMs ?? 250;
 
@@ -55,28 +63,36 @@ export async function createStoreBackend(
           'CONFIG_INVALID',
           `unknown state "${bad.join(', ')}": use ${STATES.join(', ')}, a comma list, or all`,
         );
+      const session = filter.all ? filter.session : scoped(filter).session;
       const entries = await broker.pending({
         ...(filter.server ? { server: filter.server } : {}),
         ...(filter.tool ? { tool: filter.tool } : {}),
-        ...(filter.session ? { session: filter.session } : {}),
+        ...(session ? { session } : {}),
         state: wanted as RequestState[],
       });
       return entries.map(toElicitation);
     },
 
-    async get(id) {
+    async get(id, scope) {
       const request = await broker.get(id);
       if (!request)
         throw new McpxError(
           'ELICITATION_NOT_FOUND',
           `No question ${id}: it never existed here or its record has expired. See what is waiting with: mcpx elicit list`,
         );
+      checkScope(request, scoped(scope));
       const answer = await broker.lookup(id);
       return { elicitation: toElicitation(request), ...(answer ? { answer } : {}) };
     },
 
-    answer(id, answer, { session }) {
+    async answer(id, answer, scope) {
+      const caller = scoped(scope);
+      if (!caller.all) {
+        const question = await broker.get(id);
+        if (question) checkScope(question, caller);
+      }
       const user = currentUser();
+      const session = scope.session;
       return broker.respond({
         id,
         action: answer.action,

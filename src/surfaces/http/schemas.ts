@@ -201,7 +201,7 @@ export const AnswerHeaders = z.object({
   'x-mcpx-session': z
     .string()
     .optional()
-    .openapi({ description: 'The answering session; refused when it is not the question’s and the daemon does not allow any.' }),
+    .openapi({ description: 'The answering session; refused (403) when it is not the question’s, unless ?all=1.' }),
   'x-mcpx-by': z.enum(CLIENT_ANSWERED_BY).optional().openapi({
     description:
       'The surface answering, recorded on the answer and in the audit log (default http); policy and expiry are the broker’s own.',
@@ -213,8 +213,26 @@ export const AnswerHeaders = z.object({
   'x-mcpx-user': z.string().min(1).max(256).optional().openapi({ description: 'The answering user, recorded on the answer.' }),
 });
 
+const ALL = z.enum(['1', 'true', '0', 'false']).optional().openapi({
+  description:
+    "1: act as an operator, over every session's questions (the caller is otherwise bound to its own session: X-Mcpx-Session, ?session=, else the daemon's).",
+});
+
+/** `?all=1`: an operator, over every session (a signed-in web inbox is one already). */
+export const ScopeQuery = z.object({ all: ALL });
+
+export const SessionHeaders = z.object({
+  'x-mcpx-session': z
+    .string()
+    .optional()
+    .openapi({ description: "The caller's session (MCPX_SESSION_ID or the config+cwd fingerprint); the daemon's otherwise." }),
+});
+
 export const ElicitListQuery = z.object({
-  session: z.string().optional(),
+  session: z.string().optional().openapi({
+    description: "The caller's session, as X-Mcpx-Session; with all=1, only this session's questions.",
+  }),
+  all: ALL,
   server: z.string().optional(),
   tool: z.string().optional(),
   trace: z.string().optional(),

@@ -13,7 +13,8 @@ type Env = Record<string, string | undefined>;
 export interface QuestionLink {
   /** Pending questions of one session. */
   pending(session: string): Promise<Elicitation[]>;
-  get(id: string): Promise<Elicitation | undefined>;
+  /** The question, when it is this session's. */
+  get(id: string, session: string): Promise<Elicitation | undefined>;
   answer(id: string, answer: Answer, session: string): Promise<void>;
   /** Subscribes to the daemon's events when one runs and no subscription is live; a no-op otherwise. */
   follow(onEvent: (event: BrokerEvent) => void): Promise<void>;
@@ -49,7 +50,7 @@ export function createQuestionLink(env: Env, directory: string, config: string |
 
   return {
     pending: (session) => using((b) => b.list({ session })),
-    get: (id) => using(async (b) => (await b.get(id).catch(() => undefined))?.elicitation),
+    get: (id, session) => using(async (b) => (await b.get(id, { session }).catch(() => undefined))?.elicitation),
     answer: (id, answer, session) => using(async (b) => void (await b.answer(id, answer, { session }))),
     get following() {
       return subscription !== undefined;

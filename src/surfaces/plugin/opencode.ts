@@ -45,7 +45,7 @@ const McpxOpencodePlugin: Plugin = async (input, rawOptions) => {
 
   const onEvent = (event: BrokerEvent): void => {
     if (event.kind !== 'elicit.open' || !event.elicit || !event.session || !sessions.has(event.session)) return;
-    void link.get(event.elicit).then(
+    void link.get(event.elicit, event.session).then(
       (q) => (q && q.state === 'pending' ? toast(input, q) : undefined),
       () => undefined,
     );
@@ -118,7 +118,7 @@ function servedByMcpx(directory: string): boolean {
 
 /** This session's question, or undefined: a question from another session is never shown or answered here. */
 async function ownQuestion(link: QuestionLink, id: string, session: string): Promise<Elicitation | undefined> {
-  const q = await link.get(id);
+  const q = await link.get(id, session);
   return q && q.session === session ? q : undefined;
 }
 

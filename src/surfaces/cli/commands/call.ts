@@ -11,6 +11,7 @@ import { openBackend } from '../connect.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { printResult } from '../print-result.js';
 import { renderInputRequired } from '../render.js';
+import { commandSession } from '../session.js';
 import { readStdin, toQuestion } from '../util.js';
 
 const USAGE = `usage: mcpx call <server>.<tool> ['<json>' | key=value | key:=json ...] [options]
@@ -49,11 +50,13 @@ export const command: Command = async (argv, io) => {
   if (mode === 'prompt' && !io.isTTY)
     throw new UsageError('--elicit=prompt needs a terminal; use --elicit=return to get the question back instead');
   const json = flags.json === true;
-  const session = io.env.MCPX_SESSION_ID || undefined;
+  const config = typeof flags.config === 'string' ? flags.config : undefined;
+  // The question is raised in this command's session, and only that session (or an operator) answers it.
+  const { session, sessionSource } = commandSession(io, config);
 
-  const backend = await openBackend(io, { config: typeof flags.config === 'string' ? flags.config : undefined, forCall: true });
+  const backend = await openBackend(io, { config, forCall: true });
   try {
-    const response = await backend.call(server, tool, args, { ...(session ? { session } : {}), ...(chosen ? { elicit } : {}) });
+    const response = await backend.call(server, tool, args, { session, sessionSource, ...(chosen ? { elicit } : {}) });
     if (response.status === 'complete') return printResult(response.result, io, json);
     // The daemon answered in auto, decline and error; a question still open waits for an answer from anywhere.
     if (mode !== 'prompt') return returnQuestions(response, io, json);
@@ -91,7 +94,7 @@ async function answerUntilDone(
   const { inputRequired } = response;
   const taskId = inputRequired.task;
   const stop = new AbortController();
-  const opened = openQuestionsOf(backend, taskId, stop.signal);
+  const opened = openQuestionsOf(backend, taskId, session, stop.signal);
   try {
     // A later round is noticed from the stream, so it must be live before this round is answered.
     await opened.ready;
@@ -133,6 +136,7 @@ async function answerUntilDone(
 function openQuestionsOf(
   backend: Backend,
   taskId: string | undefined,
+  session: string | undefined,
   signal: AbortSignal,
 ): { ready: Promise<void>; next(): Promise<{ questions: Elicitation[] }> } {
   const queue: Elicitation[] = [];
@@ -143,7 +147,7 @@ function openQuestionsOf(
     try {
       for await (const event of backend.events({ signal, kinds: ['elicit.open'], onReady: live })) {
         if (!event.elicit) continue;
-        const { elicitation } = await backend.get(event.elicit).catch(() => ({ elicitation: undefined }));
+        const { elicitation } = await backend.get(event.elicit, { session }).catch(() => ({ elicitation: undefined }));
         if (elicitation && elicitation.task === taskId && elicitation.state === 'pending') {
           queue.push(elicitation);
           wake?.();
@@ -211,7 +215,7 @@ async function submit(
   session: string | undefined,
 ): Promise<void> {
   try {
-    await backend.answer(question.id, answer, session ? { session } : {});
+    await backend.answer(question.id, answer, { session });
   } catch (error) {
     // Someone else answered first, or the deadline passed: the call goes on with that answer; say so and follow it.
     if (error instanceof McpxError && (error.code === 'ELICITATION_ALREADY_ANSWERED' || error.code === 'ELICITATION_EXPIRED')) {

@@ -65,7 +65,7 @@ export async function countWaiting(
   const { createStoreBackend } = await import('../store-backend.js');
   const backend = await createStoreBackend(env);
   try {
-    return (await backend.list(session ? { session } : {})).length;
+    return (await backend.list({ all: true, ...(session ? { session } : {}) })).length;
   } finally {
     await backend.close();
   }
@@ -74,7 +74,8 @@ export async function countWaiting(
 /** One GET over the daemon's socket; undefined when nothing listens there (a stale state file). */
 async function countFromDaemon(socket: string, session: string | undefined): Promise<number | undefined> {
   const [{ request }, { McpxError }] = await Promise.all([import('node:http'), import('../../../errors.js')]);
-  const path = `/v1/elicit${session ? `?session=${encodeURIComponent(session)}` : ''}`;
+  // A count across sessions (or of the one named) is the operator's badge: ?all=1.
+  const path = `/v1/elicit?all=1${session ? `&session=${encodeURIComponent(session)}` : ''}`;
   return new Promise((resolve, reject) => {
     const req = request({ socketPath: socket, path, headers: { accept: 'application/json' } }, (res) => {
       let body = '';

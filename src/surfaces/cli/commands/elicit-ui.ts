@@ -60,7 +60,8 @@ async function runInbox(backend: Backend, io: CliIO, session: string | undefined
 
   const refresh = async (): Promise<void> => {
     const chosen = state.questions[state.selected]?.id;
-    state.questions = await backend.list(session ? { session } : {});
+    // The inbox is the person's, an operator's: every session (or the one --session names).
+    state.questions = await backend.list({ all: true, ...(session ? { session } : {}) });
     const again = state.questions.findIndex((q) => q.id === chosen);
     if (again >= 0) state.selected = again;
     else if (state.view === 'detail') state.view = 'list'; // the open question was answered elsewhere
@@ -69,7 +70,7 @@ async function runInbox(backend: Backend, io: CliIO, session: string | undefined
 
   const answer = async (q: Elicitation, given: Answer): Promise<void> => {
     try {
-      await backend.answer(q.id, given, io.env.MCPX_SESSION_ID ? { session: io.env.MCPX_SESSION_ID } : {});
+      await backend.answer(q.id, given, { all: true, ...(io.env.MCPX_SESSION_ID ? { session: io.env.MCPX_SESSION_ID } : {}) });
       state.status = `${given.action === 'accept' ? 'answered' : given.action === 'decline' ? 'declined' : 'cancelled'} ${q.id} (${sanitizeLine(q.server)}.${sanitizeLine(q.tool)})`;
       state.view = 'list';
     } catch (error) {

@@ -6,9 +6,10 @@ import type { BrokerEvent } from '../../../broker/types.js';
 import { ELICITATION_ID } from '../../../ids.js';
 import type { Answer } from '../../../types.js';
 import { parseArgs, parseJsonObject, parseToolArguments, UsageError } from '../args.js';
-import type { Backend, Elicitation } from '../backend.js';
+import type { Backend, Elicitation, Scope } from '../backend.js';
 import { openBackend } from '../connect.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
+import { commandSession } from '../session.js';
 import { duration, renderInputRequired } from '../render.js';
 import { sanitize, sanitizeLine } from '../sanitize.js';
 import { readStdin } from '../util.js';
@@ -19,8 +20,9 @@ const USAGE = `usage: mcpx elicit <verb> [options]
                                               (no content for a url question); - reads JSON from stdin
   decline <elc-id>                            explicitly no
   cancel <elc-id>                             dismiss without choosing
-  list [--all | --state s] [--server s] [--tool t] [--json]
-                                              what is waiting, with time left
+  list [--state s] [--server s] [--tool t] [--json]
+                                              what is waiting, with time left (--state: answered,
+                                              expired, abandoned, a comma list, or all)
   count [--session s] [--json]                "mcpx: N waiting" or nothing: a badge for prompts and status lines
   ui [--session s]                            a live inbox on this terminal: see, open and answer questions
   watch [--json] [--count n] [--kinds k,...] follow questions as they are asked and answered
@@ -30,8 +32,13 @@ const USAGE = `usage: mcpx elicit <verb> [options]
                                               (answer there; see how long people take); --open opens it
 
 options:
+  --all             as an operator: every session's questions, not only this session's
+                    (list, answer, decline, cancel, watch)
   --config <file>   the config whose daemon to talk to
   --json            print JSON
+
+A command sees and answers the questions of its own session: MCPX_SESSION_ID, else the config and
+working directory it runs in, the same session its mcpx call raised them in.
 
 exit: 0 done, 1 refused (unknown id, already answered, expired, invalid content: the question stays open), 2 usage
 `;
@@ -51,6 +58,7 @@ export const command: Command = async (argv, io) => {
   }
   const config = typeof flags.config === 'string' ? flags.config : undefined;
   const json = flags.json === true;
+  const scope = { session: commandSession(io, config).session, all: flags.all === true };
   switch (verb) {
     case 'answer':
     case 'accept':
@@ -73,8 +81,7 @@ export const command: Command = async (argv, io) => {
         answer = { action: 'accept', content };
       }
       return withBackend(io, config, async (backend) => {
-        const session = io.env.MCPX_SESSION_ID || undefined;
-        const stored = await backend.answer(id, answer, session ? { session } : {});
+        const stored = await backend.answer(id, answer, scope);
         if (json) io.stdout.write(`${JSON.stringify({ answer: stored }, null, 2)}\n`);
         else io.stderr.write(`${answeredLine(id, stored.action, stored.content)}\n`);
         return EXIT.OK;
@@ -82,14 +89,24 @@ export const command: Command = async (argv, io) => {
     }
     case 'list':
       return withBackend(io, config, async (backend) => {
-        const state = flags.all ? 'all' : typeof flags.state === 'string' ? flags.state : undefined;
-        const list = await backend.list({
+        const state = typeof flags.state === 'string' ? flags.state : undefined;
+        const filter = {
           ...(typeof flags.server === 'string' ? { server: flags.server } : {}),
           ...(typeof flags.tool === 'string' ? { tool: flags.tool } : {}),
           ...(state ? { state } : {}),
-        });
+        };
+        // An operator's listing is every session's; a session given with --all would narrow it to that one.
+        const list = await backend.list({ ...filter, ...(scope.all ? { all: true } : { session: scope.session }) });
         if (json) io.stdout.write(`${JSON.stringify({ elicitations: list }, null, 2)}\n`);
         else io.stdout.write(renderList(list, Date.now()));
+        // Nothing here, but questions wait in other sessions: say so, rather than let "nothing waiting" mislead.
+        if (!json && !list.length && !scope.all) {
+          const elsewhere = (await backend.list({ ...filter, all: true })).length;
+          if (elsewhere)
+            io.stderr.write(
+              `mcpx: ${elsewhere} question${elsewhere === 1 ? ' waits' : 's wait'} in other sessions; an operator sees them with: mcpx elicit list --all\n`,
+            );
+        }
         return EXIT.OK;
       });
     case 'watch': {
@@ -103,7 +120,7 @@ export const command: Command = async (argv, io) => {
               .map((k) => k.trim())
               .filter(Boolean)
           : undefined;
-      return withBackend(io, config, (backend) => watch(backend, io, json, count, kinds));
+      return withBackend(io, config, (backend) => watch(backend, io, json, count, kinds, scope));
     }
     case 'web': {
       if (rest.length) throw new UsageError('web takes no arguments');
@@ -141,7 +158,14 @@ export function renderList(list: Elicitation[], now: number): string {
 }
 
 /** Follows the event stream until interrupted: each new question in full, each answer and expiry in one line. */
-async function watch(backend: Backend, io: CliIO, json: boolean, count: number, kinds: string[] | undefined): Promise<number> {
+async function watch(
+  backend: Backend,
+  io: CliIO,
+  json: boolean,
+  count: number,
+  kinds: string[] | undefined,
+  scope: Scope,
+): Promise<number> {
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.once('SIGINT', onSignal);
@@ -153,7 +177,7 @@ async function watch(backend: Backend, io: CliIO, json: boolean, count: number, 
         `mcpx: watching for questions (${backend.kind === 'daemon' ? 'daemon events' : 'no daemon: reading the store'}); Ctrl-C stops.\n`,
       );
     for await (const event of backend.events({ signal: stop.signal, onReady, ...(kinds ? { kinds } : {}) })) {
-      io.stdout.write(json ? `${JSON.stringify(event)}\n` : await describeEvent(backend, event));
+      io.stdout.write(json ? `${JSON.stringify(event)}\n` : await describeEvent(backend, event, scope));
       if (++seen >= count) break;
     }
   } catch (error) {
@@ -165,12 +189,13 @@ async function watch(backend: Backend, io: CliIO, json: boolean, count: number, 
   return EXIT.OK;
 }
 
-async function describeEvent(backend: Backend, event: BrokerEvent): Promise<string> {
+/** An open question is shown in full only within the scope (another session's: one line). */
+async function describeEvent(backend: Backend, event: BrokerEvent, scope: Scope): Promise<string> {
   const time = new Date(event.at).toISOString().slice(11, 19);
   const who = event.server ? ` ${sanitizeLine(event.server)}.${sanitizeLine(event.tool ?? '')}` : '';
   switch (event.kind) {
     case 'elicit.open': {
-      const found = event.elicit ? await backend.get(event.elicit).catch(() => undefined) : undefined;
+      const found = event.elicit ? await backend.get(event.elicit, scope).catch(() => undefined) : undefined;
       if (!found) return `${time} elicit.open     ${event.elicit ?? ''}${who}\n`;
       const q = found.elicitation;
       const text = renderInputRequired({

@@ -12,7 +12,11 @@ import {
   ElicitListQuery,
   ElicitationListSchema,
   ElicitationWithAnswerSchema,
+  ScopeQuery,
+  SessionHeaders,
 } from '../schemas.js';
+import { checkScope } from '../../../broker/scope.js';
+import { listedSession, scopeOf } from '../scope.js';
 import type { RouteContext } from './context.js';
 
 const STATES: RequestState[] = ['pending', 'answered', 'expired', 'abandoned'];
@@ -22,7 +26,7 @@ const listRoute = createRoute({
   path: '/v1/elicit',
   operationId: 'listElicitations',
   summary: 'Questions, pending by default, with time left.',
-  request: { query: ElicitListQuery },
+  request: { query: ElicitListQuery, headers: SessionHeaders },
   responses: { 200: json(ElicitationListSchema, 'The questions'), ...errors(400, 401, 503) },
 });
 
@@ -31,8 +35,8 @@ const getRoute = createRoute({
   path: '/v1/elicit/{id}',
   operationId: 'getElicitation',
   summary: 'One question, with time remaining, and its answer once answered.',
-  request: { params: ElicitIdParams },
-  responses: { 200: json(ElicitationWithAnswerSchema, 'The question'), ...errors(400, 401, 404, 503) },
+  request: { params: ElicitIdParams, query: ScopeQuery, headers: SessionHeaders },
+  responses: { 200: json(ElicitationWithAnswerSchema, 'The question'), ...errors(400, 401, 403, 404, 503) },
 });
 
 function answerRoute(action: 'accept' | 'decline' | 'cancel') {
@@ -48,6 +52,7 @@ function answerRoute(action: 'accept' | 'decline' | 'cancel') {
           : 'Cancel: dismissed, not chosen.',
     request: {
       params: ElicitIdParams,
+      query: ScopeQuery,
       headers: AnswerHeaders,
       ...(action === 'accept' ? { body: { content: { 'application/json': { schema: AcceptBody } }, required: false } } : {}),
     },
@@ -72,8 +77,10 @@ export function mountElicitRoutes(app: OpenAPIHono, { deps, toElicitation }: Rou
       );
     if (query.cursor !== undefined && !cursorIsValid(query.cursor))
       return c.json(errorBody('REQUEST_INVALID', 'The cursor is not one a listing gave out: start again without it.'), 400);
+    // A caller lists its own session's questions; an operator every session's, or the one it names.
+    const session = listedSession(c, scopeOf(c, deps.defaultSession));
     const entries = await broker.pending({
-      ...(query.session ? { session: query.session } : {}),
+      ...(session ? { session } : {}),
       ...(query.server ? { server: query.server } : {}),
       ...(query.tool ? { tool: query.tool } : {}),
       ...(query.trace ? { trace: query.trace } : {}),
@@ -97,6 +104,7 @@ export function mountElicitRoutes(app: OpenAPIHono, { deps, toElicitation }: Rou
         ),
         404,
       );
+    checkScope(request, scopeOf(c, deps.defaultSession));
     const answer = await broker.lookup(id);
     return c.json({ elicitation: toElicitation(request), ...(answer ? { answer } : {}) }, 200);
   });
@@ -117,6 +125,12 @@ export function mountElicitRoutes(app: OpenAPIHono, { deps, toElicitation }: Rou
           ? (c.req.valid('json' as never) as { content?: Record<string, unknown> } | undefined)?.content
           : undefined;
       const answerer = { ...(pid !== undefined ? { pid } : {}), ...(user ? { user } : {}) };
+      // Another session's question is refused before anything is recorded, unless an operator answers.
+      const scope = scopeOf(c, deps.defaultSession);
+      if (!scope.all) {
+        const question = await broker.get(id);
+        if (question) checkScope(question, scope);
+      }
       const answer = await broker.respond({
         id,
         action,

@@ -13,6 +13,8 @@ declare module 'hono' {
   interface ContextVariableMap {
     /** Set when the request comes from a browser signed in to the web inbox: its answers are recorded `by: 'web'`. */
     mcpxVia: 'web';
+    /** Set when the request carries the daemon's bearer token: an operator, over every session's questions. */
+    mcpxOperator: true;
   }
 }
 
@@ -52,7 +54,10 @@ export function accessGuard(token: string, web: WebAuth | undefined): Middleware
     );
   return async (c, next) => {
     const given = Buffer.from(c.req.header('authorization') ?? '');
-    if (given.length === expected.length && timingSafeEqual(given, expected)) return next();
+    if (given.length === expected.length && timingSafeEqual(given, expected)) {
+      c.set('mcpxOperator', true);
+      return next();
+    }
     if (!web) return unauthorized(c);
     const path = c.req.path;
     const host = c.req.header('host');

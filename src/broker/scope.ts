@@ -1,0 +1,24 @@
+/**
+ * Who may see and answer a question (§5.5, §6b): a caller is bound to its own session, so an agent or a script
+ * sees and answers only the questions its own calls raised; an operator (`mcpx elicit … --all`, REST `?all=1`,
+ * the terminal and web inboxes) sees every session. The binding keeps callers in their lane; it is not a wall
+ * against the same OS user, who can read the store itself.
+ */
+import { forbidden } from './records.js';
+
+export interface CallerScope {
+  /** The caller's own session: MCPX_SESSION_ID, else the config + cwd fingerprint (resolveSession). */
+  session: string;
+  /** An operator: every session's questions. */
+  all?: boolean;
+}
+
+/** true when the caller may see and answer this question. */
+export function inScope(question: { session: string }, scope: CallerScope): boolean {
+  return scope.all === true || question.session === scope.session;
+}
+
+/** Throws ELICITATION_FORBIDDEN (saying how to use --all) when the question is another session's. */
+export function checkScope(question: { id: string; session: string }, scope: CallerScope): void {
+  if (!inScope(question, scope)) throw forbidden(question.id);
+}
