@@ -47,13 +47,21 @@ describe('MCPX_STORE_URL=postgres://', () => {
     });
     const client = socketFetch(daemon.state.socket);
     try {
-      const body = (await (await client.fetch('/v1/call/fx/ask_confirm', post({}))).json()) as {
+      // The call names its session; the other process answers from the same one (a caller is bound to its session).
+      const asked = post({});
+      asked.headers = { ...(asked.headers as Record<string, string>), 'x-mcpx-session': 'ses-pg' };
+      const body = (await (await client.fetch('/v1/call/fx/ask_confirm', asked)).json()) as {
         inputRequired: { task: string; questions: Array<{ id: string }> };
       };
       const id = body.inputRequired.questions[0]!.id;
       expect(existsSync(join(env.MCPX_STATE_DIR, 'mcpx.sqlite'))).toBe(false);
       // Another process with only the URL (a different state dir: no daemon to find) reads and answers it.
-      const other = { ...process.env, MCPX_STATE_DIR: join(dir, 'elsewhere'), MCPX_STORE_URL: postgres.url };
+      const other = {
+        ...process.env,
+        MCPX_STATE_DIR: join(dir, 'elsewhere'),
+        MCPX_STORE_URL: postgres.url,
+        MCPX_SESSION_ID: 'ses-pg',
+      };
       const listed = await run(process.execPath, [cliPath, 'elicit', 'list', '--json'], { env: other });
       expect((JSON.parse(listed.stdout) as { elicitations: Array<{ id: string }> }).elicitations.map((e) => e.id)).toContain(id);
       await run(process.execPath, [cliPath, 'elicit', 'decline', id], { env: other });
