@@ -11,7 +11,8 @@ import { ownedServe, serveSetup, textOf, type ServeSetup, type TestClient } from
 const SESSION = { MCPX_SESSION_ID: 'disconnect-test' };
 let setup: ServeSetup;
 beforeAll(() => {
-  setup = serveSetup({ modern: { ...stdioFixture('dual-era'), era: 'modern' } });
+  // Every process of the setup (the serves and the CLI that answers) is in the one session the questions belong to.
+  setup = serveSetup({ modern: { ...stdioFixture('dual-era'), era: 'modern' } }, SESSION);
 });
 
 /** Calls ask_form through a fresh serve, closes its stdin while the question waits; the question's and call's ids. */
