@@ -9,7 +9,8 @@ export {
   planScriptDeclarations,
   schemaToTypeScript,
 } from './generate.js';
-export type { GenerateOptions, GenerateResult, GeneratedFile, ToolDefinition, ToolsByServer } from './generate.js';
+export type { GenerateOptions, GenerateResult, GeneratedFile } from './generate.js';
+export type { ToolDefinition, ToolsByServer } from './server-model.js';
 export type { CodegenWarning, ConvertLimits } from './convert-schema.js';
 export { DEFAULT_LIMITS } from './convert-schema.js';
 export { checkTypeScript } from './check.js';
