@@ -137,9 +137,12 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
     }
   };
 
-  /** A modern client that declared sampling or roots, in front of a modern upstream: relayed (relay.ts). */
+  /**
+   * A client that declared sampling or roots, in front of a modern upstream: relayed (relay.ts). On a legacy
+   * connection the SDK's legacy shim puts the relayed requests to the client mid-call and re-enters with its answers.
+   */
   const relays = async (upstream: string, ctx: ServerContext): Promise<boolean> => {
-    if (connection.era !== 'modern' || !wantsRelay(capabilitiesOf(ctx))) return false;
+    if (!wantsRelay(capabilitiesOf(ctx))) return false;
     // An upstream that cannot be reached fails the usual way, on the usual path.
     return (await core.mcpx.era(upstream).catch(() => undefined)) === 'modern';
   };
