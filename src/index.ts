@@ -124,6 +124,7 @@ export {
 } from './runtime/index.js';
 export type {
   AskRequest,
+  AskStop,
   ConsoleLevel,
   HostBindings,
   InputRequiredStop,

@@ -28,6 +28,9 @@ export interface InputRequiredView {
   task?: string;
   /** No daemon holds the call (daemon.inline). */
   inline?: boolean;
+  /** Replaces the first line (after `mcpx: `) and the closing paragraph: for a question that is not a server's. */
+  headline?: string;
+  tail?: string;
 }
 
 /** How server text is cleaned: `text` may span lines, `line` is one line cut at `maxLength`. */
@@ -77,10 +80,12 @@ export function describeInputRequired(view: InputRequiredView, options: Describe
   const name = `${clean.line(view.server)}.${clean.line(view.tool)}`;
   const blocks = view.questions.map((q) => describeQuestion(q, options.now, offset, clean));
   const tail =
-    view.task && !view.inline
+    view.tail ??
+    (view.task && !view.inline
       ? `The call keeps running until it is answered or expires; collect its result with: mcpx task result ${view.task}`
-      : 'No daemon holds this call (daemon.inline): it cannot outlive this command, so it ends when mcpx exits; run it again with a daemon, or answer it here with --elicit=prompt.';
-  return `mcpx: ${name} is waiting for input and nothing here can answer it.\n\n${blocks.join('\n\n')}\n\n${tail}\n`;
+      : 'No daemon holds this call (daemon.inline): it cannot outlive this command, so it ends when mcpx exits; run it again with a daemon, or answer it here with --elicit=prompt.');
+  const headline = view.headline ?? `${name} is waiting for input and nothing here can answer it`;
+  return `mcpx: ${headline}.\n\n${blocks.join('\n\n')}\n\n${tail}\n`;
 }
 
 function describeQuestion(q: DescribedQuestion, now: number, offset: (at: number) => number, clean: TextCleaner): string {

@@ -16,6 +16,9 @@ export type ToolCallReply =
    */
   | { status: 'input-required'; message: string; data?: Record<string, unknown> };
 
+/** What `ask()` stops the run with when the host left the question open for someone to answer later. */
+export type AskStop = Extract<ToolCallReply, { status: 'input-required' }>;
+
 /** A question the script puts to the person with `ask(q)`. */
 export interface AskRequest {
   message: string;
@@ -28,10 +31,11 @@ export interface HostBindings {
   /** Runs a tool call for the script. A thrown error reaches the script as a `ToolError` (with the McpxError code if any). */
   callTool(server: string, tool: string, args: Record<string, unknown>): Promise<ToolCallReply>;
   /**
-   * Asks the person. `undefined` means nobody could answer: the run stops as input-required.
+   * Asks the person. `undefined` means nobody could answer: the run stops as input-required. An input-required
+   * reply stops it the same way with the host's message and data (the question it left open, and how to answer it).
    * Absent: the run has no person to ask, and `ask()` stops the run the same way.
    */
-  ask?(request: AskRequest): Promise<Answer | undefined>;
+  ask?(request: AskRequest): Promise<Answer | AskStop | undefined>;
   /** The script's `console.*`, one formatted line (stack traces already mapped to the script's lines). */
   console(level: ConsoleLevel, text: string): void;
   /** Why the runtime did what it did (an onElicit handler that passed a question on, ...). */

@@ -5,7 +5,7 @@
  */
 export { startScript, runScript } from './start.js';
 export type { ScriptSource, StartScriptOptions, ScriptRun, RunOutcome, RunStats, InputRequiredStop } from './types.js';
-export type { HostBindings, ToolCallReply, AskRequest, ConsoleLevel } from './host-bindings.js';
+export type { HostBindings, ToolCallReply, AskRequest, AskStop, ConsoleLevel } from './host-bindings.js';
 export { DEFAULT_LIMITS, resolveLimits, parseSize, parseDuration } from './limits.js';
 export type { ScriptLimits } from './limits.js';
 export { prepareScript } from './transpile.js';

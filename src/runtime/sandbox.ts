@@ -244,14 +244,16 @@ class SandboxRun implements ScriptRun, HostSide {
         (answer) => {
           if (this.finished) return;
           this.pendingCalls.delete(token);
-          if (answer === undefined) {
+          if (answer === undefined || 'status' in answer) {
             this.end({
               status: 'input-required',
-              stop: {
-                via: 'ask',
-                message: `the script asked "${request.message}" and nobody here can answer it`,
-                data: { requestedSchema },
-              },
+              stop: answer
+                ? { via: 'ask', message: answer.message, ...(answer.data ? { data: answer.data } : {}) }
+                : {
+                    via: 'ask',
+                    message: `the script asked "${request.message}" and nobody here can answer it`,
+                    data: { requestedSchema },
+                  },
             });
             return;
           }

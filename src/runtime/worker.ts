@@ -7,7 +7,7 @@
 import { isMainThread, parentPort, Worker, workerData, type MessagePort } from 'node:worker_threads';
 import { McpxError, type McpxErrorCode } from '../errors.js';
 import type { Answer, ElicitContext, Question } from '../types.js';
-import type { AskRequest, ConsoleLevel, HostBindings, ToolCallReply } from './host-bindings.js';
+import type { AskRequest, AskStop, ConsoleLevel, HostBindings, ToolCallReply } from './host-bindings.js';
 import { resolveLimits, type ResolvedLimits } from './limits.js';
 import type { RunOutcome, RunStats, ScriptRun, ScriptSource, StartScriptOptions } from './types.js';
 
@@ -31,7 +31,7 @@ type ToParent =
 
 type ToWorker =
   | { type: 'call-reply'; id: number; reply: ToolCallReply }
-  | { type: 'ask-reply'; id: number; answer: Answer | null; error?: { message: string; code?: string } }
+  | { type: 'ask-reply'; id: number; answer: Answer | AskStop | null; error?: { message: string; code?: string } }
   | { type: 'answer'; id: number; question: Question; expiresAt: number; arguments: Record<string, unknown> }
   | { type: 'abort-answer'; id: number }
   | { type: 'stop'; reason: string };
@@ -212,7 +212,7 @@ async function serve(port: MessagePort, input: WorkerInput): Promise<void> {
   const { startScriptHere } = await import('./sandbox.js');
   let nextId = 1;
   const calls = new Map<number, (reply: ToolCallReply) => void>();
-  const asks = new Map<number, { resolve: (answer: Answer | undefined) => void; reject: (error: Error) => void }>();
+  const asks = new Map<number, { resolve: (answer: Answer | AskStop | undefined) => void; reject: (error: Error) => void }>();
   const aborts = new Map<number, AbortController>();
   const post = (message: ToParent): void => port.postMessage(message);
 

@@ -26,6 +26,9 @@ export interface InputRequiredView {
   questions: WaitingQuestion[];
   /** The task holding the call; absent when no daemon holds it (the call dies with the command). */
   task?: string;
+  /** For a question that is not a server's (a script's ask()): the first line and the closing paragraph. */
+  headline?: string;
+  tail?: string;
   now: number;
 }
 
@@ -36,7 +39,14 @@ const localOffset = (ms: number): number => -new Date(ms).getTimezoneOffset();
 /** The §5.1 message, newline-terminated. Server text is sanitised. */
 export function renderInputRequired(view: InputRequiredView): string {
   return describeInputRequired(
-    { server: view.server, tool: view.tool, questions: view.questions, ...(view.task ? { task: view.task } : {}) },
+    {
+      server: view.server,
+      tool: view.tool,
+      questions: view.questions,
+      ...(view.task ? { task: view.task } : {}),
+      ...(view.headline === undefined ? {} : { headline: view.headline }),
+      ...(view.tail === undefined ? {} : { tail: view.tail }),
+    },
     { now: view.now, utcOffsetMinutes: localOffset, clean: terminal },
   );
 }

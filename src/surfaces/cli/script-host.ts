@@ -4,7 +4,8 @@
  * HostBindings the sandbox sees. A question nobody answers stops the run with the `mcpx call` message.
  */
 import { createHostAuth } from '../../auth/host-auth.js';
-import type { Broker } from '../../broker/types.js';
+import type { Broker, ElicitRequest } from '../../broker/types.js';
+import { questionOf } from '../../broker/question.js';
 import { createElicitationPipeline, type Answerer } from '../../elicitation/pipeline.js';
 import { assignNames, memberName } from '../../codegen/names.js';
 import type { LoadedConfig, McpxConfig } from '../../config/index.js';
@@ -12,13 +13,14 @@ import { McpxError } from '../../errors.js';
 import { newCallId, newElicitationId } from '../../ids.js';
 import { createMcpx, type Mcpx, type McpxOptions } from '../../mcpx.js';
 import { stateDir } from '../../paths.js';
-import { evaluatePolicy, parsePolicy, withMode, type Policy } from '../../policy/index.js';
-import type { AskRequest, HostBindings, ScriptRun, ToolCallReply } from '../../runtime/index.js';
+import { parsePolicy, withMode, type Policy } from '../../policy/index.js';
+import type { AskRequest, AskStop, HostBindings, RunOutcome, ScriptRun, ToolCallReply } from '../../runtime/index.js';
 import type { Answer, ElicitContext, ElicitHandler, Question } from '../../types.js';
 import type { ElicitMode } from './args.js';
 import type { CliIO } from './io.js';
 import { renderInputRequired } from './render.js';
-import { sanitize } from './sanitize.js';
+import { sanitize, sanitizeLine } from './sanitize.js';
+import type { AskReplay } from './script-asks.js';
 
 /** Puts one question to the person and returns their answer (the terminal form, or a test's stand-in). */
 export type PersonPrompt = (question: Question) => Promise<Answer>;
@@ -36,6 +38,8 @@ export interface ScriptHostOptions {
   /** The person; used in prompt mode only. */
   prompt?: PersonPrompt;
   elicitTtlMs?: number;
+  /** Where ask() questions left open are remembered for the next run (`keyOf` names this script). */
+  replay?: AskReplay;
 }
 
 export interface ScriptHost {
@@ -43,6 +47,8 @@ export interface ScriptHost {
   readonly bindings: HostBindings;
   /** Makes the run's onElicit the script answerer of the pipeline. */
   attach(run: ScriptRun): void;
+  /** The run ended: past its questions (done or failed), the answers its ask() calls replayed are used up. */
+  finished(outcome: RunOutcome): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -56,6 +62,19 @@ export async function createScriptHost(options: ScriptHostOptions): Promise<Scri
   // prompt and return both ask (rules first); the person is there only in prompt mode.
   const policy = mode === 'auto' || mode === 'decline' || mode === 'error' ? withMode(basePolicy, mode) : basePolicy;
   const person = mode === 'prompt' ? options.prompt : undefined;
+  const { replay } = options;
+  const askStop = (request: ElicitRequest): AskStop => ({
+    status: 'input-required',
+    message: renderInputRequired({
+      server: request.server,
+      tool: request.tool,
+      questions: [{ ...questionOf(request), expiresAt: request.expiresAt }],
+      now: Date.now(),
+      headline: `the script asked "${sanitizeLine(request.message)}" and nobody here can answer it`,
+      tail: 'Answer it from any process (the command above, REST, the inbox), then run the script again: this ask() returns that answer.',
+    }),
+    data: { callId: request.trace, server: request.server, tool: request.tool, questions: [questionOf(request)] },
+  });
 
   let run: ScriptRun | undefined;
   // A script accepting a url question consents to the page being opened, as a Node host's onElicit does: it is opened
@@ -133,7 +152,14 @@ export async function createScriptHost(options: ScriptHostOptions): Promise<Scri
       }
       return { status: 'ok', value: result.structuredContent };
     },
-    async ask(request: AskRequest): Promise<Answer | undefined> {
+    async ask(request: AskRequest): Promise<Answer | AskStop | undefined> {
+      const key = replay?.keyOf(request);
+      const earlier = key === undefined ? undefined : await replay?.recall(key);
+      if (earlier && 'answer' in earlier) return earlier.answer;
+      if (earlier && !person) return askStop(earlier.waiting);
+      // Asked afresh at the terminal: the earlier run's question is no one's any more.
+      if (earlier)
+        await broker.abandon(earlier.waiting.id, 'the script ran again and asked at the terminal').catch(() => undefined);
       const question: Question = {
         id: newElicitationId(),
         server: 'script',
@@ -145,10 +171,14 @@ export async function createScriptHost(options: ScriptHostOptions): Promise<Scri
         callId: newCallId(),
         audience: 'user',
       };
-      // With no person, only a policy rule can answer; otherwise nothing could deliver a later answer to this run.
-      if (!person && evaluatePolicy(policy, question, io.env).kind === 'ask') return undefined;
       const context: ElicitContext = { signal: new AbortController().signal, arguments: {}, expiresAt: Date.now() + ttlMs };
-      return askPipeline(question, context);
+      const answer = await askPipeline(question, context);
+      if (answer) return answer;
+      // Nobody here answered: the question waits in the store, and the next run replays its answer.
+      const opened = await broker.get(question.id);
+      if (!opened) return undefined;
+      if (key !== undefined) await replay?.remember(key, question.id, ttlMs);
+      return askStop(opened);
     },
     console(level, text) {
       const prefix = level === 'log' || level === 'info' ? '' : `${level}: `;
@@ -164,6 +194,9 @@ export async function createScriptHost(options: ScriptHostOptions): Promise<Scri
     bindings,
     attach(next) {
       run = next;
+    },
+    finished: async (outcome) => {
+      if (outcome.status !== 'input-required') await replay?.forget();
     },
     close: async () => {
       await mcpx.close();

@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import type { StoreBroker } from '../../../broker/broker.js';
 import type { Broker } from '../../../broker/types.js';
 import { McpxError } from '../../../errors.js';
 import { loadConfig } from '../../../config/index.js';
@@ -21,6 +22,7 @@ import {
 import { elicitModeOf, parseArgs, UsageError, type ParsedArgs } from '../args.js';
 import { findConfigPath } from '../../../config/find.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
+import type { AskReplay } from '../script-asks.js';
 import { createScriptHost, type PersonPrompt } from '../script-host.js';
 import { sanitize } from '../sanitize.js';
 
@@ -101,6 +103,7 @@ export async function runSource(
   const elicitTtlMs = loaded.policy.ttlMs ?? ttlFromEnv(io.env.MCPX_ELICIT_TTL_MS, DEFAULT_ELICIT_TTL_MS);
   const broker = deps.broker ? { broker: deps.broker, close: async () => undefined } : await openRunBroker(io);
   try {
+    const replay = await askReplayOf(broker.broker, resolve(io.cwd, file), source, io);
     const host = await createScriptHost({
       io,
       mode,
@@ -110,6 +113,7 @@ export async function runSource(
       policy: loaded.policy,
       elicitTtlMs,
       prompt: deps.prompt ?? terminalPrompt(io),
+      ...(replay ? { replay } : {}),
     });
     try {
       if (flags.check === true) {
@@ -128,7 +132,9 @@ export async function runSource(
       // A worker thread, so a script that overruns its CPU or time limit is stopped even inside a builtin.
       const run = await startScript({ script, bindings: host.bindings, limits, isolation: 'worker' });
       host.attach(run);
-      return report(await run.outcome, io, flags.json === true);
+      const outcome = await run.outcome;
+      await host.finished(outcome);
+      return report(outcome, io, flags.json === true);
     } finally {
       await host.close();
     }
@@ -145,7 +151,8 @@ function report(outcome: RunOutcome, io: CliIO, json: boolean): number {
   if (outcome.status === 'input-required') {
     const { stop } = outcome;
     if (json) io.stdout.write(`${JSON.stringify({ inputRequired: { ...stop.data, text: stop.message } }, null, 2)}\n`);
-    else io.stdout.write(stop.via === 'tool' ? stop.message : `mcpx: ${sanitize(stop.message)}.\n`);
+    // A tool's stop and an ask() left open in the store carry the rendered message; a bare ask() stop a line.
+    else io.stdout.write(stop.via === 'tool' || stop.data?.questions ? stop.message : `mcpx: ${sanitize(stop.message)}.\n`);
     return EXIT.INPUT_REQUIRED;
   }
   io.stderr.write(`mcpx: ${sanitize(outcome.error.message)} [${outcome.error.code}]\n`);
@@ -173,6 +180,18 @@ async function openRunBroker(io: CliIO): Promise<{ broker: Broker; close(): Prom
   const { openStoreBroker, closeStoreBroker } = await import('../store-backend.js');
   const broker = await openStoreBroker(io.env);
   return { broker, close: () => closeStoreBroker(broker) };
+}
+
+/** Where a script's unanswered ask() is remembered for the next run: beside the questions, when the broker has a store. */
+async function askReplayOf(broker: Broker, path: string, source: string, io: CliIO): Promise<AskReplay | undefined> {
+  if (!('store' in broker)) return undefined;
+  const { createAskReplay, scriptIdentity } = await import('../script-asks.js');
+  return createAskReplay({
+    keyv: (broker as StoreBroker).store.keyv,
+    broker,
+    script: scriptIdentity(path, source),
+    scope: JSON.stringify([io.cwd, io.env.MCPX_SESSION_ID ?? '']),
+  });
 }
 
 function terminalPrompt(io: CliIO): PersonPrompt {
