@@ -6,6 +6,9 @@
  */
 import { type Doc, type PropertyType, type TsType, NEVER, UNKNOWN, intersection, union } from './type-model.js';
 import { typeName } from './names.js';
+import { docText, jsonText } from './doc-text.js';
+import { KNOWN, TYPE_NAMES, UNSUPPORTED } from './schema-keywords.js';
+import { anchorsOf, cycleMembers, escapePointer, isObject, resolvePointer, type Schema } from './schema-document.js';
 
 export interface CodegenWarning {
   server?: string;
@@ -33,116 +36,6 @@ export interface NamedType {
   name: string;
   type: TsType;
   doc?: Doc;
-}
-
-type Schema = Record<string, unknown> | boolean;
-
-/** Keywords that only constrain values of a type already expressed: ignoring them widens nothing unsafely. */
-const CONSTRAINTS = new Set([
-  'minLength',
-  'maxLength',
-  'pattern',
-  'minimum',
-  'maximum',
-  'exclusiveMinimum',
-  'exclusiveMaximum',
-  'multipleOf',
-  'minItems',
-  'maxItems',
-  'uniqueItems',
-  'contains',
-  'minContains',
-  'maxContains',
-  'minProperties',
-  'maxProperties',
-  'propertyNames',
-  'dependentRequired',
-  'not',
-  'contentEncoding',
-  'contentMediaType',
-  'contentSchema',
-  'unevaluatedProperties',
-  'unevaluatedItems',
-  'additionalItems',
-]);
-/** Keywords that carry no type: annotations and identifiers. */
-const ANNOTATIONS = new Set([
-  '$schema',
-  '$id',
-  '$anchor',
-  '$comment',
-  '$vocabulary',
-  '$defs',
-  'definitions',
-  'title',
-  'description',
-  'default',
-  'examples',
-  'example',
-  'deprecated',
-  'readOnly',
-  'writeOnly',
-  'format',
-  'nullable',
-  '$dynamicAnchor',
-]);
-/** Keywords whose meaning a static type cannot follow: the schema degrades to `unknown`. */
-const UNSUPPORTED = new Set(['if', 'then', 'else', 'dependentSchemas', 'dependencies', '$dynamicRef', '$recursiveRef']);
-/** Every keyword that is read, ignored on purpose, or only annotates (vendor `x-...` ones are also let through). */
-const KNOWN = new Set([
-  ...CONSTRAINTS,
-  ...ANNOTATIONS,
-  ...[
-    '$ref',
-    'type',
-    'enum',
-    'const',
-    'properties',
-    'required',
-    'additionalProperties',
-    'patternProperties',
-    'items',
-    'prefixItems',
-    'allOf',
-    'anyOf',
-    'oneOf',
-  ],
-  // OpenAPI and validator habits that carry no type
-  'discriminator',
-  'errorMessage',
-]);
-
-const TYPE_NAMES = new Set(['string', 'number', 'integer', 'boolean', 'null', 'object', 'array']);
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function escapePointer(segment: string): string {
-  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
-/** Text from a server, made safe for a JSDoc block: no control characters, no comment terminator, bounded. */
-export function docText(text: string, max: number): string {
-  let clean = text
-    .replace(/\r\n?/g, '\n')
-    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g, '')
-    .replace(/\*\//g, '*\\/')
-    .replace(/^(\s*)@/gm, '$1\\@')
-    .trim();
-  if (clean.length > max) clean = `${clean.slice(0, max)}…`;
-  return clean;
-}
-
-function jsonText(value: unknown, max: number): string | undefined {
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(value);
-  } catch {
-    return undefined;
-  }
-  if (text === undefined) return undefined;
-  return docText(text, max);
 }
 
 /** Converts one schema document (a tool's input or output schema), sharing a namespace with its sibling. */
@@ -181,24 +74,10 @@ export class SchemaConverter {
   }
 
   private breakAliasCycles(named: NamedType[]): void {
-    const inCycle = new Set<string>();
-    const visiting = new Set<string>();
-    const done = new Set<string>();
-    const stack: string[] = [];
-    const visit = (name: string): void => {
-      if (done.has(name)) return;
-      if (visiting.has(name)) {
-        for (let i = stack.indexOf(name); i < stack.length; i += 1) inCycle.add(stack[i] as string);
-        return;
-      }
-      visiting.add(name);
-      stack.push(name);
-      for (const next of this.directEdges.get(name) ?? []) visit(next);
-      stack.pop();
-      visiting.delete(name);
-      done.add(name);
-    };
-    for (const n of named) visit(n.name);
+    const inCycle = cycleMembers(
+      named.map((n) => n.name),
+      this.directEdges,
+    );
     for (const n of named) {
       if (inCycle.has(n.name)) {
         n.type = UNKNOWN;
@@ -208,38 +87,11 @@ export class SchemaConverter {
   }
 
   private resolvePointer(pointer: string): unknown {
-    let node: unknown = this.root;
-    if (pointer === '') return node;
-    for (const raw of pointer.slice(1).split('/')) {
-      const segment = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-      if (Array.isArray(node)) {
-        node = /^(0|[1-9][0-9]*)$/.test(segment) ? node[Number(segment)] : undefined;
-      } else if (isObject(node) && Object.hasOwn(node, segment)) {
-        node = node[segment];
-      } else {
-        return undefined;
-      }
-    }
-    return node;
+    return resolvePointer(this.root, pointer);
   }
 
   private findAnchor(anchor: string): string | undefined {
-    if (!this.anchors) {
-      this.anchors = new Map();
-      const walk = (node: unknown, pointer: string, depth: number): void => {
-        if (depth > this.limits.maxDepth) return;
-        if (Array.isArray(node)) {
-          node.forEach((v, i) => walk(v, `${pointer}/${i}`, depth + 1));
-          return;
-        }
-        if (!isObject(node)) return;
-        if (typeof node.$anchor === 'string' && !this.anchors?.has(node.$anchor)) this.anchors?.set(node.$anchor, pointer);
-        for (const [k, v] of Object.entries(node))
-          if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples')
-            walk(v, `${pointer}/${escapePointer(k)}`, depth + 1);
-      };
-      walk(this.root, '', 0);
-    }
+    this.anchors ??= anchorsOf(this.root, this.limits.maxDepth);
     return this.anchors.get(anchor);
   }
 

@@ -1,6 +1,7 @@
 /** Writing generated files through code-block-writer: statements, namespaces, the header, tool types and methods. */
 import CodeBlockWriter from 'code-block-writer';
-import { docText, type NamedType } from './convert-schema.js';
+import type { NamedType } from './convert-schema.js';
+import { docText } from './doc-text.js';
 import { hashLine } from './hash.js';
 import type { ToolModel } from './server-model.js';
 import { writeDoc, writeMembers, writeType } from './type-model.js';

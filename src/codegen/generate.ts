@@ -3,7 +3,8 @@
  * servers' type models (server-model.ts); nothing here loads ts-morph.
  */
 import CodeBlockWriter from 'code-block-writer';
-import { DEFAULT_LIMITS, type CodegenWarning, type ConvertLimits, SchemaConverter, docText } from './convert-schema.js';
+import { DEFAULT_LIMITS, type CodegenWarning, type ConvertLimits, SchemaConverter } from './convert-schema.js';
+import { docText } from './doc-text.js';
 import { schemaHash } from './hash.js';
 import { assignNames, memberName } from './names.js';
 import { SCRIPT_GLOBALS } from './script-globals.js';

@@ -1,5 +1,6 @@
 /** A server's tools, named and converted to type models: what both kinds of generated file are built from. */
-import { SchemaConverter, docText, type CodegenWarning, type ConvertLimits, type NamedType } from './convert-schema.js';
+import { SchemaConverter, type CodegenWarning, type ConvertLimits, type NamedType } from './convert-schema.js';
+import { docText } from './doc-text.js';
 import { schemaHash } from './hash.js';
 import { assignNames, memberName, typeName } from './names.js';
 import type { Doc, TsType } from './type-model.js';
