@@ -48,7 +48,8 @@ export type McpxErrorCode =
   | 'SECRET_MISSING'
   // sign-in (OAuth)
   | 'SIGN_IN_REQUIRED'
-  | 'SIGN_IN_FAILED';
+  | 'SIGN_IN_FAILED'
+  | 'AUTH_LOCKED';
 
 /** A field-level problem: which field, what was expected, in words. */
 export interface Issue {

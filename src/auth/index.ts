@@ -2,11 +2,14 @@
  * OAuth 2.1 for Streamable HTTP servers: one provider per server over the secret store, one loopback redirect per
  * process (opened on the first sign-in's need), and a transport that completes a sign-in and resends.
  */
+import { join } from 'node:path';
 import type { FetchLike, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { HttpServerConfig } from '../config/schema.js';
+import { stateDir } from '../paths.js';
 import type { SecretStore } from '../secrets/index.js';
 import { openLoopbackReturn, type LoopbackOptions, type LoopbackReturn } from './loopback.js';
 import { McpxOAuthProvider, type AuthorizationReturn, type OAuthSettings, type PresentSignIn } from './provider.js';
+import { refreshLockPath } from './refresh.js';
 import { serverCredentials } from './token-store.js';
 import { SigningInTransport } from './transport.js';
 
@@ -23,6 +26,8 @@ export {
 } from './sign-in-question.js';
 export { answerSignInArrival } from './sign-in-answer.js';
 export { SigningInTransport, MAX_SIGN_INS_PER_MESSAGE } from './transport.js';
+export { needsRefresh, refreshLockPath, REFRESH_MARGIN_S } from './refresh.js';
+export { withFileLock, type FileLockOptions } from './file-lock.js';
 
 export interface AuthOptions {
   /** The secret store, or how to open it on first need (a keychain probe is not paid by a host that never signs in). */
@@ -33,6 +38,8 @@ export interface AuthOptions {
   back?: AuthorizationReturn;
   /** The default loopback listener's port and arrival hook. */
   loopback?: LoopbackOptions;
+  /** Where the cross-process refresh locks live; default `<stateDir>/locks`. */
+  lockDir?: string;
 }
 
 export interface Auth {
@@ -41,7 +48,7 @@ export interface Auth {
     server: HttpServerConfig,
     options: { fetch?: FetchLike; requestInit?: RequestInit },
   ): Promise<StreamableHTTPClientTransport>;
-  provider(name: string, server: HttpServerConfig): Promise<McpxOAuthProvider>;
+  provider(name: string, server: HttpServerConfig, fetch?: FetchLike): Promise<McpxOAuthProvider>;
   close(): Promise<void>;
 }
 
@@ -52,18 +59,20 @@ export function createAuth(options: AuthOptions): Auth {
   let opened: Promise<SecretStore> | undefined;
   const store = (): Promise<SecretStore> =>
     (opened ??= typeof options.store === 'function' ? options.store() : Promise.resolve(options.store));
-  const provider = async (name: string, server: HttpServerConfig): Promise<McpxOAuthProvider> =>
+  const lockDir = options.lockDir ?? join(stateDir(process.env), 'locks');
+  const provider = async (name: string, server: HttpServerConfig, fetch?: FetchLike): Promise<McpxOAuthProvider> =>
     new McpxOAuthProvider(
       name,
       serverCredentials(await store(), name),
       (server.oauth ?? {}) as OAuthSettings,
       await back(),
       options.present,
+      { serverUrl: new URL(server.url), lockPath: refreshLockPath(lockDir, name), ...(fetch ? { fetch } : {}) },
     );
   return {
     provider,
     transport: async (name, server, transportOptions) =>
-      new SigningInTransport(new URL(server.url), transportOptions, await provider(name, server)),
+      new SigningInTransport(new URL(server.url), transportOptions, await provider(name, server, transportOptions.fetch)),
     close: async () => {
       if (loopback) await (await loopback).close();
     },

@@ -6,15 +6,18 @@
  * authorization URL to whoever asks the person (a question, never a silent browser launch).
  */
 import { randomBytes } from 'node:crypto';
-import type {
-  OAuthClientInformationContext,
-  OAuthClientMetadata,
-  OAuthClientProvider,
-  OAuthDiscoveryState,
-  StoredOAuthClientInformation,
-  StoredOAuthTokens,
+import {
+  auth,
+  type FetchLike,
+  type OAuthClientInformationContext,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+  type StoredOAuthClientInformation,
+  type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
-import type { ServerCredentials } from './token-store.js';
+import { needsRefresh, refreshedTokens } from './refresh.js';
+import type { KeptTokens, ServerCredentials } from './token-store.js';
 
 /** What a server's config may say about its OAuth client (all optional: discovery and registration do the rest). */
 export interface OAuthSettings {
@@ -40,11 +43,19 @@ export type PresentSignIn = (request: { server: string; url: URL }) => Promise<v
 /** How long after the person agreed to sign in the browser may take to come back. */
 export const SIGN_IN_RETURN_MS = 10 * 60_000;
 
+/** What refreshing ahead of expiry needs: the MCP server's URL (for discovery) and the server's refresh lock. */
+export interface RefreshSettings {
+  serverUrl: URL;
+  lockPath: string;
+  fetch?: FetchLike;
+}
+
 export class McpxOAuthProvider implements OAuthClientProvider {
   readonly clientMetadataUrl?: string;
   private verifier: string | undefined;
   private discovery: OAuthDiscoveryState | undefined;
   private pending: URL | undefined;
+  private refreshing: Promise<KeptTokens | undefined> | undefined;
 
   constructor(
     private readonly server: string,
@@ -52,6 +63,7 @@ export class McpxOAuthProvider implements OAuthClientProvider {
     private readonly settings: OAuthSettings,
     private readonly back: AuthorizationReturn,
     private readonly present: PresentSignIn,
+    private readonly refresh?: RefreshSettings,
   ) {
     if (settings.clientMetadataUrl) this.clientMetadataUrl = settings.clientMetadataUrl;
   }
@@ -87,9 +99,11 @@ export class McpxOAuthProvider implements OAuthClientProvider {
     const issuer = ctx?.issuer ?? (await this.credentials.currentIssuer());
     if (!issuer) return undefined;
     const client = await this.credentials.client(issuer);
-    // A client registered for another loopback address cannot receive this sign-in: register again.
+    // A client registered for another loopback address cannot receive this sign-in: register again; but its refresh
+    // token is bound to it, so while there is one to try the client is kept (a failed refresh forgets the tokens).
     if (
       client &&
+      !(await this.credentials.tokens(issuer))?.refresh_token &&
       'redirect_uris' in client &&
       Array.isArray(client.redirect_uris) &&
       !client.redirect_uris.includes(this.back.redirectUrl)
@@ -103,9 +117,27 @@ export class McpxOAuthProvider implements OAuthClientProvider {
     if (issuer) await this.credentials.saveClient(issuer, client);
   }
 
+  /**
+   * The stored tokens. Read for a request (no `ctx`) when the access token has expired or is about to, they are
+   * refreshed first, once for all callers in every process (see refresh.ts); the SDK's own reads (with `ctx`) get
+   * them as stored.
+   */
   async tokens(ctx?: OAuthClientInformationContext): Promise<StoredOAuthTokens | undefined> {
     const issuer = ctx?.issuer ?? (await this.credentials.currentIssuer());
-    return issuer ? this.credentials.tokens(issuer) : undefined;
+    if (!issuer) return undefined;
+    const stored = await this.credentials.tokens(issuer);
+    if (ctx || !stored || !this.refresh || !needsRefresh(stored)) return stored;
+    return (this.refreshing ??= this.refreshAhead(issuer, this.refresh).finally(() => (this.refreshing = undefined)));
+  }
+
+  private refreshAhead(issuer: string, settings: RefreshSettings): Promise<KeptTokens | undefined> {
+    return refreshedTokens({
+      lockPath: settings.lockPath,
+      read: () => this.credentials.tokens(issuer),
+      refresh: async () => {
+        await auth(this, { serverUrl: settings.serverUrl, ...(settings.fetch ? { fetchFn: settings.fetch } : {}) });
+      },
+    });
   }
 
   async saveTokens(tokens: StoredOAuthTokens, ctx?: OAuthClientInformationContext): Promise<void> {
