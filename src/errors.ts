@@ -8,10 +8,12 @@ export type McpxErrorCode =
   | 'CONFIG_NOT_FOUND'
   | 'CONFIG_INVALID'
   | 'SERVER_NOT_FOUND'
+  | 'TOOL_NOT_FOUND'
   // connections and calls
   | 'CONNECT_FAILED'
   | 'ERA_NEGOTIATION_FAILED'
   | 'CALL_FAILED'
+  | 'ARGUMENTS_INVALID'
   | 'CONTINUATION_INVALID'
   | 'CONTINUATION_STALE'
   // adapters (OpenAPI and CLI)

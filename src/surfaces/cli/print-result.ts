@@ -1,6 +1,7 @@
 /** A tool's result on stdout: its text for a person (sanitised on a terminal), the whole CallToolResult with --json. */
 import { EXIT, type CliIO } from './io.js';
 import { sanitize } from './sanitize.js';
+import { issuesFromServerText } from '../../client/server-refusal.js';
 
 interface ContentItem {
   type?: string;
@@ -12,11 +13,15 @@ interface ContentItem {
   [field: string]: unknown;
 }
 
-/** Writes the result; exit 0, or 1 when the tool reported an error (`isError`). */
+/**
+ * Writes the result; exit 0, or 1 when the tool reported an error (`isError`). A server's refusal of the arguments
+ * (`call` names the tool) is said as the fields and what each expected, not as the raw protocol text.
+ */
 export function printResult(
   result: Record<string, unknown>,
   io: Pick<CliIO, 'stdout' | 'stderr' | 'isTTY'>,
   json: boolean,
+  call?: { server: string; tool: string },
 ): number {
   const failed = result.isError === true;
   if (json) {
@@ -27,6 +32,14 @@ export function printResult(
   const parts = items.map(describeItem);
   if (!parts.length && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent, null, 2));
   const text = parts.join('\n');
+  const refused = failed && call ? issuesFromServerText(text) : undefined;
+  if (refused) {
+    const lines = refused.map((issue) => `  ${sanitize(issue.message)}\n`).join('');
+    io.stderr.write(
+      `mcpx: ${call!.server}.${call!.tool} refused its arguments:\n${lines}see: mcpx list ${call!.server} --schema\n`,
+    );
+    return EXIT.FAILURE;
+  }
   const shown = io.isTTY ? sanitize(text, { maxLength: Number.MAX_SAFE_INTEGER }) : text;
   (failed ? io.stderr : io.stdout).write(shown.endsWith('\n') || shown === '' ? shown : `${shown}\n`);
   return failed ? EXIT.FAILURE : EXIT.OK;

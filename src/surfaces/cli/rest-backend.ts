@@ -23,7 +23,10 @@ function userHeader(): Record<string, string> {
   return user ? { 'x-mcpx-user': user } : {};
 }
 
-export function createRestBackend(options: RestBackendOptions): Backend {
+/** The Backend, plus `send`: one GET or POST whose error body becomes an McpxError (for routes the Backend does not name). */
+export function createRestBackend(options: RestBackendOptions): Backend & {
+  send<T>(path: string, init?: RequestInit): Promise<T>;
+} {
   const { fetch } = options;
 
   async function send<T>(path: string, init: RequestInit = {}): Promise<{ status: number; body: T }> {
@@ -123,6 +126,8 @@ export function createRestBackend(options: RestBackendOptions): Backend {
     },
 
     close: options.close ?? (async () => undefined),
+
+    send: async <T>(path: string, init?: RequestInit) => (await send<T>(path, init)).body,
   };
 }
 

@@ -5,10 +5,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Tool } from '@modelcontextprotocol/client';
+import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
+import { serverStatus } from '../../client/server-status.js';
 import type Keyv from 'keyv';
 import type { Broker } from '../../broker/types.js';
 import type { PolicyMode } from '../../policy/schema.js';
+import type { Era } from '../../types.js';
 import { createTaskRunner, type SessionSource, type TaskRunner } from '../../tasks/runner.js';
 import { createTaskStore } from '../../tasks/task-store.js';
 import { createHolderLease, type HolderLease } from '../../tasks/takeover.js';
@@ -22,6 +24,10 @@ export type PooledHost = TaskHost & {
   close(): Promise<void>;
   serverNames(): string[];
   listTools(server: string): Promise<Tool[]>;
+  era(server: string): Promise<Era>;
+  listPrompts(server: string): Promise<Prompt[]>;
+  listResources(server: string): Promise<Resource[]>;
+  listResourceTemplates(server: string): Promise<ResourceTemplate[]>;
 };
 
 export interface DaemonParts {
@@ -116,9 +122,14 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
     resumable: !options.inline,
   });
   // Tool lists come from the default session's instance: its connections are the ones calls without a session use.
+  const listing = () => hostFor(parts.defaultSession, 'explicit', 0);
   const catalog = {
-    serverNames: async () => (await hostFor(parts.defaultSession, 'explicit', 0)).serverNames(),
-    listTools: async (server: string) => (await hostFor(parts.defaultSession, 'explicit', 0)).listTools(server),
+    serverNames: async () => (await listing()).serverNames(),
+    listTools: async (server: string) => (await listing()).listTools(server),
+    status: async (server: string) => serverStatus(await listing(), server),
+    listPrompts: async (server: string) => (await listing()).listPrompts(server),
+    listResources: async (server: string) => (await listing()).listResources(server),
+    listResourceTemplates: async (server: string) => (await listing()).listResourceTemplates(server),
   };
   // Several daemons on one store: ours once we hold our holder's lease; the lapsed ones' calls are adopted.
   let lease: HolderLease | undefined;

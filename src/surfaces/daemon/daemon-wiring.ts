@@ -8,6 +8,7 @@ import { createHostAuth } from '../../auth/host-auth.js';
 import { createElicitationPipeline } from '../../elicitation/pipeline.js';
 import { createBroker, resolveSession } from '../../broker/index.js';
 import { openStoreFromEnv } from '../../broker/store-url.js';
+import { withCallChecks } from '../../client/checked-calls.js';
 import { createFileEraCache } from '../../client/era-cache.js';
 import { loadConfig } from '../../config/index.js';
 import { createMcpx, DEFAULT_ELICIT_TTL_MS } from '../../mcpx.js';
@@ -103,7 +104,8 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
         auth,
         clientInfo: { name: 'mcpx-daemon', version: options.version },
       });
-      return mcpx;
+      // `mcpx call` and REST: unknown names get their close matches, bad arguments the field, before anything is sent.
+      return withCallChecks(mcpx);
     },
     async close() {
       await auth.close();

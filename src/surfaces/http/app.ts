@@ -22,6 +22,7 @@ import { mountCallRoute, mountTaskRoute } from './routes/calls.js';
 import { mountElicitRoutes } from './routes/elicit.js';
 import { mountEventsRoute } from './routes/events.js';
 import { mountServerRoutes } from './routes/servers.js';
+import type { DiscoveryCatalog } from './routes/discovery.js';
 
 export interface AppDeps {
   broker: Broker;
@@ -45,7 +46,7 @@ export interface AppDeps {
 }
 
 /** What the tool-listing routes read: the daemon's own warm connections, so no server is spawned per request. */
-export interface ToolCatalog {
+export interface ToolCatalog extends DiscoveryCatalog {
   serverNames(): Promise<string[]>;
   listTools(server: string): Promise<Tool[]>;
 }

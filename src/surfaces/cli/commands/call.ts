@@ -57,7 +57,7 @@ export const command: Command = async (argv, io) => {
   const backend = await openBackend(io, { config, forCall: true });
   try {
     const response = await backend.call(server, tool, args, { session, sessionSource, ...(chosen ? { elicit } : {}) });
-    if (response.status === 'complete') return printResult(response.result, io, json);
+    if (response.status === 'complete') return printResult(response.result, io, json, { server, tool });
     // The daemon answered in auto, decline and error; a question still open waits for an answer from anywhere.
     if (mode !== 'prompt') return returnQuestions(response, io, json);
     return await answerUntilDone(backend, response, io, json, session);

@@ -11,6 +11,10 @@ export const commands: Record<string, CommandEntry> = {
     summary: "call a tool: mcpx call server.tool '{json}' | key=value...",
     load: async () => (await import('./call.js')).command,
   },
+  list: {
+    summary: "the configured servers with their status and era, or one server's tools: mcpx list [server] [--json|--schema]",
+    load: async () => (await import('./list.js')).command,
+  },
   serve: {
     summary: "serve the configured servers' tools as one MCP server (stdio) for agents: mcpx serve [server...]",
     load: async () => (await import('./serve.js')).command,

@@ -1,10 +1,11 @@
-/** The catalog routes: the configured servers and their tools, over the daemon's pooled connections. */
+/** The catalog routes: the configured servers, their tools, status, prompts and resources, over the daemon's pooled connections. */
 import { createRoute, type OpenAPIHono, type z } from '@hono/zod-openapi';
 import { McpxError } from '../../../errors.js';
 import type { ToolCatalog } from '../app.js';
 import { errors, json } from '../openapi.js';
 import { ServerListSchema, ServerParams, ToolListSchema } from '../schemas.js';
 import type { RouteContext } from './context.js';
+import { mountDiscoveryRoutes } from './discovery.js';
 
 const serversRoute = createRoute({
   method: 'get',
@@ -34,4 +35,5 @@ export function mountServerRoutes(app: OpenAPIHono, { deps }: RouteContext): voi
     const tools = await catalog().listTools(server);
     return c.json({ server, tools: tools as z.infer<typeof ToolListSchema>['tools'] }, 200);
   });
+  mountDiscoveryRoutes(app, catalog);
 }

@@ -1,0 +1,86 @@
+/**
+ * Tool calls checked before they are sent: an unknown server or tool is named with its close matches ("did you
+ * mean echo?"), and arguments that do not fit the tool's input schema are refused with the field and the
+ * expectation. The schema is the server's last listing; a stale one is listed afresh before anything is refused.
+ */
+import type { Tool } from '@modelcontextprotocol/client';
+import { ProtocolError } from '@modelcontextprotocol/client';
+import { didYouMean } from '../close-matches.js';
+import { isMcpxError, McpxError, type Issue } from '../errors.js';
+import type { ClientPool } from './client-pool.js';
+import { checkArguments } from './argument-check.js';
+import { issuesFromServerText } from './server-refusal.js';
+
+type Checked = Pick<ClientPool, 'serverNames' | 'listTools' | 'callTool'>;
+
+/** The same instance, with `callTool` checked and `listTools` remembered as the schemas to check against. */
+export function withCallChecks<T extends Checked>(host: T): T {
+  const listed = new Map<string, Tool[]>();
+  const list = async (server: string): Promise<Tool[]> => {
+    const tools = await host.listTools(server);
+    listed.set(server, tools);
+    return tools;
+  };
+
+  /** The tool as listed; re-listed once when the remembered listing lacks it or refuses the arguments. */
+  const toolOf = async (server: string, name: string, args: Record<string, unknown>): Promise<Tool | undefined> => {
+    const remembered = listed.get(server);
+    const fits = (tool: Tool | undefined): boolean => tool !== undefined && !checkArguments(tool.inputSchema, args).length;
+    const fromMemory = remembered?.find((t) => t.name === name);
+    if (fits(fromMemory)) return fromMemory;
+    const fresh = await list(server);
+    const tool = fresh.find((t) => t.name === name);
+    if (!tool)
+      throw new McpxError(
+        'TOOL_NOT_FOUND',
+        `${server} has no tool named "${name}"${didYouMean(
+          name,
+          fresh.map((t) => t.name),
+        )} (mcpx list ${server} shows its tools)`,
+        { data: { server, tool: name, known: fresh.map((t) => t.name) } },
+      );
+    return tool;
+  };
+
+  const callTool: Checked['callTool'] = async (server, tool, args = {}, options) => {
+    const known = host.serverNames();
+    if (!known.includes(server))
+      throw new McpxError(
+        'SERVER_NOT_FOUND',
+        `no server named "${server}"${didYouMean(server, known)}${known.length ? ` (configured: ${known.join(', ')})` : '; no servers are configured'}`,
+        { data: { server, known } },
+      );
+    // A server that cannot be listed (not started yet for want of credentials, or down) is called as asked: the
+    // call says what is wrong with it.
+    const definition = await toolOf(server, tool, args).catch((error: unknown) => {
+      if (isMcpxError(error, 'TOOL_NOT_FOUND')) throw error;
+      return undefined;
+    });
+    const issues = definition ? checkArguments(definition.inputSchema, args) : [];
+    if (issues.length) throw argumentsInvalid(server, tool, issues, 'do not match its input schema');
+    try {
+      return await host.callTool(server, tool, args, options);
+    } catch (error) {
+      const refused = refusalIssues(error);
+      if (refused) throw argumentsInvalid(server, tool, refused, 'were refused by the server', error);
+      throw error;
+    }
+  };
+
+  return { ...host, listTools: list, callTool };
+}
+
+function argumentsInvalid(server: string, tool: string, issues: Issue[], what: string, cause?: unknown): McpxError {
+  return new McpxError(
+    'ARGUMENTS_INVALID',
+    `the arguments of ${server}.${tool} ${what}: ${issues.map((i) => i.message).join('; ')} (mcpx list ${server} --schema shows it)`,
+    { data: { server, tool, issues }, ...(cause === undefined ? {} : { cause }) },
+  );
+}
+
+/** A -32602 whose text names fields; anything else (an unknown tool, a bad cursor) stays as it was. */
+function refusalIssues(error: unknown): Issue[] | undefined {
+  const cause = error instanceof McpxError ? error.cause : error;
+  if (!(cause instanceof ProtocolError) || cause.code !== -32602) return undefined;
+  return issuesFromServerText(cause.message);
+}

@@ -1,0 +1,144 @@
+/**
+ * `mcpx list [server]`: the configured servers with their status and era, or one server's tools as readable
+ * signatures. Over the running daemon's warm connections when one runs, else connected directly and closed after.
+ */
+import type { Tool } from '@modelcontextprotocol/client';
+import type { ServerStatus } from '../../../client/server-status.js';
+import { didYouMean } from '../../../close-matches.js';
+import { isMcpxError, McpxError } from '../../../errors.js';
+import { parseArgs, UsageError } from '../args.js';
+import { openDiscovery, type Discovery } from '../discovery.js';
+import { EXIT, type CliIO, type Command } from '../io.js';
+import { sanitize, sanitizeLine } from '../sanitize.js';
+import { describeTool } from '../signatures.js';
+
+const USAGE = `usage: mcpx list [server] [options]
+
+Without a server: each configured server, whether it can be reached (connected, failed with the reason, needs
+auth, needs credentials) and the protocol era it speaks. With a server: its tools as signatures,
+name(required: type, optional?: type), with their descriptions.
+
+Uses the running daemon's connections when one runs; otherwise connects to the servers itself.
+
+options:
+  --json            print JSON: {servers: [...]} or {server, tools: [...]} as listed
+  --schema          with a server: each tool's input and output schemas as the server sent them
+  --config <file>   the mcpServers config (default: ./mcpx.json, ./.mcp.json, then the user config)
+`;
+
+export const command: Command = async (argv, io) => {
+  const { flags, positional } = parseArgs(argv, { booleans: ['json', 'schema'], strings: ['config'] });
+  if (flags.help) {
+    io.stdout.write(USAGE);
+    return EXIT.OK;
+  }
+  if (positional.length > 1) throw new UsageError(`expected at most one server, got ${positional.join(' ')}`);
+  const [server] = positional;
+  if (flags.schema && !server) throw new UsageError("--schema shows one server's tools: mcpx list <server> --schema");
+  const discovery = await openDiscovery(io, typeof flags.config === 'string' ? flags.config : undefined);
+  try {
+    if (!server) return await listServers(discovery, io, flags.json === true);
+    return await listTools(discovery, server, io, { json: flags.json === true, schema: flags.schema === true });
+  } finally {
+    await discovery.close();
+  }
+};
+
+async function listServers(discovery: Discovery, io: CliIO, json: boolean): Promise<number> {
+  const names = await discovery.servers();
+  const statuses = await Promise.all(names.map((name) => discovery.status(name)));
+  if (json) {
+    io.stdout.write(`${JSON.stringify({ servers: statuses }, null, 2)}\n`);
+    return EXIT.OK;
+  }
+  if (!statuses.length) {
+    io.stdout.write('No servers are configured. Add one under "mcpServers" in mcpx.json (see docs/config.md).\n');
+    return EXIT.OK;
+  }
+  const width = Math.max(...statuses.map((s) => s.server.length));
+  for (const status of statuses) io.stdout.write(`${serverLine(status, width)}\n`);
+  io.stdout.write(`\nmcpx list <server> shows a server's tools.\n`);
+  return EXIT.OK;
+}
+
+function serverLine(status: ServerStatus, width: number): string {
+  const name = status.server.padEnd(width);
+  const state = status.status === 'connected' ? `connected  ${status.era ?? ''}`.trimEnd() : status.status;
+  // The reason may quote a server's stderr: first line only, sanitised.
+  const reason = status.reason ? `: ${sanitizeLine(status.reason.split('\n')[0], 300)}` : '';
+  const hint = status.hint ? ` (${sanitizeLine(status.hint)})` : '';
+  return status.status === 'connected' ? `${name}  ${state}` : `${name}  ${state}${reason}${hint}`;
+}
+
+async function listTools(
+  discovery: Discovery,
+  server: string,
+  io: CliIO,
+  options: { json: boolean; schema: boolean },
+): Promise<number> {
+  let tools: Tool[];
+  let status: ServerStatus | undefined;
+  try {
+    [tools, status] = await Promise.all([
+      discovery.tools(server),
+      options.json ? undefined : discovery.status(server).catch(() => undefined),
+    ]);
+  } catch (error) {
+    throw await withSuggestion(error, server, discovery);
+  }
+  if (options.json) {
+    const listed = options.schema
+      ? tools
+      : tools.map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({
+          name,
+          ...(title !== undefined ? { title } : {}),
+          ...(description !== undefined ? { description } : {}),
+          inputSchema,
+          ...(outputSchema !== undefined ? { outputSchema } : {}),
+          ...(annotations !== undefined ? { annotations } : {}),
+        }));
+    io.stdout.write(`${JSON.stringify({ server, tools: listed }, null, 2)}\n`);
+    return EXIT.OK;
+  }
+  const era = status?.era ? ` (${status.era})` : '';
+  io.stdout.write(`${server}${era}: ${tools.length} tool${tools.length === 1 ? '' : 's'}\n`);
+  const width = columnsOf(io);
+  for (const tool of tools) {
+    io.stdout.write('\n');
+    for (const line of describeTool(tool, width)) io.stdout.write(`${line}\n`);
+    if (options.schema) {
+      io.stdout.write(indent(`input schema: ${safeJson(tool.inputSchema)}`, '    '));
+      if (tool.outputSchema) io.stdout.write(indent(`output schema: ${safeJson(tool.outputSchema)}`, '    '));
+    }
+  }
+  if (tools.length) io.stdout.write(`\nCall one: mcpx call ${server}.<tool> key=value ... (--help for more)\n`);
+  return EXIT.OK;
+}
+
+/** The terminal's width; 100 when the output is not a terminal. */
+export function columnsOf(io: CliIO): number {
+  const columns = (io.stdout as { columns?: number }).columns;
+  return io.isTTY && columns && columns > 40 ? columns : 100;
+}
+
+function safeJson(value: unknown): string {
+  return sanitize(JSON.stringify(value, null, 2), { maxLength: 200_000 });
+}
+
+function indent(text: string, prefix: string): string {
+  return `${text
+    .split('\n')
+    .map((line) => prefix + line)
+    .join('\n')}\n`;
+}
+
+/** An unknown server said with its close matches ("did you mean fx?"). */
+export async function withSuggestion(error: unknown, server: string, discovery: Discovery): Promise<unknown> {
+  if (!isMcpxError(error, 'SERVER_NOT_FOUND')) return error;
+  const known = await discovery.servers().catch(() => [] as string[]);
+  return new McpxError(
+    'SERVER_NOT_FOUND',
+    `no server named "${server}"${didYouMean(server, known)}${known.length ? ` (configured: ${known.join(', ')})` : '; no servers are configured'}`,
+    { data: { server, known } },
+  );
+}

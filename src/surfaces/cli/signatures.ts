@@ -1,0 +1,122 @@
+/**
+ * A tool as a person reads it: `name(required: type, optional?: type)`, its description and its arguments'
+ * descriptions, wrapped to the terminal. Everything here is server-supplied, so every piece is sanitised.
+ */
+import { sanitize, sanitizeLine } from './sanitize.js';
+
+type Schema = Record<string, unknown>;
+
+export interface ToolLike {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema?: Schema;
+  outputSchema?: Schema;
+}
+
+/** The type of a JSON Schema, written the way TypeScript would (`string`, `"a" | "b"`, `number[]`, `{ a: string }`). */
+export function typeOf(schema: unknown, depth = 0): string {
+  if (schema === true || schema === undefined) return 'any';
+  if (schema === false) return 'never';
+  if (!schema || typeof schema !== 'object') return 'any';
+  const s = schema as Schema;
+  if ('const' in s) return JSON.stringify(s.const);
+  if (Array.isArray(s.enum)) return s.enum.map((v) => JSON.stringify(v)).join(' | ');
+  const union = (s.anyOf ?? s.oneOf) as unknown[] | undefined;
+  if (Array.isArray(union)) return [...new Set(union.map((b) => typeOf(b, depth)))].join(' | ');
+  if (typeof s.$ref === 'string') return s.$ref.split('/').pop() || 'any';
+  const types = Array.isArray(s.type) ? (s.type as string[]) : typeof s.type === 'string' ? [s.type] : [];
+  if (!types.length && s.properties) types.push('object');
+  if (!types.length) return 'any';
+  return types.map((type) => single(type, s, depth)).join(' | ');
+}
+
+function single(type: string, s: Schema, depth: number): string {
+  if (type === 'integer') return 'integer';
+  if (type === 'array') {
+    const item = typeOf(s.items, depth + 1);
+    return item.includes(' ') ? `(${item})[]` : `${item}[]`;
+  }
+  if (type !== 'object') return type;
+  const properties = (s.properties ?? {}) as Record<string, unknown>;
+  const names = Object.keys(properties);
+  if (!names.length) return 'object';
+  if (depth >= 1) return '{…}';
+  const required = new Set(Array.isArray(s.required) ? (s.required as string[]) : []);
+  return `{ ${names.map((n) => `${n}${required.has(n) ? '' : '?'}: ${typeOf(properties[n], depth + 1)}`).join(', ')} }`;
+}
+
+/** `name(a: string, b?: number)`: required arguments first, as the schema lists them. */
+export function signatureOf(tool: ToolLike): string {
+  const schema = tool.inputSchema ?? {};
+  const properties = (schema.properties ?? {}) as Record<string, unknown>;
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  const names = Object.keys(properties);
+  const ordered = [...names.filter((n) => required.has(n)), ...names.filter((n) => !required.has(n))];
+  const args = ordered.map(
+    (n) => `${sanitizeLine(n, 80)}${required.has(n) ? '' : '?'}: ${sanitizeLine(typeOf(properties[n]), 200)}`,
+  );
+  return `${sanitizeLine(tool.name, 120)}(${args.join(', ')})`;
+}
+
+/** Words wrapped to `width`, each line after `indent`. A word longer than the line stays whole. */
+export function wrap(text: string, width: number, indent: string): string[] {
+  const lines: string[] = [];
+  for (const paragraph of text.split('\n')) {
+    let line = '';
+    for (const word of paragraph.split(/\s+/).filter(Boolean)) {
+      if (line && indent.length + line.length + 1 + word.length > width) {
+        lines.push(indent + line);
+        line = word;
+      } else line = line ? `${line} ${word}` : word;
+    }
+    lines.push(indent + line);
+  }
+  return lines;
+}
+
+/** One tool's block: its signature (wrapped at the commas when long), description and argument descriptions. */
+export function describeTool(tool: ToolLike, width: number): string[] {
+  const out = wrapSignature(signatureOf(tool), width);
+  const description = sanitize(tool.description ?? tool.title ?? '', { maxLength: 2000 });
+  if (description) out.push(...wrap(description, width, '    '));
+  const properties = ((tool.inputSchema ?? {}).properties ?? {}) as Record<string, Schema>;
+  const described = Object.entries(properties).filter(([, p]) => p && typeof p.description === 'string' && p.description.trim());
+  if (described.length) {
+    const pad = Math.min(24, Math.max(...described.map(([n]) => sanitizeLine(n, 80).length)));
+    for (const [name, property] of described) {
+      const label = sanitizeLine(name, 80).padEnd(pad);
+      const [first = '', ...rest] = wrap(sanitize(property.description, { maxLength: 1000 }), width, ' '.repeat(8 + pad));
+      out.push(`      ${label}  ${first.trimStart()}`, ...rest);
+    }
+  }
+  return out;
+}
+
+function wrapSignature(signature: string, width: number): string[] {
+  if (signature.length + 2 <= width) return [`  ${signature}`];
+  // One argument per line, aligned under the opening parenthesis's line.
+  const open = signature.indexOf('(');
+  const inner = signature.slice(open + 1, -1);
+  const parts = splitTopLevel(inner);
+  if (parts.length < 2) return [`  ${signature}`];
+  return [`  ${signature.slice(0, open + 1)}`, ...parts.map((p, i) => `      ${p}${i < parts.length - 1 ? ',' : ''}`), '  )'];
+}
+
+/** Splits `a: {x: 1, y: 2}, b: string` at the commas outside braces and brackets. */
+function splitTopLevel(text: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === '{' || ch === '[' || ch === '(') depth++;
+    else if (ch === '}' || ch === ']' || ch === ')') depth--;
+    else if (ch === ',' && depth === 0) {
+      parts.push(text.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  parts.push(text.slice(start).trim());
+  return parts.filter(Boolean);
+}
