@@ -130,9 +130,10 @@ describe('createMcpx({ store })', () => {
         });
         const rest = socketFetch(daemon.state.socket);
         try {
-          const listed = (await (await rest.fetch('/v1/elicit')).json()) as { elicitations: Array<{ id: string }> };
+          // The app's session is not the daemon's: a person answering for it is an operator (?all=1).
+          const listed = (await (await rest.fetch('/v1/elicit?all=1')).json()) as { elicitations: Array<{ id: string }> };
           expect(listed.elicitations.map((e) => e.id)).toContain(question!.id);
-          const accepted = await rest.fetch(`/v1/elicit/${question!.id}/accept`, {
+          const accepted = await rest.fetch(`/v1/elicit/${question!.id}/accept?all=1`, {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
             body: JSON.stringify({ content: { repo: 'me/thing' } }),
