@@ -3,6 +3,7 @@
  * first need, each sign-in asked as a url question of the call that needs it, and the browser's return on this
  * process's loopback answering that question in the broker (so a headless call resumes when the redirect lands).
  */
+import { join } from 'node:path';
 import { McpxError } from '../errors.js';
 import type { Broker } from '../broker/types.js';
 import { openSecretStore } from '../secrets/index.js';
@@ -21,6 +22,7 @@ export function createHostAuth(options: HostAuthOptions): Auth {
   return createAuth({
     store: () => openSecretStore({ stateDir: options.stateDir }),
     present: presentAsQuestion,
+    lockDir: join(options.stateDir, 'locks'),
     loopback: {
       ...(port !== undefined ? { port } : {}),
       // Nothing to report back to the browser: a question gone or answered meanwhile leaves its answer standing.

@@ -4,7 +4,7 @@
  * 8 concurrent calls from 8 processes on the built package, and from 8 mcpx instances in one process. Exactly one
  * refresh request reaches the token endpoint each time; every call succeeds with the new token.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -19,6 +19,7 @@ import type { SecretStore } from '../../src/secrets/index.js';
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const fixture = join(repo, 'test', 'fixtures', 'servers', 'protected-http.mjs');
 const caller = join(repo, 'test', 'helpers', 'oauth-call.mjs');
+const cli = join(repo, 'dist', 'cli.js');
 
 interface Stats {
   token: { authorization_code: number; refresh_token: number };
@@ -55,7 +56,7 @@ beforeAll(async () => {
   server = spawn(process.execPath, [fixture, '--oauth'], { env: { ...process.env, FIXTURE_TOKEN_DELAY_MS: '200' } });
   url = await firstLine(server);
   origin = new URL(url).origin;
-  state = mkdtempSync(join(tmpdir(), 'mcpx-oauth-refresh-'));
+  state = join(mkdtempSync(join(tmpdir(), 'mcpx-oauth-refresh-')), 'state');
   store = await openSecretStore({ stateDir: state, prefer: 'file' });
 
   // The one sign-in: the "browser" follows the authorization server's redirect back to mcpx's loopback.
@@ -74,7 +75,27 @@ beforeAll(async () => {
   expect((await stats()).token).toEqual({ authorization_code: 1, refresh_token: 0, other: 0 });
 });
 
-afterAll(() => {
+/** The built CLI on this test's state dir, its config naming the server, tokens in the file store. */
+function mcpx(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const home = dirname(state);
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: home,
+    MCPX_CONFIG_DIR: join(home, 'config'),
+    MCPX_STATE_DIR: state,
+    MCPX_SECRET_STORE: 'file',
+  };
+  mkdirSync(env.MCPX_CONFIG_DIR, { recursive: true });
+  writeFileSync(join(env.MCPX_CONFIG_DIR, 'mcpx.json'), JSON.stringify({ mcpServers: { notes: { url } } }));
+  return new Promise((done) => {
+    execFile(process.execPath, [cli, ...args], { cwd: home, env, timeout: 60_000 }, (error, stdout, stderr) =>
+      done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+afterAll(async () => {
+  if (state) await mcpx(['daemon', 'stop']);
   server?.kill();
 });
 
@@ -126,6 +147,17 @@ describe('refreshing an expired OAuth access token', () => {
     expect((await stats()).token).toMatchObject({ authorization_code: 1, refresh_token: 2 });
   });
 
+  it('sends one refresh request for 8 concurrent `mcpx call`s through the daemon, which refreshes for them', async () => {
+    const started = await mcpx(['daemon', 'start']);
+    expect(started.code, started.stderr).toBe(0);
+    await expire();
+    const before = (await stats()).token.refresh_token;
+    const calls = await Promise.all(Array.from({ length: 8 }, () => mcpx(['call', 'notes.whoami', '--json'])));
+    for (const call of calls) expect({ code: call.code, stderr: call.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(new Set(calls.map((call) => JSON.parse(call.stdout).structuredContent.sha256)).size).toBe(1);
+    expect((await stats()).token).toMatchObject({ authorization_code: 1, refresh_token: before + 1 });
+  });
+
   it('breaks the lock of a holder that died, and refreshes once', async () => {
     await expire();
     const dead = spawn(process.execPath, ['-e', '']);
@@ -143,6 +175,6 @@ describe('refreshing an expired OAuth access token', () => {
       await mcpx.close();
       await auth.close();
     }
-    expect((await stats()).token).toMatchObject({ authorization_code: 1, refresh_token: 3 });
+    expect((await stats()).token).toMatchObject({ authorization_code: 1, refresh_token: 4 });
   });
 });
