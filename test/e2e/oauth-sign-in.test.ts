@@ -76,7 +76,7 @@ beforeAll(async () => {
   mkdirSync(join(home, 'work'));
   writeFileSync(
     join(env.MCPX_CONFIG_DIR, 'mcpx.json'),
-    JSON.stringify({ mcpServers: { notes: { url: mcpUrl }, refused: { url: mcpUrl } } }, null, 2),
+    JSON.stringify({ mcpServers: { notes: { url: mcpUrl }, refused: { url: mcpUrl }, scripted: { url: mcpUrl } } }, null, 2),
   );
 });
 
@@ -131,7 +131,7 @@ describe('sign-in as a question', () => {
     expect(after.register).toBe(1);
     const questions = await run(['elicit', 'list', '--all', '--json']);
     const listed = JSON.parse(questions.stdout) as { elicitations: Array<{ server: string; state: string }> };
-    expect(listed.elicitations.map((q) => [q.server, q.state])).toEqual([['notes', 'answered']]);
+    expect(listed.elicitations.filter((q) => q.server === 'notes').map((q) => q.state)).toEqual(['answered']);
 
     // The token is only in the secret store's file (MCPX_SECRET_STORE=file), never in the log or the question store.
     const secrets = JSON.parse(readFileSync(join(env.MCPX_STATE_DIR, 'secrets.json'), 'utf8')) as unknown;
@@ -150,5 +150,32 @@ describe('sign-in as a question', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('SIGN_IN_FAILED');
     expect(result.stderr).toContain('answered decline');
+  });
+
+  it('asks a script: its onElicit accepts, the page opens in the browser (BROWSER) and the call completes', async () => {
+    // The browser: a program given the URL, which follows the redirects back to the loopback listener.
+    const browser = join(home, 'browser.mjs');
+    writeFileSync(browser, `#!${process.execPath}\nawait fetch(process.argv[2]);\n`, { mode: 0o755 });
+    writeFileSync(
+      join(home, 'work', 'signed.ts'),
+      "onElicit(async (q) => (q.mode === 'url' ? { action: 'accept' } : undefined));\nexport default await tools.scripted.whoami({});\n",
+    );
+    writeFileSync(join(home, 'work', 'unattended.ts'), 'export default await tools.refused.whoami({});\n');
+    const before = (await stats()).token.authorization_code;
+
+    const signed = await run(['run', 'signed.ts'], { BROWSER: browser });
+    expect(signed.code, signed.stderr).toBe(0);
+    expect(JSON.parse(signed.stdout).structuredContent.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect((await stats()).token.authorization_code).toBe(before + 1);
+
+    // Nobody here to answer: the listing that resolves the tool's name cannot wait, and says how to sign in.
+    const unattended = await run(['run', 'unattended.ts']);
+    expect(unattended.code).toBe(1);
+    expect(unattended.stderr).toContain('mcpx auth refused');
+    const listed = JSON.parse((await run(['elicit', 'list', '--all', '--json'])).stdout) as {
+      elicitations: Array<{ server: string; state: string }>;
+    };
+    expect(listed.elicitations.filter((q) => q.server === 'scripted').map((q) => q.state)).toEqual(['answered']);
+    expect(listed.elicitations.filter((q) => q.server === 'refused').map((q) => q.state)).toContain('abandoned');
   });
 });

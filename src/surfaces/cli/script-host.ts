@@ -3,7 +3,10 @@
  * pipeline (policy, then the script's onElicit, then the person at the terminal in prompt mode), and the
  * HostBindings the sandbox sees. A question nobody answers stops the run with the `mcpx call` message.
  */
+import type { Tool } from '@modelcontextprotocol/client';
 import { createHostAuth } from '../../auth/host-auth.js';
+import { listingSignInAsker } from '../../auth/listing-sign-in.js';
+import { withSignInAsker } from '../../auth/sign-in-question.js';
 import type { Broker, ElicitRequest } from '../../broker/types.js';
 import { questionOf } from '../../broker/question.js';
 import { createElicitationPipeline, type Answerer } from '../../elicitation/pipeline.js';
@@ -113,7 +116,10 @@ export async function createScriptHost(options: ScriptHostOptions): Promise<Scri
     clientInfo: { name: 'mcpx-run', version: '0.1.0' },
   });
 
-  const resolver = createNameResolver(mcpx);
+  // Names are resolved from the server's tool list before the first call: a sign-in that listing needs is asked here.
+  const resolver = createNameResolver(mcpx, (server, tool) =>
+    withSignInAsker(listingSignInAsker({ server, tool, onElicit: pipeline, broker, ttlMs }), () => mcpx.listTools(server)),
+  );
 
   const bindings: HostBindings = {
     async callTool(server, tool, args): Promise<ToolCallReply> {
@@ -228,7 +234,10 @@ interface ResolvedTool {
  * `tools.<server>.<tool>` names are the generated declarations' member names: the original name when it is a
  * valid identifier, else a converted one (`create-issue` → `create_issue`). The wire gets the original.
  */
-function createNameResolver(mcpx: Mcpx): { resolve(server: string, tool: string): Promise<ResolvedTool> } {
+function createNameResolver(
+  mcpx: Mcpx,
+  list: (server: string, tool: string) => Promise<Tool[]>,
+): { resolve(server: string, tool: string): Promise<ResolvedTool> } {
   const toolsOf = new Map<string, Promise<Map<string, { name: string; structured: boolean }>>>();
   const serverNames = mcpx.serverNames();
   const serverMembers = new Map([...assignNames(serverNames, memberName)].map(([original, member]) => [member, original]));
@@ -242,10 +251,10 @@ function createNameResolver(mcpx: Mcpx): { resolve(server: string, tool: string)
       { data: { server: name } },
     );
   };
-  const catalog = (server: string): Promise<Map<string, { name: string; structured: boolean }>> => {
+  const catalog = (server: string, tool: string): Promise<Map<string, { name: string; structured: boolean }>> => {
     let entry = toolsOf.get(server);
     if (!entry) {
-      entry = mcpx.listTools(server).then((tools) => {
+      entry = list(server, tool).then((tools) => {
         const byMember = new Map<string, { name: string; structured: boolean }>();
         const members = assignNames(
           tools.map((t) => t.name),
@@ -267,7 +276,7 @@ function createNameResolver(mcpx: Mcpx): { resolve(server: string, tool: string)
   return {
     async resolve(serverName, toolName) {
       const server = serverOf(serverName);
-      const tools = await catalog(server);
+      const tools = await catalog(server, toolName);
       const spec = tools.get(toolName);
       if (!spec) {
         const known = [...new Set([...tools.values()].map((t) => t.name))];
