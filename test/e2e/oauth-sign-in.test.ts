@@ -129,7 +129,7 @@ describe('sign-in as a question', () => {
     const after = await stats();
     expect(after.token.authorization_code).toBe(1);
     expect(after.register).toBe(1);
-    const questions = await run(['elicit', 'list', '--all', '--json']);
+    const questions = await run(['elicit', 'list', '--state', 'all', '--json']);
     const listed = JSON.parse(questions.stdout) as { elicitations: Array<{ server: string; state: string }> };
     expect(listed.elicitations.filter((q) => q.server === 'notes').map((q) => q.state)).toEqual(['answered']);
 
@@ -172,7 +172,7 @@ describe('sign-in as a question', () => {
     const unattended = await run(['run', 'unattended.ts']);
     expect(unattended.code).toBe(1);
     expect(unattended.stderr).toContain('mcpx auth refused');
-    const listed = JSON.parse((await run(['elicit', 'list', '--all', '--json'])).stdout) as {
+    const listed = JSON.parse((await run(['elicit', 'list', '--all', '--state', 'all', '--json'])).stdout) as {
       elicitations: Array<{ server: string; state: string }>;
     };
     expect(listed.elicitations.filter((q) => q.server === 'scripted').map((q) => q.state)).toEqual(['answered']);
