@@ -2,6 +2,7 @@
  * createMcpx: the Node API. Reads the `mcpServers` config, opens connections lazily in the era each server speaks,
  * and hands every server question to one handler; a question nobody answers here comes back as input-required.
  */
+import { DEFAULT_ELICIT_TTL_MS, MCPX_VERSION } from './constants.js';
 import { dirname, join } from 'node:path';
 import { adapterConnectors } from './adapters/connectors.js';
 import { loadConfig, type LoadedConfig } from './config/load.js';
@@ -63,9 +64,8 @@ export interface Mcpx extends ClientPool {
   readonly configPath: string | undefined;
 }
 
-export const DEFAULT_ELICIT_TTL_MS = 120_000;
+export { DEFAULT_ELICIT_TTL_MS };
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
-const VERSION = '0.1.0';
 
 export function createMcpx(options: McpxOptions & { store: StoreOption }): Promise<DurableMcpx>;
 export function createMcpx(options?: McpxOptions): Promise<Mcpx>;
@@ -95,7 +95,7 @@ async function createPlainMcpx(options: McpxOptions): Promise<Mcpx> {
     requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     eraCache: options.eraCache ?? createFileEraCache(join(stateDir(env), 'era-cache.json')),
     ...(options.auth ? { auth: options.auth } : {}),
-    clientInfo: options.clientInfo ?? { name: 'mcpx', version: VERSION },
+    clientInfo: options.clientInfo ?? { name: 'mcpx', version: MCPX_VERSION },
     configSource:
       loaded.path ?? (loaded.searched.length ? `none found; looked in ${loaded.searched.join(', ')}` : 'the config object'),
   });

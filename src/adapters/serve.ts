@@ -9,6 +9,7 @@ import { isOpenApiAdapter, type AdapterConfig } from '../config/adapters.js';
 import { McpxError } from '../errors.js';
 import type { AdapterContext } from './connectors.js';
 import { failure, type AdapterTool, type AdapterToolSet } from './tool-set.js';
+import { MCPX_VERSION } from '../constants.js';
 
 export interface AdapterServerFactory extends AdapterToolSet {
   /** A fresh server on a fresh in-memory pair; the client end is returned. */
@@ -51,7 +52,7 @@ export function serveTools(name: string, set: AdapterToolSet): AdapterServerFact
 
   const connect = async (): Promise<Transport> => {
     const server = new McpServer(
-      { name: `mcpx-adapter-${name}`, version: '0.1.0' },
+      { name: `mcpx-adapter-${name}`, version: MCPX_VERSION },
       { capabilities: { tools: {} }, ...(instructions ? { instructions } : {}) },
     );
     server.server.setRequestHandler('tools/list', () => ({ tools: definitions }));

@@ -9,6 +9,7 @@ import { stateDir } from '../paths.js';
 import { keepSecretContent } from '../secrets/answer.js';
 import type { SecretStore } from '../secrets/types.js';
 import { newElicitationId } from '../ids.js';
+import { DEFAULT_ELICIT_TTL_MS } from '../constants.js';
 import {
   abandoned,
   answerOf,
@@ -41,7 +42,6 @@ import type {
   StoredAnswer,
 } from './types.js';
 
-const DEFAULT_TTL_MS = 120_000;
 const DEFAULT_RETAIN_MS = 7 * 24 * 60 * 60 * 1000;
 /** How many open questions a broker remembers (a respond to one of them skips its read). */
 const KNOWN_MAX = 10_000;
@@ -56,7 +56,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
   const clock = options.clock ?? systemClock;
   const ownsStore = options.store === undefined;
   const store = toBrokerStore(options.store as BrokerStore | Keyv | undefined);
-  const ttlMs = checkTtl(options.ttlMs ?? DEFAULT_TTL_MS);
+  const ttlMs = checkTtl(options.ttlMs ?? DEFAULT_ELICIT_TTL_MS);
   const retainMs = options.retainMs ?? DEFAULT_RETAIN_MS;
   const own =
     typeof options.session === 'string' ? { session: options.session, sessionSource: 'explicit' as const } : options.session;

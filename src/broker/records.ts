@@ -1,9 +1,8 @@
 /** The broker's stored records: a new question, its events, the checks on an answer, and the errors it raises. */
 import { McpxError } from '../errors.js';
+import { isAction } from '../constants.js';
 import { checkContent } from '../elicitation/validate.js';
 import type { BrokerEvent, ElicitRequest, OpenRequestInput, RequestState, RespondInput, StoredAnswer } from './types.js';
-
-const ACTIONS = new Set(['accept', 'decline', 'cancel']);
 
 export function checkAnswerContent(request: ElicitRequest, input: RespondInput): Record<string, unknown> | undefined {
   const invalid = (message: string, field = 'content'): McpxError =>
@@ -160,7 +159,7 @@ export function refuseAnswered(request: ElicitRequest, winner: StoredAnswer): ne
 
 /** Refuses an answer whose action is not one of the three, or that claims to be the broker's own expiry cancel. */
 export function checkRespondInput(input: RespondInput): void {
-  if (!ACTIONS.has(input.action)) {
+  if (!isAction(input.action)) {
     throw new McpxError('ANSWER_INVALID', `action must be accept, decline or cancel, got ${JSON.stringify(input.action)}`, {
       data: { id: input.id, issues: [{ field: 'action', expected: 'accept | decline | cancel', message: 'unknown action' }] },
     });

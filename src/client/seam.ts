@@ -7,6 +7,7 @@ import { McpxError } from '../errors.js';
 import { checkContent } from '../elicitation/validate.js';
 import type { Answer, ElicitationSchema, Era, Question } from '../types.js';
 import { requestLabel } from './requests.js';
+import { isAction } from '../constants.js';
 
 /** The bare ElicitResult the wire carries. */
 export interface WireElicitResult {
@@ -75,11 +76,7 @@ export function questionsFromInputRequests(
  * field and what it expects) for content that does not match; nothing invalid is ever sent.
  */
 export function toWireResult(question: Question, answer: Answer): WireElicitResult {
-  if (
-    !answer ||
-    typeof answer !== 'object' ||
-    !['accept', 'decline', 'cancel'].includes((answer as { action?: string }).action ?? '')
-  ) {
+  if (!answer || typeof answer !== 'object' || !isAction((answer as { action?: unknown }).action)) {
     throw new McpxError('ANSWER_INVALID', `the answer to ${question.id} must be {action: "accept" | "decline" | "cancel"}`, {
       data: {
         id: question.id,

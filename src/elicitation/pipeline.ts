@@ -13,6 +13,7 @@ import { systemClock } from '../broker/clock.js';
 import { openInputOf, toAnswer } from '../broker/question.js';
 import type { SessionBinding } from '../broker/session.js';
 import type { AnsweredBy, Broker, Clock, ElicitRequest, StoredAnswer } from '../broker/types.js';
+import { isAction } from '../constants.js';
 
 /** Something that may answer a question: a script's onElicit, a person at a terminal, an agent. */
 export interface Answerer {
@@ -37,8 +38,6 @@ export interface PipelineOptions {
   env?: Record<string, string | undefined>;
   clock?: Clock;
 }
-
-const ACTIONS = new Set(['accept', 'decline', 'cancel']);
 
 /** Builds the ElicitHandler that routes a server's question through policy, broker and answerers. */
 export function createElicitationPipeline(options: PipelineOptions): ElicitHandler {
@@ -221,7 +220,7 @@ async function record(broker: Broker, request: ElicitRequest, answer: Answer, by
 function isAnswer(value: unknown): value is Answer {
   if (typeof value !== 'object' || value === null) return false;
   const { action, content } = value as { action?: unknown; content?: unknown };
-  if (typeof action !== 'string' || !ACTIONS.has(action)) return false;
+  if (!isAction(action)) return false;
   return content === undefined || (typeof content === 'object' && content !== null && !Array.isArray(content));
 }
 

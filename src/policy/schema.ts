@@ -4,6 +4,7 @@
  */
 import * as z from 'zod';
 import { McpxError, type Issue } from '../errors.js';
+import { ACTIONS } from '../constants.js';
 
 export const POLICY_MODES = ['ask', 'auto', 'decline', 'error'] as const;
 export type PolicyMode = (typeof POLICY_MODES)[number];
@@ -19,7 +20,7 @@ const ruleSchema = z.strictObject({
   match: matchSchema,
   /** Content for an accept: an object of field values, or one value for the field `match.field` names. */
   answer: z.union([z.string(), z.number(), z.boolean(), z.array(z.string()), z.record(z.string(), z.unknown())]).optional(),
-  action: z.enum(['accept', 'decline', 'cancel']).optional(),
+  action: z.enum(ACTIONS).optional(),
   /** Why the rule exists; recorded with it in the audit log. */
   because: z.string().optional(),
   /** Only while this environment variable is set (`NAME`) or has this value (`NAME=value`). */

@@ -4,10 +4,9 @@
  */
 import { checkContent } from '../elicitation/validate.js';
 import type { Answer, Question } from '../types.js';
+import { isAction } from '../constants.js';
 
 export type Judged = { answer: Answer } | { reason: string };
-
-const ACTIONS = new Set(['accept', 'decline', 'cancel']);
 
 /** `text` is the handler's return value as JSON ('' when it returned nothing). */
 export function judgeAnswer(question: Pick<Question, 'mode' | 'requestedSchema'>, text: string): Judged {
@@ -23,7 +22,7 @@ export function judgeAnswer(question: Pick<Question, 'mode' | 'requestedSchema'>
     return { reason: `returned ${shown}, not { action: 'accept' | 'decline' | 'cancel' }` };
   }
   const { action, content } = value as { action?: unknown; content?: unknown };
-  if (typeof action !== 'string' || !ACTIONS.has(action)) {
+  if (!isAction(action)) {
     return { reason: `returned ${shown}: action must be 'accept', 'decline' or 'cancel'` };
   }
   if (action === 'decline') return { answer: { action: 'decline' } };

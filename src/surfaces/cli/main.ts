@@ -2,7 +2,7 @@
  * `mcpx`: the only code that touches process, the terminal and exit codes.
  * Commands load lazily so a warm call pays only for what it uses. The program starts in entry.ts.
  */
-import { fileURLToPath } from 'node:url';
+import { MCPX_VERSION } from '../../constants.js';
 import type { CliIO } from './io.js';
 import { EXIT } from './io.js';
 import { commands } from './commands/index.js';
@@ -36,7 +36,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     return topic ? EXIT.USAGE : EXIT.OK;
   }
   if (name === '--version' || name === '-v' || name === 'version') {
-    io.stdout.write(`${await version()}\n`);
+    io.stdout.write(`${MCPX_VERSION}\n`);
     return EXIT.OK;
   }
   const entry = commands[name];
@@ -49,23 +49,5 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     return await command(rest, io);
   } catch (error) {
     return reportError(error, io, name, rest.includes('--json'));
-  }
-}
-
-/** The version in mcpx's own package.json, found from wherever this file runs (src/ or dist/). */
-async function version(): Promise<string> {
-  const { readFileSync } = await import('node:fs');
-  const { dirname, join } = await import('node:path');
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    try {
-      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'mcpx' && pkg.version) return pkg.version;
-    } catch {
-      // not here: look one level up
-    }
-    const parent = dirname(dir);
-    if (parent === dir) return 'unknown';
-    dir = parent;
   }
 }

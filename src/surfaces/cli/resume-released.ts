@@ -6,6 +6,7 @@
 import type { BrokerStore } from '../../broker/types.js';
 import { createMcpx } from '../../mcpx.js';
 import type { TaskRecord } from '../../tasks/types.js';
+import { MCPX_VERSION } from '../../constants.js';
 
 export async function resumeReleased(
   task: TaskRecord,
@@ -17,7 +18,7 @@ export async function resumeReleased(
     store: options.store,
     env: options.env,
     cwd: options.cwd,
-    clientInfo: { name: 'mcpx', version: '0.1.0' },
+    clientInfo: { name: 'mcpx', version: MCPX_VERSION },
   });
   try {
     // A failed call is in its record too; the caller reads the record, so only the driving matters here.

@@ -24,6 +24,7 @@ import type { CliIO } from './io.js';
 import { renderInputRequired } from './render.js';
 import { sanitize, sanitizeLine } from './sanitize.js';
 import type { AskReplay } from './script-asks.js';
+import { DEFAULT_ELICIT_TTL_MS, MCPX_VERSION } from '../../constants.js';
 
 /** Puts one question to the person and returns their answer (the terminal form, or a test's stand-in). */
 export type PersonPrompt = (question: Question) => Promise<Answer>;
@@ -55,12 +56,10 @@ export interface ScriptHost {
   close(): Promise<void>;
 }
 
-const DEFAULT_TTL_MS = 120_000;
-
 export async function createScriptHost(options: ScriptHostOptions): Promise<ScriptHost> {
   const { io, mode } = options;
   const { broker } = options;
-  const ttlMs = options.elicitTtlMs ?? DEFAULT_TTL_MS;
+  const ttlMs = options.elicitTtlMs ?? DEFAULT_ELICIT_TTL_MS;
   const basePolicy = options.policy ?? parsePolicy({});
   // prompt and return both ask (rules first); the person is there only in prompt mode.
   const policy = mode === 'auto' || mode === 'decline' || mode === 'error' ? withMode(basePolicy, mode) : basePolicy;
@@ -113,7 +112,7 @@ export async function createScriptHost(options: ScriptHostOptions): Promise<Scri
     // The script's onElicit and the terminal form open a url question's page themselves, with consent.
     urlOpenedByAnswerer: true,
     elicitTtlMs: ttlMs,
-    clientInfo: { name: 'mcpx-run', version: '0.1.0' },
+    clientInfo: { name: 'mcpx-run', version: MCPX_VERSION },
   });
 
   // Names are resolved from the server's tool list before the first call: a sign-in that listing needs is asked here.

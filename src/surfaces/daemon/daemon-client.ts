@@ -9,6 +9,7 @@ import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
 import { isMcpxError, McpxError } from '../../errors.js';
 import { daemonPaths, isAlive, readDaemonState, type DaemonPaths, type DaemonState } from './daemon-paths.js';
+import { MCPX_VERSION } from '../../constants.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -156,7 +157,7 @@ export async function inlineDaemon(
     import('./daemon-core.js'),
     import('./daemon-wiring.js'),
   ]);
-  const version = '0.1.0';
+  const version = MCPX_VERSION;
   const parts = await openDaemonParts({ env, cwd, ...(configPath ? { configPath } : {}), version });
   // Its own holder: an inline run never recovers (or abandons) the calls of the config's real daemon.
   const core = await createDaemonCore({ parts, version, pid: process.pid, holder: `inline-${process.pid}`, inline: true });

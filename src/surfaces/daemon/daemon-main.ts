@@ -3,12 +3,11 @@
  * tells the starter how it went: `ready <pid>`, or `running <pid>` when another daemon already holds the lock.
  */
 import type { Writable } from 'node:stream';
+import { MCPX_VERSION } from '../../constants.js';
 import { isMcpxError } from '../../errors.js';
 import { runDaemon } from './daemon.js';
 import { daemonPaths } from './daemon-paths.js';
 import { openDaemonParts } from './daemon-wiring.js';
-
-export const DAEMON_VERSION = '0.1.0';
 
 export interface RunDaemonCommandOptions {
   env: Record<string, string | undefined>;
@@ -28,13 +27,13 @@ export async function runDaemonCommand(options: RunDaemonCommandOptions): Promis
   try {
     daemon = await runDaemon({
       paths,
-      version: DAEMON_VERSION,
+      version: MCPX_VERSION,
       openParts: () =>
         openDaemonParts({
           env: options.env,
           cwd: options.cwd,
           ...(options.configPath ? { configPath: options.configPath } : {}),
-          version: DAEMON_VERSION,
+          version: MCPX_VERSION,
         }),
       ...(options.idleMs !== undefined ? { idleMs: options.idleMs } : {}),
       ...(options.port !== undefined ? { port: options.port } : {}),

@@ -4,6 +4,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import type { Elicitation } from '../../broker/types.js';
+import { ACTIONS } from '../../constants.js';
 
 const ELC = /^elc-[0-9a-f]{16}$/;
 const TSK = /^tsk-[0-9a-f]{16}$/;
@@ -71,7 +72,7 @@ export const ElicitationSchema = z
 export const AnswerSchema = z
   .object({
     id: z.string(),
-    action: z.enum(['accept', 'decline', 'cancel']),
+    action: z.enum(ACTIONS),
     content: JsonObject.optional(),
     by: z.string(),
     at: z.number().int(),
@@ -295,7 +296,7 @@ export const EventSchema = z
     server: z.string().optional(),
     tool: z.string().optional(),
     pid: z.number().int(),
-    action: z.enum(['accept', 'decline', 'cancel']).optional(),
+    action: z.enum(ACTIONS).optional(),
     by: z.string().optional(),
     answeredAfterMs: z.number().optional(),
     data: JsonObject.optional(),

@@ -10,6 +10,7 @@ import { isMcpxError } from '../../errors.js';
 import { respondWith } from '../../elicitation/describe.js';
 import type { ServeCore, Stop } from './core.js';
 import { CALL_RESULT, ELICIT_ANSWER, ELICIT_LIST, failedResult, stopResult } from './render.js';
+import { ACTIONS } from '../../constants.js';
 
 export const RESERVED_NAMES: ReadonlySet<string> = new Set([ELICIT_LIST, ELICIT_ANSWER, CALL_RESULT]);
 
@@ -38,7 +39,7 @@ const definitions: Tool[] = [
       type: 'object',
       properties: {
         id: { type: 'string', description: 'the question id, elc-...' },
-        action: { type: 'string', enum: ['accept', 'decline', 'cancel'] },
+        action: { type: 'string', enum: [...ACTIONS] },
         content: { type: 'object', description: "with accept: the answer, matching the question's schema" },
         waitSeconds,
       },

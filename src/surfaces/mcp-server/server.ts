@@ -25,6 +25,7 @@ import { failedResult, passResult, stopResult } from './render.js';
 import { stopFromStore } from './held-elsewhere.js';
 import { relay, wantsRelay, type RelayState } from './relay.js';
 import type { RequestStateSeal } from './request-state.js';
+import { isAction } from '../../constants.js';
 
 export interface ConnectionInfo {
   session: string;
@@ -58,8 +59,6 @@ function stableStringify(value: unknown): string {
       : v,
   );
 }
-
-const ACTIONS = new Set(['accept', 'decline', 'cancel']);
 
 export function createServeServer(core: ServeCore, seal: RequestStateSeal, connection: ConnectionInfo, version: string): Server {
   const server = new Server(
@@ -236,7 +235,7 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
     const responses = (ctx.mcpReq.inputResponses ?? {}) as Record<string, unknown>;
     for (const [key, id] of Object.entries(state.asked)) {
       const response = responses[key] as { action?: unknown; content?: unknown } | undefined;
-      if (!response || typeof response !== 'object' || !ACTIONS.has(response.action as string)) continue; // missing: asked again below
+      if (!response || typeof response !== 'object' || !isAction(response.action)) continue; // missing: asked again below
       try {
         await core.broker.respond({
           id,

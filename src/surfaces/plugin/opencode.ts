@@ -18,6 +18,7 @@ import type { Answer } from '../../types.js';
 import { allowAnswer, describeForAgent, permissionFor, toastFor, type PluginLevel } from './describe.js';
 import { createDialogHooks, type DialogHooks } from './dialog-hooks.js';
 import { createQuestionLink, type QuestionLink } from './link.js';
+import { ACTIONS } from '../../constants.js';
 
 const LEVELS: readonly PluginLevel[] = ['notify', 'ask', 'auto'];
 const OWN_TOOLS = new Set(['mcpx_elicit_list', 'mcpx_elicit_answer', 'mcpx_elicit_ask']);
@@ -132,7 +133,7 @@ const argsOf = (shape: z.ZodRawShape): ToolArgs => shape as unknown as ToolArgs;
 
 const answerArgs = {
   id: z.string().describe('the question id, elc-...'),
-  action: z.enum(['accept', 'decline', 'cancel']),
+  action: z.enum(ACTIONS),
   content: z.record(z.string(), z.unknown()).optional().describe('with accept: the answer, matching the schema'),
 };
 const askArgs = { id: z.string().describe('the question id, elc-...') };

@@ -6,6 +6,7 @@
 import { parseArgs, UsageError } from '../args.js';
 import { findConfigPath } from '../../../config/find.js';
 import { EXIT, type Command } from '../io.js';
+import { MCPX_VERSION } from '../../../constants.js';
 
 const USAGE = `usage: mcpx serve [server...] [--config file] [--http [--port n] [--host h]]
 
@@ -51,7 +52,7 @@ export const command: Command = async (argv, io) => {
   }
   const configPath = findConfigPath(parsed.flags.config as string | undefined, io.cwd, io.env);
   const { createServeCore, serveOverStdio, serveOverHttp, RESERVED_NAMES } = await import('../../mcp-server/index.js');
-  const version = '0.1.0';
+  const version = MCPX_VERSION;
   const core = await createServeCore({
     env: io.env,
     cwd: io.cwd,

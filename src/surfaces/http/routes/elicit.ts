@@ -18,6 +18,7 @@ import {
 import { checkScope } from '../../../broker/scope.js';
 import { listedSession, scopeOf } from '../scope.js';
 import type { RouteContext } from './context.js';
+import { ACTIONS } from '../../../constants.js';
 
 const STATES: RequestState[] = ['pending', 'answered', 'expired', 'abandoned'];
 
@@ -109,7 +110,7 @@ export function mountElicitRoutes(app: OpenAPIHono, { deps, toElicitation }: Rou
     return c.json({ elicitation: toElicitation(request), ...(answer ? { answer } : {}) }, 200);
   });
 
-  for (const action of ['accept', 'decline', 'cancel'] as const) {
+  for (const action of ACTIONS) {
     const route = answerRoute(action);
     app.openapi(route, async (c) => {
       const { id } = c.req.valid('param');
