@@ -11,7 +11,8 @@ const fixture = resolve(import.meta.dirname, '..', 'fixtures', 'servers', 'for-p
 let setup: ServeSetup;
 let client: TestClient;
 beforeAll(async () => {
-  setup = serveSetup({ pay: { command: process.execPath, args: [fixture] } });
+  // The serve and the person's CLI are in one session (a CLI sees and answers only its own session's).
+  setup = serveSetup({ pay: { command: process.execPath, args: [fixture] } }, { MCPX_SESSION_ID: 'serve-audience-test' });
   client = await v1Client(setup);
 });
 afterAll(() => client?.close());

@@ -12,7 +12,8 @@ let setup: ServeSetup;
 let client: TestClient;
 let spawnLog: string;
 beforeAll(async () => {
-  setup = serveSetup({});
+  // The serve and the CLI that lists from another process are in one session (a CLI sees only its own session's).
+  setup = serveSetup({}, { MCPX_SESSION_ID: 'serve-faults-test' });
   spawnLog = join(setup.dir, 'spawns.log');
   writeFileSync(spawnLog, '');
   writeFileSync(

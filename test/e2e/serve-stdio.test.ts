@@ -23,7 +23,11 @@ const HOST_SAFE = /^[a-zA-Z0-9_-]{1,64}$/;
 
 let setup: ServeSetup;
 beforeAll(() => {
-  setup = serveSetup({ legacy: stdioFixture('legacy-v1'), modern: { ...stdioFixture('dual-era'), era: 'modern' } });
+  // The serves and the CLI that answers from another process are in one session (a CLI sees only its own session's).
+  setup = serveSetup(
+    { legacy: stdioFixture('legacy-v1'), modern: { ...stdioFixture('dual-era'), era: 'modern' } },
+    { MCPX_SESSION_ID: 'serve-stdio-test' },
+  );
 });
 
 /** Answers every question with the action the test names (the content fits the question when accepting). */
