@@ -7,7 +7,7 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
-import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
 import {
   createMcpHandler,
   isLegacyRequest,
@@ -60,6 +60,18 @@ function sameToken(given: string, expected: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * What isLegacyRequest reads of a request whose body is already parsed: its method and headers. Cheaper than a
+ * full web Request (the modern handler builds its own), which every modern request would otherwise pay twice.
+ */
+function headersOnly(req: IncomingMessage): Request {
+  const header = (name: string): string | null => {
+    const value = req.headers[name.toLowerCase()];
+    return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+  };
+  return { method: req.method ?? 'GET', headers: { get: header } } as unknown as Request;
 }
 
 async function readBody(req: IncomingMessage): Promise<unknown> {
@@ -123,7 +135,7 @@ export async function serveOverHttp(core: ServeCore, options: HttpServeOptions):
       return void res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: the MCP endpoint is /mcp');
     const body = req.method === 'POST' ? await readBody(req) : undefined;
     const sessionId = req.headers['mcp-session-id'];
-    const legacy = typeof sessionId === 'string' || (await isLegacyRequest(await toWebRequest(req, body ?? {}), body ?? {}));
+    const legacy = typeof sessionId === 'string' || (await isLegacyRequest(headersOnly(req), body ?? {}));
     if (!legacy) return modern(req, res, body);
 
     let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;

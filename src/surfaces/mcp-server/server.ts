@@ -233,6 +233,7 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
       });
     }
     const responses = (ctx.mcpReq.inputResponses ?? {}) as Record<string, unknown>;
+    const answeredHere = new Set<string>();
     for (const [key, id] of Object.entries(state.asked)) {
       const response = responses[key] as { action?: unknown; content?: unknown } | undefined;
       if (!response || typeof response !== 'object' || !isAction(response.action)) continue; // missing: asked again below
@@ -246,13 +247,25 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
           by: 'mcp',
           session,
         });
+        answeredHere.add(id);
       } catch (error) {
         // Invalid content: the question stays pending and is asked again. Answered or expired elsewhere: that answer stands.
         if (!isMcpxError(error)) throw error;
       }
     }
     const latest = core.latestStop(state.task);
-    if (latest) return answer(kind, latest.seq > state.seq ? latest : { seq: state.seq, step: latest.step }, name, args, ctx);
+    if (latest) {
+      let from = latest.seq > state.seq ? latest : { seq: state.seq, step: latest.step };
+      // Every question of that stop was just answered here: the call is moving on, so wait for its next stop
+      // instead of reading the questions back from the store.
+      if (
+        from.seq === state.seq &&
+        from.step.status === 'input-required' &&
+        from.step.task.waitingOn.every((id) => answeredHere.has(id))
+      )
+        from = await core.nextStop(state.task, state.seq, ctx.mcpReq.signal);
+      return answer(kind, from, name, args, ctx);
+    }
     // Another serve on the store holds the call (or held it and stopped): the store says where it stands.
     const elsewhere = async (): Promise<Stop> => {
       const found = await stopFromStore(core, state.task, ctx.mcpReq.signal);

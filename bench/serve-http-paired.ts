@@ -1,0 +1,85 @@
+/**
+ * Paired A/B for `mcpx serve --http`: each round makes one call through serve and the same call straight to the
+ * upstream (the dual-era fixture over HTTP), so load spikes hit both; reports p50s and the p50 of the per-round
+ * difference, for a plain call (no_ask) and a forwarded question answered at once (ask_form). BEFORE=<dir with
+ * cli.js> adds a second serve from another build to every round (before/after in one run).
+ *   node --import tsx bench/serve-http-paired.ts        (after npm run build; N=150 rounds by default)
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+
+const root = resolve(import.meta.dirname, '..');
+const FIXTURE = join(root, 'examples', 'servers', 'dual-era.mjs');
+const N = Number(process.env.N ?? 150);
+const dir = mkdtempSync(join(tmpdir(), 'mcpx-bench-http-'));
+const env = { ...process.env, MCPX_STATE_DIR: join(dir, 'state'), HOME: dir };
+
+function start(args: string[]): Promise<{ url: string; child: ChildProcess }> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('\n')) done({ url: out.split('\n')[0]!.trim(), child });
+    });
+    child.once('exit', (code) => fail(new Error(`${args.join(' ')} exited ${code}`)));
+  });
+}
+
+async function connect(url: string): Promise<Client> {
+  const client = new Client(
+    { name: 'bench', version: '1' },
+    { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { repo: 'me/bench' } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
+
+const p50 = (samples: number[]): number => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)]!;
+
+const upstream = await start([FIXTURE, '--http', '--port', '0']);
+const config = join(dir, 'mcpx.json');
+writeFileSync(config, JSON.stringify({ mcpServers: { fx: { url: upstream.url } } }));
+const builds: Array<[string, string]> = [['after', join(root, 'dist')]];
+if (process.env.BEFORE) builds.unshift(['before', resolve(process.env.BEFORE)]);
+const serves = await Promise.all(builds.map(([, dist]) => start([join(dist, 'cli.js'), 'serve', '--http', '--config', config])));
+const direct = await connect(upstream.url);
+const through = await Promise.all(serves.map((s) => connect(s.url)));
+try {
+  for (const tool of ['no_ask', 'ask_form']) {
+    const args = tool === 'no_ask' ? { text: 'x' } : {};
+    const call = async (client: Client): Promise<number> => {
+      const t0 = performance.now();
+      await client.callTool({ name: tool, arguments: args });
+      return performance.now() - t0;
+    };
+    for (let i = 0; i < 20; i++) for (const client of [direct, ...through]) await call(client);
+    const direct_: number[] = [];
+    const added = through.map(() => [] as number[]);
+    const viaServe = through.map(() => [] as number[]);
+    for (let i = 0; i < N; i++) {
+      // Alternate the order so neither build always runs first.
+      const order = i % 2 ? [...through.keys()] : [...through.keys()].reverse();
+      const times: number[] = [];
+      for (const k of order) times[k] = await call(through[k]!);
+      const d = await call(direct);
+      direct_.push(d);
+      times.forEach((t, k) => (viaServe[k]!.push(t), added[k]!.push(t - d)));
+    }
+    console.log(`${tool}: direct p50 ${p50(direct_).toFixed(2)} ms`);
+    builds.forEach(([label], k) =>
+      console.log(
+        `  ${label.padEnd(6)} through serve p50 ${p50(viaServe[k]!).toFixed(2)} ms, added p50 (paired) ${p50(added[k]!).toFixed(2)} ms`,
+      ),
+    );
+  }
+} finally {
+  await Promise.all([direct, ...through].map((c) => c.close()));
+  for (const s of serves) s.child.kill('SIGTERM');
+  upstream.child.kill('SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+}
