@@ -79,4 +79,6 @@ export interface CallOptions {
   /** The call this one continues (a resumed or nested call). */
   parent?: string;
   signal?: AbortSignal;
+  /** This call's question deadline (a daemon's caller's MCPX_ELICIT_TTL_MS); the client's otherwise. */
+  elicitTtlMs?: number;
 }

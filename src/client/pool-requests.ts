@@ -34,7 +34,7 @@ export interface Requests {
   resume<R = CallToolResult>(
     value: Continuation | unknown,
     answers: Record<string, Answer>,
-    resumeOptions?: { signal?: AbortSignal },
+    resumeOptions?: { signal?: AbortSignal; elicitTtlMs?: number },
   ): Promise<CallOutcome<R>>;
   relay(
     server: string,
@@ -55,6 +55,7 @@ interface ModernRequest {
   callId: string;
   parent?: string | undefined;
   signal?: AbortSignal | undefined;
+  elicitTtlMs?: number | undefined;
 }
 
 export function createRequests(options: ClientPoolOptions, connections: Connections, listings: Listings): Requests {
@@ -82,7 +83,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
       callId,
       progressToken: `${callId}/${++calls}`,
       ...(options.onElicit ? { onElicit: options.onElicit } : {}),
-      ttlMs: options.elicitTtlMs,
+      ttlMs: callOptions.elicitTtlMs ?? options.elicitTtlMs,
       requestTimeoutMs: timeoutFor(server),
       now,
       mapError: (error) => error,
@@ -138,7 +139,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
         ...(options.onElicit ? { onElicit: options.onElicit } : {}),
         ...(options.openUrl ? { openUrl: options.openUrl } : {}),
         ...(options.urlOpenedByAnswerer ? { urlOpenedByAnswerer: true } : {}),
-        ttlMs: options.elicitTtlMs,
+        ttlMs: callOptions.elicitTtlMs ?? options.elicitTtlMs,
         // The person signs in between the answer and the browser's return: longer than a server may stay silent.
         requestTimeoutMs: Math.max(timeoutFor(server), SIGN_IN_RETURN_MS),
         now,
@@ -164,7 +165,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
       ...(options.openUrl ? { openUrl: options.openUrl } : {}),
       ...(options.urlOpenedByAnswerer ? { urlOpenedByAnswerer: true } : {}),
       ...(method === 'tools/call' ? toolHeaders(server, pooled, target, args) : {}),
-      ttlMs: options.elicitTtlMs,
+      ttlMs: request.elicitTtlMs ?? options.elicitTtlMs,
       requestTimeoutMs: timeoutFor(server),
       ...(request.signal ? { signal: request.signal } : {}),
       now,
@@ -190,7 +191,17 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     const callId = callOptions.callId ?? newCallId();
     if (connection.era === 'modern') {
       return runModernCall<R>(
-        modernOptions({ server, pooled, method, target, args, callId, parent: callOptions.parent, signal: callOptions.signal }),
+        modernOptions({
+          server,
+          pooled,
+          method,
+          target,
+          args,
+          callId,
+          parent: callOptions.parent,
+          signal: callOptions.signal,
+          elicitTtlMs: callOptions.elicitTtlMs,
+        }),
       ).then(
         async (outcome) => {
           await onSuccess(server, pooled);
@@ -216,7 +227,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
       ...(options.onElicit ? { onElicit: options.onElicit } : {}),
       ...(options.openUrl ? { openUrl: options.openUrl } : {}),
       ...(options.urlOpenedByAnswerer ? { urlOpenedByAnswerer: true } : {}),
-      ttlMs: options.elicitTtlMs,
+      ttlMs: callOptions.elicitTtlMs ?? options.elicitTtlMs,
       requestTimeoutMs: timeoutFor(server),
       now,
       mapError: (error) => callError(server, target, error, false, method),
@@ -265,7 +276,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
   const resume = async <R = CallToolResult>(
     value: Continuation | unknown,
     answers: Record<string, Answer>,
-    resumeOptions: { signal?: AbortSignal } = {},
+    resumeOptions: { signal?: AbortSignal; elicitTtlMs?: number } = {},
   ): Promise<CallOutcome<R>> => {
     const continuation = parseContinuation(value);
     // Checked before connecting: a bad answer costs nothing and changes nothing.
@@ -291,6 +302,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
         callId: continuation.callId,
         parent: continuation.parent,
         signal: resumeOptions.signal,
+        elicitTtlMs: resumeOptions.elicitTtlMs,
       }),
       {
         round: continuation.round,

@@ -88,7 +88,10 @@ export async function modernRound(
   const answers: Record<string, Answer> = {};
   waiting.forEach((q, i) => (answers[q.id] = toAnswer(stored[i]!)));
   const host = await hostOf(task.session);
-  const next = await host.resume<TaskResult>(continuation, answers, { signal });
+  const next = await host.resume<TaskResult>(continuation, answers, {
+    signal,
+    ...(task.elicitTtlMs ? { elicitTtlMs: task.elicitTtlMs } : {}),
+  });
   onCall(next.callId, task);
   for (const q of continuation.questions) {
     await broker.recordResumed({ elicit: q.id, trace: next.callId, parent: continuation.callId, session: task.session });

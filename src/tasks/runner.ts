@@ -51,6 +51,8 @@ export interface StartInput {
   parent?: string;
   /** The policy mode for this call's questions (the caller's `--elicit`); the config's otherwise. */
   elicit?: PolicyMode;
+  /** The deadline for this call's questions (the caller's MCPX_ELICIT_TTL_MS); the host's otherwise. */
+  elicitTtlMs?: number;
 }
 
 export type SessionSource = ElicitRequest['sessionSource'];
@@ -253,6 +255,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         arguments: input.arguments,
         session: input.session,
         ...(input.elicit ? { elicit: input.elicit } : {}),
+        ...(input.elicitTtlMs ? { elicitTtlMs: input.elicitTtlMs } : {}),
         state: 'running',
         questions: [],
         waitingOn: [],
@@ -265,7 +268,12 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       if (!lazy) await save(task);
       return track(task, (first, signal) => {
         const outcome = options.host(input.session, input.sessionSource).then((host): Promise<CallOutcome<TaskResult>> => {
-          const callOptions = { callId: task.callId, ...(input.parent ? { parent: input.parent } : {}), signal };
+          const callOptions = {
+            callId: task.callId,
+            ...(input.parent ? { parent: input.parent } : {}),
+            ...(input.elicitTtlMs ? { elicitTtlMs: input.elicitTtlMs } : {}),
+            signal,
+          };
           if (input.method === 'prompts/get')
             return host.getPrompt(input.server, input.tool, input.arguments as Record<string, string>, callOptions);
           if (input.method === 'resources/read') return host.readResource(input.server, input.tool, callOptions);

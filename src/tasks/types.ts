@@ -49,6 +49,8 @@ export interface TaskRecord {
   era?: Era;
   /** The policy mode the caller chose for this call's questions (else the config's). */
   elicit?: PolicyMode;
+  /** The deadline the caller chose for this call's questions (its MCPX_ELICIT_TTL_MS), else the host's. */
+  elicitTtlMs?: number;
   /** Every question the call asked, in order (`elc-` ids). */
   questions: string[];
   /** The questions of the round now waiting (empty unless input-required). */

@@ -58,6 +58,8 @@ export interface Backend {
       sessionSource?: 'env' | 'fingerprint' | 'explicit';
       parent?: string;
       elicit?: 'ask' | 'auto' | 'decline' | 'error';
+      /** This call's question deadline (the caller's MCPX_ELICIT_TTL_MS), instead of the daemon's. */
+      elicitTtlMs?: number;
     },
   ): Promise<CallResponse>;
   /** The caller's session's questions; with `all`, every session's (narrowed to `session` when given). */

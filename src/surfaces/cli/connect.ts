@@ -27,7 +27,6 @@ export async function openBackend(io: CliIO, options: OpenBackendOptions): Promi
     const { daemonPaths, isAlive, readDaemonState } = await import('../daemon/daemon-paths.js');
     const state = readDaemonState(daemonPaths(io.env, configPath));
     if (state && isAlive(state.pid)) {
-      warnTtlNotApplied(io, state);
       const direct = socketFetch(state.socket);
       let client: Awaited<ReturnType<typeof start>> | undefined;
       const fetch = async (path: string, init?: RequestInit): Promise<Response> => {
@@ -78,15 +77,4 @@ export async function openAudit(
   const { openStoreBroker, closeStoreBroker } = await import('./store-backend.js');
   const broker = await openStoreBroker(io.env);
   return { events: (query) => broker.audit(query), close: () => closeStoreBroker(broker) };
-}
-
-/** The running daemon keeps the TTL it started with: a different MCPX_ELICIT_TTL_MS here would be silently ignored. */
-function warnTtlNotApplied(io: CliIO, state: { pid: number; elicitTtlEnv?: string }): void {
-  const wanted = io.env.MCPX_ELICIT_TTL_MS;
-  if (!wanted || wanted === state.elicitTtlEnv) return;
-  const kept = state.elicitTtlEnv ? `MCPX_ELICIT_TTL_MS=${state.elicitTtlEnv}` : 'the default TTL';
-  io.stderr.write(
-    `mcpx: MCPX_ELICIT_TTL_MS=${wanted} is not applied: the running daemon (pid ${state.pid}) keeps ${kept}, which it started with ` +
-      `(the config's elicit.ttl wins over both). Stop it (mcpx daemon stop) and the next call starts one with yours.\n`,
-  );
 }

@@ -58,7 +58,7 @@ export function createRestBackend(options: RestBackendOptions): Backend & {
   return {
     kind: 'daemon',
 
-    async call(server, tool, args, { session, sessionSource, parent, elicit }) {
+    async call(server, tool, args, { session, sessionSource, parent, elicit, elicitTtlMs }) {
       const { body } = await send<CallResponse>(`/v1/call/${encodeURIComponent(server)}/${encodeURIComponent(tool)}`, {
         method: 'POST',
         headers: {
@@ -67,6 +67,7 @@ export function createRestBackend(options: RestBackendOptions): Backend & {
           ...(session && sessionSource ? { 'x-mcpx-session-source': sessionSource } : {}),
           ...(parent ? { 'x-mcpx-parent': parent } : {}),
           ...(elicit ? { 'x-mcpx-elicit': elicit } : {}),
+          ...(elicitTtlMs ? { 'x-mcpx-elicit-ttl-ms': String(Math.ceil(elicitTtlMs)) } : {}),
         },
         body: JSON.stringify(args),
       });

@@ -37,7 +37,6 @@ export async function runDaemonCommand(options: RunDaemonCommandOptions): Promis
         }),
       ...(options.idleMs !== undefined ? { idleMs: options.idleMs } : {}),
       ...(options.port !== undefined ? { port: options.port } : {}),
-      ...(options.env.MCPX_ELICIT_TTL_MS ? { elicitTtlEnv: options.env.MCPX_ELICIT_TTL_MS } : {}),
       log: stamp,
     });
   } catch (error) {

@@ -32,8 +32,6 @@ export interface DaemonState {
   /** Loopback TCP port, when enabled; its requests need `Authorization: Bearer <token>`. */
   port?: number;
   token?: string;
-  /** MCPX_ELICIT_TTL_MS as the daemon saw it when it started (its questions' TTL, unless the config's elicit.ttl). */
-  elicitTtlEnv?: string;
 }
 
 /** Unix socket paths are limited to ~107 bytes; a longer state dir puts the socket in the temp dir instead. */

@@ -11,7 +11,7 @@ import { openStoreFromEnv } from '../../broker/store-url.js';
 import { withCallChecks } from '../../client/checked-calls.js';
 import { createFileEraCache } from '../../client/era-cache.js';
 import { loadConfig } from '../../config/index.js';
-import { createMcpx, DEFAULT_ELICIT_TTL_MS } from '../../mcpx.js';
+import { createMcpx, DEFAULT_ELICIT_TTL_MS, type Mcpx } from '../../mcpx.js';
 import { McpxError } from '../../errors.js';
 import { stateDir } from '../../paths.js';
 import { ttlFromEnv } from '../../policy/index.js';
@@ -46,6 +46,22 @@ function leaseMsFrom(env: Env): number {
 
 function ttlFrom(options: DaemonWiringOptions): number {
   return options.ttlMs ?? ttlFromEnv(options.env.MCPX_ELICIT_TTL_MS, DEFAULT_ELICIT_TTL_MS);
+}
+
+/** The host with calls that ignore a caller's per-call TTL (its own is set by the config). */
+function keepingOwnTtl(mcpx: Mcpx): Mcpx {
+  const own = <T extends { elicitTtlMs?: number }>(callOptions: T | undefined): Omit<T, 'elicitTtlMs'> | undefined => {
+    if (!callOptions) return undefined;
+    const { elicitTtlMs: _ignored, ...rest } = callOptions;
+    return rest;
+  };
+  return {
+    ...mcpx,
+    callTool: (server, tool, args, callOptions) => mcpx.callTool(server, tool, args, own(callOptions)),
+    getPrompt: (server, name, args, callOptions) => mcpx.getPrompt(server, name, args, own(callOptions)),
+    readResource: (server, uri, callOptions) => mcpx.readResource(server, uri, own(callOptions)),
+    resume: (continuation, answers, resumeOptions) => mcpx.resume(continuation, answers, own(resumeOptions)),
+  };
 }
 
 /** Changes whenever the config file does (or appears, or goes). */
@@ -105,7 +121,9 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
         clientInfo: { name: 'mcpx-daemon', version: options.version },
       });
       // `mcpx call` and REST: unknown names get their close matches, bad arguments the field, before anything is sent.
-      return withCallChecks(mcpx);
+      const checked = withCallChecks(mcpx);
+      // The config's elicit.ttl wins over a caller's MCPX_ELICIT_TTL_MS, as it does in `mcpx run`.
+      return options.ttlMs !== undefined || policy.ttlMs !== undefined ? keepingOwnTtl(checked) : checked;
     },
     async close() {
       await auth.close();

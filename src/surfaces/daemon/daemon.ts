@@ -22,8 +22,6 @@ export interface RunDaemonOptions {
   idleMs?: number;
   /** Also listen on 127.0.0.1:<port> (0 = a free port) with a bearer token. */
   port?: number;
-  /** The MCPX_ELICIT_TTL_MS the daemon started with, written down so a client with another one can say so. */
-  elicitTtlEnv?: string;
   /** Told once the daemon listens (or that another one already runs). */
   onReady?: (state: DaemonState) => void;
   log?: (line: string) => void;
@@ -135,7 +133,6 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
       startedAt: core.startedAt,
       socket: paths.socket,
       ...(paths.configPath ? { configPath: paths.configPath } : {}),
-      ...(options.elicitTtlEnv ? { elicitTtlEnv: options.elicitTtlEnv } : {}),
     };
     const writeState = (): void => {
       const tmp = `${paths.state}.${process.pid}.tmp`;

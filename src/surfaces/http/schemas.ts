@@ -196,6 +196,11 @@ export const CallHeaders = z.object({
     description:
       "The policy mode for this call's questions, instead of the config's: ask (rules, then the question waits: 202), auto (rules only; unmatched is cancelled), decline (every question declined, rules skipped), error (a question fails the call: 403 ELICITATION_REFUSED).",
   }),
+  'x-mcpx-elicit-ttl-ms': z
+    .string()
+    .regex(/^[1-9][0-9]{0,9}$/)
+    .optional()
+    .openapi({ description: "How long this call's questions wait for an answer, in milliseconds, instead of the daemon's TTL." }),
 });
 
 export const AnswerHeaders = z.object({

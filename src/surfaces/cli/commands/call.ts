@@ -4,6 +4,7 @@
  * running in the daemon (return), or answered by the daemon's policy in the mode given (auto, decline, error).
  */
 import { McpxError } from '../../../errors.js';
+import { ttlFromEnv } from '../../../policy/read.js';
 import type { Answer } from '../../../types.js';
 import { elicitModeOf, parseArgs, parseJsonObject, parseTarget, parseToolArguments, UsageError } from '../args.js';
 import type { Backend, CallResponse, Elicitation } from '../backend.js';
@@ -50,13 +51,20 @@ export const command: Command = async (argv, io) => {
   if (mode === 'prompt' && !io.isTTY)
     throw new UsageError('--elicit=prompt needs a terminal; use --elicit=return to get the question back instead');
   const json = flags.json === true;
+  // MCPX_ELICIT_TTL_MS rides with the call, so a daemon already running applies it to this call's questions.
+  const elicitTtlMs = io.env.MCPX_ELICIT_TTL_MS ? ttlFromEnv(io.env.MCPX_ELICIT_TTL_MS, 0) : undefined;
   const config = typeof flags.config === 'string' ? flags.config : undefined;
   // The question is raised in this command's session, and only that session (or an operator) answers it.
   const { session, sessionSource } = commandSession(io, config);
 
   const backend = await openBackend(io, { config, forCall: true });
   try {
-    const response = await backend.call(server, tool, args, { session, sessionSource, ...(chosen ? { elicit } : {}) });
+    const response = await backend.call(server, tool, args, {
+      session,
+      sessionSource,
+      ...(chosen ? { elicit } : {}),
+      ...(elicitTtlMs ? { elicitTtlMs } : {}),
+    });
     if (response.status === 'complete') return printResult(response.result, io, json, { server, tool });
     // The daemon answered in auto, decline and error; a question still open waits for an answer from anywhere.
     if (mode !== 'prompt') return returnQuestions(response, io, json);

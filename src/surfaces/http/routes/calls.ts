@@ -75,6 +75,7 @@ export function mountCallRoute(app: OpenAPIHono, { deps, now, toElicitation }: R
         : {}),
       ...(headers['x-mcpx-parent'] ? { parent: headers['x-mcpx-parent'] } : {}),
       ...(headers['x-mcpx-elicit'] ? { elicit: headers['x-mcpx-elicit'] } : {}),
+      ...(headers['x-mcpx-elicit-ttl-ms'] ? { elicitTtlMs: Number(headers['x-mcpx-elicit-ttl-ms']) } : {}),
     });
     if (step.status === 'complete') {
       return c.json({ status: 'complete' as const, callId: step.task.callId, task: step.task.id, result: step.result }, 200);
