@@ -25,6 +25,7 @@ import {
   stateOf,
 } from './records.js';
 import { awaitAnswer, type WaitDeps } from './waiter.js';
+import { createOpenWatches } from './open-watches.js';
 import { auditOf, listPending, type ListingDeps } from './listing.js';
 import { systemClock } from './clock.js';
 import { toBrokerStore } from './store.js';
@@ -45,6 +46,8 @@ import type {
 const DEFAULT_RETAIN_MS = 7 * 24 * 60 * 60 * 1000;
 /** How many open questions a broker remembers (a respond to one of them skips its read). */
 const KNOWN_MAX = 10_000;
+/** How long a question opened here stays watched for the wait that usually follows at once (ms). */
+const OPEN_WATCH_MS = 1_000;
 
 /** A broker and the store it keeps its questions in (hosts keep their own records beside them). */
 export interface StoreBroker extends Broker {
@@ -72,6 +75,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
     known.set(request.id, request);
   };
   let closed = false;
+  const openWatches = createOpenWatches(store, { max: KNOWN_MAX, graceMs: OPEN_WATCH_MS });
 
   let secrets: Promise<SecretStore> | undefined;
   const secretStore = (): Promise<SecretStore> =>
@@ -191,7 +195,12 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
     return answer ? { request, answer } : { request };
   }
 
-  const waitDeps: WaitDeps = { clock, store, guard, load: (id) => load(id), expire, ensureOpen, onClose };
+  const takeOpenWatch = (id: string): ReturnType<WaitDeps['takeOpenWatch']> => {
+    const seen = openWatches.take(id);
+    const request = known.get(id);
+    return seen && request && visible(request) ? { request, ...seen } : undefined;
+  };
+  const waitDeps: WaitDeps = { clock, store, guard, load: (id) => load(id), takeOpenWatch, expire, ensureOpen, onClose };
   const listingDeps: ListingDeps = { clock, store, guard, settle, allowAnySession: options.allowAnySession, own };
 
   const broker: StoreBroker = {
@@ -216,11 +225,18 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       const event = eventFor('elicit.open', request, now, {
         data: { sessionSource: request.sessionSource, expiresAt: request.expiresAt, mode: request.mode },
       });
-      if (!(await guard(store.putQuestion(request, rowTtl(request), event)))) {
+      // Watched from before the write, so the wait that follows needs no read (open-watches.ts).
+      const watching = openWatches.begin(request.id);
+      const written = await guard(store.putQuestion(request, rowTtl(request), event)).catch((error: unknown) => {
+        watching.drop();
+        throw error;
+      });
+      if (!written) {
+        watching.drop();
         // Opening the same id twice is idempotent: the first question stands.
         const existing = await guard(store.getEntry(request.id));
         if (existing.request) return withState(existing.request, existing.answer);
-      }
+      } else watching.keep();
       scheduleExpiry(request);
       remember(request);
       notify(event);
@@ -299,6 +315,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
         });
       }
       known.delete(id);
+      openWatches.forget(id);
       await emit({
         kind: 'elicit.abandoned',
         elicit: id,
@@ -359,6 +376,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       for (const handle of expiryTimers.values()) clock.clearTimer(handle);
       expiryTimers.clear();
       known.clear();
+      openWatches.close();
       for (const closing of [...onClose]) closing();
       listeners.clear();
       openHooks.clear();

@@ -11,6 +11,8 @@ export interface WaitDeps {
   guard<T>(operation: Promise<T>): Promise<T>;
   /** The question (visible to this session) and its answer, in one read. */
   load(id: string): Promise<{ request: ElicitRequest; answer?: StoredAnswer }>;
+  /** For a question this broker opened and watched since before its write: it, and what that watch saw (no read). */
+  takeOpenWatch(id: string): { request: ElicitRequest; answer?: StoredAnswer; hinted: boolean } | undefined;
   /** Answers cancel by 'expiry'; the winner's answer if another process got there first. */
   expire(request: ElicitRequest): Promise<StoredAnswer>;
   ensureOpen(): void;
@@ -24,7 +26,7 @@ export async function awaitAnswer(
   id: string,
   awaitOptions: { signal?: AbortSignal } = {},
 ): Promise<StoredAnswer> {
-  const { clock, store, guard, load, expire, ensureOpen, onClose } = deps;
+  const { clock, store, guard, load, takeOpenWatch, expire, ensureOpen, onClose } = deps;
   ensureOpen();
   const signal = awaitOptions.signal;
   signal?.throwIfAborted();
@@ -62,12 +64,19 @@ export async function awaitAnswer(
   signal?.addEventListener('abort', aborted, { once: true });
   onClose.add(closing);
   let loaded: { request: ElicitRequest; answer?: StoredAnswer };
-  try {
-    loaded = await load(id);
-    ensureOpen();
-  } catch (error) {
-    finish(() => reject(error));
-    return result;
+  // Our watch is live: the one started before the question's write hands over what it saw, in place of the read.
+  const watched = takeOpenWatch(id);
+  if (watched) {
+    loaded = watched.answer ? { request: watched.request, answer: watched.answer } : { request: watched.request };
+    if (watched.hinted && !watched.answer) reread();
+  } else {
+    try {
+      loaded = await load(id);
+      ensureOpen();
+    } catch (error) {
+      finish(() => reject(error));
+      return result;
+    }
   }
   const { request, answer } = loaded;
   if (answer) finish(() => resolve(answer));
