@@ -41,15 +41,17 @@ export function createOpenWatches(store: BrokerStore, options: { max: number; gr
     begin(id) {
       const slot: Slot = { hinted: false, unwatch: () => undefined };
       let live = true;
+      const stop = (): void => {
+        if (!live) return;
+        live = false;
+        unwatch();
+      };
       const unwatch = store.watch(id, (answer) => {
         if (!answer) return void (slot.hinted = true);
         slot.answer ??= answer;
-        // Answered: nothing more to see (and a polling store stops polling for it).
-        if (live) ((live = false), unwatch());
+        stop(); // answered: nothing more to see (and a polling store stops polling for it)
       });
-      slot.unwatch = () => {
-        if (live) ((live = false), unwatch());
-      };
+      slot.unwatch = stop;
       return {
         keep() {
           if (slots.size >= options.max) release(slots.keys().next().value as string);
