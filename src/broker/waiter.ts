@@ -3,6 +3,9 @@ import { McpxError } from '../errors.js';
 import { abandoned } from './records.js';
 import type { BrokerStore, Clock, ElicitRequest, StoredAnswer } from './types.js';
 
+/** A wait that skipped its read (the question was watched since its open) reads after this long unanswered (ms). */
+const CHECK_AFTER_MS = 50;
+
 /** What a wait needs of its broker. */
 export interface WaitDeps {
   clock: Clock;
@@ -40,12 +43,13 @@ export async function awaitAnswer(
   // a close) must not surface as an unhandled rejection. The caller still sees it.
   result.catch(() => undefined);
   let done = false;
-  const deadline: { timer?: unknown } = {};
+  const deadline: { timer?: unknown; check?: unknown } = {};
   const finish = (settleWith: () => void): void => {
     if (done) return;
     done = true;
     unwatch();
     if (deadline.timer !== undefined) clock.clearTimer(deadline.timer);
+    if (deadline.check !== undefined) clock.clearTimer(deadline.check);
     signal?.removeEventListener('abort', aborted);
     onClose.delete(closing);
     settleWith();
@@ -69,6 +73,8 @@ export async function awaitAnswer(
   if (watched) {
     loaded = watched.answer ? { request: watched.request, answer: watched.answer } : { request: watched.request };
     if (watched.hinted && !watched.answer) reread();
+    // Read once all the same if no answer came at once: a store that went down fails the wait as the read would.
+    else if (!watched.answer) deadline.check = clock.setTimer(() => !done && reread(), CHECK_AFTER_MS);
   } else {
     try {
       loaded = await load(id);
