@@ -22,6 +22,8 @@ export interface Leases {
    * lapsed, already `owner`'s, or held by `replace` (an owner known to be dead). True when `owner` holds it now.
    */
   acquire(name: string, owner: string, ttlMs: number, replace?: string): Promise<boolean>;
+  /** Extends `name` only while `owner` still holds it (a lease taken over and dropped is not taken back). */
+  renew(name: string, owner: string, ttlMs: number): Promise<boolean>;
   /** Lets the lease lapse now (if `owner` holds it), keeping its row so others see there is work to take over. */
   lapse(name: string, owner: string): Promise<void>;
   /** Drops the row (if `owner` holds it): nothing is left to take over. */
@@ -39,8 +41,10 @@ export function openLeases(store: BrokerStore): Leases | undefined {
 
 // The store's clock in ms (TIME: seconds and microseconds).
 const REDIS_NOW = `local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+// ARGV[5] = 'renew': only a row we own is extended.
 const REDIS_ACQUIRE = `${REDIS_NOW}
   local cur = redis.call('HGET', KEYS[1], ARGV[1])
+  if ARGV[5] == 'renew' and (not cur or cjson.decode(cur).owner ~= ARGV[2]) then return 0 end
   if cur then
     local row = cjson.decode(cur)
     if row.owner ~= ARGV[2] and row.owner ~= ARGV[4] and tonumber(row.expiresAt) >= now then return 0 end
@@ -64,7 +68,9 @@ function redisLeases(keyv: Keyv): Leases {
   };
   return {
     acquire: async (name, owner, ttlMs, replace) =>
-      Number(await evaluate(REDIS_ACQUIRE, [name, owner, Math.round(ttlMs), replace ?? ''])) === 1,
+      Number(await evaluate(REDIS_ACQUIRE, [name, owner, Math.round(ttlMs), replace ?? '', 'acquire'])) === 1,
+    renew: async (name, owner, ttlMs) =>
+      Number(await evaluate(REDIS_ACQUIRE, [name, owner, Math.round(ttlMs), '', 'renew'])) === 1,
     lapse: async (name, owner) => void (await evaluate(REDIS_LET_GO, [name, owner, 'lapse'])),
     remove: async (name, owner) => void (await evaluate(REDIS_LET_GO, [name, owner, 'remove'])),
     async list() {
@@ -112,6 +118,13 @@ function postgresLeases(keyv: Keyv): Leases {
          WHERE l.owner = $3 OR l.owner = $5 OR l.expires_at < ${PG_NOW}
          RETURNING name`,
         [namespace, lease, owner, Math.round(ttlMs), replace ?? ''],
+      );
+      return rows.length === 1;
+    },
+    async renew(lease, owner, ttlMs) {
+      const rows = await query(
+        `UPDATE ${table} SET expires_at = ${PG_NOW} + $4::bigint WHERE namespace = $1 AND name = $2 AND owner = $3 RETURNING name`,
+        [namespace, lease, owner, Math.round(ttlMs)],
       );
       return rows.length === 1;
     },

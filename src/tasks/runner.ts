@@ -194,9 +194,9 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         }
         if (closed) return;
         if (current.status === 'complete' && legacy) await legacy.end();
+        // Not stored: the next stop is, at once. Until then the stored round stays resumable, so a daemon dying
+        // between the resume and that write leaves a call another daemon re-sends, not one marked failed.
         Object.assign(task, { state: 'running', waitingOn: [] });
-        delete task.continuation;
-        await save(task);
       }
     } catch (error) {
       await legacy?.end();

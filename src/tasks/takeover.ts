@@ -79,7 +79,7 @@ export function createHolderLease(options: HolderLeaseOptions): HolderLease {
     let adopted = 0;
     for (const task of await tasks.liveOf(holder)) {
       // Still ours (renewed): a takeover slower than the TTL must not share a call with the next survivor.
-      if (!(await leases.acquire(PREFIX + holder, instance, ttlMs)))
+      if (!(await leases.renew(PREFIX + holder, instance, ttlMs)))
         throw new Error(`the lease of ${holder} passed to another daemon during the takeover`);
       if (options.serves && !(await options.serves(task.server))) {
         left.push(task.id);
@@ -121,7 +121,7 @@ export function createHolderLease(options: HolderLeaseOptions): HolderLease {
   }
 
   async function renew(): Promise<void> {
-    if (stopped || (await leases.acquire(own, instance, ttlMs))) return;
+    if (stopped || (await leases.renew(own, instance, ttlMs))) return;
     log(`lost the lease of ${options.holder}: another daemon took over its calls`);
     stopped = true;
     if (timer) clearInterval(timer);

@@ -62,8 +62,13 @@ for (const [name, url] of [
         const { leases: rows } = await leases[0]!.list();
         const winner = `s${won.indexOf(true)}`;
         expect(rows.find((r) => r.name === 'holder:race')?.owner).toBe(winner);
+        // The dead owner cannot renew what was taken; the winner can.
+        expect(await leases[0]!.renew('holder:race', 'dead-host:1:x', 60_000)).toBe(false);
+        expect(await leases[1]!.renew('holder:race', winner, 60_000)).toBe(true);
         await leases[0]!.remove('holder:race', winner);
         expect((await leases[0]!.list()).leases.find((r) => r.name === 'holder:race')).toBeUndefined();
+        // Nor is a dropped lease taken back by a renewal.
+        expect(await leases[1]!.renew('holder:race', winner, 60_000)).toBe(false);
       } finally {
         await Promise.all(stores.map((s) => s.close()));
       }

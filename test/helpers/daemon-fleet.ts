@@ -32,20 +32,19 @@ export interface FleetDaemon {
   fetch(path: string, init?: RequestInit): Promise<Response>;
 }
 
-/** Both eras: `modern` (the v2 dual-era fixture, pinned modern) and `legacy` (the v1 SDK fixture). */
-function writeConfig(dir: string): string {
-  const configPath = join(dir, 'mcpx.json');
-  writeFileSync(
-    configPath,
-    JSON.stringify({ mcpServers: { modern: { ...stdioFixture('dual-era'), era: 'modern' }, legacy: stdioFixture('legacy-v1') } }),
-  );
-  return configPath;
-}
+/** Both eras by default: `modern` (the v2 dual-era fixture, pinned modern) and `legacy` (the v1 SDK fixture), over stdio. */
+const STDIO_SERVERS = { modern: { ...stdioFixture('dual-era'), era: 'modern' }, legacy: stdioFixture('legacy-v1') };
 
-export function fleetDaemon(name: string, storeUrl: string, extraEnv: Record<string, string> = {}): FleetDaemon {
+export function fleetDaemon(
+  name: string,
+  storeUrl: string,
+  extraEnv: Record<string, string> = {},
+  servers: Record<string, unknown> = STDIO_SERVERS,
+): FleetDaemon {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npx tsup)`);
   const dir = mkdtempSync(join(tmpdir(), `mcpx-host-${name}-`));
-  const configPath = writeConfig(dir);
+  const configPath = join(dir, 'mcpx.json');
+  writeFileSync(configPath, JSON.stringify({ mcpServers: servers }));
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: dir,
@@ -74,7 +73,16 @@ export function fleetDaemon(name: string, storeUrl: string, extraEnv: Record<str
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       child = proc;
-      exited = new Promise((done) => proc.once('exit', () => done()));
+      exited = new Promise((done) =>
+        proc.once('exit', () => {
+          // Down, whether killed here or exited on its own (a daemon whose lease was taken exits).
+          if (child === proc) {
+            child = undefined;
+            daemon.pid = undefined;
+          }
+          done();
+        }),
+      );
       proc.stderr!.on('data', (d: Buffer) => (log += d.toString()));
       const first = await new Promise<string>((done, fail) => {
         let out = '';
@@ -88,24 +96,18 @@ export function fleetDaemon(name: string, storeUrl: string, extraEnv: Record<str
       daemon.pid = proc.pid;
     },
     async kill() {
-      if (!child) return;
-      process.kill(-child.pid!, 'SIGKILL');
+      const proc = child;
+      if (!proc) return;
+      killGroup(proc.pid!);
       await exited;
-      child = undefined;
-      daemon.pid = undefined;
     },
     async stop() {
-      if (!child) return;
-      child.kill('SIGTERM');
+      const proc = child;
+      if (!proc) return;
+      proc.kill('SIGTERM');
       await exited;
       // Its server processes share the group; a graceful stop closed them, this only makes sure.
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-      child = undefined;
-      daemon.pid = undefined;
+      killGroup(proc.pid!);
     },
     async fetch(path, init) {
       const client = socketFetch(socket);
@@ -117,6 +119,14 @@ export function fleetDaemon(name: string, storeUrl: string, extraEnv: Record<str
     },
   };
   return daemon;
+}
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
 }
 
 export const post = (body?: unknown): RequestInit => ({

@@ -9,6 +9,9 @@ import { runDaemon } from './daemon.js';
 import { daemonPaths } from './daemon-paths.js';
 import { openDaemonParts } from './daemon-wiring.js';
 
+/** EX_SOFTWARE: the daemon exits when another one took over its calls. */
+const EXIT_LEASE_LOST = 70;
+
 export interface RunDaemonCommandOptions {
   env: Record<string, string | undefined>;
   cwd: string;
@@ -38,6 +41,11 @@ export async function runDaemonCommand(options: RunDaemonCommandOptions): Promis
       ...(options.idleMs !== undefined ? { idleMs: options.idleMs } : {}),
       ...(options.port !== undefined ? { port: options.port } : {}),
       log: stamp,
+      // Two daemons must never drive one call: the one that adopted ours has them, so we go, writing nothing more.
+      onLeaseLost: () => {
+        stamp('another daemon took over our calls (our lease lapsed while we stalled): exiting');
+        process.exit(EXIT_LEASE_LOST);
+      },
     });
   } catch (error) {
     if (isMcpxError(error, 'DAEMON_UNAVAILABLE') && typeof error.data?.pid === 'number') {

@@ -22,6 +22,11 @@ export interface RunDaemonOptions {
   idleMs?: number;
   /** Also listen on 127.0.0.1:<port> (0 = a free port) with a bearer token. */
   port?: number;
+  /**
+   * Another daemon took our lease (we stalled past it) and adopted our calls: by default the daemon stops; the
+   * `mcpx daemon run` process exits at once instead, as if it had died, so it writes nothing more.
+   */
+  onLeaseLost?: () => void;
   /** Told once the daemon listens (or that another one already runs). */
   onReady?: (state: DaemonState) => void;
   log?: (line: string) => void;
@@ -117,7 +122,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
         const [host, pid] = owner.split(':');
         return host === hostname() && Number(pid) > 0 && !isAlive(Number(pid));
       },
-      onLeaseLost: () => void stopOnLost?.(),
+      onLeaseLost: () => (options.onLeaseLost ? options.onLeaseLost() : void stopOnLost?.()),
       log,
     });
     let lastActivity = Date.now();
