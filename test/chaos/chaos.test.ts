@@ -62,7 +62,7 @@ function runClient(index: number, sockets: string[], questions: number): Promise
     concurrency: 3,
     legacyShare: 0.5,
     lateShare: 0.15,
-    lateMs: LEASE_MS * 2,
+    lateMs: LEASE_MS * 3,
   };
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(import.meta.dirname, 'chaos-client.mjs'), JSON.stringify(options)], {
