@@ -105,9 +105,10 @@ for (const [name, url] of [
     it(`loses no answer across ${QUESTIONS} questions while daemons are killed and restarted`, async () => {
       console.log(`chaos on ${name}: seed ${SEED} (MCPX_CHAOS_SEED=${SEED} repeats it), ${QUESTIONS} questions`);
       const random = prng(SEED);
+      // Every host's daemon serves the same session, so a question raised through one is answered through another.
       const servers = { modern: { url: modern.url, era: 'modern' }, legacy: { url: legacy.url } };
       const daemons: FleetDaemon[] = Array.from({ length: DAEMONS }, (_, i) =>
-        fleetDaemon(`${name}-${i}`, url(), { MCPX_LEASE_MS: String(LEASE_MS) }, servers),
+        fleetDaemon(`${name}-${i}`, url(), { MCPX_LEASE_MS: String(LEASE_MS), MCPX_SESSION_ID: 'chaos' }, servers),
       );
       await Promise.all(daemons.map((d) => d.start()));
       const sockets = daemons.map((d) => daemonPaths(d.env, d.configPath).socket);

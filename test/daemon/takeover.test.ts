@@ -75,7 +75,8 @@ for (const [name, url] of [
     });
 
     it('resumes the modern call in one survivor and abandons the legacy one, refusing its answer', async () => {
-      const env = { MCPX_LEASE_MS: '1000' };
+      // One session on every host (callers are bound to their session): the CLI runs with the same env.
+      const env = { MCPX_LEASE_MS: '1000', MCPX_SESSION_ID: 'takeover' };
       const [a, b, c] = ['a', 'b', 'c'].map((n) => fleetDaemon(`${name}-${n}`, url(), env)) as [
         FleetDaemon,
         FleetDaemon,
