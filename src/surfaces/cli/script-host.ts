@@ -24,6 +24,7 @@ import type { CliIO } from './io.js';
 import { renderInputRequired } from './render.js';
 import { sanitize, sanitizeLine } from './sanitize.js';
 import type { AskReplay } from './script-asks.js';
+import { commandSession } from './session.js';
 import { DEFAULT_ELICIT_TTL_MS, MCPX_VERSION } from '../../constants.js';
 
 /** Puts one question to the person and returns their answer (the terminal form, or a test's stand-in). */
@@ -42,6 +43,8 @@ export interface ScriptHostOptions {
   /** The person; used in prompt mode only. */
   prompt?: PersonPrompt;
   elicitTtlMs?: number;
+  /** The config file the run reads (for the session its questions are opened in). */
+  configPath?: string;
   /** Where ask() questions left open are remembered for the next run (`keyOf` names this script). */
   replay?: AskReplay;
 }
@@ -89,13 +92,16 @@ export async function createScriptHost(options: ScriptHostOptions): Promise<Scri
   };
   const answerers: Answerer[] = [{ kind: 'script', name: 'onElicit', answer: script }];
   if (person) answerers.push({ kind: 'person', name: 'terminal', answer: (question: Question) => person(question) });
-  const pipeline = createElicitationPipeline({ broker, policy, answerers, env: io.env });
+  // Opened in the command's session, so `mcpx elicit list` run here shows them.
+  const session = commandSession(io, options.configPath);
+  const pipeline = createElicitationPipeline({ broker, policy, answerers, env: io.env, session });
   // ask() has no script answerer: the script asked it. Nobody answering stops the run as input-required.
   const askPipeline = createElicitationPipeline({
     broker,
     policy,
     answerers: person ? [{ kind: 'person', name: 'terminal', answer: (question) => person(question) }] : [],
     env: io.env,
+    session,
   });
 
   // Sign-ins are questions of the script's calls; the browser comes back to this process while the run lasts.

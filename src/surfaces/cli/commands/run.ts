@@ -114,6 +114,7 @@ export async function runSource(
       elicitTtlMs,
       prompt: deps.prompt ?? terminalPrompt(io),
       ...(replay ? { replay } : {}),
+      ...(configFlag ? { configPath: configFlag } : {}),
     });
     try {
       if (flags.check === true) {
