@@ -5,7 +5,7 @@
  * refusing bad arguments with the field and the expectation, before anything reaches the server.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -150,5 +150,55 @@ describe('mcpx call names what is wrong (built CLI)', () => {
     const fine = await warm.run(['call', 'every.get-sum', 'a=2', 'b=3']);
     expect(fine.code, fine.stderr).toBe(0);
     expect(fine.stdout).toContain('5');
+  });
+});
+
+describe('mcpx prompt and mcpx resource (built CLI)', () => {
+  it('lists, gets and reads on server-everything; binary content is described and written with --out', async () => {
+    const prompts = await warm.run(['prompt', 'list', 'every']);
+    expect(prompts.code, prompts.stderr).toBe(0);
+    expect(prompts.stdout).toContain('  args-prompt(city, state?)\n');
+
+    const got = await warm.run(['prompt', 'get', 'every', 'args-prompt', '--arg', 'city=Paris']);
+    expect(got.code, got.stderr).toBe(0);
+    expect(got.stdout).toContain("[user]\nWhat's weather in Paris?");
+
+    const resources = await warm.run(['resource', 'list', 'every']);
+    expect(resources.stdout).toMatch(
+      /^ {2}demo:\/\/resource\/static\/document\/features\.md {2}features\.md \(text\/markdown\)$/m,
+    );
+    expect(resources.stdout).toContain('demo://resource/dynamic/blob/{resourceId}');
+
+    const blob = await warm.run(['resource', 'read', 'every', 'demo://resource/dynamic/blob/1']);
+    expect(blob.code, blob.stderr).toBe(0);
+    expect(blob.stdout).toMatch(
+      /binary, [\w/-]+, \d+ bytes; write it with: mcpx resource read every demo:\/\/resource\/dynamic\/blob\/1 --out <file>/,
+    );
+    const file = join(warm.dir, 'blob.bin');
+    const written = await warm.run(['resource', 'read', 'every', 'demo://resource/dynamic/blob/1', '--out', file]);
+    expect(written.code, written.stderr).toBe(0);
+    expect(written.stderr).toMatch(new RegExp(`wrote (\\d+) bytes of demo://resource/dynamic/blob/1 to ${file}`));
+    expect(statSync(file).size).toBe(Number(/wrote (\d+) bytes/.exec(written.stderr)![1]));
+
+    const unknown = await warm.run(['prompt', 'get', 'evry', 'args-prompt']);
+    expect(unknown.stderr).toContain('no server named "evry"; did you mean every?');
+  });
+
+  it('a prompt or resource that asks exits 75 headless with the question, and resumes once answered', async () => {
+    for (const [args, answer] of [
+      [['prompt', 'get', 'fx', 'ask_prompt', 'topic=site'], ['repo=acme/site']],
+      [['resource', 'read', 'old', 'mcpx-fixture://ask'], ['confirm=true']],
+    ] as const) {
+      const asked = await warm.run([...args]);
+      expect(asked.code, asked.stderr).toBe(75);
+      const id = /elc-[0-9a-f]{16}/.exec(asked.stdout)?.[0];
+      const task = /tsk-[0-9a-f]{16}/.exec(asked.stdout)?.[0];
+      expect(id && task, asked.stdout).toBeTruthy();
+      const answered = await warm.run(['elicit', 'answer', id!, ...answer]);
+      expect(answered.code, answered.stderr).toBe(0);
+      const result = await warm.run(['task', 'result', task!, '--json']);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain('accept');
+    }
   });
 });

@@ -60,6 +60,8 @@ export interface Backend {
       elicit?: 'ask' | 'auto' | 'decline' | 'error';
       /** This call's question deadline (the caller's MCPX_ELICIT_TTL_MS), instead of the daemon's. */
       elicitTtlMs?: number;
+      /** A prompt get (`tool` is the prompt's name) or a resource read (`tool` is the URI) instead of a tool call. */
+      method?: 'prompts/get' | 'resources/read';
     },
   ): Promise<CallResponse>;
   /** The caller's session's questions; with `all`, every session's (narrowed to `session` when given). */

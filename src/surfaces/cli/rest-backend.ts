@@ -58,8 +58,15 @@ export function createRestBackend(options: RestBackendOptions): Backend & {
   return {
     kind: 'daemon',
 
-    async call(server, tool, args, { session, sessionSource, parent, elicit, elicitTtlMs }) {
-      const { body } = await send<CallResponse>(`/v1/call/${encodeURIComponent(server)}/${encodeURIComponent(tool)}`, {
+    async call(server, tool, args, { session, sessionSource, parent, elicit, elicitTtlMs, method }) {
+      const at = encodeURIComponent(server);
+      const path =
+        method === 'prompts/get'
+          ? `/v1/prompt/${at}/${encodeURIComponent(tool)}`
+          : method === 'resources/read'
+            ? `/v1/resource/${at}`
+            : `/v1/call/${at}/${encodeURIComponent(tool)}`;
+      const { body } = await send<CallResponse>(path, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
@@ -69,7 +76,7 @@ export function createRestBackend(options: RestBackendOptions): Backend & {
           ...(elicit ? { 'x-mcpx-elicit': elicit } : {}),
           ...(elicitTtlMs ? { 'x-mcpx-elicit-ttl-ms': String(Math.ceil(elicitTtlMs)) } : {}),
         },
-        body: JSON.stringify(args),
+        body: JSON.stringify(method === 'resources/read' ? { uri: tool } : args),
       });
       const inline = typeof options.inline === 'function' ? options.inline() : options.inline;
       return body.status === 'input-required' && inline ? { ...body, inline: true } : body;

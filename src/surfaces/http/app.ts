@@ -22,6 +22,7 @@ import { mountCallRoute, mountTaskRoute } from './routes/calls.js';
 import { mountElicitRoutes } from './routes/elicit.js';
 import { mountEventsRoute } from './routes/events.js';
 import { mountServerRoutes } from './routes/servers.js';
+import { mountRequestRoutes } from './routes/requests.js';
 import type { DiscoveryCatalog } from './routes/discovery.js';
 
 export interface AppDeps {
@@ -107,6 +108,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   mountTaskRoute(app, context);
   mountEventsRoute(app, context);
   mountServerRoutes(app, context);
+  mountRequestRoutes(app, context);
 
   app.openapi(healthRoute, (c) => c.json({ ...deps.info, activeCalls: tasks.active() }, 200));
 

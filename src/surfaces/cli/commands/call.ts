@@ -74,7 +74,7 @@ export const command: Command = async (argv, io) => {
   }
 };
 
-function returnQuestions(response: Extract<CallResponse, { status: 'input-required' }>, io: CliIO, json: boolean): number {
+export function returnQuestions(response: Extract<CallResponse, { status: 'input-required' }>, io: CliIO, json: boolean): number {
   const { inputRequired } = response;
   const text = renderInputRequired({
     server: inputRequired.server,
@@ -92,12 +92,13 @@ function returnQuestions(response: Extract<CallResponse, { status: 'input-requir
  * Puts each round of questions to the person at the terminal, until the call completes. A new round (a modern server
  * asking again after the answer) is noticed from the daemon's event stream, not by polling.
  */
-async function answerUntilDone(
+export async function answerUntilDone(
   backend: Backend,
   response: Extract<CallResponse, { status: 'input-required' }>,
   io: CliIO,
   json: boolean,
   session: string | undefined,
+  print: (result: Record<string, unknown>, io: CliIO, json: boolean) => number = printResult,
 ): Promise<number> {
   const { inputRequired } = response;
   const taskId = inputRequired.task;
@@ -124,7 +125,7 @@ async function answerUntilDone(
       ]);
       if ('task' in next) {
         const { task } = next;
-        if (task.state === 'complete' && task.result) return printResult(task.result, io, json);
+        if (task.state === 'complete' && task.result) return print(task.result, io, json);
         if (task.state === 'failed')
           throw new McpxError(
             (task.error?.code as never) ?? 'CALL_FAILED',

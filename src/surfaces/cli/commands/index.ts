@@ -15,6 +15,14 @@ export const commands: Record<string, CommandEntry> = {
     summary: "the configured servers with their status and era, or one server's tools: mcpx list [server] [--json|--schema]",
     load: async () => (await import('./list.js')).command,
   },
+  prompt: {
+    summary: "a server's prompts: mcpx prompt list <server> | get <server> <name> [--arg key=value ...]",
+    load: async () => (await import('./requests.js')).promptCommand,
+  },
+  resource: {
+    summary: "a server's resources: mcpx resource list <server> | read <server> <uri> [--out file]",
+    load: async () => (await import('./requests.js')).resourceCommand,
+  },
   serve: {
     summary: "serve the configured servers' tools as one MCP server (stdio) for agents: mcpx serve [server...]",
     load: async () => (await import('./serve.js')).command,

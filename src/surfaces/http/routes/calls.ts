@@ -1,5 +1,7 @@
 /** The call route (200 complete, 202 at a question) and the task route that collects its result. */
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute, type OpenAPIHono, type z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { StartInput } from '../../../tasks/runner.js';
 import { McpxError } from '../../../errors.js';
 import type { Question } from '../../../types.js';
 import { describeInputRequired } from '../../../elicitation/describe.js';
@@ -50,57 +52,75 @@ const taskRoute = createRoute({
   responses: { 200: json(TaskEnvelopeSchema, 'The task, with its result when complete'), ...errors(400, 401, 404, 503) },
 });
 
-export function mountCallRoute(app: OpenAPIHono, { deps, now, toElicitation }: RouteContext): void {
-  const { broker, tasks } = deps;
-  const listedOf = async (question: Question): Promise<RestElicitation> => {
-    const request = await broker.get(question.id);
+export function mountCallRoute(app: OpenAPIHono, context: RouteContext): void {
+  const { deps, now } = context;
+  const listedOf = listedFrom(context);
+
+  app.openapi(callRoute, async (c) => {
+    const { server, tool } = c.req.valid('param');
+    const args = (c.req.valid('json') ?? {}) as Record<string, unknown>;
+    // The shared responder answers with the route's declared bodies (200, 202, errors); its type is a plain Response.
+    return (await startAndRespond(c, { deps, now, listedOf }, { server, tool, arguments: args }, c.req.valid('header'))) as never;
+  });
+}
+
+/** The call headers a request carries, as validated by CallHeaders. */
+export type CallHeaderValues = z.infer<typeof CallHeaders>;
+
+/**
+ * Starts a request the runner holds (a tool call, or with `method` a prompt or a resource read) and answers: 200 with
+ * the result, 202 with the questions it stopped at (Location, Retry-After, the §5.1 text), or the error's status.
+ */
+export async function startAndRespond(
+  c: Context,
+  { deps, now, listedOf }: { deps: RouteContext['deps']; now: () => number; listedOf: (q: Question) => Promise<RestElicitation> },
+  input: Pick<StartInput, 'server' | 'tool' | 'method' | 'arguments'>,
+  headers: CallHeaderValues,
+): Promise<Response> {
+  const { server, tool } = input;
+  const step = await deps.tasks.start({
+    ...input,
+    session: headers['x-mcpx-session'] || deps.defaultSession,
+    ...(headers['x-mcpx-session'] && headers['x-mcpx-session-source'] ? { sessionSource: headers['x-mcpx-session-source'] } : {}),
+    ...(headers['x-mcpx-parent'] ? { parent: headers['x-mcpx-parent'] } : {}),
+    ...(headers['x-mcpx-elicit'] ? { elicit: headers['x-mcpx-elicit'] } : {}),
+    ...(headers['x-mcpx-elicit-ttl-ms'] ? { elicitTtlMs: Number(headers['x-mcpx-elicit-ttl-ms']) } : {}),
+  });
+  if (step.status === 'complete') {
+    return c.json({ status: 'complete' as const, callId: step.task.callId, task: step.task.id, result: step.result }, 200);
+  }
+  if (step.status === 'failed') {
+    const status = statusOfCode(step.error.code);
+    return c.json(errorBody(step.error.code, step.error.message, { ...step.error.data, task: step.task.id }), status);
+  }
+  const questions = await Promise.all(step.questions.map(listedOf));
+  const first = questions[0]!;
+  c.header('Location', `/v1/elicit/${first.id}`);
+  c.header('Retry-After', String(Math.max(0, Math.ceil(Math.min(...questions.map((q) => q.timeLeftMs)) / 1000))));
+  // The CLI's §5.1 message, deadlines in UTC.
+  const text = describeInputRequired(
+    { server, tool, task: step.task.id, questions, ...(deps.inline ? { inline: true } : {}) },
+    { now: now() },
+  );
+  return c.json(
+    {
+      status: 'input-required' as const,
+      inputRequired: { callId: step.task.callId, task: step.task.id, server, tool, questions, text },
+    },
+    202,
+  );
+}
+
+/** A question's REST view, read back from the broker that opened it. */
+export function listedFrom({ deps, toElicitation }: RouteContext): (question: Question) => Promise<RestElicitation> {
+  return async (question) => {
+    const request = await deps.broker.get(question.id);
     if (request) return toElicitation(request);
     throw new McpxError(
       'ELICITATION_NOT_FOUND',
       `The question ${question.id} is not in the broker; the pipeline should have opened it.`,
     );
   };
-
-  app.openapi(callRoute, async (c) => {
-    const { server, tool } = c.req.valid('param');
-    const headers = c.req.valid('header');
-    const args = (c.req.valid('json') ?? {}) as Record<string, unknown>;
-    const step = await tasks.start({
-      server,
-      tool,
-      arguments: args,
-      session: headers['x-mcpx-session'] || deps.defaultSession,
-      ...(headers['x-mcpx-session'] && headers['x-mcpx-session-source']
-        ? { sessionSource: headers['x-mcpx-session-source'] }
-        : {}),
-      ...(headers['x-mcpx-parent'] ? { parent: headers['x-mcpx-parent'] } : {}),
-      ...(headers['x-mcpx-elicit'] ? { elicit: headers['x-mcpx-elicit'] } : {}),
-      ...(headers['x-mcpx-elicit-ttl-ms'] ? { elicitTtlMs: Number(headers['x-mcpx-elicit-ttl-ms']) } : {}),
-    });
-    if (step.status === 'complete') {
-      return c.json({ status: 'complete' as const, callId: step.task.callId, task: step.task.id, result: step.result }, 200);
-    }
-    if (step.status === 'failed') {
-      const status = statusOfCode(step.error.code);
-      return c.json(errorBody(step.error.code, step.error.message, { ...step.error.data, task: step.task.id }), status);
-    }
-    const questions = await Promise.all(step.questions.map(listedOf));
-    const first = questions[0]!;
-    c.header('Location', `/v1/elicit/${first.id}`);
-    c.header('Retry-After', String(Math.max(0, Math.ceil(Math.min(...questions.map((q) => q.timeLeftMs)) / 1000))));
-    // The CLI's §5.1 message, deadlines in UTC.
-    const text = describeInputRequired(
-      { server, tool, task: step.task.id, questions, ...(deps.inline ? { inline: true } : {}) },
-      { now: now() },
-    );
-    return c.json(
-      {
-        status: 'input-required' as const,
-        inputRequired: { callId: step.task.callId, task: step.task.id, server, tool, questions, text },
-      },
-      202,
-    );
-  });
 }
 
 export function mountTaskRoute(app: OpenAPIHono, { deps }: RouteContext): void {
