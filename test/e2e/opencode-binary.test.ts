@@ -120,7 +120,8 @@ describe.skipIf(!bin)('the opencode binary loads mcpx/opencode headless', () => 
     expect(await toast).toContain('"title":"legacy (via mcpx) asks"');
     await reader.cancel();
 
-    const listed = JSON.parse((await mcpx(['elicit', 'list', '--json'])).stdout) as {
+    // This test process is in no opencode session: it lists as the operator.
+    const listed = JSON.parse((await mcpx(['elicit', 'list', '--all', '--json'])).stdout) as {
       elicitations: Array<{ session: string; message: string; sessionSource?: string }>;
     };
     expect(listed.elicitations.map((q) => [q.message, q.session])).toEqual(
