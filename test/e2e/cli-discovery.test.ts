@@ -4,7 +4,7 @@
  * running daemon's warm connections; and `mcpx call` naming an unknown server or tool with its close matches and
  * refusing bad arguments with the field and the expectation, before anything reaches the server.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -48,7 +48,7 @@ function setup() {
         done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
       });
     });
-  return { dir, run, spawns };
+  return { dir, env, run, spawns };
 }
 
 const direct = setup();
@@ -119,6 +119,17 @@ describe('mcpx list (built CLI)', () => {
     await expectServerList(warm.run, true);
     await expectToolList(warm.run, true);
     expect(warm.spawns.count()).toBe(1);
+  });
+  it('stops quietly when the reader closes the pipe early (mcpx list every --schema | head)', async () => {
+    const child = spawn(process.execPath, [cli, 'list', 'every', '--schema'], { cwd: direct.dir, env: direct.env });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // Read one chunk, then close the pipe as `head` does; the rest of the listing meets a closed pipe.
+    await new Promise<void>((done) => child.stdout.once('data', () => done()));
+    child.stdout.destroy();
+    const code = await new Promise<number | null>((done) => child.on('exit', done));
+    expect(stderr).not.toContain('EPIPE');
+    expect(code).toBe(0);
   });
 });
 

@@ -20,6 +20,12 @@ const io: CliIO = {
   },
 };
 
+// A reader that stops early (`mcpx list x | head`) closes the pipe: stop as other CLIs do, not with a stack trace.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(process.exitCode ?? 0);
+});
+
 try {
   process.exitCode = badge
     ? await (await import('./commands/elicit-count.js')).command(argv.slice(2), io)
