@@ -21,7 +21,7 @@ import { createTaskStore, type TaskStore } from '../../tasks/task-store.js';
 import { isReleased, releaseHeld } from '../../tasks/handoff.js';
 import type { TaskStep } from '../../tasks/types.js';
 import { assignNames, type ToolRef } from './names.js';
-import { requestStateKey } from './request-state.js';
+import { requestStateKey, type RequestStateKey } from './request-state.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -64,7 +64,7 @@ export interface ServeCore {
   readonly tasks: TaskStore;
   readonly ttlMs: number;
   /** What request states are signed with: MCPX_SERVE_STATE_KEY, else the store's (shared by every serve on it). */
-  readonly stateKey: string;
+  readonly stateKey: RequestStateKey;
   /** The session of a connection that names none: MCPX_SESSION_ID, else one made for this process. */
   readonly defaultSession: string;
   catalog(): Promise<Catalog>;

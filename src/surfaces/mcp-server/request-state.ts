@@ -6,6 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import type Keyv from 'keyv';
 import { createRequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
+
+type RequestStateCodec = ReturnType<typeof createRequestStateCodec>;
 import { McpxError } from '../../errors.js';
 
 export interface RequestStateSeal {
@@ -17,33 +19,71 @@ export interface RequestStateSeal {
 
 const KEY_RECORD = 'serve:request-state-key';
 
+/** What request states are signed with, as every serve on the store sees it. */
+export interface RequestStateKey {
+  /** The key in use, read at first use (after every serve started together has written): they agree on the last write. */
+  current(): Promise<string>;
+  /** Reads the stored key again; true when it changed (another serve's first write landed after this one read). */
+  reread(): Promise<boolean>;
+}
+
+const validKey = (value: unknown): value is string => typeof value === 'string' && value.length >= 32;
+
 /**
  * The key: MCPX_SERVE_STATE_KEY (at least 32 bytes), else one kept in the state store, made by the first
  * `mcpx serve` that needs it: every serve process on the same store signs alike, so a retry may reach any of them.
+ * The store has no put-if-absent here, so serves starting at once may both write: the last write is the key, and a
+ * state that fails to verify makes this process read the key again before it is refused.
  */
-export async function requestStateKey(env: Record<string, string | undefined>, keyv: Keyv): Promise<string> {
+export async function requestStateKey(env: Record<string, string | undefined>, keyv: Keyv): Promise<RequestStateKey> {
   const configured = env.MCPX_SERVE_STATE_KEY;
   if (configured !== undefined) {
     if (Buffer.byteLength(configured) < 32)
       throw new McpxError('CONFIG_INVALID', 'MCPX_SERVE_STATE_KEY must be at least 32 bytes long');
-    return configured;
+    return { current: async () => configured, reread: async () => false };
   }
-  const kept = (await keyv.get(KEY_RECORD)) as string | undefined;
-  if (typeof kept === 'string' && kept.length >= 32) return kept;
-  await keyv.set(KEY_RECORD, randomBytes(32).toString('base64url'));
-  // Two processes starting at once: both read back whichever write landed last.
-  return (await keyv.get(KEY_RECORD)) as string;
+  if (!validKey(await keyv.get(KEY_RECORD))) await keyv.set(KEY_RECORD, randomBytes(32).toString('base64url'));
+  let inUse: Promise<string> | undefined;
+  const current = (): Promise<string> => (inUse ??= keyv.get(KEY_RECORD).then((kept) => kept as string));
+  return {
+    current,
+    async reread() {
+      const before = await current();
+      const kept: unknown = await keyv.get(KEY_RECORD);
+      if (!validKey(kept) || kept === before) return false;
+      inUse = Promise.resolve(kept);
+      return true;
+    },
+  };
 }
 
 /** A state lives as long as its questions may wait, and a minute more (the retry may be on its way). */
-export function createRequestStateSeal(key: string, ttlMs: number): RequestStateSeal {
+export function createRequestStateSeal(key: RequestStateKey, ttlMs: number): RequestStateSeal {
   const bind = (ctx: ServerContext): string => ctx.mcpReq.method;
-  const codec = createRequestStateCodec({ key, ttlSeconds: Math.ceil(ttlMs / 1000) + 60, bind });
-  // The expiry travels inside the signed state, so one verify serves both.
-  const relay = createRequestStateCodec({ key, ttlSeconds: Math.ceil(ttlMs / 1000), bind });
+  const codecs = new Map<string, { codec: RequestStateCodec; relay: RequestStateCodec }>();
+  const codecsOf = async () => {
+    const current = await key.current();
+    let made = codecs.get(current);
+    if (!made) {
+      made = {
+        codec: createRequestStateCodec({ key: current, ttlSeconds: Math.ceil(ttlMs / 1000) + 60, bind }),
+        // The expiry travels inside the signed state, so one verify serves both.
+        relay: createRequestStateCodec({ key: current, ttlSeconds: Math.ceil(ttlMs / 1000), bind }),
+      };
+      codecs.set(current, made);
+    }
+    return made;
+  };
   return {
-    mint: (payload, ctx) => codec.mint(payload, ctx),
-    mintRelay: (payload, ctx) => relay.mint(payload, ctx),
-    verify: (state, ctx) => codec.verify(state, ctx),
+    mint: async (payload, ctx) => (await codecsOf()).codec.mint(payload, ctx),
+    mintRelay: async (payload, ctx) => (await codecsOf()).relay.mint(payload, ctx),
+    async verify(state, ctx) {
+      try {
+        return await (await codecsOf()).codec.verify(state, ctx);
+      } catch (error) {
+        if (!(await key.reread())) throw error;
+        return (await codecsOf()).codec.verify(state, ctx);
+      }
+    },
   };
 }
