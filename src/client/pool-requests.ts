@@ -61,6 +61,12 @@ interface ModernRequest {
 export function createRequests(options: ClientPoolOptions, connections: Connections, listings: Listings): Requests {
   const { now, get, timeoutFor, onProbation, onFailure, onSuccess, secrets, missingCredentials } = connections;
   const { listTools } = listings;
+  /** Who answers a call's questions here: the same for every call of this pool. */
+  const answerers = {
+    ...(options.onElicit ? { onElicit: options.onElicit } : {}),
+    ...(options.openUrl ? { openUrl: options.openUrl } : {}),
+    ...(options.urlOpenedByAnswerer ? { urlOpenedByAnswerer: true } : {}),
+  };
 
   /**
    * Asks for the missing credentials as mcpx's own questions of the call, held open like a legacy call's (so
@@ -136,9 +142,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
         arguments: args,
         callId,
         progressToken: `${callId}/${++calls}`,
-        ...(options.onElicit ? { onElicit: options.onElicit } : {}),
-        ...(options.openUrl ? { openUrl: options.openUrl } : {}),
-        ...(options.urlOpenedByAnswerer ? { urlOpenedByAnswerer: true } : {}),
+        ...answerers,
         ttlMs: callOptions.elicitTtlMs ?? options.elicitTtlMs,
         // The person signs in between the answer and the browser's return: longer than a server may stay silent.
         requestTimeoutMs: Math.max(timeoutFor(server), SIGN_IN_RETURN_MS),
@@ -161,9 +165,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
       arguments: args,
       callId: request.callId,
       ...(request.parent !== undefined ? { parent: request.parent } : {}),
-      ...(options.onElicit ? { onElicit: options.onElicit } : {}),
-      ...(options.openUrl ? { openUrl: options.openUrl } : {}),
-      ...(options.urlOpenedByAnswerer ? { urlOpenedByAnswerer: true } : {}),
+      ...answerers,
       ...(method === 'tools/call' ? toolHeaders(server, pooled, target, args) : {}),
       ttlMs: request.elicitTtlMs ?? options.elicitTtlMs,
       requestTimeoutMs: timeoutFor(server),
@@ -224,9 +226,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
       arguments: args,
       callId,
       progressToken: `${callId}/${++calls}`,
-      ...(options.onElicit ? { onElicit: options.onElicit } : {}),
-      ...(options.openUrl ? { openUrl: options.openUrl } : {}),
-      ...(options.urlOpenedByAnswerer ? { urlOpenedByAnswerer: true } : {}),
+      ...answerers,
       ttlMs: callOptions.elicitTtlMs ?? options.elicitTtlMs,
       requestTimeoutMs: timeoutFor(server),
       now,
