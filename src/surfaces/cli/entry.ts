@@ -4,8 +4,14 @@
  */
 import type { CliIO } from './io.js';
 
-const argv = process.argv.slice(2);
+// `--no-color` is for every command: taken off here (before `--`), it becomes NO_COLOR for the command and its servers.
+const end = process.argv.includes('--') ? process.argv.indexOf('--') : process.argv.length;
+const noColor = process.argv.slice(2, end).includes('--no-color');
+const argv = process.argv.slice(2).filter((word, i) => word !== '--no-color' || i + 2 >= end);
+if (noColor) process.env.NO_COLOR = '1';
 const badge = argv[0] === 'elicit' && argv[1] === 'count';
+// The completion scripts call `mcpx __complete` on every Tab: it too stays off the command modules.
+const completing = argv[0] === '__complete';
 const io: CliIO = {
   stdout: process.stdout,
   stderr: process.stderr,
@@ -27,6 +33,10 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 });
 
 try {
+  if (completing) {
+    // A server connected for its tool names may keep the loop alive; the shell is waiting.
+    process.exit(await (await import('./completion/complete.js')).complete(argv.slice(1), io));
+  }
   process.exitCode = badge
     ? await (await import('./commands/elicit-count.js')).command(argv.slice(2), io)
     : await (await import('./main.js')).main(argv, io);

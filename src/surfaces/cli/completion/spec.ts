@@ -1,0 +1,106 @@
+/**
+ * What the shell completes after each command: its verbs, its flags, and what its positional words and flag values
+ * are (a server, `server.tool`, a file, one of a list). Kept beside the command table; a test compares it with
+ * every command's --help so a new flag is not forgotten here.
+ */
+
+/** What a word completes to. A list is literal choices. */
+export type WordKind = 'server' | 'servers' | 'tool' | 'command' | 'file' | 'none' | readonly string[];
+
+export interface CompletionSpec {
+  /** Verbs after the command (`elicit answer`), each with what follows it. */
+  verbs?: Record<string, WordKind[]>;
+  /** Positional words in order (the last one repeats when it is plural, e.g. `servers`). */
+  words?: WordKind[];
+  /** Flags without the dashes; a value kind for flags that take one, `true` for booleans. */
+  flags: Record<string, WordKind | true>;
+}
+
+const ELICIT_MODES = ['prompt', 'return', 'auto', 'decline', 'error'] as const;
+const config = { config: 'file' } as const;
+
+export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+
+export const COMPLETION_SPECS: Record<string, CompletionSpec> = {
+  call: { words: ['tool'], flags: { json: true, elicit: ELICIT_MODES, ...config } },
+  list: { words: ['server'], flags: { json: true, schema: true, ...config } },
+  prompt: {
+    verbs: { list: ['server'], get: ['server', 'none'] },
+    flags: { json: true, elicit: ELICIT_MODES, arg: 'none', ...config },
+  },
+  resource: {
+    verbs: { list: ['server'], read: ['server', 'none'] },
+    flags: { json: true, elicit: ELICIT_MODES, out: 'file', ...config },
+  },
+  serve: { words: ['servers'], flags: { http: true, port: 'none', host: 'none', ...config } },
+  elicit: {
+    verbs: {
+      answer: ['none'],
+      accept: ['none'],
+      decline: ['none'],
+      cancel: ['none'],
+      list: [],
+      count: [],
+      ui: [],
+      watch: [],
+      web: [],
+    },
+    flags: {
+      json: true,
+      all: true,
+      open: true,
+      state: ['pending', 'answered', 'expired', 'abandoned', 'all'],
+      server: 'server',
+      tool: 'none',
+      count: 'none',
+      kinds: 'none',
+      session: 'none',
+      ...config,
+    },
+  },
+  task: { verbs: { result: ['none'], show: ['none'] }, flags: { json: true, timeout: 'none', ...config } },
+  daemon: {
+    verbs: { start: [], stop: [], status: [], run: [] },
+    flags: { json: true, port: 'none', idle: 'none', ...config },
+  },
+  log: { flags: { json: true, chain: 'none', session: 'none', limit: 'none' } },
+  run: {
+    words: ['file'],
+    flags: {
+      check: true,
+      json: true,
+      elicit: ELICIT_MODES,
+      'memory-limit': 'none',
+      'cpu-limit': 'none',
+      timeout: 'none',
+      ...config,
+    },
+  },
+  exec: {
+    words: ['none'],
+    flags: {
+      check: true,
+      json: true,
+      elicit: ELICIT_MODES,
+      'memory-limit': 'none',
+      'cpu-limit': 'none',
+      timeout: 'none',
+      ...config,
+    },
+  },
+  inbox: { flags: { session: 'none', ...config } },
+  skill: {
+    verbs: { install: [], path: [] },
+    flags: { global: true, json: true, for: ['claude', 'opencode', 'agents'], dir: 'file' },
+  },
+  auth: { verbs: { status: [], logout: ['server'] }, words: ['server'], flags: {} },
+  gen: {
+    words: ['servers'],
+    flags: { 'types-only': true, check: true, 'no-daemon': true, out: 'file', 'runtime-import': 'none', ...config },
+  },
+  completion: { words: [SHELLS], flags: {} },
+  help: { words: ['command'], flags: {} },
+};
+
+/** Flags every command takes (read before the command runs). */
+export const GLOBAL_FLAGS: Record<string, true> = { help: true, 'no-color': true };
