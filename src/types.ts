@@ -39,14 +39,14 @@ export interface QuestionFields {
   /** Server-supplied text: sanitise before showing it on a terminal. */
   message: string;
   /** Form mode: what the answer's content must match. */
-  requestedSchema?: ElicitationSchema;
+  requestedSchema?: ElicitationSchema | undefined;
   /** URL mode: the page the person is asked to open. */
-  url?: string;
+  url?: string | undefined;
   era: Era;
   /** Modern era: the key of this question in the result's `inputRequests`. */
-  key?: string;
+  key?: string | undefined;
   /** The server's `_meta` on the request, untouched. */
-  meta?: Record<string, unknown>;
+  meta?: Record<string, unknown> | undefined;
   /** Only on mcpx's own question for a secret credential: the answer goes to the secret store here and is never recorded. */
   secret?: SecretRef;
   /** Legacy: the wire did not say which call asked and several were open; the call named is mcpx's pick among `candidateCalls`. */

@@ -34,7 +34,10 @@ export function signInParams(server: string, url: URL): Record<string, unknown> 
 }
 
 /** Whether a stored question is the sign-in whose redirect carries `state`. */
-export function isSignInFor(question: { mode?: string; url?: string; meta?: Record<string, unknown> }, state: string): boolean {
+export function isSignInFor(
+  question: { mode?: string; url?: string | undefined; meta?: Record<string, unknown> | undefined },
+  state: string,
+): boolean {
   if (question.mode !== 'url' || question.meta?.[SIGN_IN_META] !== true || !question.url) return false;
   try {
     return new URL(question.url).searchParams.get('state') === state;

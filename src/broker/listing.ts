@@ -38,7 +38,7 @@ export async function listPending(deps: ListingDeps, filter: PendingFilter = {})
     (filter.tool === undefined || r.tool === filter.tool) &&
     (filter.trace === undefined || r.trace === filter.trace);
   const now = clock.now();
-  let found: Array<{ request: ElicitRequest; answer?: StoredAnswer }>;
+  let found: Array<{ request: ElicitRequest; answer?: StoredAnswer | undefined }>;
   if ([...states].every((s) => s === 'pending' || s === 'abandoned')) {
     // The fast path: the pending index holds only unanswered questions.
     const unanswered = (await guard(store.listUnanswered())).filter(matches);

@@ -30,7 +30,7 @@ export function questionOf(
 export function elicitationOf(
   record: ElicitRequest,
   now: number,
-  extra: { task?: string; respondWith?: string } = {},
+  extra: { task?: string | undefined; respondWith?: string | undefined } = {},
 ): Elicitation {
   const { timeLeftMs: _listed, ...stored } = record as ElicitRequest & { timeLeftMs?: number };
   return {

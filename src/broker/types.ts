@@ -20,7 +20,7 @@ export interface ElicitRequest extends QuestionFields {
   sessionSource: 'env' | 'fingerprint' | 'explicit';
   /** A task id when the daemon holds the call. */
   task?: string;
-  audience?: 'user' | 'agent';
+  audience?: 'user' | 'agent' | undefined;
   createdAt: number; // ms since epoch
   expiresAt: number;
   state: RequestState;
@@ -66,7 +66,7 @@ export interface StoredAnswer {
 export interface RespondInput {
   id: string;
   action: Action;
-  content?: Record<string, unknown>;
+  content?: Record<string, unknown> | undefined;
   by: AnsweredBy;
   /** The answering session; refused (ELICITATION_FORBIDDEN) when it is not the question's, unless the broker allows any. */
   session?: string;
@@ -110,12 +110,12 @@ export type BrokerEventKind =
 export interface BrokerEvent {
   kind: BrokerEventKind;
   at: number;
-  elicit?: string;
-  trace?: string;
-  parent?: string;
-  session?: string;
-  server?: string;
-  tool?: string;
+  elicit?: string | undefined;
+  trace?: string | undefined;
+  parent?: string | undefined;
+  session?: string | undefined;
+  server?: string | undefined;
+  tool?: string | undefined;
   pid: number;
   action?: Action;
   by?: AnsweredBy;
@@ -187,7 +187,7 @@ export interface BrokerStore {
   updateQuestion(request: ElicitRequest, ttlMs: number): Promise<boolean>;
   getQuestion(id: string): Promise<ElicitRequest | undefined>;
   /** The question and its answer in one read. */
-  getEntry(id: string): Promise<{ request?: ElicitRequest; answer?: StoredAnswer }>;
+  getEntry(id: string): Promise<{ request?: ElicitRequest | undefined; answer?: StoredAnswer | undefined }>;
   /**
    * The atomic step: writes the answer row only if none exists; true when this call won. The winner's write
    * also drops the index entry, appends `event` to the log and wakes waiters. With `open`, the same step also

@@ -64,11 +64,11 @@ export function createFileEraCache(path: string): EraCache {
 
 /** Identifies a server by what reaches it (command line and env, or URL), not by its name in one config. */
 export function serverFingerprint(server: {
-  command?: string;
-  args?: string[];
-  env?: Record<string, unknown>;
-  cwd?: string;
-  url?: string;
+  command?: string | undefined;
+  args?: string[] | undefined;
+  env?: Record<string, unknown> | undefined;
+  cwd?: string | undefined;
+  url?: string | undefined;
 }): string {
   const identity =
     server.url !== undefined

@@ -18,7 +18,7 @@ export interface Pooled {
   /** Legacy calls in flight: a server's `elicitation/create` belongs to one of them. */
   active: LegacyCall<unknown>[];
   /** Each listed tool's `x-mcp-header` declarations; unset until the tools are listed. */
-  tools?: Map<string, HeaderScan>;
+  tools?: Map<string, HeaderScan> | undefined;
   /** A request has succeeded on it: its era is proven. */
   proven: boolean;
 }

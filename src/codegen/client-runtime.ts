@@ -31,7 +31,7 @@ export interface ToolCallOptions {
 
 /** The outcome shape of `mcpx.callTool` that a generated client reads (see CallOutcome). */
 export type ToolCallOutcome =
-  | { status: 'complete'; result: { content?: unknown; structuredContent?: unknown; isError?: boolean } }
+  | { status: 'complete'; result: { content?: unknown; structuredContent?: unknown; isError?: boolean | undefined } }
   | {
       status: 'input-required';
       callId: string;

@@ -35,7 +35,7 @@ export const DEFAULT_LIMITS: ConvertLimits = { maxDepth: 40, maxNodes: 20_000, m
 export interface NamedType {
   name: string;
   type: TsType;
-  doc?: Doc;
+  doc?: Doc | undefined;
 }
 
 /** Converts one schema document (a tool's input or output schema), sharing a namespace with its sibling. */

@@ -8,18 +8,20 @@ import type { Doc, TsType } from './type-model.js';
 /** An MCP tool as `tools/list` gives it (only what codegen reads). */
 export interface ToolDefinition {
   name: string;
-  title?: string;
-  description?: string;
+  title?: string | undefined;
+  description?: string | undefined;
   inputSchema?: unknown;
   outputSchema?: unknown;
-  annotations?: {
-    title?: string;
-    readOnlyHint?: boolean;
-    destructiveHint?: boolean;
-    idempotentHint?: boolean;
-    openWorldHint?: boolean;
-    [key: string]: unknown;
-  };
+  annotations?:
+    | {
+        title?: string | undefined;
+        readOnlyHint?: boolean | undefined;
+        destructiveHint?: boolean | undefined;
+        idempotentHint?: boolean | undefined;
+        openWorldHint?: boolean | undefined;
+        [key: string]: unknown;
+      }
+    | undefined;
   [key: string]: unknown;
 }
 

@@ -11,8 +11,8 @@ export interface DescribedQuestion {
   id: string;
   mode: ElicitMode;
   message: string;
-  requestedSchema?: ElicitationSchema;
-  url?: string;
+  requestedSchema?: ElicitationSchema | undefined;
+  url?: string | undefined;
   expiresAt: number;
   /** Other calls share the server, so the question may belong to one of them. */
   ambiguous?: boolean;

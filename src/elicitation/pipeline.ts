@@ -22,7 +22,7 @@ export interface Answerer {
   /** Recorded as the answer's `by`; defaults to the kind. */
   by?: AnsweredBy;
   /** Named in the audit log when this answerer passes. */
-  name?: string;
+  name?: string | undefined;
 }
 
 export interface PipelineOptions {

@@ -54,7 +54,7 @@ export interface Policy {
   mode: PolicyMode;
   /** The question's time to live, when the policy sets one (ms). */
   ttlMs?: number;
-  audience?: 'person' | 'any';
+  audience?: 'person' | 'any' | undefined;
   rules: PolicyRule[];
 }
 

@@ -11,7 +11,7 @@ export interface ScriptLimits {
   /** CPU time the script may spend running (default 30 s). Time spent awaiting a tool call, a timer or a person does not count. */
   cpuMs?: number;
   /** Optional wall-clock deadline for the whole run, waits included. */
-  wallMs?: number;
+  wallMs?: number | undefined;
   /** How many timers may be pending at once (default 10 000). */
   maxTimers?: number;
 }

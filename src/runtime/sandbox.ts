@@ -210,7 +210,7 @@ class SandboxRun implements ScriptRun, HostSide {
           this.onToolReply(token, server, tool, {
             status: 'tool-error',
             message: messageOf(error),
-            code: isMcpxError(error) ? error.code : undefined,
+            ...(isMcpxError(error) ? { code: error.code } : {}),
           }),
       );
   }
@@ -219,7 +219,10 @@ class SandboxRun implements ScriptRun, HostSide {
     if (this.finished) return;
     this.pendingCalls.delete(token);
     if (reply.status === 'input-required') {
-      this.end({ status: 'input-required', stop: { via: 'tool', server, tool, message: reply.message, data: reply.data } });
+      this.end({
+        status: 'input-required',
+        stop: { via: 'tool', server, tool, message: reply.message, ...(reply.data !== undefined ? { data: reply.data } : {}) },
+      });
       return;
     }
     const payload =

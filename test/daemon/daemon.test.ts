@@ -133,7 +133,7 @@ describe('daemon', () => {
     };
     const id = body.inputRequired.questions[0]!.id;
     await client.fetch(`/v1/elicit/${id}/cancel`, post());
-    const seen: Array<{ event: string; elicit?: string }> = [];
+    const seen: Array<{ event: string; elicit?: string | undefined }> = [];
     while (!seen.some((e) => e.event === 'elicit.answered')) {
       const next = await events.next();
       seen.push({ event: next.event, elicit: (JSON.parse(next.data) as { elicit?: string }).elicit });

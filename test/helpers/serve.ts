@@ -62,7 +62,7 @@ export function serveSetup(servers: Record<string, unknown>, extraEnv: Record<st
 
 export interface TestClient {
   asked: Asked[];
-  listTools(): Promise<Array<{ name: string; description?: string; inputSchema: unknown; annotations?: unknown }>>;
+  listTools(): Promise<Array<{ name: string; description?: string | undefined; inputSchema: unknown; annotations?: unknown }>>;
   callTool(name: string, args?: Record<string, unknown>): Promise<Record<string, unknown>>;
   /** v2 only: one raw request (no auto-fulfil), for hand-made retries. */
   request?(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;

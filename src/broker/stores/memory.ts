@@ -49,7 +49,7 @@ class MemoryStore implements BrokerStore {
     return copyRequest(await this.read<ElicitRequest>(keys.question(id)));
   }
 
-  async getEntry(id: string): Promise<{ request?: ElicitRequest; answer?: StoredAnswer }> {
+  async getEntry(id: string): Promise<{ request?: ElicitRequest | undefined; answer?: StoredAnswer | undefined }> {
     return {
       request: copyRequest(await this.read<ElicitRequest>(keys.question(id))),
       answer: copyAnswer(await this.read<StoredAnswer>(keys.answer(id))),
@@ -160,10 +160,17 @@ function isOpen(raw: unknown): boolean {
 
 const wrapped = new WeakMap<Keyv, MemoryStore>();
 
+/** A keyv over a Map that keeps rows as objects (no JSON round trip); keyv's setters take undefined, its options do not. */
+function unserializedKeyv(): Keyv {
+  const keyv = new Keyv({ store: new Map(), namespace: 'mcpx', throwOnErrors: true });
+  keyv.serialize = undefined;
+  keyv.deserialize = undefined;
+  return keyv;
+}
+
 /** A memory store over a fresh keyv Map, or over a host's keyv whose store is a Map (one wrapper per keyv). */
 export function openMemoryStore(keyv?: Keyv): BrokerStore {
-  const instance =
-    keyv ?? new Keyv({ store: new Map(), namespace: 'mcpx', throwOnErrors: true, serialize: undefined, deserialize: undefined });
+  const instance = keyv ?? unserializedKeyv();
   let store = wrapped.get(instance);
   if (!store) wrapped.set(instance, (store = new MemoryStore(instance)));
   return store;

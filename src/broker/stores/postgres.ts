@@ -126,7 +126,7 @@ class PostgresStore implements BrokerStore {
     return (await this.getEntry(id)).request;
   }
 
-  async getEntry(id: string): Promise<{ request?: ElicitRequest; answer?: StoredAnswer }> {
+  async getEntry(id: string): Promise<{ request?: ElicitRequest | undefined; answer?: StoredAnswer | undefined }> {
     const question = rawKey(this.keyv, keys.question(id));
     const answer = rawKey(this.keyv, keys.answer(id));
     const rows = await this.query(`SELECT key, value FROM ${this.table} WHERE key = ANY($1)`, [[question, answer]]);

@@ -118,7 +118,7 @@ class RedisStore implements BrokerStore {
     return this.keyv.get<ElicitRequest>(keys.question(id));
   }
 
-  async getEntry(id: string): Promise<{ request?: ElicitRequest; answer?: StoredAnswer }> {
+  async getEntry(id: string): Promise<{ request?: ElicitRequest | undefined; answer?: StoredAnswer | undefined }> {
     const client = await this.client();
     const [question, answer] = (await client.sendCommand([
       'MGET',

@@ -197,7 +197,7 @@ class SqliteStore implements BrokerStore {
     return (await this.getEntry(id)).request;
   }
 
-  async getEntry(id: string): Promise<{ request?: ElicitRequest; answer?: StoredAnswer }> {
+  async getEntry(id: string): Promise<{ request?: ElicitRequest | undefined; answer?: StoredAnswer | undefined }> {
     const question = rawKey(this.keyv, keys.question(id));
     const answer = rawKey(this.keyv, keys.answer(id));
     const found = await new Promise<Map<string, unknown>>((resolve, reject) =>

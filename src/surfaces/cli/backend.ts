@@ -34,7 +34,7 @@ export type CallResponse =
 
 /** Who asks (§5.5, §6b): the caller's own session, or with `all` an operator over every session. */
 export interface Scope {
-  session?: string;
+  session?: string | undefined;
   all?: boolean;
 }
 

@@ -8,10 +8,10 @@ type Schema = Record<string, unknown>;
 
 export interface ToolLike {
   name: string;
-  title?: string;
-  description?: string;
+  title?: string | undefined;
+  description?: string | undefined;
   inputSchema?: Schema;
-  outputSchema?: Schema;
+  outputSchema?: Schema | undefined;
 }
 
 /** The type of a JSON Schema, written the way TypeScript would (`string`, `"a" | "b"`, `number[]`, `{ a: string }`). */

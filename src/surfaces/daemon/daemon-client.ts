@@ -276,7 +276,7 @@ export async function daemonStatus(env: Env, configPath: string | undefined): Pr
       running: true,
       paths,
       ...(client.state ? { state: client.state } : {}),
-      health: (await response.json()) as DaemonStatus['health'],
+      health: (await response.json()) as NonNullable<DaemonStatus['health']>,
     };
   } finally {
     await client.close();

@@ -15,7 +15,7 @@ const EXIT_LEASE_LOST = 70;
 export interface RunDaemonCommandOptions {
   env: Record<string, string | undefined>;
   cwd: string;
-  configPath?: string;
+  configPath?: string | undefined;
   port?: number;
   idleMs?: number;
   stdout: Writable;

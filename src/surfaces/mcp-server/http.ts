@@ -136,7 +136,8 @@ export async function serveOverHttp(core: ServeCore, options: HttpServeOptions):
     const body = req.method === 'POST' ? await readBody(req) : undefined;
     const sessionId = req.headers['mcp-session-id'];
     const legacy = typeof sessionId === 'string' || (await isLegacyRequest(headersOnly(req), body ?? {}));
-    if (!legacy) return modern(req, res, body);
+    // The SDK's request type is declared without exactOptionalPropertyTypes (`method?: string`).
+    if (!legacy) return modern(req as Parameters<typeof modern>[0], res, body);
 
     let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
     if (!transport) {

@@ -47,7 +47,12 @@ export interface FormDialog {
 }
 
 /** The dialog for a form question: a question per field, then Accept / Decline (dismissing it cancels). */
-export function formDialog(q: { id: string; server: string; message: string; requestedSchema?: ElicitationSchema }): FormDialog {
+export function formDialog(q: {
+  id: string;
+  server: string;
+  message: string;
+  requestedSchema?: ElicitationSchema | undefined;
+}): FormDialog {
   const required = new Set(q.requestedSchema?.required ?? []);
   const fields: DialogField[] = [];
   const questions: DialogQuestion[] = [];

@@ -13,7 +13,7 @@ export interface InboxState {
   selected: number;
   view: 'list' | 'detail';
   /** One line under the header: what just happened (answered, refused, could not open). */
-  status?: string;
+  status?: string | undefined;
   /** Where questions come from: the daemon's events, or the store polled (no daemon). */
   source: 'daemon' | 'store';
   session?: string;
