@@ -9,7 +9,7 @@ import { isHttpServer } from '../config/schema.js';
 import { McpxError } from '../errors.js';
 import { newCallId } from '../ids.js';
 import type { Answer } from '../types.js';
-import type { ClientPoolOptions, RelayOptions } from './client-pool.js';
+import type { ClientPool, ClientPoolOptions, RelayOptions } from './client-pool.js';
 import { credentialParams, keepAnswer, type AskedEntry } from './credentials.js';
 import { LegacyCall } from './legacy-call.js';
 import { callError, inputResponsesFor, parseContinuation, runModernCall, type ModernCallOptions } from './modern-call.js';
@@ -23,7 +23,8 @@ import { afterHeld, connectAsking } from './sign-in-hold.js';
 // setTimeout's ceiling: the SDK's own request timeout is effectively off; LegacyCall's watchdog does the job.
 const NO_SDK_TIMEOUT = 2_147_483_647;
 
-export interface Requests {
+/** `resume` and `relay` as the pool offers them, and `run`, which its callTool, getPrompt and readResource share. */
+export interface Requests extends Pick<ClientPool, 'resume' | 'relay'> {
   run<R>(
     method: AskingMethod,
     server: string,
@@ -31,18 +32,6 @@ export interface Requests {
     args: Record<string, unknown>,
     callOptions: CallOptions,
   ): Promise<CallOutcome<R>>;
-  resume<R = CallToolResult>(
-    value: Continuation | unknown,
-    answers: Record<string, Answer>,
-    resumeOptions?: { signal?: AbortSignal; elicitTtlMs?: number },
-  ): Promise<CallOutcome<R>>;
-  relay(
-    server: string,
-    method: AskingMethod,
-    target: string,
-    args: Record<string, unknown>,
-    relayOptions: RelayOptions,
-  ): Promise<Record<string, unknown>>;
 }
 
 /** The request a modern call makes, in its first round or resumed. */
@@ -68,6 +57,44 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     ...(options.urlOpenedByAnswerer ? { urlOpenedByAnswerer: true } : {}),
   };
 
+  let calls = 0;
+  /** What every held request of a call names: the call, a progress token unique in this pool, the questions' TTL. */
+  const heldRequest = (
+    method: AskingMethod,
+    server: string,
+    target: string,
+    args: Record<string, unknown>,
+    callId: string,
+    elicitTtlMs: number | undefined,
+  ) => ({
+    server,
+    tool: target,
+    method,
+    arguments: args,
+    callId,
+    progressToken: `${callId}/${++calls}`,
+    ttlMs: elicitTtlMs ?? options.elicitTtlMs,
+    now,
+  });
+
+  /** Cancels a held call when its caller aborts; returns the unhook. */
+  const cancelOnAbort = (
+    call: { cancel(reason: McpxError): void },
+    method: AskingMethod,
+    server: string,
+    target: string,
+    signal: AbortSignal | undefined,
+  ): (() => void) => {
+    const onAbort = (): void =>
+      call.cancel(
+        new McpxError('CALL_FAILED', `${requestLabel(server, target, method)} was aborted by the caller`, {
+          data: { server, tool: target },
+        }),
+      );
+    signal?.addEventListener('abort', onAbort, { once: true });
+    return () => signal?.removeEventListener('abort', onAbort);
+  };
+
   /**
    * Asks for the missing credentials as mcpx's own questions of the call, held open like a legacy call's (so
    * every surface sees and answers them as any other), keeps them, then makes the call.
@@ -82,25 +109,12 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
   ): Promise<CallOutcome<R>> => {
     const callId = callOptions.callId ?? newCallId();
     const call = new LegacyCall<true>({
-      server,
-      tool: target,
-      method,
-      arguments: args,
-      callId,
-      progressToken: `${callId}/${++calls}`,
+      ...heldRequest(method, server, target, args, callId, callOptions.elicitTtlMs),
       ...(options.onElicit ? { onElicit: options.onElicit } : {}),
-      ttlMs: callOptions.elicitTtlMs ?? options.elicitTtlMs,
       requestTimeoutMs: timeoutFor(server),
-      now,
       mapError: (error) => error,
     });
-    const onAbort = (): void =>
-      call.cancel(
-        new McpxError('CALL_FAILED', `${requestLabel(server, target, method)} was aborted by the caller`, {
-          data: { server, tool: target },
-        }),
-      );
-    callOptions.signal?.addEventListener('abort', onAbort, { once: true });
+    const unhook = cancelOnAbort(call, method, server, target, callOptions.signal);
     const collected = call.run(async () => {
       try {
         const store = await secrets();
@@ -113,7 +127,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
           );
         return true as const;
       } finally {
-        callOptions.signal?.removeEventListener('abort', onAbort);
+        unhook();
       }
     });
     const proceed = (): Promise<CallOutcome<R>> => run<R>(method, server, target, args, { ...callOptions, callId });
@@ -136,17 +150,10 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     const callId = callOptions.callId ?? newCallId();
     return connectAsking<R>(
       {
-        server,
-        tool: target,
-        method,
-        arguments: args,
-        callId,
-        progressToken: `${callId}/${++calls}`,
+        ...heldRequest(method, server, target, args, callId, callOptions.elicitTtlMs),
         ...answerers,
-        ttlMs: callOptions.elicitTtlMs ?? options.elicitTtlMs,
         // The person signs in between the answer and the browser's return: longer than a server may stay silent.
         requestTimeoutMs: Math.max(timeoutFor(server), SIGN_IN_RETURN_MS),
-        now,
       },
       () => get(server),
       () => run<R>(method, server, target, args, { ...callOptions, callId }),
@@ -174,7 +181,6 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     };
   };
 
-  let calls = 0;
   /** One request that may ask (a tool call, a prompt, a resource read), in the era the connection speaks. */
   const run = async <R>(
     method: AskingMethod,
@@ -220,31 +226,18 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
       );
     }
     const call = new LegacyCall<R>({
-      server,
-      tool: target,
-      method,
-      arguments: args,
-      callId,
-      progressToken: `${callId}/${++calls}`,
+      ...heldRequest(method, server, target, args, callId, callOptions.elicitTtlMs),
       ...answerers,
-      ttlMs: callOptions.elicitTtlMs ?? options.elicitTtlMs,
       requestTimeoutMs: timeoutFor(server),
-      now,
       mapError: (error) => callError(server, target, error, false, method),
     });
     pooled.active.push(call as LegacyCall<unknown>);
-    const onAbort = (): void =>
-      call.cancel(
-        new McpxError('CALL_FAILED', `${requestLabel(server, target, method)} was aborted by the caller`, {
-          data: { server, tool: target },
-        }),
-      );
-    callOptions.signal?.addEventListener('abort', onAbort, { once: true });
+    const unhook = cancelOnAbort(call, method, server, target, callOptions.signal);
     return call.run(
       (signal) =>
         legacyRequest(connection.client, method, target, args, call.progressToken, signal).finally(() => {
           pooled.active.splice(pooled.active.indexOf(call as LegacyCall<unknown>), 1);
-          callOptions.signal?.removeEventListener('abort', onAbort);
+          unhook();
         }) as Promise<R>,
     );
   };
