@@ -12,6 +12,7 @@ import { Keyv } from 'keyv';
 import { McpxError } from '../../errors.js';
 import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, StoredAnswer } from '../types.js';
 import { decodeRowsSync, encodeRow, keys, prefixEnd, rawKey } from './rows.js';
+import { connectSqlite, keyvSqliteOn, type SqliteConnection } from './sqlite-connection.js';
 
 type Query = (sql: string, ...params: unknown[]) => Promise<Array<Record<string, unknown>>>;
 type Watcher = (answer?: StoredAnswer) => void;
@@ -365,11 +366,13 @@ export function wrapSqliteKeyv(keyv: Keyv, options: SqliteStoreOptions = {}): Br
 /** Opens (creating if needed) the SQLite file at `path` in WAL mode, shared safely by many processes. */
 export async function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<BrokerStore> {
   const { KeyvSqlite } = await import('@keyv/sqlite');
+  let connection: SqliteConnection | undefined;
   try {
     mkdirSync(dirname(path), { recursive: true });
-    const adapter = new KeyvSqlite({ uri: `sqlite://${path}`, busyTimeout: options.busyTimeoutMs ?? 10_000 });
+    connection = await connectSqlite(path, options.busyTimeoutMs ?? 10_000);
+    const adapter = await keyvSqliteOn(KeyvSqlite, connection, path);
     const keyv = new Keyv({ store: adapter, namespace: 'mcpx', throwOnErrors: true });
-    const query = adapter.query as unknown as Query;
+    const query = connection.query;
     // WAL lets readers and the one writer proceed together; NORMAL sync is durable across process crashes.
     await query('PRAGMA journal_mode = WAL');
     await query('PRAGMA synchronous = NORMAL');
@@ -378,6 +381,7 @@ export async function openSqliteStore(path: string, options: SqliteStoreOptions 
     await store.ready;
     return store;
   } catch (error) {
+    await connection?.close().catch(() => undefined);
     throw new McpxError(
       'STORE_UNAVAILABLE',
       `cannot open the SQLite store at ${path}: ${(error as Error).message}. Check that the directory is writable (MCPX_STATE_DIR moves it).`,
