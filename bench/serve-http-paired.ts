@@ -1,12 +1,13 @@
 /**
  * Paired A/B for `mcpx serve --http`: each round makes one call through serve and the same call straight to the
  * upstream (the dual-era fixture over HTTP), so load spikes hit both; reports p50s and the p50 of the per-round
- * difference, for a plain call (no_ask) and a forwarded question answered at once (ask_form). BEFORE=<dir with
- * cli.js> adds a second serve from another build to every round (before/after in one run).
+ * difference, for a plain call (no_ask) and a forwarded question answered at once (ask_form), and each serve's CPU
+ * time per call (from /proc, Linux: steadier than wall time on a loaded machine). BEFORE=<dir with cli.js> adds a
+ * second serve from another build to every round (before/after in one run).
  *   node --import tsx bench/serve-http-paired.ts        (after npm run build; N=150 rounds by default)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -39,6 +40,12 @@ async function connect(url: string): Promise<Client> {
   return client;
 }
 
+/** CPU time (user + system, all threads) the process has used so far, in ms. */
+function cpuMs(child: ChildProcess): number {
+  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 const p50 = (samples: number[]): number => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)]!;
 
 const upstream = await start([FIXTURE, '--http', '--port', '0']);
@@ -61,6 +68,7 @@ try {
     const direct_: number[] = [];
     const added = through.map(() => [] as number[]);
     const viaServe = through.map(() => [] as number[]);
+    const cpuBefore = serves.map((s) => cpuMs(s.child));
     for (let i = 0; i < N; i++) {
       // Alternate the order so neither build always runs first.
       const order = i % 2 ? [...through.keys()] : [...through.keys()].reverse();
@@ -70,10 +78,11 @@ try {
       direct_.push(d);
       times.forEach((t, k) => (viaServe[k]!.push(t), added[k]!.push(t - d)));
     }
+    const cpuPerCall = serves.map((s, k) => (cpuMs(s.child) - cpuBefore[k]!) / N);
     console.log(`${tool}: direct p50 ${p50(direct_).toFixed(2)} ms`);
     builds.forEach(([label], k) =>
       console.log(
-        `  ${label.padEnd(6)} through serve p50 ${p50(viaServe[k]!).toFixed(2)} ms, added p50 (paired) ${p50(added[k]!).toFixed(2)} ms`,
+        `  ${label.padEnd(6)} through serve p50 ${p50(viaServe[k]!).toFixed(2)} ms, added p50 (paired) ${p50(added[k]!).toFixed(2)} ms, serve CPU ${cpuPerCall[k]!.toFixed(2)} ms/call`,
       ),
     );
   }

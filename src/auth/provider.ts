@@ -56,6 +56,12 @@ export class McpxOAuthProvider implements OAuthClientProvider {
   private discovery: OAuthDiscoveryState | undefined;
   private pending: URL | undefined;
   private refreshing: Promise<KeptTokens | undefined> | undefined;
+  /**
+   * The tokens every request sends, kept in memory instead of read from the secret store per request. Dropped
+   * whenever they may have changed: a save, an invalidation, the SDK's own read (it reads only in an auth flow,
+   * after a 401) and a refresh ahead of expiry, which reads the store under the refresh lock.
+   */
+  private forRequests: { tokens: KeptTokens | undefined } | undefined;
 
   constructor(
     private readonly server: string,
@@ -123,11 +129,27 @@ export class McpxOAuthProvider implements OAuthClientProvider {
    * them as stored.
    */
   async tokens(ctx?: OAuthClientInformationContext): Promise<StoredOAuthTokens | undefined> {
+    if (ctx) this.forgetRequestTokens();
+    const kept = this.forRequests;
+    if (!ctx && kept && !(kept.tokens && this.refresh && needsRefresh(kept.tokens))) return kept.tokens;
     const issuer = ctx?.issuer ?? (await this.credentials.currentIssuer());
-    if (!issuer) return undefined;
+    if (!issuer) return ctx ? undefined : this.keepForRequests(undefined);
     const stored = await this.credentials.tokens(issuer);
-    if (ctx || !stored || !this.refresh || !needsRefresh(stored)) return stored;
-    return (this.refreshing ??= this.refreshAhead(issuer, this.refresh).finally(() => (this.refreshing = undefined)));
+    if (ctx) return stored;
+    if (!stored || !this.refresh || !needsRefresh(stored)) return this.keepForRequests(stored);
+    return (this.refreshing ??= this.refreshAhead(issuer, this.refresh)
+      .then((tokens) => this.keepForRequests(tokens))
+      .finally(() => (this.refreshing = undefined)));
+  }
+
+  /** The server refused the request's token, or it changed: the next request reads the secret store again. */
+  forgetRequestTokens(): void {
+    this.forRequests = undefined;
+  }
+
+  private keepForRequests(tokens: KeptTokens | undefined): KeptTokens | undefined {
+    this.forRequests = { tokens };
+    return tokens;
   }
 
   private refreshAhead(issuer: string, settings: RefreshSettings): Promise<KeptTokens | undefined> {
@@ -142,6 +164,7 @@ export class McpxOAuthProvider implements OAuthClientProvider {
 
   async saveTokens(tokens: StoredOAuthTokens, ctx?: OAuthClientInformationContext): Promise<void> {
     const issuer = ctx?.issuer ?? tokens.issuer;
+    this.forgetRequestTokens();
     if (issuer) await this.credentials.saveTokens(issuer, tokens);
   }
 
@@ -186,6 +209,7 @@ export class McpxOAuthProvider implements OAuthClientProvider {
   }
 
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
+    this.forgetRequestTokens();
     if (scope === 'verifier') this.verifier = undefined;
     if (scope === 'discovery' || scope === 'all') this.discovery = undefined;
     if (scope === 'tokens') await this.credentials.forget('tokens');

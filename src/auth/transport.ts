@@ -30,6 +30,8 @@ export class SigningInTransport extends StreamableHTTPClientTransport {
       try {
         return await super.send(message as JSONRPCMessage, options);
       } catch (error) {
+        // Refused (or failed) with the kept token: whatever comes next reads the secret store afresh.
+        this.provider.forgetRequestTokens();
         const url = this.provider.takeAuthorizationUrl();
         if (!(error instanceof UnauthorizedError) || !url) throw error;
         if (!rediscovered) {

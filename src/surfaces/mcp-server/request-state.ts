@@ -1,13 +1,13 @@
 /**
- * mcpx's own request state (2026-07-28 MRTR): HMAC-signed by the SDK's codec, bound to the method, with an expiry.
+ * mcpx's own request state (2026-07-28 MRTR): HMAC-signed, bound to the method, with an expiry; the SDK codec's
+ * wire format (createRequestStateCodec), signed synchronously with node:crypto instead of two Web Crypto jobs per
+ * mint and per verify, which cost a thread-pool round trip each on the question's path.
  * It names the held call and its questions, or (a relayed round) carries the upstream's own state inside mcpx's
  * envelope. A tampered, expired or foreign state is refused before any handler runs (-32602).
  */
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type Keyv from 'keyv';
-import { createRequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
-
-type RequestStateCodec = ReturnType<typeof createRequestStateCodec>;
+import type { ServerContext } from '@modelcontextprotocol/server';
 import { McpxError } from '../../errors.js';
 
 export interface RequestStateSeal {
@@ -57,18 +57,67 @@ export async function requestStateKey(env: Record<string, string | undefined>, k
   };
 }
 
+interface RequestStateCodec {
+  mint(payload: unknown, ctx: ServerContext): string;
+  verify(state: string, ctx: ServerContext): unknown;
+}
+
+const PREFIX = 'v1.';
+const BIND_LABEL = 'mcp.requestState.bind:';
+
+/** HMAC-SHA256 over `v1.<body>`, the body base64url JSON `{ p, exp, b }` (b: the method's 16-byte bind tag). */
+function createCodec(key: string, ttlSeconds: number): RequestStateCodec {
+  const keyBytes = Buffer.from(key, 'utf8');
+  const mac = (text: string): Buffer => createHmac('sha256', keyBytes).update(text, 'utf8').digest();
+  const tags = new Map<string, string>();
+  const bindTag = (method: string): string => {
+    let tag = tags.get(method);
+    if (tag === undefined)
+      tags.set(
+        method,
+        (tag = mac(BIND_LABEL + method)
+          .subarray(0, 16)
+          .toString('base64url')),
+      );
+    return tag;
+  };
+  const same = (a: string, b: string): boolean => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+  return {
+    mint(payload, ctx) {
+      const envelope = { p: payload, exp: Math.floor(Date.now() / 1000) + ttlSeconds, b: bindTag(ctx.mcpReq.method) };
+      const body = Buffer.from(JSON.stringify(envelope), 'utf8').toString('base64url');
+      return `${PREFIX}${body}.${mac(PREFIX + body).toString('base64url')}`;
+    },
+    verify(state, ctx) {
+      const dot = state.lastIndexOf('.');
+      if (!state.startsWith(PREFIX) || dot <= PREFIX.length) throw new Error('malformed');
+      const body = state.slice(PREFIX.length, dot);
+      // The signature as minted, character for character: no other spelling of the same bytes passes.
+      if (!same(state.slice(dot + 1), mac(PREFIX + body).toString('base64url'))) throw new Error('mac');
+      let envelope: { p?: unknown; exp?: unknown; b?: unknown };
+      try {
+        envelope = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as typeof envelope;
+      } catch {
+        throw new Error('malformed');
+      }
+      if (typeof envelope.exp !== 'number' || envelope.exp < Math.floor(Date.now() / 1000)) throw new Error('expired');
+      if (typeof envelope.b !== 'string' || !same(envelope.b, bindTag(ctx.mcpReq.method))) throw new Error('bind');
+      return envelope.p;
+    },
+  };
+}
+
 /** A state lives as long as its questions may wait, and a minute more (the retry may be on its way). */
 export function createRequestStateSeal(key: RequestStateKey, ttlMs: number): RequestStateSeal {
-  const bind = (ctx: ServerContext): string => ctx.mcpReq.method;
   const codecs = new Map<string, { codec: RequestStateCodec; relay: RequestStateCodec }>();
   const codecsOf = async () => {
     const current = await key.current();
     let made = codecs.get(current);
     if (!made) {
       made = {
-        codec: createRequestStateCodec({ key: current, ttlSeconds: Math.ceil(ttlMs / 1000) + 60, bind }),
+        codec: createCodec(current, Math.ceil(ttlMs / 1000) + 60),
         // The expiry travels inside the signed state, so one verify serves both.
-        relay: createRequestStateCodec({ key: current, ttlSeconds: Math.ceil(ttlMs / 1000), bind }),
+        relay: createCodec(current, Math.ceil(ttlMs / 1000)),
       };
       codecs.set(current, made);
     }
@@ -79,7 +128,7 @@ export function createRequestStateSeal(key: RequestStateKey, ttlMs: number): Req
     mintRelay: async (payload, ctx) => (await codecsOf()).relay.mint(payload, ctx),
     async verify(state, ctx) {
       try {
-        return await (await codecsOf()).codec.verify(state, ctx);
+        return (await codecsOf()).codec.verify(state, ctx);
       } catch (error) {
         if (!(await key.reread())) throw error;
         return (await codecsOf()).codec.verify(state, ctx);
