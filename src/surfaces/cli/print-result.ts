@@ -1,6 +1,10 @@
-/** A tool's result on stdout: its text for a person (sanitised on a terminal), the whole CallToolResult with --json. */
+/**
+ * A tool's result on stdout: its text for a person (sanitised on a terminal, where JSON text is indented and
+ * coloured), the whole CallToolResult with --json. Into a pipe, the text is exactly what the server sent.
+ */
 import { EXIT, type CliIO } from './io.js';
 import { sanitize } from './sanitize.js';
+import { jsonFor, prettyJson, styleFor, type Style } from './style.js';
 import { issuesFromServerText } from '../../client/server-refusal.js';
 
 interface ContentItem {
@@ -19,18 +23,21 @@ interface ContentItem {
  */
 export function printResult(
   result: Record<string, unknown>,
-  io: Pick<CliIO, 'stdout' | 'stderr' | 'isTTY'>,
+  io: Pick<CliIO, 'stdout' | 'stderr' | 'isTTY'> & { env?: CliIO['env'] },
   json: boolean,
   call?: { server: string; tool: string },
 ): number {
   const failed = result.isError === true;
+  const out = failed ? io.stderr : io.stdout;
+  const style = styleFor(out, io.env ?? {});
   if (json) {
-    io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    io.stdout.write(`${jsonFor(io.stdout, result, styleFor(io.stdout, io.env ?? {}))}\n`);
     return failed ? EXIT.FAILURE : EXIT.OK;
   }
   const items = Array.isArray(result.content) ? (result.content as ContentItem[]) : [];
   const parts = items.map(describeItem);
-  if (!parts.length && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent, null, 2));
+  const structured = !parts.length && result.structuredContent !== undefined;
+  if (structured) parts.push(JSON.stringify(result.structuredContent, null, 2));
   const text = parts.join('\n');
   const refused = failed && call ? issuesFromServerText(text) : undefined;
   if (refused) {
@@ -40,9 +47,27 @@ export function printResult(
     );
     return EXIT.FAILURE;
   }
-  const shown = io.isTTY ? sanitize(text, { maxLength: Number.MAX_SAFE_INTEGER }) : text;
-  (failed ? io.stderr : io.stdout).write(shown.endsWith('\n') || shown === '' ? shown : `${shown}\n`);
+  // For a person (on a terminal, or colour forced): JSON indented and coloured, server text sanitised.
+  const forPerson = style.enabled || io.isTTY || (out as { isTTY?: boolean }).isTTY === true;
+  const shown = !forPerson
+    ? text
+    : structured
+      ? prettyJson(result.structuredContent, style, Number.MAX_SAFE_INTEGER)
+      : items.map((item) => readable(describeItem(item), style)).join('\n');
+  out.write(shown.endsWith('\n') || shown === '' ? shown : `${shown}\n`);
   return failed ? EXIT.FAILURE : EXIT.OK;
+}
+
+/** A text that is a JSON object or array, indented and coloured; any other text sanitised as it is. */
+function readable(text: string, style: Style): string {
+  if (/^\s*[[{]/.test(text)) {
+    try {
+      return prettyJson(JSON.parse(text), style, Number.MAX_SAFE_INTEGER);
+    } catch {
+      // not JSON after all
+    }
+  }
+  return sanitize(text, { maxLength: Number.MAX_SAFE_INTEGER });
 }
 
 function describeItem(item: ContentItem): string {

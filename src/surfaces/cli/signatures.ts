@@ -3,6 +3,7 @@
  * descriptions, wrapped to the terminal. Everything here is server-supplied, so every piece is sanitised.
  */
 import { sanitize, sanitizeLine } from './sanitize.js';
+import { PLAIN_STYLE, type Style } from './style.js';
 
 type Schema = Record<string, unknown>;
 
@@ -75,9 +76,14 @@ export function wrap(text: string, width: number, indent: string): string[] {
   return lines;
 }
 
-/** One tool's block: its signature (wrapped at the commas when long), description and argument descriptions. */
-export function describeTool(tool: ToolLike, width: number): string[] {
+/**
+ * One tool's block: its signature (wrapped at the commas when long), description and argument descriptions; with a
+ * colour style, the tool's and the arguments' names stand out.
+ */
+export function describeTool(tool: ToolLike, width: number, style: Style = PLAIN_STYLE): string[] {
   const out = wrapSignature(signatureOf(tool), width);
+  const name = sanitizeLine(tool.name, 120);
+  out[0] = `  ${style.bold(name)}${(out[0] as string).slice(2 + name.length)}`;
   const description = sanitize(tool.description ?? tool.title ?? '', { maxLength: 2000 });
   if (description) out.push(...wrap(description, width, '    '));
   const properties = ((tool.inputSchema ?? {}).properties ?? {}) as Record<string, Schema>;
@@ -87,7 +93,7 @@ export function describeTool(tool: ToolLike, width: number): string[] {
     for (const [name, property] of described) {
       const label = sanitizeLine(name, 80).padEnd(pad);
       const [first = '', ...rest] = wrap(sanitize(property.description, { maxLength: 1000 }), width, ' '.repeat(8 + pad));
-      out.push(`      ${label}  ${first.trimStart()}`, ...rest);
+      out.push(`      ${style.cyan(label)}  ${first.trimStart()}`, ...rest);
     }
   }
   return out;

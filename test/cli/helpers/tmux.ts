@@ -8,6 +8,8 @@ export interface Terminal {
   /** tmux key names: Enter, Down, Space, C-c, BSpace... */
   keys(...names: string[]): void;
   screen(): string;
+  /** The screen with its colours and attributes as SGR escape sequences (tmux capture-pane -e). */
+  styledScreen(): string;
   /** The pane's title (an OSC 0/2 sequence written to the terminal would change it). */
   title(): string;
   /** Resolves when the screen shows `text`; rejects with the screen after `timeoutMs`. */
@@ -28,6 +30,7 @@ export function openTerminal(command: string[], options: { cwd: string; env?: Re
     type: (text) => void tmux('send-keys', '-l', text),
     keys: (...names) => void tmux('send-keys', ...names),
     screen,
+    styledScreen: () => tmux('capture-pane', '-p', '-e', '-J', '-S', '-200'),
     title: () => tmux('display-message', '-p', '#{pane_title}').trim(),
     async waitFor(text, timeoutMs = 45_000) {
       const deadline = Date.now() + timeoutMs;

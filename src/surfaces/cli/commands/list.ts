@@ -9,8 +9,9 @@ import { isMcpxError, McpxError } from '../../../errors.js';
 import { parseArgs, UsageError } from '../args.js';
 import { openDiscovery, type Discovery } from '../discovery.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
-import { sanitize, sanitizeLine } from '../sanitize.js';
+import { sanitizeLine } from '../sanitize.js';
 import { describeTool } from '../signatures.js';
+import { jsonFor, prettyJson, styleFor, type Style } from '../style.js';
 
 const USAGE = `usage: mcpx list [server] [options]
 
@@ -47,8 +48,9 @@ export const command: Command = async (argv, io) => {
 async function listServers(discovery: Discovery, io: CliIO, json: boolean): Promise<number> {
   const names = await discovery.servers();
   const statuses = await Promise.all(names.map((name) => discovery.status(name)));
+  const style = styleFor(io.stdout, io.env);
   if (json) {
-    io.stdout.write(`${JSON.stringify({ servers: statuses }, null, 2)}\n`);
+    io.stdout.write(`${jsonFor(io.stdout, { servers: statuses }, style)}\n`);
     return EXIT.OK;
   }
   if (!statuses.length) {
@@ -56,14 +58,17 @@ async function listServers(discovery: Discovery, io: CliIO, json: boolean): Prom
     return EXIT.OK;
   }
   const width = Math.max(...statuses.map((s) => s.server.length));
-  for (const status of statuses) io.stdout.write(`${serverLine(status, width)}\n`);
+  for (const status of statuses) io.stdout.write(`${serverLine(status, width, style)}\n`);
   io.stdout.write(`\nmcpx list <server> shows a server's tools.\n`);
   return EXIT.OK;
 }
 
-function serverLine(status: ServerStatus, width: number): string {
-  const name = status.server.padEnd(width);
-  const state = status.status === 'connected' ? `connected  ${status.era ?? ''}`.trimEnd() : status.status;
+function serverLine(status: ServerStatus, width: number, style: Style): string {
+  const name = style.bold(status.server.padEnd(width));
+  const state =
+    status.status === 'connected'
+      ? `${style.green('connected')}  ${status.era ?? ''}`.trimEnd()
+      : (status.status === 'failed' ? style.red : style.yellow)(status.status);
   // The reason may quote a server's stderr: first line only, sanitised.
   const reason = status.reason ? `: ${sanitizeLine(status.reason.split('\n')[0], 300)}` : '';
   const hint = status.hint ? ` (${sanitizeLine(status.hint)})` : '';
@@ -86,6 +91,7 @@ async function listTools(
   } catch (error) {
     throw await withSuggestion(error, server, discovery);
   }
+  const style = styleFor(io.stdout, io.env);
   if (options.json) {
     const listed = options.schema
       ? tools
@@ -97,18 +103,19 @@ async function listTools(
           ...(outputSchema !== undefined ? { outputSchema } : {}),
           ...(annotations !== undefined ? { annotations } : {}),
         }));
-    io.stdout.write(`${JSON.stringify({ server, tools: listed }, null, 2)}\n`);
+    io.stdout.write(`${jsonFor(io.stdout, { server, tools: listed }, style)}\n`);
     return EXIT.OK;
   }
   const era = status?.era ? ` (${status.era})` : '';
-  io.stdout.write(`${server}${era}: ${tools.length} tool${tools.length === 1 ? '' : 's'}\n`);
+  io.stdout.write(`${style.bold(server)}${era}: ${tools.length} tool${tools.length === 1 ? '' : 's'}\n`);
   const width = columnsOf(io);
   for (const tool of tools) {
     io.stdout.write('\n');
-    for (const line of describeTool(tool, width)) io.stdout.write(`${line}\n`);
+    for (const line of describeTool(tool, width, style)) io.stdout.write(`${line}\n`);
     if (options.schema) {
-      io.stdout.write(indent(`input schema: ${safeJson(tool.inputSchema)}`, '    '));
-      if (tool.outputSchema) io.stdout.write(indent(`output schema: ${safeJson(tool.outputSchema)}`, '    '));
+      io.stdout.write(indent(`${style.dim('input schema:')} ${prettyJson(tool.inputSchema, style)}`, '    '));
+      if (tool.outputSchema)
+        io.stdout.write(indent(`${style.dim('output schema:')} ${prettyJson(tool.outputSchema, style)}`, '    '));
     }
   }
   if (tools.length) io.stdout.write(`\nCall one: mcpx call ${server}.<tool> key=value ... (--help for more)\n`);
@@ -119,10 +126,6 @@ async function listTools(
 export function columnsOf(io: CliIO): number {
   const columns = (io.stdout as { columns?: number }).columns;
   return io.isTTY && columns && columns > 40 ? columns : 100;
-}
-
-function safeJson(value: unknown): string {
-  return sanitize(JSON.stringify(value, null, 2), { maxLength: 200_000 });
 }
 
 function indent(text: string, prefix: string): string {
