@@ -122,6 +122,16 @@ class PostgresStore implements BrokerStore {
     return Number(result?.written) === 1;
   }
 
+  async putIfAbsent(key: string, value: unknown, ttlMs: number): Promise<boolean> {
+    const rows = await this.query(
+      `INSERT INTO ${this.table} AS t (key, value) VALUES ($1, $2)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE (t.value::json->>'expires')::bigint < $3::bigint
+       RETURNING key`,
+      [rawKey(this.keyv, key), await encodeRow(this.keyv, value, ttlMs), Date.now()],
+    );
+    return rows.length === 1;
+  }
+
   async getQuestion(id: string): Promise<ElicitRequest | undefined> {
     return (await this.getEntry(id)).request;
   }

@@ -114,6 +114,12 @@ class RedisStore implements BrokerStore {
     return Number(written) === 1;
   }
 
+  async putIfAbsent(key: string, value: unknown, ttlMs: number): Promise<boolean> {
+    const row = await encodeRow(this.keyv, value, ttlMs);
+    const client = await this.client();
+    return (await client.sendCommand(['SET', rawKey(this.keyv, key), row, 'NX', 'PX', String(Math.round(ttlMs))])) === 'OK';
+  }
+
   getQuestion(id: string): Promise<ElicitRequest | undefined> {
     return this.keyv.get<ElicitRequest>(keys.question(id));
   }
