@@ -29,7 +29,13 @@ export default defineConfig([
     clean: false,
     target: 'node20',
     splitting: true,
-    banner: { js: '#!/usr/bin/env node' },
+    // Pure-JS dependencies are bundled in: resolving and reading ~300 files of zod, ajv, hono and the MCP SDK cost a
+    // cold start (the CLI and its daemon) more than the code itself. Native, wasm and file-locating packages stay
+    // outside. Bundled CommonJS calls `require`, which an ES module lacks: every chunk makes one.
+    noExternal: [/^(?!@jitl\/|quickjs-emscripten|ts-morph|esbuild|sqlite3|@keyv\/|pg($|\/)|@napi-rs\/|open$)/],
+    banner: {
+      js: "#!/usr/bin/env node\nimport { createRequire as __mcpxCreateRequire } from 'node:module';\nconst require = __mcpxCreateRequire(import.meta.url);",
+    },
     external: [/^@jitl\//, /^quickjs-emscripten/, 'ts-morph', 'esbuild', 'sqlite3'],
   },
 ]);

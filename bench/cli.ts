@@ -22,7 +22,12 @@ const mcporter = join(toolsDir, 'mcporter', 'dist', 'cli.js');
 const COLD = Number(process.env.BENCH_CLI_COLD ?? 5);
 const WARM = Number(process.env.BENCH_CLI_WARM ?? 15);
 
-function timed(program: string, args: string[], options: { cwd: string; env: Record<string, string> }): Promise<number> {
+function timed(
+  program: string,
+  args: string[],
+  options: { cwd: string; env: Record<string, string> },
+  expect = 'Echo: bench',
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     execFile(
@@ -32,8 +37,7 @@ function timed(program: string, args: string[], options: { cwd: string; env: Rec
       (error, stdout, stderr) => {
         const seconds = (performance.now() - started) / 1000;
         if (error) return reject(new Error(`${program} ${args.join(' ')} failed: ${error.message}\n${stderr}`));
-        if (!stdout.includes('Echo: bench'))
-          return reject(new Error(`${program} ${args.join(' ')} printed ${JSON.stringify(stdout)}`));
+        if (!stdout.includes(expect)) return reject(new Error(`${program} ${args.join(' ')} printed ${JSON.stringify(stdout)}`));
         resolve(seconds);
       },
     );
@@ -79,6 +83,7 @@ export const run: BenchSuite = async () => {
   );
 
   const mcpxCall = () => timed(process.execPath, [cli, 'call', 'everything.echo', 'message=bench'], mcpxSide);
+  const mcpxList = () => timed(process.execPath, [cli, 'list', 'everything'], mcpxSide, 'echo');
   const mcpxStop = () => quiet(process.execPath, [cli, 'daemon', 'stop'], mcpxSide);
   const porterCall = (side: typeof coldSide) =>
     timed(node24, [mcporter, 'call', 'everything.echo', 'message=bench', '--config', 'mcporter.json'], side);
@@ -88,6 +93,7 @@ export const run: BenchSuite = async () => {
     mcpxCold: [] as number[],
     porterCold: [] as number[],
     mcpxWarm: [] as number[],
+    mcpxList: [] as number[],
     porterWarm: [] as number[],
     node: [] as number[],
   };
@@ -108,6 +114,7 @@ export const run: BenchSuite = async () => {
     }
     for (let i = 0; i < WARM; i++) {
       samples.mcpxWarm.push(await mcpxCall());
+      samples.mcpxList.push(await mcpxList());
       if (haveMcporter) samples.porterWarm.push(await porterCall(warmSide));
       const started = performance.now();
       execFileSync(process.execPath, ['-e', '0']);
@@ -129,11 +136,14 @@ export const run: BenchSuite = async () => {
   const figures: BenchFigure[] = [
     figure('mcpx call, cold (no daemon: starts one), median', median(samples.mcpxCold), 's', { note: `${COLD} runs` }),
     figure('mcpx call, warm (daemon holds the server), median', median(samples.mcpxWarm), 's', {
-      target: '< 0.25 s',
+      note: `${WARM} runs`,
+    }),
+    figure('mcpx list <server>, warm (daemon holds the server), median', median(samples.mcpxList), 's', {
+      target: '< 0.2 s',
       note: `${WARM} runs`,
     }),
     figure('node -e 0, median (the floor of any node CLI)', median(samples.node), 's'),
-    figure('mcpx warm minus node -e 0', median(samples.mcpxWarm) - median(samples.node), 's'),
+    figure('mcpx warm minus node -e 0', median(samples.mcpxWarm) - median(samples.node), 's', { target: '<= 0.06 s' }),
   ];
   if (haveMcporter) {
     figures.push(
@@ -143,7 +153,7 @@ export const run: BenchSuite = async () => {
       figure('mcporter call, warm (keep-alive daemon), median', median(samples.porterWarm), 's', {
         note: `${WARM} runs, Node 24`,
       }),
-      figure('cold ratio: mcpx / mcporter', median(samples.mcpxCold) / median(samples.porterCold), 'x', { target: '<= 0.8x' }),
+      figure('cold ratio: mcpx / mcporter', median(samples.mcpxCold) / median(samples.porterCold), 'x', { target: '<= 0.7x' }),
       figure('warm ratio: mcpx / mcporter', median(samples.mcpxWarm) / median(samples.porterWarm), 'x'),
     );
   }

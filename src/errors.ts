@@ -9,6 +9,8 @@ export type McpxErrorCode =
   | 'CONFIG_INVALID'
   | 'SERVER_NOT_FOUND'
   | 'TOOL_NOT_FOUND'
+  | 'PROMPT_NOT_FOUND'
+  | 'RESOURCE_NOT_FOUND'
   // connections and calls
   | 'CONNECT_FAILED'
   | 'ERA_NEGOTIATION_FAILED'

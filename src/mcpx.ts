@@ -9,6 +9,7 @@ import { loadConfig, type LoadedConfig } from './config/load.js';
 import type { McpxConfig } from './config/schema.js';
 import { createClientPool, type ClientPool } from './client/client-pool.js';
 import type { ServerConnector } from './client/connection.js';
+import { withCallChecks } from './client/checked-calls.js';
 import { createFileEraCache, type EraCache } from './client/era-cache.js';
 import { stateDir } from './paths.js';
 import type { Auth } from './auth/index.js';
@@ -36,6 +37,12 @@ export interface McpxOptions {
   secrets?: SecretStore;
   /** Declare form elicitation even with no handler: questions come back as input-required. */
   answerLater?: boolean;
+  /**
+   * Check calls before sending them, as `mcpx call` and `mcpx run` do: an unknown server, tool, prompt or resource
+   * fails with its close matches (TOOL_NOT_FOUND, PROMPT_NOT_FOUND, RESOURCE_NOT_FOUND), and arguments that miss the
+   * tool's input schema fail with ARGUMENTS_INVALID naming the field, nothing sent. Default false: the server judges.
+   */
+  checkCalls?: boolean;
   /** A question's deadline (default 120 s). Legacy calls are held open at least this long. */
   elicitTtlMs?: number;
   /** How long a server may work on one request without a word (default 60 s); never counts while a question waits. */
@@ -99,5 +106,6 @@ async function createPlainMcpx(options: McpxOptions): Promise<Mcpx> {
     configSource:
       loaded.path ?? (loaded.searched.length ? `none found; looked in ${loaded.searched.join(', ')}` : 'the config object'),
   });
-  return { ...pool, configPath: loaded.path };
+  const host = { ...pool, configPath: loaded.path };
+  return options.checkCalls ? withCallChecks(host) : host;
 }

@@ -2,6 +2,7 @@
  * Tool calls checked before they are sent: an unknown server or tool is named with its close matches ("did you
  * mean echo?"), and arguments that do not fit the tool's input schema are refused with the field and the
  * expectation. The schema is the server's last listing; a stale one is listed afresh before anything is refused.
+ * A prompt or resource the server refuses is looked up in its listing afterwards: an unknown one gets close matches.
  */
 import type { Tool } from '@modelcontextprotocol/client';
 import { ProtocolError } from '@modelcontextprotocol/client';
@@ -11,7 +12,8 @@ import type { ClientPool } from './client-pool.js';
 import { checkArguments } from './argument-check.js';
 import { issuesFromServerText } from './server-refusal.js';
 
-type Checked = Pick<ClientPool, 'serverNames' | 'listTools' | 'callTool'>;
+type Checked = Pick<ClientPool, 'serverNames' | 'listTools' | 'callTool'> &
+  Partial<Pick<ClientPool, 'getPrompt' | 'listPrompts' | 'readResource' | 'listResources' | 'listResourceTemplates'>>;
 
 /** The same instance, with `callTool` checked and `listTools` remembered as the schemas to check against. */
 export function withCallChecks<T extends Checked>(host: T): T {
@@ -67,7 +69,52 @@ export function withCallChecks<T extends Checked>(host: T): T {
     }
   };
 
-  return { ...host, listTools: list, callTool };
+  return { ...host, listTools: list, callTool, ...checkedRequests(host) };
+}
+
+/** getPrompt and readResource, their refusals explained when the name or URI is not one the server lists. */
+function checkedRequests(host: Checked): Partial<Pick<ClientPool, 'getPrompt' | 'readResource'>> {
+  const { getPrompt, listPrompts, readResource, listResources, listResourceTemplates } = host;
+  const checked: Partial<Pick<ClientPool, 'getPrompt' | 'readResource'>> = {};
+  if (getPrompt && listPrompts)
+    checked.getPrompt = async (server, name, args, options) => {
+      try {
+        return await getPrompt(server, name, args, options);
+      } catch (error) {
+        const known = (await listPrompts(server).catch(() => undefined))?.map((p) => p.name);
+        if (!known || known.includes(name)) throw error;
+        throw new McpxError(
+          'PROMPT_NOT_FOUND',
+          `${server} has no prompt named "${name}"${didYouMean(name, known)} (mcpx prompt list ${server} shows its prompts)`,
+          { data: { server, prompt: name, known }, cause: error },
+        );
+      }
+    };
+  if (readResource && listResources)
+    checked.readResource = async (server, uri, options) => {
+      try {
+        return await readResource(server, uri, options);
+      } catch (error) {
+        const known = (await listResources(server).catch(() => undefined))?.map((r) => r.uri);
+        const templates = (await listResourceTemplates?.(server).catch(() => undefined)) ?? [];
+        if (!known || known.includes(uri) || templates.some((t) => fitsTemplate(uri, t.uriTemplate))) throw error;
+        throw new McpxError(
+          'RESOURCE_NOT_FOUND',
+          `${server} has no resource "${uri}"${didYouMean(uri, known)} (mcpx resource list ${server} shows its resources and templates)`,
+          { data: { server, uri, known }, cause: error },
+        );
+      }
+    };
+  return checked;
+}
+
+/** Whether a URI could come from an RFC 6570 template: each {expression} stands for any text. */
+function fitsTemplate(uri: string, template: string): boolean {
+  const pattern = template
+    .split(/\{[^}]*\}/)
+    .map((literal) => literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('.*');
+  return new RegExp(`^${pattern}$`, 's').test(uri);
 }
 
 function argumentsInvalid(server: string, tool: string, issues: Issue[], what: string, cause?: unknown): McpxError {

@@ -1,6 +1,6 @@
 /**
  * MCPX_ELICIT_TTL_MS reaches a daemon that is already running: the built CLI sends it with each call, and the
- * call's questions get that deadline (legacy and modern servers), while a call without it keeps the daemon's; the
+ * call's questions get that deadline (legacy and modern servers; prompts and resource reads too), while a call without it keeps the daemon's; the
  * config's elicit.ttl wins over it, as in `mcpx run`.
  */
 import { execFile } from 'node:child_process';
@@ -66,6 +66,26 @@ describe('the TTL of a call to a running daemon', () => {
 
     const again = await mcpx(['call', 'modern.ask_form']);
     expect(await ttlOfQuestionIn(again.stdout)).toBeGreaterThan(100_000);
+  });
+
+  it('applies it to mcpx prompt get and mcpx resource read as to a call, in both eras', async () => {
+    for (const server of ['legacy', 'modern']) {
+      const prompt = await mcpx(['prompt', 'get', server, 'ask_prompt'], { MCPX_ELICIT_TTL_MS: '9000' });
+      expect(prompt.code, prompt.stderr).toBe(75);
+      const promptTtl = await ttlOfQuestionIn(prompt.stdout);
+      expect(promptTtl, server).toBeLessThanOrEqual(9000);
+      expect(promptTtl, server).toBeGreaterThan(1000);
+
+      const read = await mcpx(['resource', 'read', server, 'mcpx-fixture://ask'], { MCPX_ELICIT_TTL_MS: '8000' });
+      expect(read.code, read.stderr).toBe(75);
+      const readTtl = await ttlOfQuestionIn(read.stdout);
+      expect(readTtl, server).toBeLessThanOrEqual(8000);
+      expect(readTtl, server).toBeGreaterThan(1000);
+    }
+    // Without it, the daemon's own deadline stands.
+    const plain = await mcpx(['prompt', 'get', 'modern', 'ask_prompt']);
+    expect(plain.code, plain.stderr).toBe(75);
+    expect(await ttlOfQuestionIn(plain.stdout)).toBeGreaterThan(100_000);
   });
 
   it("keeps the config's elicit.ttl over the caller's", async () => {

@@ -63,7 +63,12 @@ describe('ask() with nobody to ask', () => {
     expect(again.code).toBe(75);
     expect(idIn(again.stdout)).toBe(repoId);
 
-    expect((await mcpx(['elicit', 'answer', repoId, '{"answer":"me/thing"}'])).code).toBe(0);
+    // A script's question is not a call that goes on: the answer says to run the script again.
+    const answered = await mcpx(['elicit', 'answer', repoId, '{"answer":"me/thing"}']);
+    expect(answered.code).toBe(0);
+    expect(answered.stderr).toContain(`accepted ${repoId}`);
+    expect(answered.stderr).toContain('run the script that asked again: its ask() returns this answer');
+    expect(answered.stderr).not.toContain('goes on');
     const second = await run('--json');
     expect(second.code).toBe(75);
     const stop = (
@@ -74,7 +79,9 @@ describe('ask() with nobody to ask', () => {
     const sureId = stop.questions[0]!.id;
     expect(sureId).not.toBe(repoId);
 
-    expect((await mcpx(['elicit', 'decline', sureId])).code).toBe(0);
+    const declined = await mcpx(['elicit', 'decline', sureId]);
+    expect(declined.code).toBe(0);
+    expect(declined.stderr).toContain(`declined ${sureId}; run the script that asked again`);
     const done = await run();
     expect(done.code).toBe(0);
     expect(JSON.parse(done.stdout)).toEqual({

@@ -119,6 +119,8 @@ export async function createScriptHost(options: ScriptHostOptions): Promise<Scri
     urlOpenedByAnswerer: true,
     elicitTtlMs: ttlMs,
     clientInfo: { name: 'mcpx-run', version: MCPX_VERSION },
+    // As in mcpx call: a bad argument is refused with the field before anything is sent.
+    checkCalls: true,
   });
 
   // Names are resolved from the server's tool list before the first call: a sign-in that listing needs is asked here.

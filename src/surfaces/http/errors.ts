@@ -7,6 +7,8 @@ export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 415 | 422 | 500 | 
 const STATUS: Partial<Record<McpxErrorCode, ErrorStatus>> = {
   SERVER_NOT_FOUND: 404,
   TOOL_NOT_FOUND: 404,
+  PROMPT_NOT_FOUND: 404,
+  RESOURCE_NOT_FOUND: 404,
   ARGUMENTS_INVALID: 422,
   ELICITATION_NOT_FOUND: 404,
   TASK_NOT_FOUND: 404,

@@ -81,9 +81,12 @@ export const command: Command = async (argv, io) => {
         answer = { action: 'accept', content };
       }
       return withBackend(io, config, async (backend) => {
+        // A script's ask() is not a call that waits: the answer is used when the script runs again.
+        const asked = await backend.get(id, scope).catch(() => undefined);
+        const byScript = asked?.elicitation.server === 'script' && asked.elicitation.tool === 'ask';
         const stored = await backend.answer(id, answer, scope);
         if (json) io.stdout.write(`${JSON.stringify({ answer: stored }, null, 2)}\n`);
-        else io.stderr.write(`${answeredLine(id, stored.action, stored.content)}\n`);
+        else io.stderr.write(`${answeredLine(id, stored.action, stored.content, byScript)}\n`);
         return EXIT.OK;
       });
     }
@@ -214,11 +217,17 @@ async function describeEvent(backend: Backend, event: BrokerEvent, scope: Scope)
   }
 }
 
-/** What `elicit answer|decline|cancel` did, in one line: the waiting call now goes on with it. */
-function answeredLine(id: string, action: Answer['action'], content: Record<string, unknown> | undefined): string {
+/** What `elicit answer|decline|cancel` did, in one line: the waiting call goes on, or the script is to run again. */
+function answeredLine(
+  id: string,
+  action: Answer['action'],
+  content: Record<string, unknown> | undefined,
+  byScript: boolean,
+): string {
   const did =
     action === 'accept'
       ? `accepted ${id}${content && Object.keys(content).length ? ` with ${JSON.stringify(content)}` : ''}`
       : `${action === 'decline' ? 'declined' : 'cancelled'} ${id}`;
+  if (byScript) return `mcpx: ${sanitize(did)}; run the script that asked again: its ask() returns this answer`;
   return `mcpx: ${sanitize(did)}; the call that asked goes on with this answer (mcpx log --chain ${id} follows it)`;
 }

@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import type { Prompt } from '@modelcontextprotocol/client';
 import { didYouMean } from '../../../close-matches.js';
 import { isMcpxError, McpxError } from '../../../errors.js';
+import { ttlFromEnv } from '../../../policy/read.js';
 import { elicitModeOf, parseArgs, UsageError } from '../args.js';
 import type { CallResponse } from '../backend.js';
 import { openBackend } from '../connect.js';
@@ -137,11 +138,19 @@ async function request(
   const elicit = mode === 'prompt' || mode === 'return' ? 'ask' : mode;
   if (mode === 'prompt' && !io.isTTY)
     throw new UsageError('--elicit=prompt needs a terminal; use --elicit=return to get the question back instead');
+  // MCPX_ELICIT_TTL_MS rides with the request, as with mcpx call, so a daemon already running applies it.
+  const elicitTtlMs = io.env.MCPX_ELICIT_TTL_MS ? ttlFromEnv(io.env.MCPX_ELICIT_TTL_MS, 0) : undefined;
   const { session, sessionSource } = commandSession(io, options.config);
   const backend = await openBackend(io, { config: options.config, forCall: true });
   try {
     const response: CallResponse = await backend
-      .call(server, target, args, { session, sessionSource, method, ...(chosen ? { elicit } : {}) })
+      .call(server, target, args, {
+        session,
+        sessionSource,
+        method,
+        ...(chosen ? { elicit } : {}),
+        ...(elicitTtlMs ? { elicitTtlMs } : {}),
+      })
       .catch((error: unknown) => {
         // The daemon names the configured servers; the close ones are said as for mcpx call.
         if (!isMcpxError(error, 'SERVER_NOT_FOUND')) throw error;
