@@ -20,6 +20,8 @@ import { loadConfig } from './config/load.js';
 import { parsePolicy, type Policy, type PolicyMode } from './policy/index.js';
 import { createTaskRunner, type TaskRunner } from './tasks/runner.js';
 import { createTaskStore } from './tasks/task-store.js';
+import { canTakeOver, isModernRound, keepLease, releaseHeld } from './tasks/handoff.js';
+import { leaseMsFromEnv, openLeases } from './tasks/leases.js';
 import type { TaskRecord, TaskResult, TaskStep } from './tasks/types.js';
 import type { Answer, Question } from './types.js';
 import type { Mcpx, McpxOptions } from './mcpx.js';
@@ -71,11 +73,15 @@ export async function createDurableMcpx(
     : resolveSession(env, { ...(configPath ? { configPath } : {}), cwd });
   const broker = createBroker({ store, allowAnySession: true });
   const tasks = createTaskStore(store.keyv);
+  const leases = openLeases(store);
+  let lease: Awaited<ReturnType<typeof keepLease>> | undefined;
   const { store: _store, policy: _policy, session: _session, ...plain } = options;
   const ttlMs = options.elicitTtlMs ?? chosen.ttlMs;
   let inner: Mcpx | undefined;
   const runner: TaskRunner = createTaskRunner({ broker, store: tasks, holder, pid: process.pid, host: async () => inner! });
   try {
+    // On a shared store this process holds a lease, so a call it drove is taken over by another once it dies.
+    if (leases) lease = await keepLease(leases, holder, leaseMsFromEnv(env));
     inner = await createPlain({
       ...plain,
       // The policy first, then the host's onElicit; unanswered, the question waits in the store for anyone.
@@ -91,6 +97,7 @@ export async function createDurableMcpx(
       ...(ttlMs !== undefined ? { elicitTtlMs: ttlMs } : {}),
     });
   } catch (error) {
+    await lease?.stop();
     await broker.close();
     if (ownsStore) await store.close();
     throw error;
@@ -169,13 +176,9 @@ export async function createDurableMcpx(
           );
         if (record.state === 'complete' || record.state === 'failed') return outcomeOf<R>(stepOf(record, []));
         const drivenHere = runner.taskOfCall(record.callId) === record.id;
-        if (
-          !drivenHere &&
-          record.state === 'input-required' &&
-          record.era === 'modern' &&
-          record.continuation &&
-          (record.holder === undefined || resultOptions.adopt)
-        ) {
+        const takeable = !drivenHere && (resultOptions.adopt ? isModernRound(record) : await canTakeOver(record, leases));
+        // Exactly one process wins the claim and resumes the call; a loser follows the record the winner writes.
+        if (takeable && (await tasks.claim(record))) {
           started.add(record.id);
           await runner.adopt(record);
           continue;
@@ -194,14 +197,8 @@ export async function createDurableMcpx(
     async close() {
       await runner.close('the process that asked closed');
       // Modern calls this process was driving are let go: whoever asks for their result next resumes them.
-      for (const id of started) {
-        const record = await tasks.get(id).catch(() => undefined);
-        if (record?.state === 'input-required' && record.era === 'modern' && record.holder === holder) {
-          delete record.holder;
-          record.updatedAt = Date.now();
-          await tasks.put(record).catch(() => undefined);
-        }
-      }
+      await releaseHeld(tasks, started, holder, undefined);
+      await lease?.stop();
       await first.close();
       await broker.close();
       if (ownsStore) await store.close();

@@ -111,6 +111,20 @@ export function storeComplianceCases(factory: StoreFactory): ComplianceCase[] {
         }),
     },
     {
+      name: 'lets exactly one of 50 concurrent put-if-absent claims of one host row on two handles win',
+      run: () =>
+        pair(async (a, b, session) => {
+          const key = `claim:${session}`;
+          const wins = await Promise.all(
+            Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).store.putIfAbsent(key, { by: i }, 60_000)),
+          );
+          strictEqual(wins.filter(Boolean).length, 1, `winners: ${wins.map(Number).join('')}`);
+          const winner = wins.indexOf(true);
+          deepStrictEqual(await a.store.keyv.get(key), { by: winner });
+          deepStrictEqual(await b.store.keyv.get(key), { by: winner });
+        }),
+    },
+    {
       name: 'lets exactly one of an abandon and a respond racing on two handles win, and every handle agrees',
       run: () => {
         // Each round holds the abandon's write and the respond's claim until both passed their reads (each saw an

@@ -9,7 +9,8 @@
  *   node examples/servers/dual-era.mjs --http [--port 0] [--host 127.0.0.1]   # prints its URL on one stdout line
  *
  * Env: MCPX_FIXTURE_STATE_KEY (requestState HMAC key, >= 32 bytes; a fixed default so state survives a restart),
- *      MCPX_FIXTURE_STATE_TTL_S (default 600), MCPX_FIXTURE_SPAWN_LOG (a file: one line appended per process start).
+ *      MCPX_FIXTURE_STATE_TTL_S (default 600), MCPX_FIXTURE_SPAWN_LOG (a file: one line appended per process start),
+ *      MCPX_FIXTURE_CALL_LOG (a file: one line appended per answered ask_form: `ask_form <title> <action>`).
  */
 import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -94,8 +95,11 @@ export function createDualEraServer({
     { description: 'Asks one form question (repo, private, priority).', inputSchema: titleArgs },
     async ({ title }, ctx) => {
       const view = inputResponse(ctx.mcpReq.inputResponses, 'details');
-      if (view.kind === 'elicit')
+      if (view.kind === 'elicit') {
+        if (process.env.MCPX_FIXTURE_CALL_LOG)
+          appendFileSync(process.env.MCPX_FIXTURE_CALL_LOG, `ask_form ${title ?? ''} ${view.action}\n`);
         return echo('ask_form', era, { details: received(view) }, { state: ctx.mcpReq.requestState() ?? null });
+      }
       return inputRequired({
         inputRequests: {
           details: inputRequired.elicit({

@@ -194,6 +194,11 @@ export interface BrokerStore {
    * requires the question to be stored, live and not abandoned (false otherwise): a respond is one round trip.
    */
   claimAnswer(answer: StoredAnswer, ttlMs: number, event: BrokerEvent, options?: ClaimOptions): Promise<boolean>;
+  /**
+   * The same atomic step for a row of the host's own (a claim on a task): writes `key` only if no live row is
+   * there; true when this call wrote it. Of many processes claiming one key, exactly one wins.
+   */
+  putIfAbsent(key: string, value: unknown, ttlMs: number): Promise<boolean>;
   getAnswer(id: string): Promise<StoredAnswer | undefined>;
   getAnswers(ids: string[]): Promise<Array<StoredAnswer | undefined>>;
   /** Indexed questions that have no answer row (pending or abandoned, possibly past their deadline). */

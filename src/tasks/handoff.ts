@@ -1,21 +1,79 @@
 /**
  * Handing a call over between processes on one store. A modern call waiting at a round needs no live connection:
  * its continuation is in the task record. A process that stops (an `mcpx serve` whose client went away) lets go of
- * such calls (no holder); whoever asks for one's result next (another serve, `mcpx task result`) adopts it and
- * resumes it with the answers given meanwhile.
+ * such calls (no holder); whoever asks for one's result next (another serve, `mcpx task result`, a daemon) takes it
+ * over and resumes it with the answers given meanwhile. So does whoever asks after the process holding it died
+ * (SIGKILL): a serve (or an app) is a holder like a daemon, with a lease on Redis and Postgres, judged by its pid on
+ * SQLite.
+ * Taking over is a claim in the store (put-if-absent on the state the record shows), so exactly one process wins.
  */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Leases } from './leases.js';
 import type { TaskStore } from './task-store.js';
 import type { TaskRecord } from './types.js';
 
+/**
+ * Holders that are one process each, unique per start: `mcpx serve` (`serve-<pid>-<random>`) and an app or command
+ * on a store (`app-<random>`, as `mcpx task result` resuming a call). A daemon's holder is its config's, recovered
+ * by its restart or taken over through its own lease (src/tasks/takeover.ts).
+ */
+export const isProcessHolder = (holder: string | undefined): holder is string =>
+  holder !== undefined && (holder.startsWith('serve-') || holder.startsWith('app-'));
+/** The lease row of a holder (the same rows daemons hold: src/tasks/takeover.ts). */
+export const leaseOf = (holder: string): string => `holder:${holder}`;
+
+/** Whether the call waits at a modern round, resumable by anyone from its continuation. */
+export function isModernRound(task: TaskRecord | undefined): task is TaskRecord {
+  return task !== undefined && task.state === 'input-required' && task.era === 'modern' && task.continuation !== undefined;
+}
+
 /** Whether nobody drives the call and anybody may resume it from its continuation. */
 export function isReleased(task: TaskRecord | undefined): task is TaskRecord {
-  return (
-    task !== undefined &&
-    task.state === 'input-required' &&
-    task.era === 'modern' &&
-    task.continuation !== undefined &&
-    task.holder === undefined
-  );
+  return isModernRound(task) && task.holder === undefined;
+}
+
+/** Whether a pid names a live process of this host (signal 0 checks without touching it). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Whether a lease owner (`<host>:<pid>:<random>`) is a process of this host that has exited. */
+export function ownerExited(owner: string): boolean {
+  const [host, pid] = owner.split(':');
+  return host === hostname() && Number(pid) > 0 && !processAlive(Number(pid));
+}
+
+/**
+ * Whether the process holding the call is gone: its lease (Redis, Postgres) lapsed, missing, or owned by a process
+ * of this host that exited; without leases (SQLite, memory: one host), its pid is not alive. Calls held by a
+ * daemon are never judged here (its own lease and takeover cover them).
+ */
+export async function processHolderGone(task: TaskRecord, leases: Leases | undefined): Promise<boolean> {
+  const holder = task.holder;
+  if (!isProcessHolder(holder)) return false;
+  if (!leases) return task.pid > 0 && !processAlive(task.pid);
+  const { now, leases: rows } = await leases.list();
+  const lease = rows.find((row) => row.name === leaseOf(holder));
+  return lease === undefined || lease.expiresAt < now || ownerExited(lease.owner);
+}
+
+/** Whether this process may take the call over (then only through `TaskStore.claim`): let go, or its holder is gone. */
+export async function canTakeOver(task: TaskRecord | undefined, leases: Leases | undefined): Promise<boolean> {
+  return isModernRound(task) && (task.holder === undefined || (await processHolderGone(task, leases)));
+}
+
+/** Lets go of one call: no holder, a fresh hand-off token (the next claim names it), and where its servers come from. */
+export function letGo(task: TaskRecord, config: string | undefined): void {
+  delete task.holder;
+  task.handoff = randomBytes(8).toString('hex');
+  if (config !== undefined) task.config = config;
+  task.updatedAt = Date.now();
 }
 
 /**
@@ -31,13 +89,37 @@ export async function releaseHeld(
   const released: string[] = [];
   for (const id of ids) {
     const task = await store.get(id).catch(() => undefined);
-    if (!task || task.holder !== holder || task.state !== 'input-required' || task.era !== 'modern' || !task.continuation)
-      continue;
-    delete task.holder;
-    if (config !== undefined) task.config = config;
-    task.updatedAt = Date.now();
+    if (!isModernRound(task) || task.holder !== holder) continue;
+    letGo(task, config);
     await store.put(task).catch(() => undefined);
     released.push(id);
   }
   return released;
+}
+
+/**
+ * Holds `holder`'s lease on a shared store while this process lives (renewed every third of `ttlMs`), so others
+ * can tell it from a process that died; stopping drops the row (its calls were let go: nothing to take over).
+ * A renewal refused means the lease lapsed and another process took the calls over: renewing stops.
+ */
+export async function keepLease(leases: Leases, holder: string, ttlMs: number): Promise<{ stop(): Promise<void> }> {
+  const instance = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  const name = leaseOf(holder);
+  await leases.acquire(name, instance, ttlMs);
+  let renewing: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    renewing = renewing
+      .then(async () => {
+        if (!(await leases.renew(name, instance, ttlMs))) clearInterval(timer);
+      })
+      .catch(() => undefined);
+  }, ttlMs / 3);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await renewing;
+      await leases.remove(name, instance).catch(() => undefined);
+    },
+  };
 }

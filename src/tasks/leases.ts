@@ -8,6 +8,7 @@
 import type { Keyv } from 'keyv';
 import type { BrokerStore } from '../broker/types.js';
 import { rawKey } from '../broker/stores/rows.js';
+import { McpxError } from '../errors.js';
 
 export interface Lease {
   name: string;
@@ -30,6 +31,21 @@ export interface Leases {
   remove(name: string, owner: string): Promise<void>;
   /** Every lease, and the store's clock to judge them by. */
   list(): Promise<{ now: number; leases: Lease[] }>;
+}
+
+/** How long a holder's lease on a shared store lasts unrenewed (renewed every third): MCPX_LEASE_MS, else 15 s. */
+export const DEFAULT_LEASE_MS = 15_000;
+
+export function leaseMsFromEnv(env: Record<string, string | undefined>): number {
+  const raw = env.MCPX_LEASE_MS;
+  if (raw === undefined || raw === '') return DEFAULT_LEASE_MS;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 300)
+    throw new McpxError(
+      'CONFIG_INVALID',
+      `MCPX_LEASE_MS takes a whole number of milliseconds >= 300, got ${JSON.stringify(raw)}`,
+    );
+  return ms;
 }
 
 /** Leases for a store several hosts share; undefined for memory and SQLite (one host: the lock file suffices). */

@@ -85,6 +85,8 @@ export function createHolderLease(options: HolderLeaseOptions): HolderLease {
         left.push(task.id);
         continue;
       }
+      // Whoever asks for the call's result may take a dead serve's call over too: of us and them, one claim wins.
+      if (!(await tasks.claim(task))) continue;
       const modern = task.state === 'input-required' && task.era === 'modern' && task.continuation !== undefined;
       if (!modern) await abandonLegacy(task);
       Object.assign(task, { holder: options.holder, pid: options.pid, updatedAt: Date.now() });

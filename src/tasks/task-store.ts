@@ -6,6 +6,7 @@
  * writes its row (holders are per process: a config's one daemon, `inline-<pid>`, `serve-<pid>-…`).
  */
 import Keyv from 'keyv';
+import { toBrokerStore } from '../broker/store.js';
 import { McpxError } from '../errors.js';
 import type { TaskRecord } from './types.js';
 
@@ -21,6 +22,12 @@ export interface TaskStore {
   liveOf(holder: string): Promise<TaskRecord[]>;
   /** Rewrites another holder's live-task row: a takeover leaves in it only the tasks it did not take. */
   setLive(holder: string, ids: string[]): Promise<void>;
+  /**
+   * Takes the call over from the state `task` shows (let go, or held by a process that is gone): a put-if-absent
+   * in the store on that state, so of many processes taking one call over exactly one wins (true). The winner then
+   * writes the record with its own holder; the others leave the call to it.
+   */
+  claim(task: TaskRecord): Promise<boolean>;
 }
 
 export interface TaskStoreOptions {
@@ -33,6 +40,13 @@ const PREFIX = 'task:';
 const LIVE = 'tasks-live:';
 /** Set once every holder's live row exists (after the one scan of a store written before the rows). */
 const INDEXED = 'tasks-live';
+
+const CLAIM = 'task-claim:';
+/** Long past any race on one state of a record: a claim row only has to outlive the reads that saw that state. */
+const CLAIM_MS = 24 * 3600_000;
+/** The state a take-over starts from: a hand-off (unique token), or the holder that is gone and its last write. */
+const claimKey = (task: TaskRecord): string =>
+  CLAIM + task.id + (task.holder === undefined ? `:free:${task.handoff ?? task.updatedAt}` : `:${task.holder}:${task.updatedAt}`);
 
 const isUnfinished = (task: TaskRecord | undefined): boolean =>
   task !== undefined && (task.state === 'running' || task.state === 'input-required');
@@ -128,6 +142,8 @@ export function createTaskStore(kv: Keyv = new Keyv(), options: TaskStoreOptions
         const tasks = (await kv.getMany(ids.map((id) => PREFIX + id))) as Array<TaskRecord | undefined>;
         return tasks.filter((task): task is TaskRecord => isUnfinished(task) && task!.holder === holder);
       }),
+    claim: (task) =>
+      guard('claim a task', () => toBrokerStore(kv).putIfAbsent(claimKey(task), { pid: process.pid, at: Date.now() }, CLAIM_MS)),
     setLive: (holder, ids) =>
       guard('save a task', async () => {
         live.delete(holder);

@@ -63,6 +63,8 @@ export interface TaskRecord {
   pid: number;
   /** Which daemon (by config fingerprint) holds the call: recovery after a restart only touches its own. */
   holder?: string;
+  /** A fresh token each time the call is let go: the claim that takes it over names it, so each hand-off has one winner. */
+  handoff?: string;
   /** The config file of the process that let the call go: whoever resumes it connects its servers from there. */
   config?: string;
   createdAt: number;

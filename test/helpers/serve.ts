@@ -338,6 +338,8 @@ export interface OwnedServe {
   client: TestClient;
   /** Closes serve's stdin, as a host does when it is done, and resolves with the exit code serve then exits with. */
   endStdin(): Promise<number | null>;
+  /** SIGKILLs serve (nothing of it runs on) and resolves once it is reaped, so its pid reads as gone. */
+  kill(): Promise<void>;
 }
 
 /**
@@ -374,6 +376,10 @@ export async function ownedServe(setup: ServeSetup, extraEnv: Record<string, str
       const code = await exited;
       if (code !== 0) throw new Error(`mcpx serve exited ${code}: ${stderr}`);
       return code;
+    },
+    kill: async () => {
+      child.kill('SIGKILL');
+      await exited;
     },
   };
 }

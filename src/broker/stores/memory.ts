@@ -70,6 +70,15 @@ class MemoryStore implements BrokerStore {
     return true;
   }
 
+  async putIfAbsent(key: string, value: unknown, ttlMs: number): Promise<boolean> {
+    const row = await encodeRow(this.keyv, value, ttlMs);
+    const raw = rawKey(this.keyv, key);
+    // No await from the check to the set, as in claimAnswer.
+    if (isLive(this.map.get(raw))) return false;
+    this.map.set(raw, row);
+    return true;
+  }
+
   async getAnswer(id: string): Promise<StoredAnswer | undefined> {
     return copyAnswer(await this.read<StoredAnswer>(keys.answer(id)));
   }

@@ -6,6 +6,7 @@
  * connection: no polling. The pending index and the audit log are tables of their own, the log ordered by
  * a sequence (write order).
  */
+import { createHash } from 'node:crypto';
 import type { Pool, Client } from 'pg';
 import { Keyv } from 'keyv';
 import { McpxError } from '../../errors.js';
@@ -120,6 +121,16 @@ class PostgresStore implements BrokerStore {
       ],
     );
     return Number(result?.written) === 1;
+  }
+
+  async putIfAbsent(key: string, value: unknown, ttlMs: number): Promise<boolean> {
+    const rows = await this.query(
+      `INSERT INTO ${this.table} AS t (key, value) VALUES ($1, $2)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE (t.value::json->>'expires')::bigint < $3::bigint
+       RETURNING key`,
+      [rawKey(this.keyv, key), await encodeRow(this.keyv, value, ttlMs), Date.now()],
+    );
+    return rows.length === 1;
   }
 
   async getQuestion(id: string): Promise<ElicitRequest | undefined> {
@@ -260,7 +271,12 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   pool.on('error', () => {
     // An idle connection dropped; the pool replaces it and the next query reports a server that is down.
   });
-  const query: Query = async (sql, params) => (await pool.query(sql, params)).rows as Array<Record<string, unknown>>;
+  // A statement with parameters is prepared once per connection (named by its text's hash) and its plan kept:
+  // parsing and planning the claim's CTE each time cost more than running it.
+  const query: Query = async (sql, params) =>
+    (await (params ? pool.query({ name: statementName(sql), text: sql, values: params }) : pool.query(sql))).rows as Array<
+      Record<string, unknown>
+    >;
   // @keyv/postgres keeps one module-wide pool (a second handle's close would end the first's): give it ours.
   // Its own CREATE TABLE waits until ours (under the schema lock) is done, so the two never race.
   let tablesCreated: () => void = () => undefined;
@@ -314,6 +330,13 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     );
   }
   return store;
+}
+
+const statementNames = new Map<string, string>();
+function statementName(sql: string): string {
+  let name = statementNames.get(sql);
+  if (!name) statementNames.set(sql, (name = `mcpx_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`));
+  return name;
 }
 
 function redact(url: string): string {

@@ -3,6 +3,7 @@
  * (the answer row is the claim; the same script drops the pending-index entry and publishes the answer), and
  * waiters in other processes wake through pub/sub, with a slow poll as the fallback for a missed message.
  */
+import { createHash } from 'node:crypto';
 import { Keyv } from 'keyv';
 import { McpxError } from '../../errors.js';
 import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, StoredAnswer } from '../types.js';
@@ -61,6 +62,13 @@ const TRIM_LOG = `local popped = 0
     redis.call('LPOP', KEYS[1]) popped = popped + 1
   end return popped`;
 
+const shas = new Map<string, string>();
+const scriptSha = (script: string): string => {
+  let sha = shas.get(script);
+  if (!sha) shas.set(script, (sha = createHash('sha1').update(script).digest('hex')));
+  return sha;
+};
+
 /** A log entry carries its own keep-until, so the list can be trimmed by retention. */
 const logEntry = (event: BrokerEvent, ttlMs: number): string => JSON.stringify({ ...event, _expires: Date.now() + ttlMs });
 
@@ -89,9 +97,16 @@ class RedisStore implements BrokerStore {
     return (this.keyv.store as { getClient(): Promise<RedisClient> }).getClient();
   }
 
+  /** Runs a script by its SHA1 (its text crosses the wire only when this Redis has not seen it: NOSCRIPT). */
   private async eval(script: string, keyList: string[], args: Array<string | number>): Promise<unknown> {
     const client = await this.client();
-    return client.sendCommand(['EVAL', script, String(keyList.length), ...keyList, ...args.map(String)]);
+    const rest = [String(keyList.length), ...keyList, ...args.map(String)];
+    try {
+      return await client.sendCommand(['EVALSHA', scriptSha(script), ...rest]);
+    } catch (error) {
+      if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
+      return client.sendCommand(['EVAL', script, ...rest]);
+    }
   }
 
   async putQuestion(request: ElicitRequest, ttlMs: number, event: BrokerEvent): Promise<boolean> {
@@ -112,6 +127,12 @@ class RedisStore implements BrokerStore {
       [row, ttlMs, request.id, JSON.stringify(request)],
     );
     return Number(written) === 1;
+  }
+
+  async putIfAbsent(key: string, value: unknown, ttlMs: number): Promise<boolean> {
+    const row = await encodeRow(this.keyv, value, ttlMs);
+    const client = await this.client();
+    return (await client.sendCommand(['SET', rawKey(this.keyv, key), row, 'NX', 'PX', String(Math.round(ttlMs))])) === 'OK';
   }
 
   getQuestion(id: string): Promise<ElicitRequest | undefined> {

@@ -112,7 +112,7 @@ class SqliteStore implements BrokerStore {
    * Writes the row when the key is absent or its row has expired; true when this call wrote it. With `openQuestion`
    * (a question's raw key), only while that question is stored, live and not abandoned.
    */
-  private async putIfAbsent(key: string, value: unknown, ttlMs: number, openQuestion: string | null = null): Promise<boolean> {
+  async putIfAbsent(key: string, value: unknown, ttlMs: number, openQuestion: string | null = null): Promise<boolean> {
     const row = await encodeRow(this.keyv, value, ttlMs);
     return new Promise<boolean>((resolve, reject) =>
       this.puts.add({ key: rawKey(this.keyv, key), row, openQuestion, resolve, reject }),

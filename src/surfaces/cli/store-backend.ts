@@ -8,8 +8,8 @@ import { openStoreFromEnv } from '../../broker/store-url.js';
 import { elicitationOf } from '../../broker/question.js';
 import type { BrokerEvent, ElicitRequest, Elicitation, RequestState } from '../../broker/types.js';
 import { McpxError } from '../../errors.js';
-import { isReleased } from '../../tasks/handoff.js';
-import { isAlive } from '../daemon/daemon-paths.js';
+import { canTakeOver, isProcessHolder, processHolderGone } from '../../tasks/handoff.js';
+import { openLeases, type Leases } from '../../tasks/leases.js';
 import { createTaskStore } from '../../tasks/task-store.js';
 import type { TaskRecord } from '../../tasks/types.js';
 import { resolveSession } from '../../broker/session.js';
@@ -43,6 +43,9 @@ export async function createStoreBackend(
       .session;
   const scoped = (scope: Scope = {}): CallerScope => ({ session: scope.session ?? defaultSession, all: scope.all === true });
   const tasks = createTaskStore(broker.store.keyv);
+  // Opened at first need: a lease table is only read to tell a live serve from a dead one.
+  let leasesOpened: { leases: Leases | undefined } | undefined;
+  const leases = (): Leases | undefined => (leasesOpened ??= { leases: openLeases(broker.store) }).leases;
   const pollMs = options.pollMs ?? 250;
 
   const toElicitation = (request: ElicitRequest): Elicitation => elicitationOf(request, Date.now());
@@ -109,15 +112,17 @@ export async function createStoreBackend(
         throw new McpxError('TASK_NOT_FOUND', `No task ${id}: it never existed in this store or its record has expired.`);
       const finished = (t: TaskRecord): boolean => t.state === 'complete' || t.state === 'failed';
       const until = Date.now() + (waitSeconds ?? 0) * 1000;
-      // Held by a running mcpx serve: it records every step of the call, so its record says when the call moves on.
-      const heldByServe = (t: TaskRecord): boolean => t.holder?.startsWith('serve-') === true && isAlive(t.pid);
-      while (!finished(task) && heldByServe(task) && Date.now() < until) {
+      // Held by a running mcpx serve (or another process resuming it): its record says when the call moves on.
+      const heldByProcess = async (t: TaskRecord): Promise<boolean> =>
+        isProcessHolder(t.holder) && !(await processHolderGone(t, leases()));
+      while (!finished(task) && (await heldByProcess(task)) && Date.now() < until) {
         await new Promise((resolve) => setTimeout(resolve, Math.min(pollMs, until - Date.now())));
         task = (await tasks.get(id)) ?? task;
       }
-      const resumable = waitSeconds !== undefined && waitSeconds > 0 && isReleased(task);
+      const resumable = waitSeconds !== undefined && waitSeconds > 0 && (await canTakeOver(task, leases()));
       if (resumable) {
-        // Let go by the process that asked (an mcpx serve whose client went away): resumed here, with its answers.
+        // Let go by the process that asked (an mcpx serve whose client went away), or its serve died: resumed here
+        // with its answers, unless another process wins the claim (then its record is followed).
         const { resumeReleased } = await import('./resume-released.js');
         await resumeReleased(task, {
           store: broker.store,
@@ -130,7 +135,7 @@ export async function createStoreBackend(
       }
       const { continuation: _continuation, holder: _holder, config: _config, ...visible } = task;
       // Resumed here or held by a serve, and still waiting: the caller asks again (or gives up at its deadline).
-      if (waitSeconds && !finished(task) && !resumable && !heldByServe(task)) {
+      if (waitSeconds && !finished(task) && !resumable && !(await heldByProcess(task))) {
         throw new McpxError(
           'DAEMON_UNAVAILABLE',
           `${id} is ${task.state} and no daemon is running to finish it; start one with: mcpx daemon start (it resumes calls it can)`,

@@ -11,10 +11,9 @@ import { openStoreFromEnv } from '../../broker/store-url.js';
 import { createFileEraCache } from '../../client/era-cache.js';
 import { loadConfig } from '../../config/index.js';
 import { createMcpx, DEFAULT_ELICIT_TTL_MS, type Mcpx } from '../../mcpx.js';
-import { McpxError } from '../../errors.js';
 import { stateDir } from '../../paths.js';
 import { ttlFromEnv } from '../../policy/index.js';
-import { openLeases } from '../../tasks/leases.js';
+import { leaseMsFromEnv, openLeases } from '../../tasks/leases.js';
 import type { DaemonParts } from './daemon-core.js';
 
 type Env = Record<string, string | undefined>;
@@ -26,21 +25,6 @@ export interface DaemonWiringOptions {
   /** A question's deadline: this, else the policy's `ttl`, else MCPX_ELICIT_TTL_MS, else 120 s. */
   ttlMs?: number;
   version: string;
-}
-
-/** How long a daemon's lease on a shared store lasts unrenewed (renewed every third): MCPX_LEASE_MS, else 15 s. */
-export const DEFAULT_LEASE_MS = 15_000;
-
-function leaseMsFrom(env: Env): number {
-  const raw = env.MCPX_LEASE_MS;
-  if (raw === undefined || raw === '') return DEFAULT_LEASE_MS;
-  const ms = Number(raw);
-  if (!Number.isInteger(ms) || ms < 300)
-    throw new McpxError(
-      'CONFIG_INVALID',
-      `MCPX_LEASE_MS takes a whole number of milliseconds >= 300, got ${JSON.stringify(raw)}`,
-    );
-  return ms;
 }
 
 function ttlFrom(options: DaemonWiringOptions): number {
@@ -79,7 +63,7 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
   // Checked now, so a broken config or policy stops the daemon from starting with a clear error.
   const { policy } = loadConfig({ config: configPath ?? { mcpServers: {} }, cwd, env });
   const ttlMs = options.ttlMs ?? policy.ttlMs ?? ttlFrom(options);
-  const leaseMs = leaseMsFrom(env);
+  const leaseMs = leaseMsFromEnv(env);
   const store = await openStoreFromEnv(env);
   const leases = openLeases(store);
   const broker = createBroker({ store, allowAnySession: true, ttlMs });

@@ -18,7 +18,8 @@ import { loadConfig } from '../../config/index.js';
 import { ttlFromEnv, type Policy } from '../../policy/index.js';
 import { createTaskRunner, type TaskRunner } from '../../tasks/runner.js';
 import { createTaskStore, type TaskStore } from '../../tasks/task-store.js';
-import { isReleased, releaseHeld } from '../../tasks/handoff.js';
+import { canTakeOver, keepLease, releaseHeld } from '../../tasks/handoff.js';
+import { leaseMsFromEnv, openLeases } from '../../tasks/leases.js';
 import type { TaskStep } from '../../tasks/types.js';
 import { assignNames, type ToolRef } from './names.js';
 import { requestStateKey, type RequestStateKey } from './request-state.js';
@@ -78,8 +79,9 @@ export interface ServeCore {
   nextStop(taskId: string, afterSeq: number, signal?: AbortSignal): Promise<Stop>;
   latestStop(taskId: string): Stop | undefined;
   /**
-   * Takes over a modern call another process let go (its client went away): true when this process now drives it
-   * (its next stop comes through nextStop), false when it is not ours to take (held, finished, legacy, unknown).
+   * Takes over a modern call another process let go (its client went away) or whose serve died: true when this
+   * process won the claim and now drives it (its next stop comes through nextStop), false when it is not ours to
+   * take (held, finished, legacy, unknown, or another process won).
    */
   adopt(taskId: string): Promise<boolean>;
   /** The upstream connections (for prompts and resources). */
@@ -104,6 +106,9 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
   const defaultSession = fromEnv || `mcp-${randomBytes(8).toString('hex')}`;
 
   const holder = `serve-${process.pid}-${randomBytes(4).toString('hex')}`;
+  // On a shared store this serve holds a lease like a daemon: once it lapses (SIGKILL), others take its calls over.
+  const leases = openLeases(store);
+  const lease = leases ? await keepLease(leases, holder, leaseMsFromEnv(env)) : undefined;
   /** Calls this process drove to a question: on close, the modern ones still waiting are let go for others to resume. */
   const asked = new Set<string>();
   const stops = new Map<string, Stop>();
@@ -159,6 +164,7 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
   const configured = mcpx.serverNames();
   const unknown = (options.servers ?? []).filter((s) => !configured.includes(s));
   if (unknown.length) {
+    await lease?.stop();
     await mcpx.close();
     await broker.close();
     await store.close();
@@ -284,7 +290,8 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     latestStop: (taskId) => stops.get(taskId),
     async adopt(taskId) {
       const task = await tasks.get(taskId);
-      if (!isReleased(task)) return false;
+      // Let go, or its serve died: exactly one process wins the claim and resumes it.
+      if (!task || !(await canTakeOver(task, leases)) || !(await tasks.claim(task))) return false;
       // Its first stop here arrives through onStop, like any call's; a failure to resume is a failed stop too.
       void runner.adopt(task).catch(() => undefined);
       return true;
@@ -294,6 +301,7 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
       // The client is gone, but a modern call's questions stay answerable (mcpx elicit, REST) until their deadline:
       // whoever asks for its result next (mcpx task result, another serve's mcpx_call_result) resumes it.
       await releaseHeld(tasks, asked, holder, loaded.path);
+      await lease?.stop();
       await mcpx.close();
       await broker.close();
       await store.close();

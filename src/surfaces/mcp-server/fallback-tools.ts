@@ -9,6 +9,7 @@ import type { ElicitRequest } from '../../broker/types.js';
 import { isMcpxError } from '../../errors.js';
 import { respondWith } from '../../elicitation/describe.js';
 import type { ServeCore, Stop } from './core.js';
+import { stopFromStore } from './held-elsewhere.js';
 import { CALL_RESULT, ELICIT_ANSWER, ELICIT_LIST, failedResult, stopResult } from './render.js';
 import { ACTIONS } from '../../constants.js';
 
@@ -89,20 +90,23 @@ export function createFallbackTools(core: ServeCore, session: string): FallbackT
   /** Waits (up to `seconds`) for the call to move past `after`, then says where it stands. */
   const follow = async (taskId: string, after: number, seconds: number, signal: AbortSignal): Promise<CallToolResult> => {
     const timeout = AbortSignal.timeout(Math.max(0, seconds) * 1000);
+    const waitSignal = AbortSignal.any([timeout, signal]);
     let stop: Stop | undefined = core.latestStop(taskId);
-    // A modern call whose serve went away (its client disconnected): resumed here, with the answers given meanwhile.
-    const adopted = !stop && (await core.tasks.get(taskId))?.session === session && (await core.adopt(taskId));
-    if ((adopted || (stop && stop.seq <= after)) && seconds > 0)
-      stop = await core
-        .nextStop(taskId, adopted ? 0 : after, AbortSignal.any([timeout, signal]))
-        .catch(() => core.latestStop(taskId));
+    const ours = !stop && (await core.tasks.get(taskId))?.session === session;
+    // Not driven here: let go or its serve died (resumed here with the answers given meanwhile, if this process
+    // wins the claim), or held by another process, whose record says when the call moves on.
+    const adopted = ours && seconds <= 0 && (await core.adopt(taskId));
+    if (ours && seconds > 0) stop = await stopFromStore(core, taskId, waitSignal).catch(() => core.latestStop(taskId));
+    else if (stop && stop.seq <= after && seconds > 0)
+      stop = await core.nextStop(taskId, after, waitSignal).catch(() => core.latestStop(taskId));
     if (!stop) {
       const task = await core.tasks.get(taskId);
       if (!task || task.session !== session) return text(`No task ${taskId} in this session.`, true);
       if (task.state === 'complete' && task.result)
         return stopResult({ status: 'complete', task, result: task.result }, [], Date.now());
       if (task.state === 'failed') return failedResult(task, task.error ?? { code: 'CALL_FAILED', message: 'the call failed' });
-      if (adopted) return text(`${taskId} is resuming here; ask again with ${CALL_RESULT} {"task": "${taskId}"}.`);
+      if (adopted || core.runner.taskOfCall(task.callId) === taskId)
+        return text(`${taskId} is resuming here; ask again with ${CALL_RESULT} {"task": "${taskId}"}.`);
       return text(
         `${taskId} is ${task.state}, held by another mcpx process; collect it there, or with: mcpx task result ${taskId}`,
       );

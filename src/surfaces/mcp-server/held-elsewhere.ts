@@ -2,11 +2,11 @@
  * A retry that reaches a serve process which does not hold the call (modern HTTP requests are stateless: any serve
  * on the store may get one). mcpx's request state names the task, and the task's record in the store says where
  * the call stands: its holder writes every stop. So this process answers the questions through the broker, then
- * follows the record until the call moves on; a call nobody holds any more (its serve stopped) is adopted here.
+ * follows the record until the call moves on; a call nobody holds any more (its serve stopped or died) is taken over
+ * here, when this process wins the claim.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ElicitRequest } from '../../broker/types.js';
-import { isReleased } from '../../tasks/handoff.js';
 import type { TaskRecord, TaskStep } from '../../tasks/types.js';
 import type { ServeCore, Stop } from './core.js';
 
@@ -24,7 +24,7 @@ export async function stopFromStore(core: ServeCore, taskId: string, signal: Abo
     if (here) return here;
     const task = await core.tasks.get(taskId);
     if (!task) return undefined;
-    if (isReleased(task) && (await core.adopt(taskId))) return core.nextStop(taskId, 0, signal);
+    if (await core.adopt(taskId)) return core.nextStop(taskId, 0, signal);
     const step = await stepOf(core, task);
     if (step) return { seq: 0, step };
     await sleep(POLL_MS, undefined, { signal });

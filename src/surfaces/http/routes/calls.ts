@@ -6,7 +6,7 @@ import { McpxError } from '../../../errors.js';
 import type { Question } from '../../../types.js';
 import { describeInputRequired } from '../../../elicitation/describe.js';
 import { errorBody, statusOfCode } from '../errors.js';
-import { errors, json } from '../openapi.js';
+import { errors, json, jsonGetRoute } from '../openapi.js';
 import {
   ArgumentsBody,
   CallHeaders,
@@ -43,14 +43,16 @@ const callRoute = createRoute({
   },
 });
 
-const taskRoute = createRoute({
-  method: 'get',
-  path: '/v1/tasks/{id}',
-  operationId: 'getTask',
-  summary: 'A call the daemon holds; with ?wait=seconds, answers once it finishes (or the wait ends).',
-  request: { params: TaskIdParams, query: TaskQuery },
-  responses: { 200: json(TaskEnvelopeSchema, 'The task, with its result when complete'), ...errors(400, 401, 404, 503) },
-});
+const taskRoute = jsonGetRoute(
+  {
+    path: '/v1/tasks/{id}',
+    operationId: 'getTask',
+    summary: 'A call the daemon holds; with ?wait=seconds, answers once it finishes (or the wait ends).',
+    request: { params: TaskIdParams, query: TaskQuery },
+  },
+  { schema: TaskEnvelopeSchema, description: 'The task, with its result when complete' },
+  [400, 401, 404, 503],
+);
 
 export function mountCallRoute(app: OpenAPIHono, context: RouteContext): void {
   const { deps, now } = context;

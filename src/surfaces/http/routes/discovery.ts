@@ -2,10 +2,10 @@
  * Discovery over the daemon's warm connections: a server's status and era, its prompts, its resources and
  * resource templates (`mcpx list`, `mcpx prompt list`, `mcpx resource list`). Mounted with the catalog routes.
  */
-import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate } from '@modelcontextprotocol/client';
 import type { ServerStatus } from '../../../client/server-status.js';
-import { errors, json } from '../openapi.js';
+import { jsonGetRoute } from '../openapi.js';
 import { ServerParams } from '../schemas.js';
 
 /** What the discovery routes read: the default session's mcpx instance, so no server is spawned per request. */
@@ -50,32 +50,38 @@ export const ResourceListSchema = z
   .object({ server: z.string(), resources: z.array(ResourceSchema), resourceTemplates: z.array(ResourceTemplateSchema) })
   .openapi('ResourceList');
 
-const statusRoute = createRoute({
-  method: 'get',
-  path: '/v1/servers/{server}',
-  operationId: 'getServerStatus',
-  summary: 'Whether a configured server can be reached, and in which era (connects, or starts it, on first need).',
-  request: { params: ServerParams },
-  responses: { 200: json(ServerStatusSchema, 'The status; a failure is a status with its reason'), ...errors(401, 404, 503) },
-});
+const statusRoute = jsonGetRoute(
+  {
+    path: '/v1/servers/{server}',
+    operationId: 'getServerStatus',
+    summary: 'Whether a configured server can be reached, and in which era (connects, or starts it, on first need).',
+    request: { params: ServerParams },
+  },
+  { schema: ServerStatusSchema, description: 'The status; a failure is a status with its reason' },
+  [401, 404, 503],
+);
 
-const promptsRoute = createRoute({
-  method: 'get',
-  path: '/v1/servers/{server}/prompts',
-  operationId: 'listPrompts',
-  summary: "A server's prompts, over the daemon's pooled connection.",
-  request: { params: ServerParams },
-  responses: { 200: json(PromptListSchema, 'The prompts as the server listed them'), ...errors(400, 401, 404, 502, 503) },
-});
+const promptsRoute = jsonGetRoute(
+  {
+    path: '/v1/servers/{server}/prompts',
+    operationId: 'listPrompts',
+    summary: "A server's prompts, over the daemon's pooled connection.",
+    request: { params: ServerParams },
+  },
+  { schema: PromptListSchema, description: 'The prompts as the server listed them' },
+  [400, 401, 404, 502, 503],
+);
 
-const resourcesRoute = createRoute({
-  method: 'get',
-  path: '/v1/servers/{server}/resources',
-  operationId: 'listResources',
-  summary: "A server's resources and resource templates, over the daemon's pooled connection.",
-  request: { params: ServerParams },
-  responses: { 200: json(ResourceListSchema, 'The resources and templates'), ...errors(400, 401, 404, 502, 503) },
-});
+const resourcesRoute = jsonGetRoute(
+  {
+    path: '/v1/servers/{server}/resources',
+    operationId: 'listResources',
+    summary: "A server's resources and resource templates, over the daemon's pooled connection.",
+    request: { params: ServerParams },
+  },
+  { schema: ResourceListSchema, description: 'The resources and templates' },
+  [400, 401, 404, 502, 503],
+);
 
 /** Adds the discovery routes; `catalog` throws DAEMON_UNAVAILABLE when the app has none. */
 export function mountDiscoveryRoutes(

@@ -3,7 +3,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { RequestState } from '../../../broker/types.js';
 import { cursorAfter, parseCursor } from '../../../broker/paging.js';
 import { errorBody } from '../errors.js';
-import { errors, json } from '../openapi.js';
+import { errors, json, jsonGetRoute } from '../openapi.js';
 import {
   AcceptBody,
   AnswerHeaders,
@@ -22,23 +22,27 @@ import { ACTIONS } from '../../../constants.js';
 
 const STATES: RequestState[] = ['pending', 'answered', 'expired', 'abandoned'];
 
-const listRoute = createRoute({
-  method: 'get',
-  path: '/v1/elicit',
-  operationId: 'listElicitations',
-  summary: 'Questions, pending by default, with time left.',
-  request: { query: ElicitListQuery, headers: SessionHeaders },
-  responses: { 200: json(ElicitationListSchema, 'The questions'), ...errors(400, 401, 503) },
-});
+const listRoute = jsonGetRoute(
+  {
+    path: '/v1/elicit',
+    operationId: 'listElicitations',
+    summary: 'Questions, pending by default, with time left.',
+    request: { query: ElicitListQuery, headers: SessionHeaders },
+  },
+  { schema: ElicitationListSchema, description: 'The questions' },
+  [400, 401, 503],
+);
 
-const getRoute = createRoute({
-  method: 'get',
-  path: '/v1/elicit/{id}',
-  operationId: 'getElicitation',
-  summary: 'One question, with time remaining, and its answer once answered.',
-  request: { params: ElicitIdParams, query: ScopeQuery, headers: SessionHeaders },
-  responses: { 200: json(ElicitationWithAnswerSchema, 'The question'), ...errors(400, 401, 403, 404, 503) },
-});
+const getRoute = jsonGetRoute(
+  {
+    path: '/v1/elicit/{id}',
+    operationId: 'getElicitation',
+    summary: 'One question, with time remaining, and its answer once answered.',
+    request: { params: ElicitIdParams, query: ScopeQuery, headers: SessionHeaders },
+  },
+  { schema: ElicitationWithAnswerSchema, description: 'The question' },
+  [400, 401, 403, 404, 503],
+);
 
 function answerRoute(action: 'accept' | 'decline' | 'cancel') {
   return createRoute({

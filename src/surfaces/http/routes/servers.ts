@@ -1,28 +1,32 @@
 /** The catalog routes: the configured servers, their tools, status, prompts and resources, over the daemon's pooled connections. */
-import { createRoute, type OpenAPIHono, type z } from '@hono/zod-openapi';
+import type { OpenAPIHono, z } from '@hono/zod-openapi';
 import { McpxError } from '../../../errors.js';
 import type { ToolCatalog } from '../app.js';
-import { errors, json } from '../openapi.js';
+import { jsonGetRoute } from '../openapi.js';
 import { ServerListSchema, ServerParams, ToolListSchema } from '../schemas.js';
 import type { RouteContext } from './context.js';
 import { mountDiscoveryRoutes } from './discovery.js';
 
-const serversRoute = createRoute({
-  method: 'get',
-  path: '/v1/servers',
-  operationId: 'listServers',
-  summary: "The servers in the daemon's config.",
-  responses: { 200: json(ServerListSchema, 'Server names'), ...errors(401, 503) },
-});
+const serversRoute = jsonGetRoute(
+  {
+    path: '/v1/servers',
+    operationId: 'listServers',
+    summary: "The servers in the daemon's config.",
+  },
+  { schema: ServerListSchema, description: 'Server names' },
+  [401, 503],
+);
 
-const toolsRoute = createRoute({
-  method: 'get',
-  path: '/v1/servers/{server}/tools',
-  operationId: 'listTools',
-  summary: "A server's tools, listed over the daemon's pooled connection (the server is started on first need).",
-  request: { params: ServerParams },
-  responses: { 200: json(ToolListSchema, 'The tools as the server listed them'), ...errors(400, 401, 404, 502, 503) },
-});
+const toolsRoute = jsonGetRoute(
+  {
+    path: '/v1/servers/{server}/tools',
+    operationId: 'listTools',
+    summary: "A server's tools, listed over the daemon's pooled connection (the server is started on first need).",
+    request: { params: ServerParams },
+  },
+  { schema: ToolListSchema, description: 'The tools as the server listed them' },
+  [400, 401, 404, 502, 503],
+);
 
 export function mountServerRoutes(app: OpenAPIHono, { deps }: RouteContext): void {
   const catalog = (): ToolCatalog => {

@@ -1,0 +1,50 @@
+/**
+ * The Redis store runs its Lua scripts by SHA1 (EVALSHA): a Redis that forgot them (restarted, SCRIPT FLUSH) gets
+ * the text again, and open, respond and wake keep working. On a real redis-server.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBroker, openRedisStore } from '../../src/broker/index.js';
+import { startRedis, type RedisServer } from '../helpers/redis.js';
+
+let redis: RedisServer;
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+
+const ask = {
+  trace: 'cal-0000000000000001',
+  server: 'fx',
+  tool: 'ask',
+  mode: 'form' as const,
+  message: 'Proceed?',
+  era: 'legacy' as const,
+  requestedSchema: { type: 'object' as const, properties: { ok: { type: 'boolean' as const } } },
+};
+
+describe('the Redis store scripts', () => {
+  it('keeps answering once after Redis flushed its script cache', async () => {
+    const store = await openRedisStore(redis.url, { namespace: 'scripts' });
+    const broker = createBroker({ store, allowAnySession: true });
+    const client = await (
+      store.keyv.store as { getClient(): Promise<{ sendCommand(args: string[]): Promise<unknown> }> }
+    ).getClient();
+    try {
+      for (let round = 0; round < 2; round++) {
+        await client.sendCommand(['SCRIPT', 'FLUSH']);
+        const { id } = await broker.openRequest(ask);
+        const woke = broker.awaitAnswer(id);
+        await broker.respond({ id, action: 'accept', content: { ok: true }, by: 'api' });
+        expect((await woke).content).toEqual({ ok: true });
+        await expect(broker.respond({ id, action: 'decline', by: 'api' })).rejects.toMatchObject({
+          code: 'ELICITATION_ALREADY_ANSWERED',
+        });
+      }
+    } finally {
+      await broker.close();
+      await store.close();
+    }
+  });
+});
