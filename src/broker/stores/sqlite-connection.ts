@@ -12,6 +12,10 @@ type Rows = Array<Record<string, unknown>>;
 
 /** Prepared statements kept per connection (the store uses a few dozen; a batched write has one per batch size). */
 const KEPT = 256;
+/** Statements between background checkpoints: a question's write and its answer's are about 18 pages together. */
+const CHECKPOINT_EVERY = 100;
+/** Pages of WAL past which the writing connection checkpoints itself (SQLite's own default is 1,000). */
+const AUTOCHECKPOINT_FALLBACK = 10_000;
 
 export interface SqliteConnection {
   query(sql: string, ...params: unknown[]): Promise<Rows>;
@@ -25,6 +29,11 @@ export async function connectSqlite(path: string, busyTimeoutMs: number): Promis
     const opened: Database = new sqlite3.Database(path, (error) => (error ? reject(error) : resolve(opened)));
   });
   db.configure('busyTimeout', busyTimeoutMs);
+  const checkpointer = createCheckpointer(sqlite3, path);
+  // The checkpointer keeps the WAL short; this connection checkpoints only if it falls far behind.
+  await new Promise<void>((resolve, reject) =>
+    db.run(`PRAGMA wal_autocheckpoint = ${AUTOCHECKPOINT_FALLBACK}`, (error) => (error ? reject(error) : resolve())),
+  );
   // Least recently used first: a hit moves to the end, the oldest is finalized when the map is full.
   const kept = new Map<string, Promise<Statement>>();
   const prepared = (sql: string): Promise<Statement> => {
@@ -53,11 +62,13 @@ export async function connectSqlite(path: string, busyTimeoutMs: number): Promis
   return {
     query: async (sql, ...params) => {
       const statement = await prepared(sql);
+      checkpointer.counted();
       return new Promise<Rows>((resolve, reject) =>
         statement.all(bindings(params), (error: Error | null, rows: Rows) => (error ? reject(error) : resolve(rows))),
       );
     },
     close: async () => {
+      await checkpointer.close();
       const statements = [...kept.values()];
       kept.clear();
       for (const statement of statements)
@@ -66,6 +77,47 @@ export async function connectSqlite(path: string, busyTimeoutMs: number): Promis
           () => undefined,
         );
       await new Promise<void>((resolve, reject) => db.close((error) => (error ? reject(error) : resolve())));
+    },
+  };
+}
+
+/**
+ * Copies the WAL back into the database file from a connection of its own, in the background: a checkpoint
+ * syncs the file (twice), and run by the writing connection (SQLite's automatic one, every 1,000 pages) it held up
+ * the commit that crossed the mark, which cost the SQLite cycle more than its statements (interleaved: 700-800 µs
+ * per question and answer written that way, 130-300 µs with this). It runs as often as the automatic one would
+ * (every CHECKPOINT_EVERY statements, about 1,000 pages of writes) and with the same `synchronous = NORMAL`, so
+ * what a power cut can lose is unchanged; a PASSIVE checkpoint never blocks a reader or the writer.
+ */
+function createCheckpointer(sqlite3: typeof import('sqlite3'), path: string): { counted(): void; close(): Promise<void> } {
+  let since = 0;
+  let running: Promise<void> | undefined;
+  let connection: Promise<Database> | undefined;
+  let closed = false;
+  const run = (db: Database, sql: string): Promise<void> =>
+    new Promise<void>((resolve, reject) => db.run(sql, (error) => (error ? reject(error) : resolve())));
+  const open = (): Promise<Database> =>
+    (connection ??= new Promise<Database>((resolve, reject) => {
+      const opened: Database = new sqlite3.Database(path, (error) => (error ? reject(error) : resolve(opened)));
+    }).then(async (db) => {
+      await run(db, 'PRAGMA synchronous = NORMAL');
+      return db;
+    }));
+  return {
+    counted() {
+      if (++since < CHECKPOINT_EVERY || running || closed) return;
+      since = 0;
+      running = open()
+        .then((db) => run(db, 'PRAGMA wal_checkpoint(PASSIVE)'))
+        // A checkpoint that could not run (the file busy, a transient error) is retried after the next writes.
+        .catch(() => undefined)
+        .finally(() => (running = undefined));
+    },
+    async close() {
+      closed = true;
+      await running;
+      const db = await connection?.catch(() => undefined);
+      if (db) await new Promise<void>((resolve) => db.close(() => resolve()));
     },
   };
 }
