@@ -8,6 +8,7 @@ import { ttlFromEnv } from '../../../policy/read.js';
 import type { Answer } from '../../../types.js';
 import { elicitModeOf, parseArgs, parseJsonObject, parseTarget, parseToolArguments, UsageError } from '../args.js';
 import type { Backend, CallResponse, Elicitation } from '../backend.js';
+import { showActivity } from '../activity.js';
 import { openBackend } from '../connect.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { printResult } from '../print-result.js';
@@ -58,13 +59,17 @@ export const command: Command = async (argv, io) => {
   const { session, sessionSource } = commandSession(io, config);
 
   const backend = await openBackend(io, { config, forCall: true });
+  // A spinner on a terminal while the call runs; wiped before the result, a question or an error is written.
+  const activity = showActivity(io, `${server}.${tool}`);
   try {
-    const response = await backend.call(server, tool, args, {
-      session,
-      sessionSource,
-      ...(chosen ? { elicit } : {}),
-      ...(elicitTtlMs ? { elicitTtlMs } : {}),
-    });
+    const response = await backend
+      .call(server, tool, args, {
+        session,
+        sessionSource,
+        ...(chosen ? { elicit } : {}),
+        ...(elicitTtlMs ? { elicitTtlMs } : {}),
+      })
+      .finally(() => activity.stop());
     if (response.status === 'complete') return printResult(response.result, io, json, { server, tool });
     // The daemon answered in auto, decline and error; a question still open waits for an answer from anywhere.
     if (mode !== 'prompt') return returnQuestions(response, io, json);
@@ -119,10 +124,11 @@ export async function answerUntilDone(
       }
       if (!taskId)
         throw new McpxError('DAEMON_UNAVAILABLE', 'The call has no task to follow, so its result cannot be collected here.');
+      const waiting = showActivity(io, `${inputRequired.server}.${inputRequired.tool}`);
       const next = await Promise.race([
         backend.task(taskId, { waitSeconds: 600, signal: stop.signal }).then((task) => ({ task })),
         opened.next(),
-      ]);
+      ]).finally(() => waiting.stop());
       if ('task' in next) {
         const { task } = next;
         if (task.state === 'complete' && task.result) return print(task.result, io, json);

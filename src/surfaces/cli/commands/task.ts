@@ -5,9 +5,11 @@
 import { McpxError } from '../../../errors.js';
 import { TASK_ID } from '../../../ids.js';
 import { parseArgs, UsageError } from '../args.js';
+import { showActivity } from '../activity.js';
 import { openBackend } from '../connect.js';
 import { EXIT, type Command } from '../io.js';
 import { printResult } from '../print-result.js';
+import { jsonFor, styleFor } from '../style.js';
 
 const USAGE = `usage: mcpx task <verb> <tsk-id> [options]
 
@@ -42,13 +44,17 @@ export const command: Command = async (argv, io) => {
   try {
     if (verb === 'show') {
       const task = await backend.task(id);
-      io.stdout.write(`${JSON.stringify({ task }, null, 2)}\n`);
+      io.stdout.write(`${jsonFor(io.stdout, { task }, styleFor(io.stdout, io.env))}\n`);
       return EXIT.OK;
     }
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const left = deadline - Date.now();
-      const task = await backend.task(id, { waitSeconds: Math.max(0, Math.min(600, Math.ceil(left / 1000))) });
+      // A spinner on a terminal while the call runs on in the daemon.
+      const activity = showActivity(io, `waiting for ${id}`);
+      const task = await backend
+        .task(id, { waitSeconds: Math.max(0, Math.min(600, Math.ceil(left / 1000))) })
+        .finally(() => activity.stop());
       if (task.state === 'complete' && task.result) return printResult(task.result, io, json);
       if (task.state === 'failed') {
         throw new McpxError(
