@@ -6,6 +6,7 @@
 import { Keyv } from 'keyv';
 import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, StoredAnswer } from '../types.js';
 import { decodeRow, encodeRow, keys, rawKey } from './rows.js';
+import { onePerKeyv } from './per-keyv.js';
 
 type Watcher = (answer?: StoredAnswer) => void;
 
@@ -167,7 +168,7 @@ function isOpen(raw: unknown): boolean {
   return value !== undefined && value.state !== 'abandoned';
 }
 
-const wrapped = new WeakMap<Keyv, MemoryStore>();
+const wrapOnce = onePerKeyv((keyv: Keyv) => new MemoryStore(keyv));
 
 /** A keyv over a Map that keeps rows as objects (no JSON round trip); keyv's setters take undefined, its options do not. */
 function unserializedKeyv(): Keyv {
@@ -179,8 +180,5 @@ function unserializedKeyv(): Keyv {
 
 /** A memory store over a fresh keyv Map, or over a host's keyv whose store is a Map (one wrapper per keyv). */
 export function openMemoryStore(keyv?: Keyv): BrokerStore {
-  const instance = keyv ?? unserializedKeyv();
-  let store = wrapped.get(instance);
-  if (!store) wrapped.set(instance, (store = new MemoryStore(instance)));
-  return store;
+  return wrapOnce(keyv ?? unserializedKeyv());
 }

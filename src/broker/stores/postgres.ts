@@ -14,6 +14,7 @@ import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, StoredAnswe
 import { decodeRowsSync, encodeRow, keys, rawKey } from './rows.js';
 import { createTables, tablesOf, type Query } from './postgres-schema.js';
 import { AnswerListener } from './postgres-listen.js';
+import { onePerKeyv } from './per-keyv.js';
 
 export interface PostgresStoreOptions {
   /** Give up connecting after this long (ms): 3 000. */
@@ -245,22 +246,22 @@ class PostgresStore implements BrokerStore {
   }
 }
 
-const wrapped = new WeakMap<Keyv, PostgresStore>();
+/** The store over a keyv: `made` when the open path built it (with its pool), else one that LISTENs on its own connection. */
+const wrapOnce = onePerKeyv((keyv: Keyv, made?: PostgresStore): PostgresStore => {
+  if (made) return made;
+  const adapter = keyv.store as { query: Query; opts: { uri: string } };
+  const connect = async (): Promise<Client> => {
+    const pg = (await import('pg')).default;
+    const client = new pg.Client({ connectionString: adapter.opts.uri });
+    await client.connect();
+    return client;
+  };
+  return new PostgresStore(keyv, (sql, params) => adapter.query(sql, params), connect, undefined);
+});
 
 /** Wraps a host's keyv over @keyv/postgres (one wrapper per keyv instance); waiters LISTEN on a connection of their own. */
 export function wrapPostgresKeyv(keyv: Keyv): BrokerStore {
-  let store = wrapped.get(keyv);
-  if (!store) {
-    const adapter = keyv.store as { query: Query; opts: { uri: string } };
-    const connect = async (): Promise<Client> => {
-      const pg = (await import('pg')).default;
-      const client = new pg.Client({ connectionString: adapter.opts.uri });
-      await client.connect();
-      return client;
-    };
-    wrapped.set(keyv, (store = new PostgresStore(keyv, (sql, params) => adapter.query(sql, params), connect, undefined)));
-  }
-  return store;
+  return wrapOnce(keyv);
 }
 
 /** Connects to Postgres at `url` (postgres://user@host:port/db) with a pool of its own; STORE_UNAVAILABLE when it cannot. */
@@ -313,9 +314,8 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     await client.connect();
     return client;
   };
-  const store = new PostgresStore(keyv, query, connectListener, pool);
+  const store = wrapOnce(keyv, new PostgresStore(keyv, query, connectListener, pool));
   store.ready.then(tablesCreated, tablesCreated);
-  wrapped.set(keyv, store);
   try {
     await store.ready;
   } catch (error) {

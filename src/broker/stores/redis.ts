@@ -8,6 +8,7 @@ import { Keyv } from 'keyv';
 import { McpxError } from '../../errors.js';
 import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, StoredAnswer } from '../types.js';
 import { decodeRowsSync, encodeRow, keys, rawKey } from './rows.js';
+import { onePerKeyv } from './per-keyv.js';
 
 type Watcher = (answer?: StoredAnswer) => void;
 
@@ -289,13 +290,11 @@ class RedisStore implements BrokerStore {
   }
 }
 
-const wrapped = new WeakMap<Keyv, RedisStore>();
+const wrapOnce = onePerKeyv((keyv: Keyv, options: RedisStoreOptions) => new RedisStore(keyv, options.fallbackPollMs ?? 250));
 
 /** Wraps a host's keyv over @keyv/redis (one wrapper per keyv instance). */
 export function wrapRedisKeyv(keyv: Keyv, options: RedisStoreOptions = {}): BrokerStore {
-  let store = wrapped.get(keyv);
-  if (!store) wrapped.set(keyv, (store = new RedisStore(keyv, options.fallbackPollMs ?? 250)));
-  return store;
+  return wrapOnce(keyv, options);
 }
 
 /** Connects to Redis at `url` (redis://host:port); fails with STORE_UNAVAILABLE when it cannot. */

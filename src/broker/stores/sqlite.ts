@@ -13,6 +13,7 @@ import { McpxError } from '../../errors.js';
 import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, StoredAnswer } from '../types.js';
 import { decodeRowsSync, encodeRow, keys, prefixEnd, rawKey } from './rows.js';
 import { connectSqlite, keyvSqliteOn, type SqliteConnection } from './sqlite-connection.js';
+import { onePerKeyv } from './per-keyv.js';
 
 type Query = (sql: string, ...params: unknown[]) => Promise<Array<Record<string, unknown>>>;
 type Watcher = (answer?: StoredAnswer) => void;
@@ -354,13 +355,11 @@ function withoutEvent<T>(values: T[]): T[] {
   return values;
 }
 
-const wrapped = new WeakMap<Keyv, SqliteStore>();
+const wrapOnce = onePerKeyv((keyv: Keyv, options: SqliteStoreOptions) => new SqliteStore(keyv, options.pollIntervalMs ?? 4));
 
 /** Wraps a host's keyv over @keyv/sqlite (one wrapper per keyv instance). */
 export function wrapSqliteKeyv(keyv: Keyv, options: SqliteStoreOptions = {}): BrokerStore {
-  let store = wrapped.get(keyv);
-  if (!store) wrapped.set(keyv, (store = new SqliteStore(keyv, options.pollIntervalMs ?? 4)));
-  return store;
+  return wrapOnce(keyv, options);
 }
 
 /** Opens (creating if needed) the SQLite file at `path` in WAL mode, shared safely by many processes. */
