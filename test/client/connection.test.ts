@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createMcpx } from '../../src/mcpx.js';
 import { serverFingerprint, type EraVerdict } from '../../src/client/era-cache.js';
 import { fixtureEcho, spawnLog, startHttpFixture, stdioFixture, type FixtureKind } from '../helpers/fixture-servers.js';
@@ -125,6 +125,9 @@ describe('a stale cached modern verdict', () => {
     await first.close();
     const second = await createMcpx({ config: { mcpServers: { fx: server } }, env, requestTimeoutMs: 200 });
     await expect(second.callTool('fx', 'sleep', { ms: 3000 })).rejects.toMatchObject({ code: 'CALL_FAILED' });
+    // Under load the 200 ms timeout can fire before the second process has logged its start; closing then would
+    // kill it unlogged. A re-probe would have spawned (and connected) before the call failed, so it is counted here.
+    await vi.waitFor(() => expect(spawns.count()).toBeGreaterThanOrEqual(2), { timeout: 30_000, interval: 20 });
     await second.close();
     // The first connect and the cached one: no probe after a timeout.
     expect(spawns.count()).toBe(2);
