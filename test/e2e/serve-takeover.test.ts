@@ -2,16 +2,17 @@
  * Taking over a modern call whose `mcpx serve` is gone, with real processes. Its client went away (the call was let
  * go) or the serve was SIGKILLed mid-question (it still names itself the holder): the question stays answerable
  * from the CLI, and whoever asks for the result next resumes the call. Many asking at once: exactly one resumes it
- * (the upstream receives the answered call once) and every one of them gets its result. SQLite (pid liveness) and
- * Redis (the serve's lease).
+ * (the upstream receives the answered call once) and every one of them gets its result; a running daemon asked
+ * for it takes it over too. SQLite (pid liveness) and Redis (the serve's lease).
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stdioFixture } from '../helpers/fixture-servers.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
-import { ownedServe, serveSetup, textOf, type OwnedServe, type ServeSetup } from '../helpers/serve.js';
+import { CLI, ownedServe, serveSetup, textOf, type OwnedServe, type ServeSetup } from '../helpers/serve.js';
 
 const SESSION = { MCPX_SESSION_ID: 'takeover-test' };
 const callLog = join(mkdtempSync(join(tmpdir(), 'mcpx-takeover-')), 'calls.log');
@@ -43,7 +44,16 @@ async function ask(setup: ServeSetup, title: string): Promise<Asked> {
 const receivedOf = (printed: string): unknown =>
   (JSON.parse(printed) as { structuredContent?: { received?: { details?: unknown } } }).structuredContent?.received?.details;
 
-function suite(name: string, extraEnv: () => Record<string, string>): void {
+/** Runs the built CLI with the setup's env changed (a daemon is used only where MCPX_DAEMON=inline is gone). */
+function cliWith(setup: ServeSetup, env: Record<string, string>, args: string[]): Promise<{ code: number; stdout: string }> {
+  return new Promise((done) => {
+    execFile(process.execPath, [CLI, ...args], { cwd: setup.dir, env, timeout: 30_000 }, (error, stdout, stderr) =>
+      done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout: stdout + stderr }),
+    );
+  });
+}
+
+function suite(name: string, extraEnv: () => Record<string, string>, options: { race: boolean; daemon: boolean }): void {
   describe(name, () => {
     let setup: ServeSetup;
     const serves: OwnedServe[] = [];
@@ -57,30 +67,33 @@ function suite(name: string, extraEnv: () => Record<string, string>): void {
       await Promise.all(serves.map((s) => s.client.close()));
     });
 
-    it('lets exactly one of many processes asking at once resume a call let go, and gives each of them its result', async () => {
-      const title = `${name}-race`;
-      const asked = await ask(setup, title);
-      expect(await asked.serve.endStdin()).toBe(0);
-      const answered = await setup.cli(['elicit', 'answer', asked.id, '{"repo":"acme/race"}']);
-      expect(answered.code, answered.stderr).toBe(0);
-      // Three serves of the session, connected before any of them is asked, then asked together with three CLIs.
-      const others = await Promise.all([1, 2, 3].map(() => ownedServe(setup, SESSION)));
-      serves.push(...others);
-      const [viaServes, viaCli] = await Promise.all([
-        Promise.all(others.map((o) => o.client.callTool('mcpx_call_result', { task: asked.task, waitSeconds: 20 }))),
-        Promise.all([1, 2, 3].map(() => setup.cli(['task', 'result', asked.task, '--json', '--timeout', '20']))),
-      ]);
-      const want = { action: 'accept', content: { repo: 'acme/race' } };
-      for (const result of viaServes) {
-        expect(result.isError, textOf(result)).toBeFalsy();
-        expect((result.structuredContent as { received?: { details?: unknown } }).received?.details).toMatchObject(want);
-      }
-      for (const result of viaCli) {
-        expect(result.code, result.stderr).toBe(0);
-        expect(receivedOf(result.stdout)).toMatchObject(want);
-      }
-      expect(resends(title)).toBe(1);
-    });
+    it.runIf(options.race)(
+      'lets exactly one of many processes asking at once resume a call let go, and gives each of them its result',
+      async () => {
+        const title = `${name}-race`;
+        const asked = await ask(setup, title);
+        expect(await asked.serve.endStdin()).toBe(0);
+        const answered = await setup.cli(['elicit', 'answer', asked.id, '{"repo":"acme/race"}']);
+        expect(answered.code, answered.stderr).toBe(0);
+        // Three serves of the session, connected before any of them is asked, then asked together with three CLIs.
+        const others = await Promise.all([1, 2, 3].map(() => ownedServe(setup, SESSION)));
+        serves.push(...others);
+        const [viaServes, viaCli] = await Promise.all([
+          Promise.all(others.map((o) => o.client.callTool('mcpx_call_result', { task: asked.task, waitSeconds: 20 }))),
+          Promise.all([1, 2, 3].map(() => setup.cli(['task', 'result', asked.task, '--json', '--timeout', '20']))),
+        ]);
+        const want = { action: 'accept', content: { repo: 'acme/race' } };
+        for (const result of viaServes) {
+          expect(result.isError, textOf(result)).toBeFalsy();
+          expect((result.structuredContent as { received?: { details?: unknown } }).received?.details).toMatchObject(want);
+        }
+        for (const result of viaCli) {
+          expect(result.code, result.stderr).toBe(0);
+          expect(receivedOf(result.stdout)).toMatchObject(want);
+        }
+        expect(resends(title)).toBe(1);
+      },
+    );
 
     it('resumes a call whose serve was SIGKILLed mid-question: answered from the CLI, collected by mcpx task result', async () => {
       const title = `${name}-killed`;
@@ -109,14 +122,43 @@ function suite(name: string, extraEnv: () => Record<string, string>): void {
       });
       expect(resends(title)).toBe(1);
     });
+
+    it.runIf(options.daemon)('lets a running daemon take over a call let go by serve when mcpx task result asks it', async () => {
+      const title = `${name}-daemon`;
+      const asked = await ask(setup, title);
+      expect(await asked.serve.endStdin()).toBe(0);
+      const answered = await setup.cli(['elicit', 'answer', asked.id, '{"repo":"acme/daemon"}']);
+      expect(answered.code, answered.stderr).toBe(0);
+      const { MCPX_DAEMON: _inline, ...env } = setup.env;
+      const started = await cliWith(setup, env, ['daemon', 'start', '--config', setup.configPath]);
+      expect(started.code, started.stdout).toBe(0);
+      try {
+        const result = await cliWith(setup, env, [
+          'task',
+          'result',
+          asked.task,
+          '--json',
+          '--timeout',
+          '15',
+          '--config',
+          setup.configPath,
+        ]);
+        expect(result.code, result.stdout).toBe(0);
+        expect(receivedOf(result.stdout)).toMatchObject({ action: 'accept', content: { repo: 'acme/daemon' } });
+        expect(resends(title)).toBe(1);
+      } finally {
+        await cliWith(setup, env, ['daemon', 'stop', '--config', setup.configPath]);
+      }
+    });
   });
 }
 
-suite('sqlite', () => ({}));
+suite('sqlite', () => ({}), { race: true, daemon: true });
 
 let redis: RedisServer | undefined;
 beforeAll(async () => {
   redis = await startRedis();
 });
 afterAll(() => redis?.stop());
-suite('redis', () => ({ MCPX_STORE_URL: redis!.url, MCPX_LEASE_MS: '60000' }));
+// The race's claim is checked on Redis by the store compliance suite; here, the serve's lease judges it gone.
+suite('redis', () => ({ MCPX_STORE_URL: redis!.url, MCPX_LEASE_MS: '60000' }), { race: false, daemon: false });

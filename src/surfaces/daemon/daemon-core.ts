@@ -14,6 +14,7 @@ import type { Era } from '../../types.js';
 import { createTaskRunner, type SessionSource, type TaskRunner } from '../../tasks/runner.js';
 import { createTaskStore } from '../../tasks/task-store.js';
 import { createHolderLease, type HolderLease } from '../../tasks/takeover.js';
+import { followingRunner } from '../../tasks/follow.js';
 import type { Leases } from '../../tasks/leases.js';
 import type { TaskHost } from '../../tasks/types.js';
 import { createApp } from '../http/app.js';
@@ -152,6 +153,11 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
   }
   await runner.recover();
   lease?.start();
+  const following = followingRunner(runner, {
+    tasks,
+    leases: parts.lease?.leases,
+    serves: async (server) => (await catalog.serverNames()).includes(server),
+  });
   const info = { pid: options.pid, version: options.version, startedAt };
   const web = createWebAuth({ clock: now });
   const sweep = async (): Promise<string[]> => {
@@ -176,7 +182,8 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
     app: (token, appOptions) =>
       createApp({
         broker: parts.broker,
-        tasks: runner,
+        // Waiting on a call let go by its asker (or whose serve died) takes it over; one driven elsewhere is followed.
+        tasks: following,
         info,
         defaultSession: parts.defaultSession,
         ...(token ? { token } : {}),
