@@ -337,7 +337,7 @@ export const run: BenchSuite = async () => {
           await roundTrip(store),
           'µs',
           undefined,
-          'a cycle costs about four of these; read the cycles against it',
+          'a cycle is two of these (open: one write; respond: one claim); read the cycles against it',
         );
       add(
         `${kind}: open/await/respond cycles, one at a time`,
