@@ -3,10 +3,12 @@
  * The referee appends the mock server's URL as the last argument and names the scenario and the wire's
  * protocol version in MCP_CONFORMANCE_SCENARIO / MCP_CONFORMANCE_PROTOCOL_VERSION.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createAuth, type OAuthSettings } from '../src/auth/index.js';
+import { createAuth } from '../src/auth/index.js';
+import { credentialRef } from '../src/client/credentials.js';
+import type { OAuthConfig } from '../src/config/oauth-schema.js';
 import { createMcpx } from '../src/mcpx.js';
 import { openSecretStore } from '../src/secrets/index.js';
 import type { Answer, Question } from '../src/types.js';
@@ -78,14 +80,62 @@ const acceptWithDefaults = async (question: Question): Promise<Answer> => {
   return { action: 'accept', content: {} };
 };
 
+type Context = Record<string, string | undefined>;
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Context;
+const runDir = mkdtempSync(join(tmpdir(), 'mcpx-conformance-'));
+const secrets = await openSecretStore({ stateDir: runDir, prefer: 'file' });
+
+/** What the server's operator handed out, kept where a user keeps it: in mcpx's secret store, or a 0600 file. */
+async function kept(key: string, value: string | undefined): Promise<{ ask: string; secret: true }> {
+  if (value === undefined) throw new Error(`the scenario's context has no value for oauth.${key}`);
+  // As if the user had answered mcpx's question for it on an earlier run (mcpx asks at first use and keeps it).
+  await secrets.set(credentialRef('mock', 'oauth', key).service, credentialRef('mock', 'oauth', key).account, value);
+  return { ask: key, secret: true };
+}
+function inFile(name: string, value: string | undefined): { file: string } {
+  if (value === undefined) throw new Error(`the scenario's context has no value for ${name}`);
+  const file = join(runDir, name);
+  writeFileSync(file, value, { mode: 0o600 });
+  return { file };
+}
+
 /**
- * The OAuth client settings a user would put in the server's config: a pre-registered client when the server's
- * operator handed one out (the referee passes it in MCP_CONFORMANCE_CONTEXT), and this harness's client-id
- * metadata document URL (the referee's well-known test identity), which mcpx uses only where the authorization
- * server says it supports them.
+ * The `oauth` block a user would write for the server. The machine grants (the extension scenarios) name the
+ * grant and the client the operator issued, and refer to its secret (kept in the secret store, or a key or workload
+ * token in a file the platform maintains). Otherwise: a pre-registered client when the operator handed one out
+ * (`auth/pre-registration`), and this harness's client-id metadata document URL (the referee's test identity),
+ * which mcpx uses only where the authorization server says it supports them. DPoP needs nothing: mcpx uses it
+ * when the authorization server offers it.
  */
-function oauthSettings(): OAuthSettings {
-  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { client_id?: string; client_secret?: string };
+async function oauthSettings(): Promise<OAuthConfig> {
+  switch (scenario) {
+    case 'auth/client-credentials-basic':
+      return {
+        grant: 'client_credentials',
+        clientId: context.client_id!,
+        clientSecret: await kept('clientSecret', context.client_secret),
+      };
+    case 'auth/client-credentials-jwt':
+      return {
+        grant: 'client_credentials',
+        clientId: context.client_id!,
+        privateKey: inFile('client-key.pem', context.private_key_pem),
+        algorithm: context.signing_algorithm as OAuthConfig['algorithm'],
+      };
+    case 'auth/wif-jwt-bearer':
+      return { grant: 'jwt-bearer', clientId: context.client_id!, assertion: inFile('workload.jwt', context.valid_jwt) };
+    case 'auth/enterprise-managed-authorization':
+      return {
+        grant: 'enterprise',
+        clientId: context.client_id!,
+        clientSecret: await kept('clientSecret', context.client_secret),
+        idp: {
+          tokenEndpoint: context.idp_token_endpoint!,
+          clientId: context.idp_client_id!,
+          idToken: await kept('idp.idToken', context.idp_id_token),
+        },
+      };
+  }
   return {
     clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
     ...(context.client_id ? { clientId: context.client_id } : {}),
@@ -98,7 +148,7 @@ function oauthSettings(): OAuthSettings {
 const signingIn = scenario.startsWith('auth/');
 const auth = signingIn
   ? createAuth({
-      store: await openSecretStore({ stateDir: mkdtempSync(join(tmpdir(), 'mcpx-conformance-')), prefer: 'file' }),
+      store: secrets,
       present: async ({ url: signInUrl }) => {
         console.log(`sign in at ${signInUrl.origin}`);
         await (await fetch(signInUrl)).text();
@@ -108,7 +158,10 @@ const auth = signingIn
 
 const modern = protocolVersion >= '2026-07-28';
 const mcpx = await createMcpx({
-  config: { mcpServers: { mock: { url, era: modern ? 'modern' : 'legacy', ...(signingIn ? { oauth: oauthSettings() } : {}) } } },
+  config: {
+    mcpServers: { mock: { url, era: modern ? 'modern' : 'legacy', ...(signingIn ? { oauth: await oauthSettings() } : {}) } },
+  },
+  secrets,
   onElicit: acceptWithDefaults,
   clientInfo: { name: 'mcpx-conformance', version: '0.1.0' },
   ...(auth ? { auth } : {}),

@@ -69,6 +69,16 @@ const scenarios = [
     'iss-normalized',
     'metadata-issuer-mismatch',
   ].map((name) => ({ name: `auth/${name}`, spec: '2026-07-28' })),
+  // Extensions (io.modelcontextprotocol/*): machine grants (oauth.grant) and DPoP-bound tokens. They are on no spec
+  // version's timeline, so the referee runs them at its default version (no --spec-version).
+  ...[
+    'client-credentials-basic',
+    'client-credentials-jwt',
+    'wif-jwt-bearer',
+    'enterprise-managed-authorization',
+    'dpop',
+    'dpop-nonce',
+  ].map((name) => ({ name: `auth/${name}`, spec: 'extension' })),
 ];
 
 const refereeTimeoutMs = 30_000;
@@ -182,8 +192,7 @@ async function main() {
         client,
         '--scenario',
         name,
-        '--spec-version',
-        spec,
+        ...(spec === 'extension' ? [] : ['--spec-version', spec]),
         '-o',
         outDir,
         '--timeout',

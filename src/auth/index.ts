@@ -3,17 +3,20 @@
  * process (opened on the first sign-in's need), and a transport that completes a sign-in and resends.
  */
 import { join } from 'node:path';
-import type { FetchLike, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
 import type { HttpServerConfig } from '../config/schema.js';
 import { stateDir } from '../paths.js';
 import type { SecretStore } from '../secrets/index.js';
 import { openLoopbackReturn, type LoopbackOptions, type LoopbackReturn } from './loopback.js';
+import { isMachineGrant, MachineOAuthProvider } from './machine-provider.js';
+import { secretReader } from './oauth-secrets.js';
 import { McpxOAuthProvider, type AuthorizationReturn, type OAuthSettings, type PresentSignIn } from './provider.js';
 import { refreshLockPath } from './refresh.js';
 import { serverCredentials } from './token-store.js';
 import { SigningInTransport } from './transport.js';
 
 export { McpxOAuthProvider, type AuthorizationReturn, type OAuthSettings, type PresentSignIn } from './provider.js';
+export { MachineOAuthProvider, isMachineGrant, type MachineGrantConfig, type SecretReader } from './machine-provider.js';
 export { serverCredentials, secondsLeft, OAUTH_SERVICE, type KeptTokens, type ServerCredentials } from './token-store.js';
 export { openLoopbackReturn, CALLBACK_PATH, type LoopbackOptions, type LoopbackReturn } from './loopback.js';
 export {
@@ -46,9 +49,15 @@ export interface Auth {
   transport(
     name: string,
     server: HttpServerConfig,
-    options: { fetch?: FetchLike; requestInit?: RequestInit },
+    /** `secrets`: the `oauth` block's asked values, read from the secret store (or asked for) by the pool. */
+    options: { fetch?: FetchLike; requestInit?: RequestInit; secrets?: Record<string, string> },
   ): Promise<StreamableHTTPClientTransport>;
-  provider(name: string, server: HttpServerConfig, fetch?: FetchLike): Promise<McpxOAuthProvider>;
+  provider(
+    name: string,
+    server: HttpServerConfig,
+    fetch?: FetchLike,
+    secrets?: Record<string, string>,
+  ): Promise<McpxOAuthProvider>;
   close(): Promise<void>;
 }
 
@@ -60,21 +69,57 @@ export function createAuth(options: AuthOptions): Auth {
   const store = (): Promise<SecretStore> =>
     (opened ??= typeof options.store === 'function' ? options.store() : Promise.resolve(options.store));
   const lockDir = options.lockDir ?? join(stateDir(process.env), 'locks');
-  const provider = async (name: string, server: HttpServerConfig, fetch?: FetchLike): Promise<McpxOAuthProvider> =>
+  const provider = async (
+    name: string,
+    server: HttpServerConfig,
+    fetch?: FetchLike,
+    secrets?: Record<string, string>,
+  ): Promise<McpxOAuthProvider> =>
     new McpxOAuthProvider(
       name,
       serverCredentials(await store(), name),
-      (server.oauth ?? {}) as OAuthSettings,
+      await interactiveSettings(name, server, secrets),
       await back(),
       options.present,
       { serverUrl: new URL(server.url), lockPath: refreshLockPath(lockDir, name), ...(fetch ? { fetch } : {}) },
     );
   return {
     provider,
-    transport: async (name, server, transportOptions) =>
-      new SigningInTransport(new URL(server.url), transportOptions, await provider(name, server, transportOptions.fetch)),
+    transport: async (name, server, { secrets, ...transportOptions }) => {
+      // A machine grant never asks anyone: the SDK's transport trades the credential for a token on a 401.
+      if (isMachineGrant(server.oauth)) {
+        const machine = new MachineOAuthProvider(
+          serverCredentials(await store(), name),
+          server.oauth,
+          secretReader(name, server.oauth, secrets),
+          transportOptions.fetch,
+        );
+        return new StreamableHTTPClientTransport(new URL(server.url), { ...transportOptions, authProvider: machine });
+      }
+      return new SigningInTransport(
+        new URL(server.url),
+        transportOptions,
+        await provider(name, server, transportOptions.fetch, secrets),
+      );
+    },
     close: async () => {
       if (loopback) await (await loopback).close();
     },
+  };
+}
+
+/** The authorization-code flow's settings, with a pre-registered client's secret read from where the config says. */
+async function interactiveSettings(
+  name: string,
+  server: HttpServerConfig,
+  secrets: Record<string, string> | undefined,
+): Promise<OAuthSettings> {
+  const { clientId, clientSecret, clientMetadataUrl, scope, dpop } = server.oauth ?? {};
+  return {
+    ...(clientId ? { clientId } : {}),
+    ...(clientSecret !== undefined ? { clientSecret: await secretReader(name, server.oauth!, secrets)('clientSecret') } : {}),
+    ...(clientMetadataUrl ? { clientMetadataUrl } : {}),
+    ...(scope ? { scope } : {}),
+    ...(dpop !== undefined ? { dpop } : {}),
   };
 }

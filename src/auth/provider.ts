@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   auth,
+  type DpopSession,
   type FetchLike,
   type OAuthClientInformationContext,
   type OAuthClientMetadata,
@@ -16,6 +17,7 @@ import {
   type StoredOAuthClientInformation,
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
+import { openDpopSession } from './dpop-key.js';
 import { needsRefresh, refreshedTokens } from './refresh.js';
 import type { KeptTokens, ServerCredentials } from './token-store.js';
 
@@ -28,6 +30,8 @@ export interface OAuthSettings {
   clientMetadataUrl?: string;
   /** Scopes to ask for when neither the server's challenge nor its metadata names any. */
   scope?: string;
+  /** DPoP-bound tokens: unset, when the authorization server offers them; false never; true always. */
+  dpop?: boolean;
 }
 
 /** Where the browser comes back to, and a way to wait for it. */
@@ -62,6 +66,9 @@ export class McpxOAuthProvider implements OAuthClientProvider {
    * after a 401) and a refresh ahead of expiry, which reads the store under the refresh lock.
    */
   private forRequests: { tokens: KeptTokens | undefined } | undefined;
+  private dpopSession: Promise<DpopSession> | undefined;
+  /** The stored tokens' `token_type` as last read or saved (`undefined`: not read yet). */
+  private tokenType: string | null | undefined;
 
   constructor(
     private readonly server: string,
@@ -135,6 +142,7 @@ export class McpxOAuthProvider implements OAuthClientProvider {
     const issuer = ctx?.issuer ?? (await this.credentials.currentIssuer());
     if (!issuer) return ctx ? undefined : this.keepForRequests(undefined);
     const stored = await this.credentials.tokens(issuer);
+    this.tokenType = stored?.token_type ?? null;
     if (ctx) return stored;
     if (!stored || !this.refresh || !needsRefresh(stored)) return this.keepForRequests(stored);
     return (this.refreshing ??= this.refreshAhead(issuer, this.refresh)
@@ -165,7 +173,28 @@ export class McpxOAuthProvider implements OAuthClientProvider {
   async saveTokens(tokens: StoredOAuthTokens, ctx?: OAuthClientInformationContext): Promise<void> {
     const issuer = ctx?.issuer ?? tokens.issuer;
     this.forgetRequestTokens();
+    this.tokenType = tokens.token_type;
     if (issuer) await this.credentials.saveTokens(issuer, tokens);
+  }
+
+  /**
+   * DPoP (RFC 9449): the SDK signs a proof into each token request and presents a DPoP-bound token with a fresh
+   * proof per request when this returns a session. Used when the config says `dpop: true`, or unless it says false,
+   * when the authorization server offers DPoP (`dpop_signing_alg_values_supported`) or the stored token is bound.
+   */
+  async dpop(): Promise<DpopSession | undefined> {
+    if (this.settings.dpop === false) return undefined;
+    if (this.dpopSession) return this.dpopSession;
+    if (this.tokenType === undefined) {
+      const issuer = await this.credentials.currentIssuer();
+      this.tokenType = (issuer ? (await this.credentials.tokens(issuer))?.token_type : undefined) ?? null;
+    }
+    const metadata = this.discovery?.authorizationServerMetadata as Record<string, unknown> | undefined;
+    const offered = metadata?.dpop_signing_alg_values_supported;
+    const wanted =
+      this.settings.dpop === true || (Array.isArray(offered) && offered.length > 0) || this.tokenType?.toLowerCase() === 'dpop';
+    if (!wanted) return undefined;
+    return (this.dpopSession ??= openDpopSession(this.credentials, this.refresh?.lockPath));
   }
 
   /** Only notes the URL: the transport decides whether this sign-in is the one to show (see SigningInTransport). */

@@ -5,6 +5,7 @@
  */
 import type { StoredOAuthClientInformation, StoredOAuthTokens } from '@modelcontextprotocol/client';
 import type { SecretStore } from '../secrets/index.js';
+import type { KeptDpopKey } from './dpop-key.js';
 
 /** The secret store's service for every OAuth entry of mcpx. */
 export const OAUTH_SERVICE = 'oauth';
@@ -24,6 +25,9 @@ export interface ServerCredentials {
   saveTokens(issuer: string, tokens: StoredOAuthTokens): Promise<void>;
   client(issuer: string): Promise<StoredOAuthClientInformation | undefined>;
   saveClient(issuer: string, client: StoredOAuthClientInformation): Promise<void>;
+  /** The key DPoP-bound tokens of this server are bound to (one per server, whatever the issuer). */
+  dpopKey(): Promise<KeptDpopKey | undefined>;
+  saveDpopKey(key: KeptDpopKey): Promise<void>;
   /** Forgets tokens (or tokens and client) for every issuer this server used; true when something was there. */
   forget(what: 'tokens' | 'all'): Promise<boolean>;
 }
@@ -60,6 +64,10 @@ export function serverCredentials(store: SecretStore, server: string, now: () =>
       await remember(issuer);
       await store.set(OAUTH_SERVICE, account(issuer, 'client'), JSON.stringify(client));
     },
+    dpopKey: () => read<KeptDpopKey>(`${server} dpop`),
+    saveDpopKey: async (key) => {
+      await store.set(OAUTH_SERVICE, `${server} dpop`, JSON.stringify(key));
+    },
     forget: async (what) => {
       let removed = false;
       for (const issuer of await issuersSeen()) {
@@ -67,7 +75,10 @@ export function serverCredentials(store: SecretStore, server: string, now: () =>
         if (what === 'all') removed = (await store.delete(OAUTH_SERVICE, account(issuer, 'client'))) || removed;
       }
       await store.delete(OAUTH_SERVICE, currentAccount);
-      if (what === 'all') await store.delete(OAUTH_SERVICE, `${server} issuers`);
+      if (what === 'all') {
+        await store.delete(OAUTH_SERVICE, `${server} issuers`);
+        removed = (await store.delete(OAUTH_SERVICE, `${server} dpop`)) || removed;
+      }
       return removed;
     },
   };

@@ -125,7 +125,10 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
         ...(server.headers ? { requestInit: { headers: filled(server.headers, options.asked?.headers) } } : {}),
       };
       return options.auth
-        ? options.auth.transport(options.name, server, http)
+        ? options.auth.transport(options.name, server, {
+            ...http,
+            ...(options.asked?.oauth ? { secrets: options.asked.oauth } : {}),
+          })
         : new StreamableHTTPClientTransport(new URL(server.url), http);
     }
     const env: Record<string, string> = {};

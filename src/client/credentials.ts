@@ -5,7 +5,8 @@
  * broker's records or the audit log: a secret question's answer is taken into the secret store as it is given.
  */
 import { McpxError } from '../errors.js';
-import { isHttpServer, type AskedValue, type ServerConfig } from '../config/schema.js';
+import type { SecretValue } from '../config/oauth-schema.js';
+import { isHttpServer, type AskedValue, type HttpServerConfig, type ServerConfig } from '../config/schema.js';
 import { CREDENTIAL_FIELD, SECRET_KEPT } from '../secrets/answer.js';
 import type { SecretStore } from '../secrets/types.js';
 import type { ElicitationSchema, SecretRef } from '../types.js';
@@ -14,11 +15,13 @@ import type { ElicitationSchema, SecretRef } from '../types.js';
 export interface AskedValues {
   env?: Record<string, string>;
   headers?: Record<string, string>;
+  /** The `oauth` block's secrets (`clientSecret`, `privateKey`, `assertion`, `idp.clientSecret`, `idp.idToken`). */
+  oauth?: Record<string, string>;
 }
 
 /** One `{"ask": ...}` entry of a server's config. */
 export interface AskedEntry {
-  field: 'env' | 'headers';
+  field: CredentialField;
   key: string;
   ask: string;
   secret: boolean;
@@ -26,8 +29,11 @@ export interface AskedEntry {
   ref: SecretRef;
 }
 
-/** The secret store service for a server's credentials; the account is `env.NAME` or `headers.Name`. */
-export function credentialRef(server: string, field: 'env' | 'headers', key: string): SecretRef {
+/** Where an asked value goes: the server's environment, its HTTP headers, or its OAuth client. */
+export type CredentialField = 'env' | 'headers' | 'oauth';
+
+/** The secret store service for a server's credentials; the account is `env.NAME`, `headers.Name` or `oauth.clientSecret`. */
+export function credentialRef(server: string, field: CredentialField, key: string): SecretRef {
   return { service: `credential:${server}`, account: `${field}.${key}` };
 }
 
@@ -46,7 +52,33 @@ export function askedEntries(name: string, server: ServerConfig): AskedEntry[] {
       ref: credentialRef(name, map.field, key),
     });
   }
+  if (isHttpServer(server)) {
+    for (const [key, value] of oauthSecrets(server)) {
+      if (!('ask' in value)) continue;
+      entries.push({
+        field: 'oauth',
+        key,
+        ask: value.ask,
+        secret: value.secret === true,
+        ref: credentialRef(name, 'oauth', key),
+      });
+    }
+  }
   return entries;
+}
+
+/** The secrets an `oauth` block refers to, by key (`idp.idToken` for the nested ones). */
+export function oauthSecrets(server: HttpServerConfig): Array<[string, SecretValue]> {
+  const oauth = server.oauth;
+  if (!oauth) return [];
+  const all: Array<[string, SecretValue | string | undefined]> = [
+    ['clientSecret', oauth.clientSecret],
+    ['privateKey', oauth.privateKey],
+    ['assertion', oauth.assertion],
+    ['idp.clientSecret', oauth.idp?.clientSecret],
+    ['idp.idToken', oauth.idp?.idToken],
+  ];
+  return all.filter((entry): entry is [string, SecretValue] => entry[1] !== undefined && typeof entry[1] !== 'string');
 }
 
 /** The plain entries of an env or headers map, with the asked ones filled in (an asked entry without a value is left out). */
@@ -84,7 +116,12 @@ export function credentialParams(server: string, entry: AskedEntry): Record<stri
     properties: { [CREDENTIAL_FIELD]: { type: 'string', title: entry.ask, minLength: 1 } },
     required: [CREDENTIAL_FIELD],
   };
-  const where = entry.field === 'env' ? `the environment variable ${entry.key}` : `the HTTP header ${entry.key}`;
+  const where =
+    entry.field === 'env'
+      ? `the environment variable ${entry.key}`
+      : entry.field === 'headers'
+        ? `the HTTP header ${entry.key}`
+        : `its OAuth setting oauth.${entry.key}`;
   const kept = entry.secret ? 'kept in the secret store, never in a file mcpx writes or a log' : 'kept in the secret store';
   // For the person: an agent answering through `mcpx serve` must never be handed a credential question.
   return {

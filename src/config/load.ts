@@ -167,12 +167,16 @@ function parseServer(name: string, entry: unknown, env: Env, issues: Issue[]): S
     for (const issue of result.error.issues) {
       const key = String(issue.path[0] ?? '');
       const field = [base, ...issue.path.map(String)].join('.');
-      const expected = EXPECTED[key] ?? issue.message;
+      // A cross-field rule (custom) says exactly what is wrong; the field's general description would not.
+      const expected = issue.code === 'custom' ? issue.message : (EXPECTED[key] ?? issue.message);
       const got = issue.path.length ? kindOf(valueAt(record, issue.path)) : kindOf(record);
       issues.push({
         field,
         expected,
-        message: `server "${name}": field "${issue.path.map(String).join('.')}": expected ${expected}, got ${got}`,
+        message:
+          issue.code === 'custom'
+            ? `server "${name}": field "${issue.path.map(String).join('.')}": ${expected}`
+            : `server "${name}": field "${issue.path.map(String).join('.')}": expected ${expected}, got ${got}`,
       });
     }
     return undefined;

@@ -4,14 +4,13 @@
  */
 import * as z from 'zod';
 import type { AdapterConfig } from './adapters.js';
+import { askedValueSchema, oauthSchema } from './oauth-schema.js';
+
+export { askedValueSchema, type AskedValue } from './oauth-schema.js';
 
 /** How a server's protocol era is chosen: probe once and cache (`auto`, the default), or pin one era. */
 export const eraSettingSchema = z.enum(['auto', 'legacy', 'modern']);
 export type EraSetting = z.infer<typeof eraSettingSchema>;
-
-/** A value mcpx asks for at first use (`{"ask": "GitHub token", "secret": true}`) and then keeps in the secret store. */
-export const askedValueSchema = z.strictObject({ ask: z.string().min(1), secret: z.boolean().optional() });
-export type AskedValue = z.infer<typeof askedValueSchema>;
 
 /** env and headers: plain strings, or values asked for at first use. */
 const credentialMap = z.record(z.string(), z.union([z.string(), askedValueSchema]));
@@ -35,15 +34,8 @@ export const httpServerSchema = z.looseObject({
   type: z.enum(['http', 'streamable-http', 'streamableHttp']).optional(),
   url: z.url({ protocol: /^https?$/ }),
   headers: credentialMap.optional(),
-  /** OAuth client settings; discovery and registration need none of them. Tokens never go here. */
-  oauth: z
-    .strictObject({
-      clientId: z.string().min(1).optional(),
-      clientSecret: z.string().min(1).optional(),
-      clientMetadataUrl: z.url({ protocol: /^https$/ }).optional(),
-      scope: z.string().min(1).optional(),
-    })
-    .optional(),
+  /** How mcpx gets a token (src/config/oauth-schema.ts); discovery and registration need no settings. Tokens never go here. */
+  oauth: oauthSchema.optional(),
   ...commonFields,
 });
 
@@ -74,7 +66,8 @@ export const EXPECTED: Record<string, string> = {
   url: 'an http(s) URL: the Streamable HTTP endpoint (e.g. "https://example.com/mcp")',
   headers:
     'an object of HTTP headers sent with every request: each a string, or {"ask": "<what to ask for>", "secret": true} to be asked at first use',
-  oauth: "an object with optional clientId, clientSecret, clientMetadataUrl (https) and scope: this server's OAuth client",
+  oauth:
+    'an object: optional grant ("authorization_code", "client_credentials", "jwt-bearer" or "enterprise"), clientId, clientSecret, clientMetadataUrl (https), scope, privateKey, algorithm, assertion, idp, issuer, dpop (see docs/auth.md)',
   era: '"auto" (probe once, cache the verdict), "legacy" or "modern"',
   timeoutMs: 'a positive integer: milliseconds per request while the server works',
   type: '"stdio" with a command, or "http" with a url (SSE-only servers are not supported)',
