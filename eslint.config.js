@@ -73,6 +73,22 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/surfaces/plugin/**', 'src/surfaces/backend/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/cli/**', '**/http/**', '**/mcp-server/**'],
+              message: 'the plugin and the question backends reach questions through surfaces/backend and the daemon client only',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['src/surfaces/daemon/**'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['**/cli/**'], message: 'the daemon imports no CLI code' }] }],

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StoreBroker } from '../../src/broker/broker.js';
 import { newCallId, newTaskId } from '../../src/ids.js';
-import { closeStoreBroker, openStoreBroker } from '../../src/surfaces/cli/store-backend.js';
+import { closeStoreBroker, openStoreBroker } from '../../src/surfaces/backend/store-backend.js';
 import { createTaskStore } from '../../src/tasks/task-store.js';
 import type { TaskRecord } from '../../src/tasks/types.js';
 import { runCli, startCli } from './helpers/run-cli.js';

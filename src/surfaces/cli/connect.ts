@@ -5,7 +5,7 @@
 import type { BrokerEvent, AuditQuery } from '../../broker/types.js';
 import { McpxError } from '../../errors.js';
 import { findConfigPath } from '../../config/find.js';
-import type { Backend } from './backend.js';
+import type { Backend } from '../backend/backend.js';
 import type { CliIO } from './io.js';
 
 type Env = Record<string, string | undefined>;
@@ -19,7 +19,7 @@ export interface OpenBackendOptions {
 export async function openBackend(io: CliIO, options: OpenBackendOptions): Promise<Backend> {
   const configPath = findConfigPath(options.config, io.cwd, io.env);
   const { connectDaemon, ensureDaemon, socketFetch } = await import('../daemon/daemon-client.js');
-  const { createRestBackend } = await import('./rest-backend.js');
+  const { createRestBackend } = await import('../backend/rest-backend.js');
   if (options.forCall) {
     const start = () => ensureDaemon(io.env, configPath, { cwd: io.cwd, ...daemonCommand(io.env) });
     // A warm call skips the health check: it goes straight to the socket the running daemon wrote down, and only
@@ -51,7 +51,7 @@ export async function openBackend(io: CliIO, options: OpenBackendOptions): Promi
   }
   const client = await connectDaemon(io.env, configPath);
   if (client) return createRestBackend({ fetch: client.fetch, inline: client.inline, close: () => client.close() });
-  const { createStoreBackend } = await import('./store-backend.js');
+  const { createStoreBackend } = await import('../backend/store-backend.js');
   return createStoreBackend(io.env, { cwd: io.cwd, ...(configPath ? { configPath } : {}) });
 }
 
@@ -74,7 +74,7 @@ function daemonCommand(env: Env): { command?: string[] } {
 export async function openAudit(
   io: CliIO,
 ): Promise<{ events(query: AuditQuery): Promise<BrokerEvent[]>; close(): Promise<void> }> {
-  const { openStoreBroker, closeStoreBroker } = await import('./store-backend.js');
+  const { openStoreBroker, closeStoreBroker } = await import('../backend/store-backend.js');
   const broker = await openStoreBroker(io.env);
   return { events: (query) => broker.audit(query), close: () => closeStoreBroker(broker) };
 }

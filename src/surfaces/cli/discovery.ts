@@ -6,7 +6,7 @@ import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool }
 import type { ServerStatus } from '../../client/server-status.js';
 import { findConfigPath } from '../../config/find.js';
 import type { CliIO } from './io.js';
-import { createRestBackend, type DaemonFetch } from './rest-backend.js';
+import { createRestBackend, type DaemonFetch } from '../backend/rest-backend.js';
 
 export interface Discovery {
   /** `daemon`: the running daemon's connections; `direct`: this process's own, closed with it. */

@@ -1,9 +1,8 @@
 /** Small helpers the commands share. */
-import { userInfo } from 'node:os';
 import type { Readable } from 'node:stream';
 import type { Question } from '../../types.js';
 import { questionOf } from '../../broker/question.js';
-import type { Elicitation } from './backend.js';
+import type { Elicitation } from '../backend/backend.js';
 
 export async function readStdin(stdin: Readable): Promise<string> {
   const chunks: Buffer[] = [];
@@ -13,12 +12,3 @@ export async function readStdin(stdin: Readable): Promise<string> {
 
 /** A listed question in the shared Question shape, for the terminal form. */
 export const toQuestion = (listed: Elicitation): Question => questionOf(listed);
-
-/** The user this process runs as, for the answer's record; undefined where the OS will not say (no passwd entry). */
-export function currentUser(): string | undefined {
-  try {
-    return userInfo().username || undefined;
-  } catch {
-    return undefined;
-  }
-}

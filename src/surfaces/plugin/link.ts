@@ -6,7 +6,7 @@
 import type { BrokerEvent, Elicitation } from '../../broker/types.js';
 import { findConfigPath } from '../../config/find.js';
 import type { Answer } from '../../types.js';
-import type { Backend } from '../cli/backend.js';
+import type { Backend } from '../backend/backend.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -31,11 +31,11 @@ export function createQuestionLink(env: Env, directory: string, config: string |
   const open = async (): Promise<Backend> => {
     const [{ connectDaemon }, { createRestBackend }] = await Promise.all([
       import('../daemon/daemon-client.js'),
-      import('../cli/rest-backend.js'),
+      import('../backend/rest-backend.js'),
     ]);
     const client = await connectDaemon(env, configPath);
     if (client) return createRestBackend({ fetch: client.fetch, close: () => client.close() });
-    const { createStoreBackend } = await import('../cli/store-backend.js');
+    const { createStoreBackend } = await import('../backend/store-backend.js');
     return createStoreBackend(env);
   };
 

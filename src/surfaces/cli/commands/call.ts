@@ -7,7 +7,7 @@ import { McpxError } from '../../../errors.js';
 import { ttlFromEnv } from '../../../policy/read.js';
 import type { Answer } from '../../../types.js';
 import { elicitModeOf, parseArgs, parseJsonObject, parseTarget, parseToolArguments, UsageError } from '../args.js';
-import type { Backend, CallResponse, Elicitation } from '../backend.js';
+import type { Backend, CallResponse, Elicitation } from '../../backend/backend.js';
 import { showActivity } from '../activity.js';
 import { openBackend } from '../connect.js';
 import { EXIT, type CliIO, type Command } from '../io.js';

@@ -62,7 +62,7 @@ export async function countWaiting(
     const counted = await countFromDaemon(state.socket, session);
     if (counted !== undefined) return counted;
   }
-  const { createStoreBackend } = await import('../store-backend.js');
+  const { createStoreBackend } = await import('../../backend/store-backend.js');
   const backend = await createStoreBackend(env);
   try {
     return (await backend.list({ all: true, ...(session ? { session } : {}) })).length;

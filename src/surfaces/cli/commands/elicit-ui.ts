@@ -6,7 +6,7 @@
 import type { ReadStream } from 'node:tty';
 import type { Answer } from '../../../types.js';
 import { parseArgs, UsageError } from '../args.js';
-import type { Backend, Elicitation } from '../backend.js';
+import type { Backend, Elicitation } from '../../backend/backend.js';
 import { openBackend } from '../connect.js';
 import { renderInbox, type InboxState } from '../inbox/view.js';
 import { EXIT, type CliIO, type Command } from '../io.js';

@@ -6,7 +6,7 @@ import type { BrokerEvent } from '../../../broker/types.js';
 import { ELICITATION_ID } from '../../../ids.js';
 import type { Answer } from '../../../types.js';
 import { parseArgs, parseJsonObject, parseToolArguments, UsageError } from '../args.js';
-import type { Backend, Elicitation, Scope } from '../backend.js';
+import type { Backend, Elicitation, Scope } from '../../backend/backend.js';
 import { openBackend } from '../connect.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { commandSession } from '../session.js';

@@ -178,7 +178,7 @@ function limitsFrom(flags: Record<string, string | boolean | undefined>): Script
 
 async function openRunBroker(io: CliIO): Promise<{ broker: Broker; close(): Promise<void> }> {
   // The shared state store: questions a run opens are listed and audited like any other (`mcpx elicit list`, `mcpx log`).
-  const { openStoreBroker, closeStoreBroker } = await import('../store-backend.js');
+  const { openStoreBroker, closeStoreBroker } = await import('../../backend/store-backend.js');
   const broker = await openStoreBroker(io.env);
   return { broker, close: () => closeStoreBroker(broker) };
 }

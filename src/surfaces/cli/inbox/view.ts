@@ -3,7 +3,7 @@
  * questions, and one question's detail (its form fields, or its URL and domain). Every piece of server text is
  * sanitised here, so nothing a server sends can move the cursor or rewrite the screen.
  */
-import type { Elicitation } from '../backend.js';
+import type { Elicitation } from '../../backend/backend.js';
 import { fieldsOf, type Field } from '../form/fields.js';
 import { duration } from '../render.js';
 import { sanitize, sanitizeLine } from '../sanitize.js';

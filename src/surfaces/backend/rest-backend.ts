@@ -5,7 +5,7 @@
 import type { BrokerEvent, Elicitation as ListedQuestion, StoredAnswer } from '../../broker/types.js';
 import { McpxError, type McpxErrorCode } from '../../errors.js';
 import type { Answer } from '../../types.js';
-import { currentUser } from './util.js';
+import { currentUser } from './current-user.js';
 import type { Backend, CallResponse, ListFilter, Scope, TaskView } from './backend.js';
 
 /** Sends one request to the daemon: a path (`/v1/...`) and fetch's init; answers a standard Response. */

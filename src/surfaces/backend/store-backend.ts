@@ -15,7 +15,7 @@ import type { TaskRecord } from '../../tasks/types.js';
 import { resolveSession } from '../../broker/session.js';
 import { checkScope, type CallerScope } from '../../broker/scope.js';
 import type { Backend, Scope, TaskView } from './backend.js';
-import { currentUser } from './util.js';
+import { currentUser } from './current-user.js';
 
 const STATES: RequestState[] = ['pending', 'answered', 'expired', 'abandoned'];
 
