@@ -79,6 +79,11 @@ export interface ServeCore {
   nextStop(taskId: string, afterSeq: number, signal?: AbortSignal): Promise<Stop>;
   latestStop(taskId: string): Stop | undefined;
   /**
+   * A question this process just opened, as it stored it, once: the first stop that asks it needs no read of the
+   * store (an answer landing meanwhile is seen as one landing after a read would be: the retry finds it answered).
+   */
+  takeOpened(id: string): ElicitRequest | undefined;
+  /**
    * Takes over a modern call another process let go (its client went away) or whose serve died: true when this
    * process won the claim and now drives it (its next stop comes through nextStop), false when it is not ours to
    * take (held, finished, legacy, unknown, or another process won).
@@ -88,6 +93,9 @@ export interface ServeCore {
   readonly mcpx: Mcpx;
   close(): Promise<void>;
 }
+
+/** Opened questions kept for their first stop; a bound, in case a stop never comes. */
+const MAX_OPENED = 1000;
 
 function ttlOf(env: Env, policy: Policy): number {
   return policy.ttlMs ?? ttlFromEnv(env.MCPX_ELICIT_TTL_MS, DEFAULT_ELICIT_TTL_MS);
@@ -113,8 +121,12 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
   const asked = new Set<string>();
   const stops = new Map<string, Stop>();
   const waiters = new Map<string, Set<() => void>>();
+  /** Questions opened here and not yet put to a client, by id (a policy's answer or the call's end drops them). */
+  const opened = new Map<string, ElicitRequest>();
   const onStop = (step: TaskStep): void => {
     const id = step.task.id;
+    for (const [question, request] of opened)
+      if (request.task === id && !step.task.waitingOn.includes(question)) opened.delete(question);
     if (step.status === 'input-required') asked.add(id);
     stops.set(id, { seq: (stops.get(id)?.seq ?? 0) + 1, step });
     for (const wake of waiters.get(id) ?? []) wake();
@@ -129,9 +141,13 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
       // The runner knows a call it drives before its task is stored (it is stored as the question opens).
       const taskId = input.task ?? runner.taskOfCall(input.trace);
       const session = runner.sessionOfCall(input.trace) ?? (taskId ? (await tasks.get(taskId))?.session : undefined);
-      if (session === undefined) return broker.openRequest(input);
       const sessionSource: ElicitRequest['sessionSource'] = session === fromEnv ? 'env' : 'explicit';
-      return broker.openRequest({ ...input, session, sessionSource });
+      const request = await broker.openRequest(session === undefined ? input : { ...input, session, sessionSource });
+      if (request.state === 'pending') {
+        if (opened.size >= MAX_OPENED) opened.delete(opened.keys().next().value as string);
+        opened.set(request.id, request);
+      }
+      return request;
     },
   };
 
@@ -288,6 +304,11 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     },
     nextStop,
     latestStop: (taskId) => stops.get(taskId),
+    takeOpened(id) {
+      const request = opened.get(id);
+      opened.delete(id);
+      return request;
+    },
     async adopt(taskId) {
       const task = await tasks.get(taskId);
       // Let go, or its serve died: exactly one process wins the claim and resumes it.

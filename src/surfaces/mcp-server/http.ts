@@ -7,7 +7,7 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
-import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import {
   createMcpHandler,
   isLegacyRequest,
@@ -74,6 +74,46 @@ function headersOnly(req: IncomingMessage): Request {
   return { method: req.method ?? 'GET', headers: { get: header } } as unknown as Request;
 }
 
+/** The web Request the modern handler reads: method, URL, headers and the abort signal (the body goes parsed). */
+function webRequest(req: IncomingMessage, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name === 'content-length' || name === 'transfer-encoding') continue;
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else headers.set(name, value);
+  }
+  return new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, {
+    method: req.method ?? 'GET',
+    headers,
+    signal,
+  });
+}
+
+/**
+ * Writes the handler's Response. A whole JSON body goes in one write with its length (headers and body in one
+ * segment, no chunked trailer), which on loopback is most of a call's cost; an event stream is streamed as it comes.
+ */
+async function writeResponse(res: ServerResponse, response: Response, closed: AbortSignal): Promise<void> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of response.headers) headers[name] = value;
+  if (!response.body) return void res.writeHead(response.status, headers).end();
+  if (!headers['content-type']?.startsWith('text/event-stream')) {
+    const body = Buffer.from(await response.arrayBuffer());
+    return void res.writeHead(response.status, { ...headers, 'content-length': String(body.length) }).end(body);
+  }
+  res.writeHead(response.status, headers);
+  res.flushHeaders();
+  const reader = response.body.getReader();
+  closed.addEventListener('abort', () => void reader.cancel().catch(() => undefined), { once: true });
+  try {
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+      if (!res.write(chunk.value)) await new Promise<void>((drained) => (res.once('drain', drained), res.once('close', drained)));
+  } catch {
+    // The client went away mid-stream: nothing more to write.
+  }
+  res.end();
+}
+
 async function readBody(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -100,18 +140,23 @@ export async function serveOverHttp(core: ServeCore, options: HttpServeOptions):
   const seal = createRequestStateSeal(core.stateKey, core.ttlMs);
 
   // Modern: one instance per request. Its session: the X-Mcpx-Session header, else this process's.
-  const modern = toNodeHandler(
-    createMcpHandler(
-      ({ era, requestInfo }) =>
-        createServeServer(
-          core,
-          seal,
-          { era, session: requestInfo?.headers.get(SESSION_HEADER)?.trim() || core.defaultSession },
-          options.version,
-        ),
-      { legacy: 'reject' },
-    ),
+  const modernHandler = createMcpHandler(
+    ({ era, requestInfo }) =>
+      createServeServer(
+        core,
+        seal,
+        { era, session: requestInfo?.headers.get(SESSION_HEADER)?.trim() || core.defaultSession },
+        options.version,
+      ),
+    { legacy: 'reject' },
   );
+  const modern = async (req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
+    const closed = new AbortController();
+    // Gone before the whole answer was written: the call is cancelled, as the SDK's adapter does.
+    res.once('close', () => !res.writableFinished && closed.abort());
+    const response = await modernHandler.fetch(webRequest(req, closed.signal), body === undefined ? {} : { parsedBody: body });
+    await writeResponse(res, response, closed.signal);
+  };
   const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

@@ -90,7 +90,7 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
 
   const pendingOf = async (step: Stop['step']): Promise<ElicitRequest[]> => {
     if (step.status !== 'input-required') return [];
-    const requests = await Promise.all(step.task.waitingOn.map((id) => core.broker.get(id)));
+    const requests = await Promise.all(step.task.waitingOn.map((id) => core.takeOpened(id) ?? core.broker.get(id)));
     return requests.filter((r): r is ElicitRequest => r !== undefined && r.state === 'pending');
   };
 
