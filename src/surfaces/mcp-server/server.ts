@@ -88,9 +88,12 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
     return questions.every((q) => (q.mode === 'url' ? elicitation.url !== undefined : form));
   };
 
-  const pendingOf = async (step: Stop['step']): Promise<ElicitRequest[]> => {
+  /** `fresh`: the stop was just reached by a call this process drives, so its new questions need no read. */
+  const pendingOf = async (step: Stop['step'], fresh: boolean): Promise<ElicitRequest[]> => {
     if (step.status !== 'input-required') return [];
-    const requests = await Promise.all(step.task.waitingOn.map((id) => core.takeOpened(id) ?? core.broker.get(id)));
+    const requests = await Promise.all(
+      step.task.waitingOn.map((id) => (fresh ? core.takeOpened(id) : undefined) ?? core.broker.get(id)),
+    );
     return requests.filter((r): r is ElicitRequest => r !== undefined && r.state === 'pending');
   };
 
@@ -102,13 +105,14 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
     args: Record<string, unknown>,
     ctx: ServerContext,
     next: (stop: Stop) => Promise<Stop> = (s) => core.nextStop(s.step.task.id, s.seq, ctx.mcpReq.signal),
+    fresh = false,
   ): Promise<Served> => {
     let current = stop;
-    for (;;) {
+    for (let first = true; ; first = false) {
       const { step } = current;
       if (step.status === 'complete') return passResult(step.result as CallToolResult);
       if (step.status === 'failed') return failedOrThrow(kind, step.task, step.error);
-      const pending = await pendingOf(step);
+      const pending = await pendingOf(step, fresh && first);
       // Answered meanwhile (the CLI, REST, the policy): the call has moved on or is about to.
       if (!pending.length) {
         current = await next(current);
@@ -223,7 +227,7 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
           message: (error as Error)?.message ?? String(error),
         });
       }
-      return answer(kind, stop, name, args, ctx);
+      return answer(kind, stop, name, args, ctx, undefined, true);
     }
     // A retry: the state must be ours (verified already), for this very call and session.
     if (!('task' in state) || state.tool !== name || state.args !== argsDigest(args) || state.session !== session) {
@@ -248,6 +252,7 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
           session,
         });
         answeredHere.add(id);
+        core.takeOpened(id);
       } catch (error) {
         // Invalid content: the question stays pending and is asked again. Answered or expired elsewhere: that answer stands.
         if (!isMcpxError(error)) throw error;
@@ -258,13 +263,12 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
       let from = latest.seq > state.seq ? latest : { seq: state.seq, step: latest.step };
       // Every question of that stop was just answered here: the call is moving on, so wait for its next stop
       // instead of reading the questions back from the store.
-      if (
+      const movingOn =
         from.seq === state.seq &&
         from.step.status === 'input-required' &&
-        from.step.task.waitingOn.every((id) => answeredHere.has(id))
-      )
-        from = await core.nextStop(state.task, state.seq, ctx.mcpReq.signal);
-      return answer(kind, from, name, args, ctx);
+        from.step.task.waitingOn.every((id) => answeredHere.has(id));
+      if (movingOn) from = await core.nextStop(state.task, state.seq, ctx.mcpReq.signal);
+      return answer(kind, from, name, args, ctx, undefined, movingOn);
     }
     // Another serve on the store holds the call (or held it and stopped): the store says where it stands.
     const elsewhere = async (): Promise<Stop> => {
