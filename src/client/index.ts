@@ -10,14 +10,6 @@ export { createFileEraCache, createMemoryEraCache, serverFingerprint } from './e
 export type { EraCache, EraVerdict } from './era-cache.js';
 export { parseContinuation } from './modern-call.js';
 export { questionFromParams, questionsFromInputRequests, toWireResult } from './seam.js';
-export type {
-  CallOptions,
-  CallOutcome,
-  CompleteOutcome,
-  Continuation,
-  InputRequiredOutcome,
-  LiveCall,
-  PromptOutcome,
-  ResourceOutcome,
-} from './outcome.js';
+// The outcome of a call that may ask, and how to resume it: every type outcome.ts declares.
+export type * from './outcome.js';
 export type { AskingMethod } from './requests.js';
