@@ -7,8 +7,7 @@ import { Keyv } from 'keyv';
 import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, StoredAnswer } from '../types.js';
 import { decodeRow, encodeRow, keys, rawKey } from './rows.js';
 import { onePerKeyv } from './per-keyv.js';
-
-type Watcher = (answer?: StoredAnswer) => void;
+import { Watchers, type Watcher } from './watchers.js';
 
 class MemoryStore implements BrokerStore {
   readonly kind = 'memory' as const;
@@ -17,7 +16,7 @@ class MemoryStore implements BrokerStore {
   private readonly unanswered = new Map<string, ElicitRequest>();
   private events: Array<{ event: BrokerEvent; expires: number }> = [];
   private trimmedAt = 0;
-  private readonly watchers = new Map<string, Set<Watcher>>();
+  private readonly watchers = new Watchers();
 
   constructor(readonly keyv: Keyv) {
     this.map = keyv.store as Map<string, unknown>;
@@ -66,8 +65,8 @@ class MemoryStore implements BrokerStore {
     this.map.set(key, row);
     this.unanswered.delete(answer.id);
     this.log(event, ttlMs);
-    const watchers = this.watchers.get(answer.id);
-    if (watchers) queueMicrotask(() => watchers.forEach((watch) => watch(copyAnswer(answer))));
+    const watchers = this.watchers.of(answer.id);
+    if (watchers.length) queueMicrotask(() => watchers.forEach((watch) => watch(copyAnswer(answer))));
     return true;
   }
 
@@ -132,13 +131,7 @@ class MemoryStore implements BrokerStore {
   }
 
   watch(id: string, onAnswer: Watcher): () => void {
-    let set = this.watchers.get(id);
-    if (!set) this.watchers.set(id, (set = new Set()));
-    set.add(onAnswer);
-    return () => {
-      set.delete(onAnswer);
-      if (set.size === 0) this.watchers.delete(id);
-    };
+    return this.watchers.add(id, onAnswer);
   }
 
   async close(): Promise<void> {

@@ -2,11 +2,10 @@
 import type { Client, Notification } from 'pg';
 import type { StoredAnswer } from '../types.js';
 import { ident } from './postgres-schema.js';
-
-type Watcher = (answer?: StoredAnswer) => void;
+import { Watchers, type Watcher } from './watchers.js';
 
 export class AnswerListener {
-  private readonly watchers = new Map<string, Set<Watcher>>();
+  private readonly watchers = new Watchers();
   private listener: Promise<Client | undefined> | undefined;
   private closed = false;
 
@@ -17,20 +16,14 @@ export class AnswerListener {
   ) {}
 
   watch(id: string, onAnswer: Watcher): () => void {
-    let set = this.watchers.get(id);
-    if (!set) this.watchers.set(id, (set = new Set()));
-    set.add(onAnswer);
+    const unwatch = this.watchers.add(id, onAnswer);
     void this.listen();
-    return () => {
-      set.delete(onAnswer);
-      if (set.size === 0) this.watchers.delete(id);
-    };
+    return unwatch;
   }
 
   /** Tells the waiters on a question (its answer, or nothing: re-read). */
   wake(id: string, answer?: StoredAnswer): void {
-    const set = this.watchers.get(id);
-    if (set) for (const watcher of [...set]) watcher(answer);
+    this.watchers.wake(id, answer);
   }
 
   /** One LISTEN connection per store; when it drops, the next watch (or the reconnect) listens again. */
@@ -59,7 +52,7 @@ export class AnswerListener {
         return undefined;
       }
       // Anything answered while we were connecting: let every waiter re-read once.
-      for (const id of [...this.watchers.keys()]) this.wake(id);
+      for (const id of this.watchers.ids()) this.wake(id);
       return client;
     })().catch(() => {
       this.listener = undefined;

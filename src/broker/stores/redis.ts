@@ -9,8 +9,7 @@ import { McpxError } from '../../errors.js';
 import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, StoredAnswer } from '../types.js';
 import { decodeRowsSync, encodeRow, keys, rawKey } from './rows.js';
 import { onePerKeyv } from './per-keyv.js';
-
-type Watcher = (answer?: StoredAnswer) => void;
+import { Watchers, type Watcher } from './watchers.js';
 
 /** The slice of the node-redis client we use. */
 interface RedisClient {
@@ -75,7 +74,7 @@ const logEntry = (event: BrokerEvent, ttlMs: number): string => JSON.stringify({
 
 class RedisStore implements BrokerStore {
   readonly kind = 'redis' as const;
-  private readonly watchers = new Map<string, Set<Watcher>>();
+  private readonly watchers = new Watchers();
   private subscriber: RedisClient | undefined;
   private subscribing: Promise<void> | undefined;
   private pollTimer: ReturnType<typeof setTimeout> | undefined;
@@ -161,7 +160,7 @@ class RedisStore implements BrokerStore {
       [row, ttlMs, answer.id, this.channel, JSON.stringify(answer), logEntry(event, ttlMs), options.open ? '1' : '0'],
     );
     if (Number(won) !== 1) return false;
-    this.wake(answer.id, answer);
+    this.watchers.wake(answer.id, answer);
     if (Date.now() - this.trimmedAt >= 1_000) await this.trimLog();
     return true;
   }
@@ -225,20 +224,10 @@ class RedisStore implements BrokerStore {
   }
 
   watch(id: string, onAnswer: Watcher): () => void {
-    let set = this.watchers.get(id);
-    if (!set) this.watchers.set(id, (set = new Set()));
-    set.add(onAnswer);
+    const unwatch = this.watchers.add(id, onAnswer);
     void this.subscribe();
     this.schedulePoll();
-    return () => {
-      set.delete(onAnswer);
-      if (set.size === 0) this.watchers.delete(id);
-    };
-  }
-
-  private wake(id: string, answer?: StoredAnswer): void {
-    const set = this.watchers.get(id);
-    if (set) for (const watcher of [...set]) watcher(answer);
+    return unwatch;
   }
 
   private subscribe(): Promise<void> {
@@ -251,10 +240,10 @@ class RedisStore implements BrokerStore {
       await subscriber.connect();
       await subscriber.subscribe(this.channel, (message) => {
         const answer = JSON.parse(message) as StoredAnswer;
-        this.wake(answer.id, answer);
+        this.watchers.wake(answer.id, answer);
       });
       // Anything answered while we were subscribing: let every waiter re-read once.
-      for (const id of [...this.watchers.keys()]) this.wake(id);
+      for (const id of this.watchers.ids()) this.watchers.wake(id);
     })().catch(() => {
       this.subscribing = undefined;
     });
@@ -266,9 +255,9 @@ class RedisStore implements BrokerStore {
     this.pollTimer = setTimeout(() => {
       this.pollTimer = undefined;
       if (this.watchers.size === 0 || this.closed) return;
-      const ids = [...this.watchers.keys()];
+      const ids = this.watchers.ids();
       this.getAnswers(ids)
-        .then((answers) => answers.forEach((answer, i) => answer && this.wake(ids[i]!, answer)))
+        .then((answers) => answers.forEach((answer, i) => answer && this.watchers.wake(ids[i]!, answer)))
         .catch(() => undefined)
         .finally(() => this.schedulePoll());
     }, this.fallbackPollMs);

@@ -14,9 +14,9 @@ import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, StoredAnswe
 import { decodeRowsSync, encodeRow, keys, prefixEnd, rawKey } from './rows.js';
 import { connectSqlite, keyvSqliteOn, type SqliteConnection } from './sqlite-connection.js';
 import { onePerKeyv } from './per-keyv.js';
+import { Watchers, type Watcher } from './watchers.js';
 
 type Query = (sql: string, ...params: unknown[]) => Promise<Array<Record<string, unknown>>>;
-type Watcher = (answer?: StoredAnswer) => void;
 
 export interface SqliteStoreOptions {
   /** How often a waiter checks for answers written by other processes (ms): 4. */
@@ -37,7 +37,7 @@ class SqliteStore implements BrokerStore {
   private readonly table: string;
   /** The audit log: its own table, ordered by an autoincrement sequence (write order), never by the clock. */
   private readonly logTable: string;
-  private readonly watchers = new Map<string, Set<Watcher>>();
+  private readonly watchers = new Watchers();
   private pollTimer: ReturnType<typeof setTimeout> | undefined;
   private dataVersion = -1;
   private closed = false;
@@ -213,7 +213,7 @@ class SqliteStore implements BrokerStore {
   async claimAnswer(answer: StoredAnswer, ttlMs: number, event: BrokerEvent, options: ClaimOptions = {}): Promise<boolean> {
     const openQuestion = options.open ? rawKey(this.keyv, keys.question(answer.id)) : null;
     if (!(await this.putIfAbsent(keys.answer(answer.id), { ...answer, _event: event }, ttlMs, openQuestion))) return false;
-    this.wake(answer.id, answer);
+    this.watchers.wake(answer.id, answer);
     return true;
   }
 
@@ -277,19 +277,9 @@ class SqliteStore implements BrokerStore {
   }
 
   watch(id: string, onAnswer: Watcher): () => void {
-    let set = this.watchers.get(id);
-    if (!set) this.watchers.set(id, (set = new Set()));
-    set.add(onAnswer);
+    const unwatch = this.watchers.add(id, onAnswer);
     this.poll();
-    return () => {
-      set.delete(onAnswer);
-      if (set.size === 0) this.watchers.delete(id);
-    };
-  }
-
-  private wake(id: string, answer?: StoredAnswer): void {
-    const set = this.watchers.get(id);
-    if (set) for (const watcher of [...set]) watcher(answer);
+    return unwatch;
   }
 
   private poll(): void {
@@ -309,9 +299,9 @@ class SqliteStore implements BrokerStore {
       const version = Number(row?.data_version);
       if (version !== this.dataVersion) {
         this.dataVersion = version;
-        const ids = [...this.watchers.keys()];
+        const ids = this.watchers.ids();
         const answers = await this.getAnswers(ids);
-        answers.forEach((answer, i) => answer && this.wake(ids[i]!, answer));
+        answers.forEach((answer, i) => answer && this.watchers.wake(ids[i]!, answer));
       }
     } catch {
       // A failed poll is retried on the next tick; the waiter's own reads report a store that is down.
