@@ -18,6 +18,16 @@ export interface CompletionSpec {
 
 const ELICIT_MODES = ['prompt', 'return', 'auto', 'decline', 'error'] as const;
 const config = { config: 'file' } as const;
+/** `run` and `exec` take the same flags: both run a script. */
+const scriptFlags = {
+  check: true,
+  json: true,
+  elicit: ELICIT_MODES,
+  'memory-limit': 'none',
+  'cpu-limit': 'none',
+  timeout: 'none',
+  ...config,
+} as const;
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
@@ -66,27 +76,11 @@ export const COMPLETION_SPECS: Record<string, CompletionSpec> = {
   log: { flags: { json: true, chain: 'none', session: 'none', limit: 'none' } },
   run: {
     words: ['file'],
-    flags: {
-      check: true,
-      json: true,
-      elicit: ELICIT_MODES,
-      'memory-limit': 'none',
-      'cpu-limit': 'none',
-      timeout: 'none',
-      ...config,
-    },
+    flags: scriptFlags,
   },
   exec: {
     words: ['none'],
-    flags: {
-      check: true,
-      json: true,
-      elicit: ELICIT_MODES,
-      'memory-limit': 'none',
-      'cpu-limit': 'none',
-      timeout: 'none',
-      ...config,
-    },
+    flags: scriptFlags,
   },
   inbox: { flags: { session: 'none', ...config } },
   skill: {
