@@ -98,7 +98,7 @@ interface Driving {
 }
 
 export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
-  const { broker, store } = options;
+  const { broker, store, receipts } = options;
   const now = options.clock ?? Date.now;
   const pid = options.pid ?? 0;
   const driving = new Map<string, Driving>();
@@ -196,7 +196,6 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         await save(task);
         first({ status: 'input-required', task: structuredClone(task), questions });
         if (current.live) {
-          const receipts = options.receipts;
           legacy ??= legacyWatch(broker, task, signal, receipts ? (id) => receipts.deliver(id, task) : undefined);
           current = await legacy.watch(current);
         } else if (current.continuation) {
@@ -359,7 +358,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         for (const id of task.waitingOn) {
           await abandonQuietly(broker, id, reason);
           // Answered while no daemon held the call: that answer went nowhere, and the question says so.
-          await options.receipts?.judge(id, task).catch(() => undefined);
+          await receipts?.judge(id, task).catch(() => undefined);
           abandoned.push(id);
         }
         Object.assign(task, {
