@@ -74,7 +74,6 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
   return {
     broker,
     taskKeyv: store.keyv,
-    store,
     defaultSession: own.session,
     configStamp: () => stampOf(configPath),
     ...(leases ? { lease: { leases, ttlMs: leaseMs } } : {}),

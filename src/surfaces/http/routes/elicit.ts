@@ -144,9 +144,7 @@ export function mountElicitRoutes(app: OpenAPIHono, { deps, toElicitation }: Rou
         ...(session ? { session } : {}),
         ...answerer,
       });
-      // A legacy call's answer is delivered or refused (410), never accepted and lost with a dead daemon.
-      const delivery = (await deps.confirmDelivery?.(id)) ?? 'not-held';
-      return c.json({ answer, ...(delivery !== 'not-held' ? { delivery } : {}) }, 200);
+      return c.json({ answer }, 200);
     });
   }
 }
