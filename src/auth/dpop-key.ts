@@ -4,7 +4,6 @@
  * kept beside the tokens in the secret store, never in a file mcpx writes in the clear or a log. Created once,
  * under a lock, so two processes signing in at the same moment do not bind tokens to two keys.
  */
-import type { webcrypto } from 'node:crypto';
 import { DpopSession, generateDpopKeyPair, type DpopKeyPair } from '@modelcontextprotocol/client';
 import { withFileLock } from './file-lock.js';
 import type { ServerCredentials } from './token-store.js';
@@ -17,7 +16,18 @@ export interface KeptDpopKey {
   thumbprint: string;
 }
 
-type JsonWebKey = webcrypto.JsonWebKey;
+/** An EC key as a JWK, declared here: the package's types must not need @types/node in the user's project. */
+interface JsonWebKey {
+  kty?: string;
+  crv?: string;
+  x?: string;
+  y?: string;
+  d?: string;
+  alg?: string;
+  use?: string;
+  ext?: boolean;
+  key_ops?: string[];
+}
 
 const P256 = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 
