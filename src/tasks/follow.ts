@@ -34,23 +34,23 @@ export function followingRunner(runner: TaskRunner, options: FollowOptions): Tas
     await runner.adopt(task);
     return true;
   };
-  return {
-    ...runner,
-    async wait(id, waitOptions = {}) {
-      const timeoutMs = waitOptions.timeoutMs ?? Infinity;
-      if (timeoutMs <= 0) return runner.wait(id, waitOptions);
-      const until = Date.now() + timeoutMs;
-      const left = () => (Number.isFinite(until) ? { ...waitOptions, timeoutMs: Math.max(0, until - Date.now()) } : waitOptions);
-      for (;;) {
-        const task = await tasks.get(id);
-        if (!task || finished(task) || drivenHere(task) || (await takeOver(task))) return runner.wait(id, left());
-        if (Date.now() >= until || waitOptions.signal?.aborted) return task;
-        await sleep(
-          Math.min(POLL_MS, until - Date.now()),
-          undefined,
-          waitOptions.signal ? { signal: waitOptions.signal } : {},
-        ).catch(() => undefined);
-      }
-    },
+  // Every other method is the runner's own, looked up at each call (not a copy taken now).
+  const following: TaskRunner = Object.create(runner);
+  following.wait = async (id, waitOptions = {}) => {
+    const timeoutMs = waitOptions.timeoutMs ?? Infinity;
+    if (timeoutMs <= 0) return runner.wait(id, waitOptions);
+    const until = Date.now() + timeoutMs;
+    const left = () => (Number.isFinite(until) ? { ...waitOptions, timeoutMs: Math.max(0, until - Date.now()) } : waitOptions);
+    for (;;) {
+      const task = await tasks.get(id);
+      if (!task || finished(task) || drivenHere(task) || (await takeOver(task))) return runner.wait(id, left());
+      if (Date.now() >= until || waitOptions.signal?.aborted) return task;
+      await sleep(
+        Math.min(POLL_MS, until - Date.now()),
+        undefined,
+        waitOptions.signal ? { signal: waitOptions.signal } : {},
+      ).catch(() => undefined);
+    }
   };
+  return following;
 }

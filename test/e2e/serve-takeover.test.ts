@@ -67,9 +67,8 @@ function suite(name: string, extraEnv: () => Record<string, string>, options: { 
       await Promise.all(serves.map((s) => s.client.close()));
     });
 
-    it.runIf(options.race)(
-      'lets exactly one of many processes asking at once resume a call let go, and gives each of them its result',
-      async () => {
+    if (options.race)
+      it('lets exactly one of many processes asking at once resume a call let go, and gives each of them its result', async () => {
         const title = `${name}-race`;
         const asked = await ask(setup, title);
         expect(await asked.serve.endStdin()).toBe(0);
@@ -92,8 +91,7 @@ function suite(name: string, extraEnv: () => Record<string, string>, options: { 
           expect(receivedOf(result.stdout)).toMatchObject(want);
         }
         expect(resends(title)).toBe(1);
-      },
-    );
+      });
 
     it('resumes a call whose serve was SIGKILLed mid-question: answered from the CLI, collected by mcpx task result', async () => {
       const title = `${name}-killed`;
@@ -123,33 +121,34 @@ function suite(name: string, extraEnv: () => Record<string, string>, options: { 
       expect(resends(title)).toBe(1);
     });
 
-    it.runIf(options.daemon)('lets a running daemon take over a call let go by serve when mcpx task result asks it', async () => {
-      const title = `${name}-daemon`;
-      const asked = await ask(setup, title);
-      expect(await asked.serve.endStdin()).toBe(0);
-      const answered = await setup.cli(['elicit', 'answer', asked.id, '{"repo":"acme/daemon"}']);
-      expect(answered.code, answered.stderr).toBe(0);
-      const { MCPX_DAEMON: _inline, ...env } = setup.env;
-      const started = await cliWith(setup, env, ['daemon', 'start', '--config', setup.configPath]);
-      expect(started.code, started.stdout).toBe(0);
-      try {
-        const result = await cliWith(setup, env, [
-          'task',
-          'result',
-          asked.task,
-          '--json',
-          '--timeout',
-          '15',
-          '--config',
-          setup.configPath,
-        ]);
-        expect(result.code, result.stdout).toBe(0);
-        expect(receivedOf(result.stdout)).toMatchObject({ action: 'accept', content: { repo: 'acme/daemon' } });
-        expect(resends(title)).toBe(1);
-      } finally {
-        await cliWith(setup, env, ['daemon', 'stop', '--config', setup.configPath]);
-      }
-    });
+    if (options.daemon)
+      it('lets a running daemon take over a call let go by serve when mcpx task result asks it', async () => {
+        const title = `${name}-daemon`;
+        const asked = await ask(setup, title);
+        expect(await asked.serve.endStdin()).toBe(0);
+        const answered = await setup.cli(['elicit', 'answer', asked.id, '{"repo":"acme/daemon"}']);
+        expect(answered.code, answered.stderr).toBe(0);
+        const { MCPX_DAEMON: _inline, ...env } = setup.env;
+        const started = await cliWith(setup, env, ['daemon', 'start', '--config', setup.configPath]);
+        expect(started.code, started.stdout).toBe(0);
+        try {
+          const result = await cliWith(setup, env, [
+            'task',
+            'result',
+            asked.task,
+            '--json',
+            '--timeout',
+            '15',
+            '--config',
+            setup.configPath,
+          ]);
+          expect(result.code, result.stdout).toBe(0);
+          expect(receivedOf(result.stdout)).toMatchObject({ action: 'accept', content: { repo: 'acme/daemon' } });
+          expect(resends(title)).toBe(1);
+        } finally {
+          await cliWith(setup, env, ['daemon', 'stop', '--config', setup.configPath]);
+        }
+      });
   });
 }
 
