@@ -2,15 +2,7 @@
  * The connections of one mcpx instance, opened lazily per server and reused, and the call API on top of them:
  * listTools, callTool (complete or input-required, never an error for a question) and resume.
  */
-import type {
-  CallToolResult,
-  GetPromptResult,
-  Prompt,
-  ReadResourceResult,
-  Resource,
-  ResourceTemplateType as ResourceTemplate,
-  Tool,
-} from '@modelcontextprotocol/client';
+import type * as Mcp from './mcp-shapes.js';
 import type { Answer, ElicitHandler, Era } from '../types.js';
 import type { McpxConfig } from '../config/schema.js';
 import type { Auth } from '../auth/index.js';
@@ -51,17 +43,17 @@ export interface ClientPool {
   serverNames(): string[];
   /** The era the server's connection speaks (connects if needed). */
   era(server: string): Promise<Era>;
-  listTools(server: string): Promise<Tool[]>;
+  listTools(server: string): Promise<Mcp.Tool[]>;
   callTool(server: string, tool: string, args?: Record<string, unknown>, options?: CallOptions): Promise<CallOutcome>;
-  listPrompts(server: string): Promise<Prompt[]>;
+  listPrompts(server: string): Promise<Mcp.Prompt[]>;
   /** Gets a prompt; like a tool call, it may ask questions (both eras) and come back input-required. */
   getPrompt(server: string, name: string, args?: Record<string, string>, options?: CallOptions): Promise<PromptOutcome>;
-  listResources(server: string): Promise<Resource[]>;
-  listResourceTemplates(server: string): Promise<ResourceTemplate[]>;
+  listResources(server: string): Promise<Mcp.Resource[]>;
+  listResourceTemplates(server: string): Promise<Mcp.ResourceTemplate[]>;
   /** Reads a resource; like a tool call, it may ask questions (both eras) and come back input-required. */
   readResource(server: string, uri: string, options?: CallOptions): Promise<ResourceOutcome>;
   /** Re-sends a modern call, prompt or resource read with its answers (the continuation says which). */
-  resume<R = CallToolResult>(
+  resume<R = Mcp.CallToolResult>(
     continuation: Continuation | unknown,
     answers: Record<string, Answer>,
     options?: { signal?: AbortSignal; elicitTtlMs?: number },
@@ -97,13 +89,14 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
     relay,
     era: async (server) => (await connections.get(server)).connection.era,
     listTools: (server) => listings.listTools(server),
-    callTool: (server, tool, args = {}, callOptions = {}) => run<CallToolResult>('tools/call', server, tool, args, callOptions),
+    callTool: (server, tool, args = {}, callOptions = {}) =>
+      run<Mcp.CallToolResult>('tools/call', server, tool, args, callOptions),
     listPrompts: listings.listPrompts,
     getPrompt: (server, name, args = {}, callOptions = {}) =>
-      run<GetPromptResult>('prompts/get', server, name, args, callOptions),
+      run<Mcp.GetPromptResult>('prompts/get', server, name, args, callOptions),
     listResources: listings.listResources,
     listResourceTemplates: listings.listResourceTemplates,
-    readResource: (server, uri, callOptions = {}) => run<ReadResourceResult>('resources/read', server, uri, {}, callOptions),
+    readResource: (server, uri, callOptions = {}) => run<Mcp.ReadResourceResult>('resources/read', server, uri, {}, callOptions),
     resume,
     close: connections.close,
   };
