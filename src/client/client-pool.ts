@@ -90,13 +90,14 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
     era: async (server) => (await connections.get(server)).connection.era,
     listTools: (server) => listings.listTools(server),
     callTool: (server, tool, args = {}, callOptions = {}) =>
-      run<Mcp.CallToolResult>('tools/call', server, tool, args, callOptions),
+      run<Mcp.CallToolResult>({ method: 'tools/call', server, target: tool, args, callOptions }),
     listPrompts: listings.listPrompts,
     getPrompt: (server, name, args = {}, callOptions = {}) =>
-      run<Mcp.GetPromptResult>('prompts/get', server, name, args, callOptions),
+      run<Mcp.GetPromptResult>({ method: 'prompts/get', server, target: name, args, callOptions }),
     listResources: listings.listResources,
     listResourceTemplates: listings.listResourceTemplates,
-    readResource: (server, uri, callOptions = {}) => run<Mcp.ReadResourceResult>('resources/read', server, uri, {}, callOptions),
+    readResource: (server, uri, callOptions = {}) =>
+      run<Mcp.ReadResourceResult>({ method: 'resources/read', server, target: uri, args: {}, callOptions }),
     resume,
     close: connections.close,
   };

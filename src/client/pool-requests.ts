@@ -25,13 +25,16 @@ const NO_SDK_TIMEOUT = 2_147_483_647;
 
 /** `resume` and `relay` as the pool offers them, and `run`, which its callTool, getPrompt and readResource share. */
 export interface Requests extends Pick<ClientPool, 'resume' | 'relay'> {
-  run<R>(
-    method: AskingMethod,
-    server: string,
-    target: string,
-    args: Record<string, unknown>,
-    callOptions: CallOptions,
-  ): Promise<CallOutcome<R>>;
+  run<R>(request: AskingRequest): Promise<CallOutcome<R>>;
+}
+
+/** One request that may ask: its method, the server, the tool, prompt or uri it names, its arguments, the call's options. */
+export interface AskingRequest {
+  method: AskingMethod;
+  server: string;
+  target: string;
+  args: Record<string, unknown>;
+  callOptions: CallOptions;
 }
 
 /** The request a modern call makes, in its first round or resumed. */
@@ -59,31 +62,21 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
 
   let calls = 0;
   /** What every held request of a call names: the call, a progress token unique in this pool, the questions' TTL. */
-  const heldRequest = (
-    method: AskingMethod,
-    server: string,
-    target: string,
-    args: Record<string, unknown>,
-    callId: string,
-    elicitTtlMs: number | undefined,
-  ) => ({
+  const heldRequest = ({ method, server, target, args, callOptions }: AskingRequest, callId: string) => ({
     server,
     tool: target,
     method,
     arguments: args,
     callId,
     progressToken: `${callId}/${++calls}`,
-    ttlMs: elicitTtlMs ?? options.elicitTtlMs,
+    ttlMs: callOptions.elicitTtlMs ?? options.elicitTtlMs,
     now,
   });
 
   /** Cancels a held call when its caller aborts; returns the unhook. */
   const cancelOnAbort = (
     call: { cancel(reason: McpxError): void },
-    method: AskingMethod,
-    server: string,
-    target: string,
-    signal: AbortSignal | undefined,
+    { method, server, target, callOptions: { signal } }: AskingRequest,
   ): (() => void) => {
     const onAbort = (): void =>
       call.cancel(
@@ -99,22 +92,16 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
    * Asks for the missing credentials as mcpx's own questions of the call, held open like a legacy call's (so
    * every surface sees and answers them as any other), keeps them, then makes the call.
    */
-  const askCredentials = async <R>(
-    method: AskingMethod,
-    server: string,
-    target: string,
-    args: Record<string, unknown>,
-    callOptions: CallOptions,
-    missing: AskedEntry[],
-  ): Promise<CallOutcome<R>> => {
+  const askCredentials = async <R>(request: AskingRequest, missing: AskedEntry[]): Promise<CallOutcome<R>> => {
+    const { server, callOptions } = request;
     const callId = callOptions.callId ?? newCallId();
     const call = new LegacyCall<true>({
-      ...heldRequest(method, server, target, args, callId, callOptions.elicitTtlMs),
+      ...heldRequest(request, callId),
       ...(options.onElicit ? { onElicit: options.onElicit } : {}),
       requestTimeoutMs: timeoutFor(server),
       mapError: (error) => error,
     });
-    const unhook = cancelOnAbort(call, method, server, target, callOptions.signal);
+    const unhook = cancelOnAbort(call, request);
     const collected = call.run(async () => {
       try {
         const store = await secrets();
@@ -130,7 +117,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
         unhook();
       }
     });
-    const proceed = (): Promise<CallOutcome<R>> => run<R>(method, server, target, args, { ...callOptions, callId });
+    const proceed = (): Promise<CallOutcome<R>> => run<R>(withCallId(request, callId));
     const first = await collected;
     return first.status === 'complete' ? proceed() : afterHeld(first, proceed);
   };
@@ -140,23 +127,18 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     const server = options.servers?.[name] ? undefined : options.config.mcpServers[name];
     return Boolean(options.auth && server && isHttpServer(server));
   };
-  const connectSigningIn = <R>(
-    method: AskingMethod,
-    server: string,
-    target: string,
-    args: Record<string, unknown>,
-    callOptions: CallOptions,
-  ): Promise<CallOutcome<R>> => {
+  const connectSigningIn = <R>(request: AskingRequest): Promise<CallOutcome<R>> => {
+    const { server, callOptions } = request;
     const callId = callOptions.callId ?? newCallId();
     return connectAsking<R>(
       {
-        ...heldRequest(method, server, target, args, callId, callOptions.elicitTtlMs),
+        ...heldRequest(request, callId),
         ...answerers,
         // The person signs in between the answer and the browser's return: longer than a server may stay silent.
         requestTimeoutMs: Math.max(timeoutFor(server), SIGN_IN_RETURN_MS),
       },
       () => get(server),
-      () => run<R>(method, server, target, args, { ...callOptions, callId }),
+      () => run<R>(withCallId(request, callId)),
       callOptions.signal,
     );
   };
@@ -182,17 +164,12 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
   };
 
   /** One request that may ask (a tool call, a prompt, a resource read), in the era the connection speaks. */
-  const run = async <R>(
-    method: AskingMethod,
-    server: string,
-    target: string,
-    args: Record<string, unknown>,
-    callOptions: CallOptions,
-  ): Promise<CallOutcome<R>> => {
+  const run = async <R>(request: AskingRequest): Promise<CallOutcome<R>> => {
+    const { method, server, target, args, callOptions } = request;
     if (!connections.has(server)) {
       const missing = await missingCredentials(server);
-      if (missing.length) return askCredentials<R>(method, server, target, args, callOptions, missing);
-      if (signsIn(server)) return connectSigningIn<R>(method, server, target, args, callOptions);
+      if (missing.length) return askCredentials<R>(request, missing);
+      if (signsIn(server)) return connectSigningIn<R>(request);
     }
     const pooled = await get(server);
     const { connection } = pooled;
@@ -220,19 +197,19 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
             server,
             pooled,
             callError(server, target, error, false, method),
-            () => run<R>(method, server, target, args, { ...callOptions, callId }),
+            () => run<R>(withCallId(request, callId)),
             false,
           ),
       );
     }
     const call = new LegacyCall<R>({
-      ...heldRequest(method, server, target, args, callId, callOptions.elicitTtlMs),
+      ...heldRequest(request, callId),
       ...answerers,
       requestTimeoutMs: timeoutFor(server),
       mapError: (error) => callError(server, target, error, false, method),
     });
     pooled.active.push(call as LegacyCall<unknown>);
-    const unhook = cancelOnAbort(call, method, server, target, callOptions.signal);
+    const unhook = cancelOnAbort(call, request);
     return call.run(
       (signal) =>
         legacyRequest(connection.client, method, target, args, call.progressToken, signal).finally(() => {
@@ -345,6 +322,11 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
   };
 
   return { run, resume, relay };
+}
+
+/** The request again under the call id it was given (a retry, or the call after what was asked first). */
+function withCallId(request: AskingRequest, callId: string): AskingRequest {
+  return { ...request, callOptions: { ...request.callOptions, callId } };
 }
 
 /** A legacy request that may ask: `_meta.progressToken` names the call its questions belong to. */

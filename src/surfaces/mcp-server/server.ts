@@ -97,15 +97,17 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
     return requests.filter((r): r is ElicitRequest => r !== undefined && r.state === 'pending');
   };
 
-  /** The stop as this client gets it: the result, or the questions (asked, or described). */
+  /**
+   * The stop as this client gets it: the result, or the questions (asked, or described). `next` waits for the
+   * stop after one answered meanwhile; `fresh` reads the first stop's questions as just opened.
+   */
   const answer = async (
-    kind: Kind,
+    { kind, name, args, ctx }: ServedCall,
     stop: Stop,
-    name: string,
-    args: Record<string, unknown>,
-    ctx: ServerContext,
-    next: (stop: Stop) => Promise<Stop> = (s) => core.nextStop(s.step.task.id, s.seq, ctx.mcpReq.signal),
-    fresh = false,
+    {
+      next = (s) => core.nextStop(s.step.task.id, s.seq, ctx.mcpReq.signal),
+      fresh = false,
+    }: { next?: (stop: Stop) => Promise<Stop>; fresh?: boolean } = {},
   ): Promise<Served> => {
     let current = stop;
     for (let first = true; ; first = false) {
@@ -227,7 +229,7 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
           message: (error as Error)?.message ?? String(error),
         });
       }
-      return answer(kind, stop, name, args, ctx, undefined, true);
+      return answer({ kind, name, args, ctx }, stop, { fresh: true });
     }
     // A retry: the state must be ours (verified already), for this very call and session.
     if (!('task' in state) || state.tool !== name || state.args !== argsDigest(args) || state.session !== session) {
@@ -268,7 +270,7 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
         from.step.status === 'input-required' &&
         from.step.task.waitingOn.every((id) => answeredHere.has(id));
       if (movingOn) from = await core.nextStop(state.task, state.seq, ctx.mcpReq.signal);
-      return answer(kind, from, name, args, ctx, undefined, movingOn);
+      return answer({ kind, name, args, ctx }, from, { fresh: movingOn });
     }
     // Another serve on the store holds the call (or held it and stopped): the store says where it stands.
     const elsewhere = async (): Promise<Stop> => {
@@ -279,7 +281,7 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
         detail: 'no mcpx serve on this store holds that call any more; run it again',
       });
     };
-    return answer(kind, await elsewhere(), name, args, ctx, elsewhere);
+    return answer({ kind, name, args, ctx }, await elsewhere(), { next: elsewhere });
   };
 
   server.setRequestHandler('prompts/list', async () => ({ prompts: (await core.catalog()).prompts }));
@@ -306,6 +308,13 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
 }
 
 type Kind = 'tool' | 'prompt' | 'resource';
+/** The request a stop is answered to: its kind, the name the client called, its arguments and its context. */
+interface ServedCall {
+  kind: Kind;
+  name: string;
+  args: Record<string, unknown>;
+  ctx: ServerContext;
+}
 type Served = CallToolResult | InputRequiredResult | Record<string, unknown>;
 const METHODS: Record<Kind, 'prompts/get' | 'resources/read' | undefined> = {
   tool: undefined,
