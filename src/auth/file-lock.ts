@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { McpxError } from '../errors.js';
+import { processAlive } from '../process-alive.js';
 
 export interface FileLockOptions {
   /** A lock not touched for this long is taken over (default 30 s); the holder touches it every third of it. */
@@ -93,22 +94,12 @@ async function readHolder(path: string): Promise<Holder | undefined> {
 }
 
 async function isStale(path: string, holder: Holder, staleMs: number): Promise<boolean> {
-  if (!isAlive(holder.pid)) return true;
+  if (!processAlive(holder.pid)) return true;
   const touched = await stat(path).then(
     (s) => s.mtimeMs,
     () => Date.now(),
   );
   return Date.now() - touched > staleMs;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: alive, but someone else's.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**

@@ -12,6 +12,7 @@ import { hostname } from 'node:os';
 import type { Leases } from './leases.js';
 import type { TaskStore } from './task-store.js';
 import type { TaskRecord } from './types.js';
+import { processAlive } from '../process-alive.js';
 
 /**
  * Holders that are one process each, unique per start: `mcpx serve` (`serve-<pid>-<random>`) and an app or command
@@ -31,16 +32,6 @@ export function isModernRound(task: TaskRecord | undefined): task is TaskRecord 
 /** Whether nobody drives the call and anybody may resume it from its continuation. */
 export function isReleased(task: TaskRecord | undefined): task is TaskRecord {
   return isModernRound(task) && task.holder === undefined;
-}
-
-/** Whether a pid names a live process of this host (signal 0 checks without touching it). */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Whether a lease owner (`<host>:<pid>:<random>`) is a process of this host that has exited. */
