@@ -21,6 +21,7 @@ import { createTaskStore, type TaskStore } from '../../tasks/task-store.js';
 import { canTakeOver, keepLease, releaseHeld } from '../../tasks/handoff.js';
 import { leaseMsFromEnv, openLeases } from '../../tasks/leases.js';
 import type { TaskStep } from '../../tasks/types.js';
+import type { CallNotifications } from '../../client/outcome.js';
 import { assignNames, type ToolRef } from './names.js';
 import { requestStateKey, type RequestStateKey } from './request-state.js';
 
@@ -51,6 +52,8 @@ export interface Catalog {
   resources: Resource[];
   resourceTemplates: ResourceTemplate[];
   serverOfUri: Map<string, string>;
+  /** Which server listed each URI template. */
+  serverOfTemplate: Map<string, string>;
 }
 
 /** A stop of a call (a round of questions, or the end), numbered per task so a waiter knows what is new. */
@@ -74,7 +77,13 @@ export interface ServeCore {
   /** Which configured servers are served. */
   serverNames(): string[];
   /** Starts a tool call (or, with `method`, a prompts/get or resources/read) that the runner holds. */
-  call(session: string, ref: ToolRef, args: Record<string, unknown>, method?: 'prompts/get' | 'resources/read'): Promise<Stop>;
+  call(
+    session: string,
+    ref: ToolRef,
+    args: Record<string, unknown>,
+    method?: 'prompts/get' | 'resources/read',
+    notifications?: CallNotifications,
+  ): Promise<Stop>;
   /** The first stop of the task after `afterSeq` (resolves at once when there is one). */
   nextStop(taskId: string, afterSeq: number, signal?: AbortSignal): Promise<Stop>;
   latestStop(taskId: string): Stop | undefined;
@@ -241,6 +250,9 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
       const serverOfUri = new Map<string, string>();
       for (const { server, resources } of extras)
         for (const resource of resources) if (!serverOfUri.has(resource.uri)) serverOfUri.set(resource.uri, server);
+      const serverOfTemplate = new Map<string, string>();
+      for (const { server, templates } of extras)
+        for (const t of templates) if (!serverOfTemplate.has(t.uriTemplate)) serverOfTemplate.set(t.uriTemplate, server);
       // A server that failed is listed again on the next tools/list.
       if (failed.size) listing = undefined;
       return {
@@ -252,6 +264,7 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
         resources: extras.flatMap((e) => e.resources),
         resourceTemplates: extras.flatMap((e) => e.templates),
         serverOfUri,
+        serverOfTemplate,
       };
     })());
 
@@ -291,11 +304,12 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     catalog,
     refresh: () => void (listing = undefined),
     serverNames: () => served,
-    async call(session, ref, args, method) {
+    async call(session, ref, args, method, notifications) {
       const step = await runner.start({
         server: ref.server,
         tool: ref.tool,
         ...(method ? { method } : {}),
+        ...(notifications ? { notifications } : {}),
         arguments: args,
         session,
         sessionSource: session === fromEnv ? 'env' : 'explicit',
