@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Fixture: the tools, prompt and questions the MCP conformance suite's server scenarios ask for (written from the
+ * Fixture: the tools, prompts, resources and questions the MCP conformance suite's server scenarios ask for (written from the
  * scenarios' descriptions), on the v2 SDK, both eras, over Streamable HTTP (the referee speaks nothing else).
  * `npm run conformance -- --server` referees it directly, then through `mcpx serve --http` in front of it.
  *
