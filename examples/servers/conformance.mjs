@@ -352,6 +352,12 @@ export function createConformanceServer({ codec }) {
     subscribed.delete(request.params.uri);
     return {};
   });
+  // Not a scenario's (mcpx's own tests): tells this session the watched resource changed, if it subscribed.
+  tool('test_update_watched_resource', 'Changes test://watched-resource.', async (_args, ctx) => {
+    const uri = 'test://watched-resource';
+    if (subscribed.has(uri)) await ctx.mcpReq.notify({ method: 'notifications/resources/updated', params: { uri } });
+    return text(`notified: ${subscribed.has(uri)}`);
+  });
 
   // Prompts (prompts-get-*), arg1 completable (completion-complete).
   const userText = (value) => ({ role: 'user', content: { type: 'text', text: value } });

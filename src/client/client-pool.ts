@@ -44,6 +44,8 @@ export interface ClientPoolOptions {
   secrets?: () => Promise<SecretStore>;
   /** Said in SERVER_NOT_FOUND errors: where the config came from. */
   configSource?: string;
+  /** A server said a resource changed (after a subscribe). */
+  onResourceUpdated?: (server: string, uri: string) => void;
   now?: () => number;
 }
 

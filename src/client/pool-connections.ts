@@ -145,6 +145,7 @@ export function createConnections(options: ClientPoolOptions): Connections {
           onLegacyElicit: (params, link) => attribute(name, active, params, link),
           onProgress: (token) => active.find((c) => c.progressToken === token)?.progress(),
           onNotification: (token, method, params) => routeNotification(routes.get(token), method, params),
+          ...(options.onResourceUpdated ? { onResourceUpdated: (uri: string) => options.onResourceUpdated!(name, uri) } : {}),
           ...(options.auth ? { auth: options.auth } : {}),
         });
       })

@@ -1,21 +1,21 @@
 /**
  * `mcpx serve --http` (the built CLI) relays what is not a call's result: a call's progress (under the client's own
  * token) and log messages (at the level the client asked for), completions, and resource subscriptions. The upstream
- * is the real conformance fixture, spoken modern (`m`) and legacy (`l`); the clients are the v2 SDK (both eras) and
- * the v1 SDK (legacy).
+ * is the real conformance fixture, spoken legacy (`l`, listed first: its resources are the served ones) and modern
+ * (`m`); the clients are the v2 SDK (both eras) and the v1 SDK (legacy).
  */
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client, LOG_LEVEL_META_KEY, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveSetup, startConformanceFixture, startHttpServe, type HttpServeProcess } from '../helpers/serve.js';
+import { serveSetup, startConformanceFixture, startHttpServe, textOf, type HttpServeProcess } from '../helpers/serve.js';
 
 let fixture: { url: string; stop(): void };
 let serve: HttpServeProcess;
 beforeAll(async () => {
   fixture = await startConformanceFixture();
-  serve = await startHttpServe(serveSetup({ m: { url: fixture.url, era: 'modern' }, l: { url: fixture.url, era: 'legacy' } }));
+  serve = await startHttpServe(serveSetup({ l: { url: fixture.url, era: 'legacy' }, m: { url: fixture.url, era: 'modern' } }));
 });
 afterAll(async () => {
   await serve?.close();
@@ -30,7 +30,8 @@ async function connect(kind: 'v1' | 'v2-legacy' | 'v2-modern') {
   if (kind === 'v1') {
     const client = new V1Client({ name: 'v1', version: '1.0.0' });
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params as Logged));
-    await client.connect(new V1Transport(new URL(serve.url)));
+    const transport = new V1Transport(new URL(serve.url));
+    await client.connect(transport);
     return {
       logs,
       setLevel: (level: 'debug' | 'warning') => client.setLoggingLevel(level),
@@ -38,6 +39,10 @@ async function connect(kind: 'v1' | 'v2-legacy' | 'v2-modern') {
         client.callTool({ name, arguments: {} }, undefined, onprogress ? { onprogress } : {}),
       request: async (_method: string, _params: Record<string, unknown>): Promise<Record<string, unknown>> => {
         throw new Error('raw requests: the v2 clients only');
+      },
+      terminate: async () => {
+        await transport.terminateSession();
+        await client.close();
       },
       close: () => client.close(),
     };
@@ -47,12 +52,16 @@ async function connect(kind: 'v1' | 'v2-legacy' | 'v2-modern') {
     { versionNegotiation: { mode: kind === 'v2-modern' ? { pin: '2026-07-28' } : 'legacy' } },
   );
   client.setNotificationHandler('notifications/message', (n) => void logs.push(n.params as Logged));
-  await client.connect(new StreamableHTTPClientTransport(new URL(serve.url)));
+  const updated: string[] = [];
+  client.setNotificationHandler('notifications/resources/updated', (n) => void updated.push(n.params.uri));
+  const transport = new StreamableHTTPClientTransport(new URL(serve.url));
+  await client.connect(transport);
   // 2026-07-28 has no logging/setLevel: each request names the level it wants in its _meta.
   const modern = kind === 'v2-modern';
   let level: string | undefined;
   return {
     logs,
+    updated,
     setLevel: async (wanted: 'debug' | 'warning') => {
       if (modern) level = wanted;
       else await client.setLoggingLevel(wanted);
@@ -64,6 +73,11 @@ async function connect(kind: 'v1' | 'v2-legacy' | 'v2-modern') {
       ),
     request: (method: string, params: Record<string, unknown>) =>
       client.request({ method, params } as never) as Promise<Record<string, unknown>>,
+    /** Ends the session (DELETE), as a client that leaves for good does. */
+    terminate: async () => {
+      await transport.terminateSession();
+      await client.close();
+    },
     close: () => client.close(),
   };
 }
@@ -151,6 +165,35 @@ describe('mcpx serve relays progress, log messages, completions and subscription
       );
     } finally {
       await client.close();
+    }
+  });
+
+  it("relays the upstream's resource updates to the clients subscribed, subscribing upstream for the first and unsubscribing after the last", async () => {
+    const uri = 'test://watched-resource';
+    const [a, b, c] = await Promise.all([connect('v2-legacy'), connect('v2-legacy'), connect('v2-legacy')]);
+    const change = async () => textOf((await c.call('l__test_update_watched_resource')) as Record<string, unknown>);
+    const settle = () => new Promise((done) => setTimeout(done, 200));
+    try {
+      expect(await change()).toBe('notified: false');
+      await a.request('resources/subscribe', { uri });
+      await b.request('resources/subscribe', { uri });
+      expect(await change()).toBe('notified: true');
+      await settle();
+      expect(a.updated).toEqual([uri]);
+      expect(b.updated).toEqual([uri]);
+      expect(c.updated).toEqual([]);
+      // a goes; b still watches, so the upstream stays subscribed.
+      await a.request('resources/unsubscribe', { uri });
+      expect(await change()).toBe('notified: true');
+      await settle();
+      expect(a.updated).toEqual([uri]);
+      expect(b.updated).toEqual([uri, uri]);
+      // The last watcher leaves by ending its session: the upstream is unsubscribed.
+      await b.terminate();
+      await settle();
+      expect(await change()).toBe('notified: false');
+    } finally {
+      await Promise.all([a.close(), b.close(), c.close()]);
     }
   });
 });

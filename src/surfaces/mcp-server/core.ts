@@ -98,6 +98,11 @@ export interface ServeCore {
    * take (held, finished, legacy, unknown, or another process won).
    */
   adopt(taskId: string): Promise<boolean>;
+  /**
+   * Calls `onUpdate` whenever the server says the resource changed; the upstream is subscribed for the first watcher
+   * and unsubscribed after the last (its one connection serves every client). Resolves with the unwatch.
+   */
+  watchResource(server: string, uri: string, onUpdate: () => void): Promise<() => Promise<void>>;
   /** The upstream connections (for prompts and resources). */
   readonly mcpx: Mcpx;
   close(): Promise<void>;
@@ -160,6 +165,8 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     },
   };
 
+  /** The clients watching each subscribed resource, by server and URI. */
+  const watchers = new Map<string, Set<() => void>>();
   const runner = createTaskRunner({
     broker,
     store: tasks,
@@ -184,6 +191,9 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     elicitTtlMs: ttlMs,
     eraCache: createFileEraCache(join(stateDir(env), 'era-cache.json')),
     clientInfo: { name: 'mcpx-serve', version: options.version },
+    onResourceUpdated: (server, uri) => {
+      for (const onUpdate of watchers.get(`${server}\u0000${uri}`) ?? []) onUpdate();
+    },
   });
 
   const configured = mcpx.serverNames();
@@ -318,6 +328,28 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     },
     nextStop,
     latestStop: (taskId) => stops.get(taskId),
+    async watchResource(server, uri, onUpdate) {
+      const key = `${server}\u0000${uri}`;
+      let set = watchers.get(key);
+      const first = !set;
+      if (!set) watchers.set(key, (set = new Set()));
+      set.add(onUpdate);
+      const unwatch = async (): Promise<void> => {
+        if (!set.delete(onUpdate) || set.size) return;
+        watchers.delete(key);
+        await mcpx.subscribe(server, uri, false);
+      };
+      if (first) {
+        try {
+          await mcpx.subscribe(server, uri, true);
+        } catch (error) {
+          set.delete(onUpdate);
+          if (!set.size) watchers.delete(key);
+          throw error;
+        }
+      }
+      return unwatch;
+    },
     takeOpened(id) {
       const request = opened.get(id);
       opened.delete(id);

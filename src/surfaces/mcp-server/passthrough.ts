@@ -41,18 +41,37 @@ export function registerPassThrough(server: Server, core: ServeCore, era: 'legac
     return complete(core, owner, request.params);
   });
 
-  // Forwarded where the upstream takes subscriptions (a legacy server that declares them); kept either way.
+  // Forwarded where the upstream takes subscriptions (a legacy server that declares them); kept either way, and
+  // the upstream's updates of a kept one are told to this client until it unsubscribes or goes.
+  const watching = new Map<string, () => Promise<void>>();
+  const closed = server.onclose;
+  server.onclose = () => {
+    closed?.();
+    for (const unwatch of watching.values()) void unwatch().catch(() => undefined);
+    watching.clear();
+  };
   const subscription = (on: boolean) => async (request: { params: { uri: string } }) => {
     const { uri } = request.params;
     const catalog = await core.catalog();
     const owner = catalog.serverOfUri.get(uri) ?? (core.serverNames().length === 1 ? core.serverNames()[0] : undefined);
     if (!owner) throw new ProtocolError(-32002 as ProtocolErrorCode, `Resource not found: ${uri}`, { uri });
-    await core.mcpx.subscribe(owner, uri, on).catch((error: unknown) => {
+    try {
+      if (on && !watching.has(uri))
+        watching.set(
+          uri,
+          await core.watchResource(owner, uri, () => void server.sendResourceUpdated({ uri }).catch(() => undefined)),
+        );
+      if (!on) {
+        const unwatch = watching.get(uri);
+        watching.delete(uri);
+        await unwatch?.();
+      }
+    } catch (error) {
       throw new ProtocolError(
         ProtocolErrorCode.InternalError,
         `mcpx: ${owner} refused the ${on ? 'subscription' : 'unsubscription'} to ${uri}: ${(error as Error)?.message ?? String(error)}`,
       );
-    });
+    }
     return {};
   };
   server.setRequestHandler('resources/subscribe', subscription(true));
