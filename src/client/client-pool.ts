@@ -8,7 +8,7 @@ import type { McpxConfig } from '../config/schema.js';
 import type { Auth } from '../auth/index.js';
 import type { ServerConnector } from './connection.js';
 import type { EraCache } from './era-cache.js';
-import type { CallOptions, CallOutcome, Continuation, PromptOutcome, ResourceOutcome } from './outcome.js';
+import type { CallNotifications, CallOptions, CallOutcome, Continuation, PromptOutcome, ResourceOutcome } from './outcome.js';
 import type { AskingMethod } from './requests.js';
 import type { SecretStore } from '../secrets/types.js';
 import { createConnections } from './pool-connections.js';
@@ -36,6 +36,8 @@ export interface ClientPoolOptions {
   secrets?: () => Promise<SecretStore>;
   /** Said in SERVER_NOT_FOUND errors: where the config came from. */
   configSource?: string;
+  /** A server said a resource changed (after a subscribe). */
+  onResourceUpdated?: (server: string, uri: string) => void;
   now?: () => number;
 }
 
@@ -50,6 +52,10 @@ export interface ClientPool {
   getPrompt(server: string, name: string, args?: Record<string, string>, options?: CallOptions): Promise<PromptOutcome>;
   listResources(server: string): Promise<Mcp.Resource[]>;
   listResourceTemplates(server: string): Promise<Mcp.ResourceTemplate[]>;
+  /** Asks the server to complete a prompt's or resource template's argument (`completion/complete` params). */
+  complete(server: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** Subscribes to (or unsubscribes from) a resource where the server takes it; false where it does not. */
+  subscribe(server: string, uri: string, on: boolean): Promise<boolean>;
   /** Reads a resource; like a tool call, it may ask questions (both eras) and come back input-required. */
   readResource(server: string, uri: string, options?: CallOptions): Promise<ResourceOutcome>;
   /** Re-sends a modern call, prompt or resource read with its answers (the continuation says which). */
@@ -78,6 +84,8 @@ export interface RelayOptions {
   inputResponses?: unknown;
   requestState?: string;
   signal?: AbortSignal;
+  /** Where the request's progress and log messages go. */
+  notifications?: CallNotifications;
 }
 
 export function createClientPool(options: ClientPoolOptions): ClientPool {
@@ -96,6 +104,8 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
       run<Mcp.GetPromptResult>({ method: 'prompts/get', server, target: name, args, callOptions }),
     listResources: listings.listResources,
     listResourceTemplates: listings.listResourceTemplates,
+    complete: listings.complete,
+    subscribe: listings.subscribe,
     readResource: (server, uri, callOptions = {}) =>
       run<Mcp.ReadResourceResult>({ method: 'resources/read', server, target: uri, args: {}, callOptions }),
     resume,

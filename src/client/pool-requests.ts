@@ -3,7 +3,7 @@
  * resume, the relay `mcpx serve` uses, and what is asked before a configured server starts (credentials, a sign-in).
  */
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
-import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/client';
+import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY } from '@modelcontextprotocol/client';
 import { SIGN_IN_RETURN_MS } from '../auth/provider.js';
 import { isHttpServer } from '../config/schema.js';
 import { McpxError } from '../errors.js';
@@ -13,7 +13,7 @@ import type { ClientPool, ClientPoolOptions, RelayOptions } from './client-pool.
 import { credentialParams, keepAnswer, type AskedEntry } from './credentials.js';
 import { LegacyCall } from './legacy-call.js';
 import { callError, inputResponsesFor, parseContinuation, runModernCall, type ModernCallOptions } from './modern-call.js';
-import type { CallOptions, CallOutcome, Continuation } from './outcome.js';
+import type { CallNotifications, CallOptions, CallOutcome, Continuation } from './outcome.js';
 import { paramHeaders } from './param-headers.js';
 import type { Connections, Pooled } from './pool-connections.js';
 import type { Listings } from './pool-listings.js';
@@ -48,10 +48,11 @@ interface ModernRequest {
   parent?: string | undefined;
   signal?: AbortSignal | undefined;
   elicitTtlMs?: number | undefined;
+  meta?: Record<string, unknown> | undefined;
 }
 
 export function createRequests(options: ClientPoolOptions, connections: Connections, listings: Listings): Requests {
-  const { now, get, timeoutFor, onProbation, onFailure, onSuccess, secrets, missingCredentials } = connections;
+  const { now, get, timeoutFor, onProbation, onFailure, onSuccess, secrets, missingCredentials, routes } = connections;
   const { listTools } = listings;
   /** Who answers a call's questions here: the same for every call of this pool. */
   const answerers = {
@@ -159,6 +160,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
       ttlMs: request.elicitTtlMs ?? options.elicitTtlMs,
       requestTimeoutMs: timeoutFor(server),
       ...(request.signal ? { signal: request.signal } : {}),
+      ...(request.meta ? { meta: request.meta } : {}),
       now,
     };
   };
@@ -174,7 +176,11 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     const pooled = await get(server);
     const { connection } = pooled;
     const callId = callOptions.callId ?? newCallId();
+    const { notifications } = callOptions;
     if (connection.era === 'modern') {
+      // A call that wants its notifications names itself with a progress token of ours (and asks for its log level).
+      const token = notifications ? `${callId}/${++calls}` : undefined;
+      if (token) routes.set(token, notifications!);
       return runModernCall<R>(
         modernOptions({
           server,
@@ -186,21 +192,24 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
           parent: callOptions.parent,
           signal: callOptions.signal,
           elicitTtlMs: callOptions.elicitTtlMs,
+          meta: token ? notificationMeta(token, notifications!) : undefined,
         }),
-      ).then(
-        async (outcome) => {
-          await onSuccess(server, pooled);
-          return outcome;
-        },
-        (error: unknown) =>
-          onFailure(
-            server,
-            pooled,
-            callError(server, target, error, false, method),
-            () => run<R>(withCallId(request, callId)),
-            false,
-          ),
-      );
+      )
+        .finally(() => token && routes.delete(token))
+        .then(
+          async (outcome) => {
+            await onSuccess(server, pooled);
+            return outcome;
+          },
+          (error: unknown) =>
+            onFailure(
+              server,
+              pooled,
+              callError(server, target, error, false, method),
+              () => run<R>(withCallId(request, callId)),
+              false,
+            ),
+        );
     }
     const call = new LegacyCall<R>({
       ...heldRequest(request, callId),
@@ -209,11 +218,13 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
       mapError: (error) => callError(server, target, error, false, method),
     });
     pooled.active.push(call as LegacyCall<unknown>);
+    if (notifications) routes.set(call.progressToken, notifications);
     const unhook = cancelOnAbort(call, request);
     return call.run(
       (signal) =>
         legacyRequest(connection.client, method, target, args, call.progressToken, signal).finally(() => {
           pooled.active.splice(pooled.active.indexOf(call as LegacyCall<unknown>), 1);
+          routes.delete(call.progressToken);
           unhook();
         }) as Promise<R>,
     );
@@ -297,13 +308,19 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
         `server "${server}" speaks the legacy era: its questions cannot be relayed, only asked`,
         { data: { server, tool: target } },
       );
+    const { notifications } = relayOptions;
+    const token = notifications ? `${newCallId()}/relay` : undefined;
     const params: Record<string, unknown> = {
       ...requestParams(method, target, args),
-      _meta: { [CLIENT_CAPABILITIES_META_KEY]: relayOptions.capabilities },
+      _meta: {
+        [CLIENT_CAPABILITIES_META_KEY]: relayOptions.capabilities,
+        ...(token ? notificationMeta(token, notifications!) : {}),
+      },
     };
     if (relayOptions.inputResponses !== undefined) params.inputResponses = relayOptions.inputResponses;
     if (relayOptions.requestState !== undefined) params.requestState = relayOptions.requestState;
     const headers = method === 'tools/call' ? await toolHeaders(server, pooled, target, args).headers!() : undefined;
+    if (token) routes.set(token, notifications!);
     try {
       const result = await connection.client.request(
         { method, params } as never,
@@ -318,6 +335,8 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
       return result as Record<string, unknown>;
     } catch (error) {
       throw callError(server, target, error, relayOptions.requestState !== undefined, method);
+    } finally {
+      if (token) routes.delete(token);
     }
   };
 
@@ -345,4 +364,8 @@ function legacyRequest(
   // A read that may ask is never answered from the SDK's response cache.
   if (method === 'resources/read') return client.readResource({ uri: target, _meta }, { ...requestOptions, cacheMode: 'bypass' });
   return client.callTool({ name: target, arguments: args, _meta }, requestOptions);
+}
+
+function notificationMeta(token: string, notifications: CallNotifications): Record<string, unknown> {
+  return { progressToken: token, ...(notifications.logLevel ? { [LOG_LEVEL_META_KEY]: notifications.logLevel } : {}) };
 }

@@ -9,6 +9,7 @@ import type { Broker, ElicitRequest } from '../broker/types.js';
 import type { PolicyMode } from '../policy/schema.js';
 import { newCallId, newTaskId } from '../ids.js';
 import type { Question } from '../types.js';
+import type { CallNotifications } from '../client/outcome.js';
 import { questionOf } from '../broker/question.js';
 import type { TaskStore } from './task-store.js';
 import type { CallOutcome, TaskHost, TaskRecord, TaskResult, TaskStep } from './types.js';
@@ -53,6 +54,8 @@ export interface StartInput {
   elicit?: PolicyMode;
   /** The deadline for this call's questions (the caller's MCPX_ELICIT_TTL_MS); the host's otherwise. */
   elicitTtlMs?: number;
+  /** Where the first request's progress and log messages go (not kept: a resumed round has no caller to tell). */
+  notifications?: CallNotifications;
 }
 
 export type SessionSource = ElicitRequest['sessionSource'];
@@ -272,6 +275,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
             callId: task.callId,
             ...(input.parent ? { parent: input.parent } : {}),
             ...(input.elicitTtlMs ? { elicitTtlMs: input.elicitTtlMs } : {}),
+            ...(input.notifications ? { notifications: input.notifications } : {}),
             signal,
           };
           if (input.method === 'prompts/get')

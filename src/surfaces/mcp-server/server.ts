@@ -24,6 +24,7 @@ import { createFallbackTools } from './fallback-tools.js';
 import { failedResult, passResult, stopResult } from './render.js';
 import { stopFromStore } from './held-elsewhere.js';
 import { relay, wantsRelay, type RelayState } from './relay.js';
+import { callNotifications, registerPassThrough } from './passthrough.js';
 import type { RequestStateSeal } from './request-state.js';
 import { isAction } from '../../constants.js';
 
@@ -64,7 +65,7 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
   const server = new Server(
     { name: 'mcpx', version },
     {
-      capabilities: { tools: {}, prompts: {}, resources: {} },
+      capabilities: { tools: {}, prompts: {}, resources: { subscribe: true }, logging: {}, completions: {} },
       instructions:
         'mcpx serves the tools of the MCP servers it is configured with. When a tool asks a question and this client cannot show it, the result says so: answer only what you know with mcpx_elicit_answer, decline what you cannot know (a person is asked instead), and collect the result with mcpx_call_result.',
       requestState: { verify: (state, ctx) => seal.verify(state, ctx) },
@@ -72,6 +73,7 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
   );
   const { session } = connection;
   const fallback = createFallbackTools(core, session);
+  const logLevels = registerPassThrough(server, core, connection.era);
 
   const capabilitiesOf = (ctx: ServerContext): ClientCapabilities => {
     if (connection.era === 'modern')
@@ -208,6 +210,7 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
           session,
           caps: capabilitiesOf(ctx),
           ctx,
+          notifications: callNotifications(ctx, logLevels.of(ctx)),
         } as const;
         return await relay(core, seal, relayed ? { ...request, state: state as RelayState } : request);
       } catch (error) {
@@ -222,7 +225,7 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
     if (state === undefined || typeof state !== 'object') {
       let stop: Stop;
       try {
-        stop = await core.call(session, ref, args, METHODS[kind]);
+        stop = await core.call(session, ref, args, METHODS[kind], callNotifications(ctx, logLevels.of(ctx)));
       } catch (error) {
         return failedOrThrow(kind, ref, {
           code: isMcpxError(error) ? error.code : 'CALL_FAILED',
