@@ -18,7 +18,7 @@ import { paramHeaders } from './param-headers.js';
 import type { Connections, Pooled } from './pool-connections.js';
 import type { Listings } from './pool-listings.js';
 import { requestLabel, requestParams, type AskingMethod } from './requests.js';
-import { afterHeld, connectAsking } from './sign-in-hold.js';
+import { afterHeld, connectAsking, needsSignIn, retryAsking } from './sign-in-hold.js';
 
 // setTimeout's ceiling: the SDK's own request timeout is effectively off; LegacyCall's watchdog does the job.
 const NO_SDK_TIMEOUT = 2_147_483_647;
@@ -45,6 +45,8 @@ interface ModernRequest {
   parent?: string | undefined;
   signal?: AbortSignal | undefined;
   elicitTtlMs?: number | undefined;
+  /** Sent again inside a sign-in's hold: the person may take minutes, longer than a server may stay silent. */
+  signingIn?: boolean | undefined;
 }
 
 export function createRequests(options: ClientPoolOptions, connections: Connections, listings: Listings): Requests {
@@ -140,6 +142,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     const server = options.servers?.[name] ? undefined : options.config.mcpServers[name];
     return Boolean(options.auth && server && isHttpServer(server));
   };
+  const signInTimeout = (server: string): number => Math.max(timeoutFor(server), SIGN_IN_RETURN_MS);
   const connectSigningIn = <R>(
     method: AskingMethod,
     server: string,
@@ -153,7 +156,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
         ...heldRequest(method, server, target, args, callId, callOptions.elicitTtlMs),
         ...answerers,
         // The person signs in between the answer and the browser's return: longer than a server may stay silent.
-        requestTimeoutMs: Math.max(timeoutFor(server), SIGN_IN_RETURN_MS),
+        requestTimeoutMs: signInTimeout(server),
       },
       () => get(server),
       () => run<R>(method, server, target, args, { ...callOptions, callId }),
@@ -175,7 +178,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
       ...answerers,
       ...(method === 'tools/call' ? toolHeaders(server, pooled, target, args) : {}),
       ttlMs: request.elicitTtlMs ?? options.elicitTtlMs,
-      requestTimeoutMs: timeoutFor(server),
+      requestTimeoutMs: request.signingIn ? signInTimeout(server) : timeoutFor(server),
       ...(request.signal ? { signal: request.signal } : {}),
       now,
     };
@@ -194,9 +197,37 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
       if (missing.length) return askCredentials<R>(method, server, target, args, callOptions, missing);
       if (signsIn(server)) return connectSigningIn<R>(method, server, target, args, callOptions);
     }
+    const callId = callOptions.callId ?? newCallId();
+    const first = send<R>(method, server, target, args, { ...callOptions, callId });
+    if (!signsIn(server)) return first;
+    // The open connection's token was refused and the sign-in could not ask there: sent once more, held as this
+    // call, so the sign-in is its question; the request then goes out on the fresh token.
+    return first.catch((error: unknown) => {
+      if (!needsSignIn(error)) throw error;
+      return retryAsking<R>(
+        {
+          ...heldRequest(method, server, target, args, callId, callOptions.elicitTtlMs),
+          ...answerers,
+          requestTimeoutMs: signInTimeout(server),
+        },
+        () => send<R>(method, server, target, args, { ...callOptions, callId }, true),
+        callOptions.signal,
+      );
+    });
+  };
+
+  /** The request on the server's connection; `signingIn` when it is sent again inside a sign-in's hold. */
+  const send = async <R>(
+    method: AskingMethod,
+    server: string,
+    target: string,
+    args: Record<string, unknown>,
+    callOptions: CallOptions & { callId: string },
+    signingIn = false,
+  ): Promise<CallOutcome<R>> => {
     const pooled = await get(server);
     const { connection } = pooled;
-    const callId = callOptions.callId ?? newCallId();
+    const { callId } = callOptions;
     if (connection.era === 'modern') {
       return runModernCall<R>(
         modernOptions({
@@ -209,6 +240,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
           parent: callOptions.parent,
           signal: callOptions.signal,
           elicitTtlMs: callOptions.elicitTtlMs,
+          signingIn,
         }),
       ).then(
         async (outcome) => {
@@ -228,7 +260,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     const call = new LegacyCall<R>({
       ...heldRequest(method, server, target, args, callId, callOptions.elicitTtlMs),
       ...answerers,
-      requestTimeoutMs: timeoutFor(server),
+      requestTimeoutMs: signingIn ? signInTimeout(server) : timeoutFor(server),
       mapError: (error) => callError(server, target, error, false, method),
     });
     pooled.active.push(call as LegacyCall<unknown>);
