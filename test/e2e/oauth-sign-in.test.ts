@@ -8,7 +8,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -141,7 +141,11 @@ describe('sign-in as a question', () => {
     const secrets = JSON.parse(readFileSync(join(env.MCPX_STATE_DIR, 'secrets.json'), 'utf8')) as unknown;
     const token = /"access_token\\?":\\?"([^"\\]+)/.exec(JSON.stringify(secrets))?.[1];
     expect(token).toBeDefined();
-    const holding = readdirSync(env.MCPX_STATE_DIR).filter((f) => readFileSync(join(env.MCPX_STATE_DIR, f)).includes(token!));
+    // Every file under the state dir, in its subdirectories too (locks/ holds the refresh lock while a 401 is met).
+    const holding = readdirSync(env.MCPX_STATE_DIR, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => relative(env.MCPX_STATE_DIR, join(entry.parentPath, entry.name)))
+      .filter((f) => readFileSync(join(env.MCPX_STATE_DIR, f)).includes(token!));
     expect(holding).toEqual(['secrets.json']);
   });
 
