@@ -18,7 +18,7 @@ import { paramHeaders } from './param-headers.js';
 import type { Connections, Pooled } from './pool-connections.js';
 import type { Listings } from './pool-listings.js';
 import { requestLabel, requestParams, type AskingMethod } from './requests.js';
-import { afterHeld, connectAsking } from './sign-in-hold.js';
+import { afterHeld, connectAsking, needsSignIn, retryAsking } from './sign-in-hold.js';
 
 // setTimeout's ceiling: the SDK's own request timeout is effectively off; LegacyCall's watchdog does the job.
 const NO_SDK_TIMEOUT = 2_147_483_647;
@@ -49,6 +49,8 @@ interface ModernRequest {
   signal?: AbortSignal | undefined;
   elicitTtlMs?: number | undefined;
   meta?: Record<string, unknown> | undefined;
+  /** Sent again inside a sign-in's hold: the person may take minutes, longer than a server may stay silent. */
+  signingIn?: boolean | undefined;
 }
 
 export function createRequests(options: ClientPoolOptions, connections: Connections, listings: Listings): Requests {
@@ -128,6 +130,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     const server = options.servers?.[name] ? undefined : options.config.mcpServers[name];
     return Boolean(options.auth && server && isHttpServer(server));
   };
+  const signInTimeout = (server: string): number => Math.max(timeoutFor(server), SIGN_IN_RETURN_MS);
   const connectSigningIn = <R>(request: AskingRequest): Promise<CallOutcome<R>> => {
     const { server, callOptions } = request;
     const callId = callOptions.callId ?? newCallId();
@@ -136,7 +139,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
         ...heldRequest(request, callId),
         ...answerers,
         // The person signs in between the answer and the browser's return: longer than a server may stay silent.
-        requestTimeoutMs: Math.max(timeoutFor(server), SIGN_IN_RETURN_MS),
+        requestTimeoutMs: signInTimeout(server),
       },
       () => get(server),
       () => run<R>(withCallId(request, callId)),
@@ -158,7 +161,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
       ...answerers,
       ...(method === 'tools/call' ? toolHeaders(server, pooled, target, args) : {}),
       ttlMs: request.elicitTtlMs ?? options.elicitTtlMs,
-      requestTimeoutMs: timeoutFor(server),
+      requestTimeoutMs: request.signingIn ? signInTimeout(server) : timeoutFor(server),
       ...(request.signal ? { signal: request.signal } : {}),
       ...(request.meta ? { meta: request.meta } : {}),
       now,
@@ -173,9 +176,26 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
       if (missing.length) return askCredentials<R>(request, missing);
       if (signsIn(server)) return connectSigningIn<R>(request);
     }
+    const callId = callOptions.callId ?? newCallId();
+    const first = send<R>(withCallId(request, callId), callId);
+    if (!signsIn(server)) return first;
+    // The open connection's token was refused and the sign-in could not ask there: sent once more, held as this
+    // call, so the sign-in is its question; the request then goes out on the fresh token.
+    return first.catch((error: unknown) => {
+      if (!needsSignIn(error)) throw error;
+      return retryAsking<R>(
+        { ...heldRequest(request, callId), ...answerers, requestTimeoutMs: signInTimeout(server) },
+        () => send<R>(withCallId(request, callId), callId, true),
+        callOptions.signal,
+      );
+    });
+  };
+
+  /** The request on the server's connection; `signingIn` when it is sent again inside a sign-in's hold. */
+  const send = async <R>(request: AskingRequest, callId: string, signingIn = false): Promise<CallOutcome<R>> => {
+    const { method, server, target, args, callOptions } = request;
     const pooled = await get(server);
     const { connection } = pooled;
-    const callId = callOptions.callId ?? newCallId();
     const { notifications } = callOptions;
     if (connection.era === 'modern') {
       // A call that wants its notifications names itself with a progress token of ours (and asks for its log level).
@@ -193,6 +213,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
           signal: callOptions.signal,
           elicitTtlMs: callOptions.elicitTtlMs,
           meta: token ? notificationMeta(token, notifications!) : undefined,
+          signingIn,
         }),
       )
         .finally(() => token && routes.delete(token))
@@ -214,7 +235,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     const call = new LegacyCall<R>({
       ...heldRequest(request, callId),
       ...answerers,
-      requestTimeoutMs: timeoutFor(server),
+      requestTimeoutMs: signingIn ? signInTimeout(server) : timeoutFor(server),
       mapError: (error) => callError(server, target, error, false, method),
     });
     pooled.active.push(call as LegacyCall<unknown>);
