@@ -170,7 +170,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
 
   /** One request that may ask (a tool call, a prompt, a resource read), in the era the connection speaks. */
   const run = async <R>(request: AskingRequest): Promise<CallOutcome<R>> => {
-    const { method, server, target, args, callOptions } = request;
+    const { server, callOptions } = request;
     if (!connections.has(server)) {
       const missing = await missingCredentials(server);
       if (missing.length) return askCredentials<R>(request, missing);
