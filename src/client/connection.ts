@@ -78,8 +78,8 @@ export interface ConnectionOptions {
   asked?: AskedValues;
   /** Answers a legacy `elicitation/create` (the modern era never sends one). */
   onLegacyElicit(params: Record<string, unknown>, link: LegacyLink): Promise<WireElicitResult>;
-  /** A `notifications/progress` for a request that carried a progress token of ours. */
-  onProgress?(token: string | number): void;
+  /** A `notifications/progress` for a request that carried a progress token of ours, with its params. */
+  onProgress?(token: string | number, params: Record<string, unknown>): void;
   /** OAuth for Streamable HTTP servers; absent: a 401 is an error. */
   auth?: Auth;
   now?: () => number;
@@ -253,11 +253,13 @@ function createClient(
       )) as never;
     });
   }
-  // Legacy calls carry mcpx's own string progress tokens (the SDK would number them like the server numbers its
-  // requests, so a server's token could be mistaken for a call's); their progress is routed here.
+  // Calls carry mcpx's own string progress tokens (legacy always, modern when someone follows; the SDK would number
+  // them like the server numbers its requests, so a server's token could be mistaken for a call's): routed here.
   const { onProgress } = options;
   if (onProgress)
-    client.setNotificationHandler('notifications/progress', (notification) => onProgress(notification.params.progressToken));
+    client.setNotificationHandler('notifications/progress', (notification) =>
+      onProgress(notification.params.progressToken, notification.params as Record<string, unknown>),
+    );
   return client;
 }
 

@@ -39,6 +39,8 @@ export interface ModernCallOptions {
   ttlMs: number;
   requestTimeoutMs: number;
   signal?: AbortSignal;
+  /** Sent as each request's `_meta.progressToken`, so the server's progress reaches whoever listens for it. */
+  progressToken?: string;
   now: () => number;
 }
 
@@ -62,6 +64,7 @@ export async function runModernCall<R = CallToolResult>(
     if (inputResponses) params.inputResponses = inputResponses;
     // Echo exactly what the server sent; never add one it did not.
     if (requestState !== undefined) params.requestState = requestState;
+    if (options.progressToken !== undefined) params._meta = { progressToken: options.progressToken };
     let response: unknown;
     try {
       response = await send(options, method, params, true);

@@ -81,4 +81,13 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** This call's question deadline (a daemon's caller's MCPX_ELICIT_TTL_MS); the client's otherwise. */
   elicitTtlMs?: number;
+  /** Hears the server's `notifications/progress` for this call (the request then carries a progress token). */
+  onProgress?: (progress: CallProgress) => void;
+}
+
+/** One `notifications/progress` of a call, as the server sent it (its message is server text: sanitise it before showing). */
+export interface CallProgress {
+  progress: number;
+  total?: number;
+  message?: string;
 }

@@ -10,6 +10,7 @@ import type { ClientPoolOptions } from './client-pool.js';
 import { openConnection, type Connection, type LegacyLink } from './connection.js';
 import { askedEntries, readAsked, type AskedEntry, type AskedValues } from './credentials.js';
 import type { LegacyCall } from './legacy-call.js';
+import type { CallProgress } from './outcome.js';
 import type { HeaderScan } from './param-headers.js';
 import type { WireElicitResult } from './seam.js';
 
@@ -17,6 +18,8 @@ export interface Pooled {
   connection: Connection;
   /** Legacy calls in flight: a server's `elicitation/create` belongs to one of them. */
   active: LegacyCall<unknown>[];
+  /** Who hears the progress of the requests in flight, by the progress token they carry. */
+  progress: Map<string, (progress: CallProgress) => void>;
   /** Each listed tool's `x-mcp-header` declarations; unset until the tools are listed. */
   tools?: Map<string, HeaderScan> | undefined;
   /** A request has succeeded on it: its era is proven. */
@@ -125,6 +128,7 @@ export function createConnections(options: ClientPoolOptions): Connections {
       );
     }
     const active: LegacyCall<unknown>[] = [];
+    const progress = new Map<string, (update: CallProgress) => void>();
     const opening = missingCredentials(name)
       .then((missing) => {
         if (missing.length) throw credentialsMissing(name, missing);
@@ -139,12 +143,16 @@ export function createConnections(options: ClientPoolOptions): Connections {
           env: options.env,
           now,
           onLegacyElicit: (params, link) => attribute(name, active, params, link),
-          onProgress: (token) => active.find((c) => c.progressToken === token)?.progress(),
+          onProgress: (token, params) => {
+            active.find((c) => c.progressToken === token)?.progress();
+            const update = progressOf(params);
+            if (update) progress.get(String(token))?.(update);
+          },
           ...(options.auth ? { auth: options.auth } : {}),
         });
       })
       .then((connection) => {
-        const pooled: Pooled = { connection, active, proven: false };
+        const pooled: Pooled = { connection, active, progress, proven: false };
         opened.set(pooled, opening);
         return pooled;
       });
@@ -255,4 +263,15 @@ function credentialsMissing(server: string, missing: AskedEntry[]): McpxError {
       data: { server, missing: missing.map((m) => `${m.field}.${m.key}`) },
     },
   );
+}
+
+/** A progress notification's fields, when they are what the spec says (a number, a number, a string); else nothing. */
+function progressOf(params: Record<string, unknown>): CallProgress | undefined {
+  const { progress, total, message } = params;
+  if (typeof progress !== 'number' || !Number.isFinite(progress)) return undefined;
+  return {
+    progress,
+    ...(typeof total === 'number' && Number.isFinite(total) ? { total } : {}),
+    ...(typeof message === 'string' ? { message } : {}),
+  };
 }

@@ -45,6 +45,7 @@ interface ModernRequest {
   parent?: string | undefined;
   signal?: AbortSignal | undefined;
   elicitTtlMs?: number | undefined;
+  progressToken?: string | undefined;
 }
 
 export function createRequests(options: ClientPoolOptions, connections: Connections, listings: Listings): Requests {
@@ -76,6 +77,13 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     ttlMs: elicitTtlMs ?? options.elicitTtlMs,
     now,
   });
+
+  /** Routes the progress of the request carrying `token` to `listener` (when there is one); returns the unhook. */
+  const hearProgress = (pooled: Pooled, token: string, listener: CallOptions['onProgress']): (() => void) => {
+    if (!listener) return () => undefined;
+    pooled.progress.set(token, listener);
+    return () => pooled.progress.delete(token);
+  };
 
   /** Cancels a held call when its caller aborts; returns the unhook. */
   const cancelOnAbort = (
@@ -177,6 +185,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
       ttlMs: request.elicitTtlMs ?? options.elicitTtlMs,
       requestTimeoutMs: timeoutFor(server),
       ...(request.signal ? { signal: request.signal } : {}),
+      ...(request.progressToken !== undefined ? { progressToken: request.progressToken } : {}),
       now,
     };
   };
@@ -198,6 +207,9 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     const { connection } = pooled;
     const callId = callOptions.callId ?? newCallId();
     if (connection.era === 'modern') {
+      // A progress token only when someone listens: the server may then report progress on it.
+      const progressToken = callOptions.onProgress ? `${callId}/${++calls}` : undefined;
+      const unhear = progressToken ? hearProgress(pooled, progressToken, callOptions.onProgress) : () => undefined;
       return runModernCall<R>(
         modernOptions({
           server,
@@ -209,21 +221,24 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
           parent: callOptions.parent,
           signal: callOptions.signal,
           elicitTtlMs: callOptions.elicitTtlMs,
+          progressToken,
         }),
-      ).then(
-        async (outcome) => {
-          await onSuccess(server, pooled);
-          return outcome;
-        },
-        (error: unknown) =>
-          onFailure(
-            server,
-            pooled,
-            callError(server, target, error, false, method),
-            () => run<R>(method, server, target, args, { ...callOptions, callId }),
-            false,
-          ),
-      );
+      )
+        .finally(unhear)
+        .then(
+          async (outcome) => {
+            await onSuccess(server, pooled);
+            return outcome;
+          },
+          (error: unknown) =>
+            onFailure(
+              server,
+              pooled,
+              callError(server, target, error, false, method),
+              () => run<R>(method, server, target, args, { ...callOptions, callId }),
+              false,
+            ),
+        );
     }
     const call = new LegacyCall<R>({
       ...heldRequest(method, server, target, args, callId, callOptions.elicitTtlMs),
@@ -233,11 +248,13 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     });
     pooled.active.push(call as LegacyCall<unknown>);
     const unhook = cancelOnAbort(call, method, server, target, callOptions.signal);
+    const unhear = hearProgress(pooled, call.progressToken, callOptions.onProgress);
     return call.run(
       (signal) =>
         legacyRequest(connection.client, method, target, args, call.progressToken, signal).finally(() => {
           pooled.active.splice(pooled.active.indexOf(call as LegacyCall<unknown>), 1);
           unhook();
+          unhear();
         }) as Promise<R>,
     );
   };
@@ -269,7 +286,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
   const resume = async <R = CallToolResult>(
     value: Continuation | unknown,
     answers: Record<string, Answer>,
-    resumeOptions: { signal?: AbortSignal; elicitTtlMs?: number } = {},
+    resumeOptions: Pick<CallOptions, 'signal' | 'elicitTtlMs' | 'onProgress'> = {},
   ): Promise<CallOutcome<R>> => {
     const continuation = parseContinuation(value);
     // Checked before connecting: a bad answer costs nothing and changes nothing.
@@ -285,6 +302,8 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
         },
       );
     }
+    const progressToken = resumeOptions.onProgress ? `${continuation.callId}/${++calls}` : undefined;
+    const unhear = progressToken ? hearProgress(pooled, progressToken, resumeOptions.onProgress) : () => undefined;
     return runModernCall<R>(
       modernOptions({
         server: continuation.server,
@@ -296,13 +315,14 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
         parent: continuation.parent,
         signal: resumeOptions.signal,
         elicitTtlMs: resumeOptions.elicitTtlMs,
+        progressToken,
       }),
       {
         round: continuation.round,
         inputResponses,
         ...(continuation.requestState !== undefined ? { requestState: continuation.requestState } : {}),
       },
-    );
+    ).finally(unhear);
   };
 
   const relay = async (
