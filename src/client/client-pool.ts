@@ -62,7 +62,7 @@ export interface ClientPool {
   resume<R = Mcp.CallToolResult>(
     continuation: Continuation | unknown,
     answers: Record<string, Answer>,
-    options?: { signal?: AbortSignal; elicitTtlMs?: number },
+    options?: Pick<CallOptions, 'signal' | 'elicitTtlMs' | 'notifications'>,
   ): Promise<CallOutcome<R>>;
   /**
    * One request to a modern server as another client's proxy (`mcpx serve`): it declares that client's

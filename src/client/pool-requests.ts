@@ -278,7 +278,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
   const resume = async <R = CallToolResult>(
     value: Continuation | unknown,
     answers: Record<string, Answer>,
-    resumeOptions: { signal?: AbortSignal; elicitTtlMs?: number } = {},
+    resumeOptions: Pick<CallOptions, 'signal' | 'elicitTtlMs' | 'notifications'> = {},
   ): Promise<CallOutcome<R>> => {
     const continuation = parseContinuation(value);
     // Checked before connecting: a bad answer costs nothing and changes nothing.
@@ -294,6 +294,9 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
         },
       );
     }
+    const { notifications } = resumeOptions;
+    const token = notifications ? `${continuation.callId}/${++calls}` : undefined;
+    if (token) routes.set(token, notifications!);
     return runModernCall<R>(
       modernOptions({
         server: continuation.server,
@@ -305,13 +308,14 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
         parent: continuation.parent,
         signal: resumeOptions.signal,
         elicitTtlMs: resumeOptions.elicitTtlMs,
+        meta: token ? notificationMeta(token, notifications!) : undefined,
       }),
       {
         round: continuation.round,
         inputResponses,
         ...(continuation.requestState !== undefined ? { requestState: continuation.requestState } : {}),
       },
-    );
+    ).finally(() => token && routes.delete(token));
   };
 
   const relay = async (

@@ -13,6 +13,7 @@ import type { PolicyMode } from '../../policy/schema.js';
 import type { Era } from '../../types.js';
 import { createTaskRunner, type SessionSource, type TaskRunner } from '../../tasks/runner.js';
 import { createTaskStore } from '../../tasks/task-store.js';
+import { createProgressHub } from '../../tasks/progress.js';
 import { createHolderLease, type HolderLease } from '../../tasks/takeover.js';
 import { followingRunner } from '../../tasks/follow.js';
 import type { Leases } from '../../tasks/leases.js';
@@ -113,6 +114,7 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
     return host;
   };
   const tasks = createTaskStore(parts.taskKeyv);
+  const progress = createProgressHub({ pid: options.pid, clock: now });
   const runner: TaskRunner = createTaskRunner({
     broker: parts.broker,
     store: tasks,
@@ -121,6 +123,7 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
     pid: options.pid,
     clock: now,
     resumable: !options.inline,
+    onProgress: progress.publish,
   });
   // Tool lists come from the default session's instance: its connections are the ones calls without a session use.
   const listing = () => hostFor(parts.defaultSession, 'explicit', 0);
@@ -191,6 +194,7 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
         clock: now,
         catalog,
         web,
+        progress,
         ...(appOptions?.openPort ? { openPort: appOptions.openPort } : {}),
       }),
     async close(reason) {

@@ -85,6 +85,7 @@ export async function startAndRespond(
     ...(headers['x-mcpx-parent'] ? { parent: headers['x-mcpx-parent'] } : {}),
     ...(headers['x-mcpx-elicit'] ? { elicit: headers['x-mcpx-elicit'] } : {}),
     ...(headers['x-mcpx-elicit-ttl-ms'] ? { elicitTtlMs: Number(headers['x-mcpx-elicit-ttl-ms']) } : {}),
+    ...(headers['x-mcpx-progress-token'] ? { progressToken: headers['x-mcpx-progress-token'] } : {}),
   });
   if (step.status === 'complete') {
     return c.json({ status: 'complete' as const, callId: step.task.callId, task: step.task.id, result: step.result }, 200);
