@@ -8,7 +8,7 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client, LOG_LEVEL_META_KEY, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { serveSetup, startConformanceFixture, startHttpServe, textOf, type HttpServeProcess } from '../helpers/serve.js';
 
 let fixture: { url: string; stop(): void };
@@ -172,26 +172,26 @@ describe('mcpx serve relays progress, log messages, completions and subscription
     const uri = 'test://watched-resource';
     const [a, b, c] = await Promise.all([connect('v2-legacy'), connect('v2-legacy'), connect('v2-legacy')]);
     const change = async () => textOf((await c.call('l__test_update_watched_resource')) as Record<string, unknown>);
-    const settle = () => new Promise((done) => setTimeout(done, 200));
+    // Updates reach a and b on their own streams, after c's call returns: wait for them to land.
+    const landed = (check: () => void) => vi.waitFor(check, { timeout: 10_000, interval: 20 });
     try {
       expect(await change()).toBe('notified: false');
       await a.request('resources/subscribe', { uri });
       await b.request('resources/subscribe', { uri });
       expect(await change()).toBe('notified: true');
-      await settle();
-      expect(a.updated).toEqual([uri]);
-      expect(b.updated).toEqual([uri]);
+      await landed(() => {
+        expect(a.updated).toEqual([uri]);
+        expect(b.updated).toEqual([uri]);
+      });
       expect(c.updated).toEqual([]);
       // a goes; b still watches, so the upstream stays subscribed.
       await a.request('resources/unsubscribe', { uri });
       expect(await change()).toBe('notified: true');
-      await settle();
+      await landed(() => expect(b.updated).toEqual([uri, uri]));
       expect(a.updated).toEqual([uri]);
-      expect(b.updated).toEqual([uri, uri]);
       // The last watcher leaves by ending its session: the upstream is unsubscribed.
       await b.terminate();
-      await settle();
-      expect(await change()).toBe('notified: false');
+      await landed(async () => expect(await change()).toBe('notified: false'));
     } finally {
       await Promise.all([a.close(), b.close(), c.close()]);
     }
