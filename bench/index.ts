@@ -32,6 +32,7 @@ const suites: Record<string, () => Promise<{ run: BenchSuite }>> = {
   web: () => import('./web.js'),
   adapters: () => import('./adapters.js'),
   serve: () => import('./serve.js'),
+  trips: () => import('./broker-trips.js'),
 };
 
 async function main(): Promise<void> {

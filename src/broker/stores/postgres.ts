@@ -41,6 +41,8 @@ class PostgresStore implements BrokerStore {
   private readonly channel: string;
   private readonly namespace: string;
   private readonly answers: AnswerListener;
+  /** Each statement's text, made once: a prepared statement is looked up by its text on every call. */
+  private readonly statements: { putQuestion: string; respond: string; claim: string };
   readonly ready: Promise<void>;
   private closed = false;
 
@@ -56,6 +58,7 @@ class PostgresStore implements BrokerStore {
     this.logTable = tables.logTable;
     this.namespace = tables.namespace;
     this.channel = tables.channel;
+    this.statements = this.buildStatements();
     this.ready = createTables(keyv, rawQuery, tables);
     this.ready.catch(() => undefined);
     this.answers = new AnswerListener(this.channel, this.ready, connectListener);
@@ -77,28 +80,44 @@ class PostgresStore implements BrokerStore {
       SELECT (SELECT count(*) FROM won)::int AS won ${select}`;
   }
 
-  async putQuestion(request: ElicitRequest, ttlMs: number, event: BrokerEvent): Promise<boolean> {
-    const row = await encodeRow(this.keyv, request, ttlMs);
-    const expires = Date.now() + ttlMs;
-    const [result] = await this.query(
+  private buildStatements(): { putQuestion: string; respond: string; claim: string } {
+    const answered = (open: boolean): string =>
       this.claimSql(
+        `, unindexed AS (DELETE FROM ${this.pendingTable} WHERE namespace = $4::text AND id = $8::text AND EXISTS (SELECT 1 FROM won)),
+          notified AS (SELECT pg_notify($9::text, $10::text) FROM won)`,
+        ', (SELECT count(*) FROM notified) AS notified',
+        // A respond: the question's pending row, locked (an abandon racing us waits, or we re-read its write).
+        open
+          ? `open_question AS (SELECT id FROM ${this.pendingTable} WHERE namespace = $4::text AND id = $8::text AND expires >= $3::bigint
+              AND (value::json->>'state') IS DISTINCT FROM 'abandoned' FOR UPDATE),`
+          : '',
+      );
+    return {
+      putQuestion: this.claimSql(
         `, indexed AS (INSERT INTO ${this.pendingTable} (namespace, id, created_at, expires, value) SELECT $4::text, $8::text, $9::bigint, $6::bigint, $10::text FROM won
           ON CONFLICT (namespace, id) DO UPDATE SET created_at = excluded.created_at, expires = excluded.expires, value = excluded.value)`,
         '',
       ),
-      [
-        rawKey(this.keyv, keys.question(request.id)),
-        row,
-        Date.now(),
-        this.namespace,
-        event.at,
-        expires,
-        await encodeRow(this.keyv, event, ttlMs),
-        request.id,
-        request.createdAt,
-        JSON.stringify(request),
-      ],
-    );
+      respond: answered(true),
+      claim: answered(false),
+    };
+  }
+
+  async putQuestion(request: ElicitRequest, ttlMs: number, event: BrokerEvent): Promise<boolean> {
+    const row = await encodeRow(this.keyv, request, ttlMs);
+    const expires = Date.now() + ttlMs;
+    const [result] = await this.query(this.statements.putQuestion, [
+      rawKey(this.keyv, keys.question(request.id)),
+      row,
+      Date.now(),
+      this.namespace,
+      event.at,
+      expires,
+      await encodeRow(this.keyv, event, ttlMs),
+      request.id,
+      request.createdAt,
+      JSON.stringify(request),
+    ]);
     return Number(result?.won) === 1;
   }
 
@@ -153,30 +172,18 @@ class PostgresStore implements BrokerStore {
     const message = JSON.stringify(answer);
     const payload = Buffer.byteLength(message) <= MAX_PAYLOAD ? message : JSON.stringify({ id: answer.id });
     // A data-modifying CTE always runs; the notify is a SELECT, so the final SELECT must read it.
-    const [result] = await this.query(
-      this.claimSql(
-        `, unindexed AS (DELETE FROM ${this.pendingTable} WHERE namespace = $4::text AND id = $8::text AND EXISTS (SELECT 1 FROM won)),
-          notified AS (SELECT pg_notify($9::text, $10::text) FROM won)`,
-        ', (SELECT count(*) FROM notified) AS notified',
-        // A respond: the question's pending row, locked (an abandon racing us waits, or we re-read its write).
-        options.open
-          ? `open_question AS (SELECT id FROM ${this.pendingTable} WHERE namespace = $4::text AND id = $8::text AND expires >= $3::bigint
-              AND (value::json->>'state') IS DISTINCT FROM 'abandoned' FOR UPDATE),`
-          : '',
-      ),
-      [
-        rawKey(this.keyv, keys.answer(answer.id)),
-        row,
-        Date.now(),
-        this.namespace,
-        event.at,
-        Date.now() + ttlMs,
-        await encodeRow(this.keyv, event, ttlMs),
-        answer.id,
-        this.channel,
-        payload,
-      ],
-    );
+    const [result] = await this.query(options.open ? this.statements.respond : this.statements.claim, [
+      rawKey(this.keyv, keys.answer(answer.id)),
+      row,
+      Date.now(),
+      this.namespace,
+      event.at,
+      Date.now() + ttlMs,
+      await encodeRow(this.keyv, event, ttlMs),
+      answer.id,
+      this.channel,
+      payload,
+    ]);
     if (Number(result?.won) !== 1) return false;
     this.answers.wake(answer.id, answer);
     return true;

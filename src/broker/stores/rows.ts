@@ -1,5 +1,5 @@
 /** keyv's own row format, so rows written by our atomic steps read back through ordinary `keyv.get`. */
-import type { Keyv } from 'keyv';
+import { Keyv } from 'keyv';
 
 /** The key as the adapter stores it: keyv's `namespace:` prefix, then the adapter's own (Redis adds `ns::`). */
 export function rawKey(keyv: Keyv, key: string): string {
@@ -8,9 +8,22 @@ export function rawKey(keyv: Keyv, key: string): string {
   return typeof store.createKeyPrefix === 'function' ? store.createKeyPrefix(prefixed, store.namespace) : prefixed;
 }
 
-/** A row as keyv writes it: its serializer's string, or the `{ value, expires }` object when it has none. */
+let keyvDefaultSerialize: Keyv['serialize'] | undefined;
+
+/**
+ * A row as keyv writes it: its serializer's string, or the `{ value, expires }` object when it has none. With
+ * keyv's default serializer, JSON.stringify gives the same text (its recursion in JS cost more than the claim's
+ * own encoding) unless a string starts with ':' (which keyv escapes: `":` right after `:`, `,` or `[`) or a
+ * Buffer is inside; those go through keyv's serializer.
+ */
 export async function encodeRow(keyv: Keyv, value: unknown, ttlMs: number): Promise<string> {
-  return (await keyv.serializeData({ value, expires: Date.now() + ttlMs })) as string;
+  const row = { value, expires: Date.now() + ttlMs };
+  keyvDefaultSerialize ??= new Keyv().serialize;
+  if (keyv.serialize === keyvDefaultSerialize && !keyv.compression) {
+    const text = JSON.stringify(row);
+    if (!/[:,[]":/.test(text) && !text.includes('"type":"Buffer"')) return text;
+  }
+  return (await keyv.serializeData(row)) as string;
 }
 
 /** Parses a stored row with keyv's own deserializer; undefined when it is missing or past its keyv expiry. */

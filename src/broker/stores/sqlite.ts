@@ -79,8 +79,9 @@ class SqliteStore implements BrokerStore {
     const v1 = name.replace('mcpx_v2_', 'mcpx_v1_');
     const logStart = rawKey(this.keyv, 'log:');
     const statements = [
-      // AUTOINCREMENT: a sequence never reused, so events written in the same millisecond keep their order.
-      `CREATE TABLE IF NOT EXISTS ${log} (seq INTEGER PRIMARY KEY AUTOINCREMENT, namespace TEXT NOT NULL, at INTEGER NOT NULL, expires INTEGER, value TEXT NOT NULL)`,
+      // The rowid: each insert takes one more than the largest present, so events written in the same millisecond
+      // keep their order. No AUTOINCREMENT: its sqlite_sequence row was one more page written by every commit.
+      `CREATE TABLE IF NOT EXISTS ${log} (seq INTEGER PRIMARY KEY, namespace TEXT NOT NULL, at INTEGER NOT NULL, expires INTEGER, value TEXT NOT NULL)`,
       `CREATE INDEX IF NOT EXISTS ${log}_expires ON ${log} (expires)`,
       // Files written by v1 logged into the keyv table keyed by time: drop those triggers and move their rows over.
       ...['question_opened', 'question_changed', 'answered', 'answer_replaced'].map(

@@ -1,0 +1,220 @@
+/**
+ * Counts what one open → await → respond cycle costs each store, at the driver: for Redis and Postgres the round
+ * trips on every socket (a write after the last read starts one; pipelined writes are one), and the pushes a
+ * socket received unasked (pub/sub, NOTIFY); for SQLite the statements run (each is a hop to sqlite3's thread
+ * pool). `npm run bench -- trips`; MCPX_BENCH_STORES=redis,postgres runs only those stores.
+ */
+import { Session } from 'node:inspector/promises';
+import { createRequire } from 'node:module';
+import { Socket } from 'node:net';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  createBroker,
+  openPostgresStore,
+  openRedisStore,
+  openSqliteStore,
+  type OpenRequestInput,
+  type StoreBroker,
+} from '../src/broker/index.js';
+import { startPostgres } from '../test/helpers/postgres.js';
+import { startRedis } from '../test/helpers/redis.js';
+import type { BenchFigure, BenchSuite } from './index.js';
+
+const ask: OpenRequestInput = {
+  trace: 'cal-0000000000000b01',
+  server: 'bench',
+  tool: 'ask',
+  mode: 'form',
+  message: 'Proceed?',
+  era: 'legacy',
+  requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
+};
+const CYCLES = Number(process.env.MCPX_BENCH_TRIPS_CYCLES ?? 500);
+
+type Phase = 'open' | 'await' | 'respond' | 'between';
+let phase: Phase = 'between';
+let counting = false;
+const trips = new Map<string, number>();
+/** µs over the counted cycles. */
+const cpu = new Map<string, number>();
+const count = (what: string): void => {
+  if (!counting) return;
+  const key = `${phase} ${what}`;
+  trips.set(key, (trips.get(key) ?? 0) + 1);
+};
+
+/** Per socket: a write after the last read (or the first write) is a new round trip; data with no write before it is a push. */
+function instrumentSockets(label: (socket: Socket) => string | undefined): void {
+  const state = new WeakMap<Socket, { awaiting: boolean; hooked: boolean }>();
+  const of = (socket: Socket) => {
+    let s = state.get(socket);
+    if (!s) state.set(socket, (s = { awaiting: false, hooked: false }));
+    if (!s.hooked) {
+      s.hooked = true;
+      socket.on('data', () => {
+        const name = label(socket);
+        if (name && !s!.awaiting) count(`${name} push`);
+        s!.awaiting = false;
+      });
+    }
+    return s;
+  };
+  const write = Socket.prototype.write;
+  Socket.prototype.write = function (this: Socket, ...args: Parameters<Socket['write']>) {
+    const name = label(this);
+    if (name) {
+      const s = of(this);
+      if (!s.awaiting) count(`${name} round trip`);
+      s.awaiting = true;
+    }
+    return write.apply(this, args);
+  } as Socket['write'];
+}
+
+function instrumentSqlite(): void {
+  const sqlite3 = createRequire(import.meta.resolve('@keyv/sqlite'))('sqlite3') as typeof import('sqlite3');
+  for (const [proto, names] of [
+    [sqlite3.Statement.prototype, ['all', 'run', 'get', 'each']],
+    [sqlite3.Database.prototype, ['all', 'run', 'get', 'each', 'exec']],
+  ] as const) {
+    for (const name of names) {
+      const original = (proto as unknown as Record<string, (...a: unknown[]) => unknown>)[name]!;
+      (proto as unknown as Record<string, (...a: unknown[]) => unknown>)[name] = function (this: unknown, ...args: unknown[]) {
+        count('sqlite statement');
+        if (!counting) return original.apply(this, args);
+        // The main thread's share of a statement (binding its parameters, queueing it to the pool).
+        const start = performance.now();
+        try {
+          return original.apply(this, args);
+        } finally {
+          cpu.set(
+            'sqlite call on the main thread',
+            (cpu.get('sqlite call on the main thread') ?? 0) + (performance.now() - start) * 1000,
+          );
+        }
+      };
+    }
+  }
+}
+
+/** CPU (user + system, µs) of the server listening on `port` and every process it forked (Postgres backends). */
+function serverCpu(port: number | undefined): number {
+  if (port === undefined) return 0;
+  const procs = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  const stat = new Map<string, { ppid: string; cpu: number }>();
+  let root: string | undefined;
+  for (const pid of procs) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      stat.set(pid, { ppid: fields[1]!, cpu: Number(fields[11]) + Number(fields[12]) });
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      // Postgres: `postgres -D … -p <port>`; redis-server retitles itself `redis-server 127.0.0.1:<port>`.
+      if (cmd.some((a, i) => (a === '-p' && cmd[i + 1] === String(port)) || a.endsWith(`:${port}`))) root = pid;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  if (!root) return 0;
+  let total = 0;
+  for (const [pid, s] of stat) if (pid === root || s.ppid === root) total += s.cpu;
+  return (total * 1_000_000) / 100; // clock ticks (USER_HZ 100) to µs
+}
+
+async function measure(
+  broker: StoreBroker,
+  kind: string,
+  port?: number,
+): Promise<{ trips: Map<string, number>; cpu: Map<string, number> }> {
+  for (let i = 0; i < 50; i++) await cycleOnce(broker);
+  trips.clear();
+  cpu.clear();
+  // MCPX_BENCH_TRIPS_PROFILE=<dir>: a CPU profile of the counted cycles only, per store.
+  const profileDir = process.env.MCPX_BENCH_TRIPS_PROFILE;
+  const session = profileDir ? new Session() : undefined;
+  if (session) {
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+  }
+  counting = true;
+  const server = serverCpu(port);
+  const used0 = process.cpuUsage();
+  const start = performance.now();
+  for (let i = 0; i < CYCLES; i++) await cycleOnce(broker);
+  const wall = performance.now() - start;
+  const used = process.cpuUsage(used0);
+  counting = false;
+  if (session) {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(join(profileDir!, `${kind}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  }
+  cpu.set('wall time', wall * 1000);
+  cpu.set('this process, CPU (user + system)', used.user + used.system);
+  cpu.set('this process, system CPU', used.system);
+  if (port !== undefined) cpu.set('the server, CPU (all its processes)', serverCpu(port) - server);
+  phase = 'between';
+  // Pushes that arrive after the last cycle (a notification in flight) are not counted.
+  return { trips: new Map(trips), cpu: new Map(cpu) };
+}
+
+async function cycleOnce(broker: StoreBroker): Promise<void> {
+  phase = 'open';
+  const { id } = await broker.openRequest(ask);
+  phase = 'await';
+  const woke = broker.awaitAnswer(id);
+  phase = 'respond';
+  await broker.respond({ id, action: 'accept', content: { ok: true }, by: 'api' });
+  phase = 'await';
+  await woke;
+  phase = 'between';
+}
+
+export const run: BenchSuite = async () => {
+  const only = process.env.MCPX_BENCH_STORES?.split(',').map((k) => k.trim());
+  const kinds = (['sqlite', 'redis', 'postgres'] as const).filter((k) => !only || only.includes(k));
+  const redis = await startRedis();
+  const postgres = await startPostgres();
+  const dir = mkdtempSync(join(tmpdir(), 'mcpx-bench-trips-'));
+  instrumentSqlite();
+  instrumentSockets((socket) =>
+    socket.remotePort === redis.port ? 'redis' : socket.remotePort === postgres.port ? 'postgres' : undefined,
+  );
+  const figures: BenchFigure[] = [];
+  try {
+    for (const kind of kinds) {
+      const store =
+        kind === 'sqlite'
+          ? await openSqliteStore(join(dir, 'trips.sqlite'))
+          : kind === 'redis'
+            ? await openRedisStore(redis.url)
+            : await openPostgresStore(postgres.url);
+      const broker = createBroker({ store, allowAnySession: true });
+      const counted = await measure(
+        broker,
+        kind,
+        kind === 'redis' ? redis.port : kind === 'postgres' ? postgres.port : undefined,
+      );
+      for (const [what, n] of [...counted.trips].sort())
+        figures.push({
+          suite: 'trips',
+          name: `${kind}: ${what}s per cycle, in ${what.split(' ')[0]}`,
+          value: n / CYCLES,
+          unit: '',
+        });
+      const total = [...counted.trips].filter(([k]) => !k.endsWith('push')).reduce((sum, [, n]) => sum + n, 0);
+      figures.push({ suite: 'trips', name: `${kind}: store trips per cycle, all phases`, value: total / CYCLES, unit: '' });
+      for (const [what, us] of counted.cpu)
+        figures.push({ suite: 'trips', name: `${kind}: ${what} per cycle`, value: us / CYCLES, unit: 'µs' });
+      await broker.close();
+      await store.close();
+    }
+  } finally {
+    await redis.stop();
+    await postgres.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return figures;
+};

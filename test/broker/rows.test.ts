@@ -1,0 +1,38 @@
+import { Keyv } from 'keyv';
+import { describe, expect, it } from 'vitest';
+import { encodeRow } from '../../src/broker/stores/rows.js';
+
+// encodeRow skips keyv's serializer when JSON.stringify gives the same text: these are the cases where it would not.
+const values: Array<[string, unknown]> = [
+  ['plain question', { id: 'elc-1', message: 'Proceed?', n: 1, ok: true, none: null, list: [1, 'a', { b: [] }] }],
+  ['a string starting with ":"', { message: ':colon first' }],
+  ['such a string in an array', { list: [':first', 'x', ':later'] }],
+  ['such a string nested', { content: { deep: { v: '::two' } } }],
+  ['a key starting with ":"', { ':key': 'v', other: { ':k2': 1 } }],
+  ['a colon inside a string', { message: 'a ":" b', path: '[",":x]' }],
+  ['escaped quotes and backslashes', { message: 'say "hi":\\', s: '\\":' }],
+  ['a Buffer', { data: Buffer.from('hi') }],
+  ['undefined fields and a Date', { gone: undefined, at: new Date(0), list: [undefined, 1] }],
+];
+
+describe('broker rows', () => {
+  it.each(values)("encodes %s exactly as keyv's serializer does, and keyv reads it back", async (_name, value) => {
+    const keyv = new Keyv();
+    const row = await encodeRow(keyv, value, 60_000);
+    const parsed = JSON.parse(row) as { expires: number };
+    expect(row).toBe(await keyv.serializeData({ value, expires: parsed.expires }));
+    expect(((await keyv.deserializeData(row)) as { value: unknown }).value).toEqual(
+      await keyv
+        .deserializeData((await keyv.serializeData({ value, expires: parsed.expires })) as string)
+        .then((r) => (r as { value: unknown }).value),
+    );
+  });
+
+  it("uses a host's own serializer when it set one", async () => {
+    const keyv = new Keyv({
+      serialize: (data) => `custom:${JSON.stringify(data)}`,
+      deserialize: (text) => JSON.parse(text.slice(7)),
+    });
+    expect(await encodeRow(keyv, { a: 1 }, 1_000)).toMatch(/^custom:/);
+  });
+});
