@@ -81,17 +81,23 @@ class PostgresStore implements BrokerStore {
   }
 
   private buildStatements(): { putQuestion: string; respond: string; claim: string } {
+    const notified = `notified AS (SELECT pg_notify($9::text, $10::text) FROM won)`;
     const answered = (open: boolean): string =>
-      this.claimSql(
-        `, unindexed AS (DELETE FROM ${this.pendingTable} WHERE namespace = $4::text AND id = $8::text AND EXISTS (SELECT 1 FROM won)),
-          notified AS (SELECT pg_notify($9::text, $10::text) FROM won)`,
-        ', (SELECT count(*) FROM notified) AS notified',
-        // A respond: the question's pending row, locked (an abandon racing us waits, or we re-read its write).
-        open
-          ? `open_question AS (SELECT id FROM ${this.pendingTable} WHERE namespace = $4::text AND id = $8::text AND expires >= $3::bigint
-              AND (value::json->>'state') IS DISTINCT FROM 'abandoned' FOR UPDATE),`
-          : '',
-      );
+      open
+        ? // A respond: the claim takes the question's pending row, deleting it (an abandon racing us waits on that row,
+          // or we see its write and take nothing). A pending row never stands beside a live answer, so a claim that
+          // loses to one has nothing to delete.
+          this.claimSql(
+            `, ${notified}`,
+            ', (SELECT count(*) FROM notified) AS notified',
+            `open_question AS (DELETE FROM ${this.pendingTable} WHERE namespace = $4::text AND id = $8::text AND expires >= $3::bigint
+              AND (value::json->>'state') IS DISTINCT FROM 'abandoned' RETURNING id),`,
+          )
+        : this.claimSql(
+            `, unindexed AS (DELETE FROM ${this.pendingTable} WHERE namespace = $4::text AND id = $8::text AND EXISTS (SELECT 1 FROM won)),
+              ${notified}`,
+            ', (SELECT count(*) FROM notified) AS notified',
+          );
     return {
       putQuestion: this.claimSql(
         `, indexed AS (INSERT INTO ${this.pendingTable} (namespace, id, created_at, expires, value) SELECT $4::text, $8::text, $9::bigint, $6::bigint, $10::text FROM won
