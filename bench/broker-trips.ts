@@ -5,8 +5,6 @@
  * pool). `npm run bench -- trips`; MCPX_BENCH_STORES=redis,postgres runs only those stores.
  */
 import { Session } from 'node:inspector/promises';
-import { createRequire } from 'node:module';
-import { Socket } from 'node:net';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +18,7 @@ import {
 } from '../src/broker/index.js';
 import { startPostgres } from '../test/helpers/postgres.js';
 import { startRedis } from '../test/helpers/redis.js';
+import { tripCounter } from '../test/helpers/store-trips.js';
 import type { BenchFigure, BenchSuite } from './index.js';
 
 const ask: OpenRequestInput = {
@@ -33,71 +32,9 @@ const ask: OpenRequestInput = {
 };
 const CYCLES = Number(process.env.MCPX_BENCH_TRIPS_CYCLES ?? 500);
 
-type Phase = 'open' | 'await' | 'respond' | 'between';
-let phase: Phase = 'between';
-let counting = false;
-const trips = new Map<string, number>();
+const counter = tripCounter();
 /** µs over the counted cycles. */
 const cpu = new Map<string, number>();
-const count = (what: string): void => {
-  if (!counting) return;
-  const key = `${phase} ${what}`;
-  trips.set(key, (trips.get(key) ?? 0) + 1);
-};
-
-/** Per socket: a write after the last read (or the first write) is a new round trip; data with no write before it is a push. */
-function instrumentSockets(label: (socket: Socket) => string | undefined): void {
-  const state = new WeakMap<Socket, { awaiting: boolean; hooked: boolean }>();
-  const of = (socket: Socket) => {
-    let s = state.get(socket);
-    if (!s) state.set(socket, (s = { awaiting: false, hooked: false }));
-    if (!s.hooked) {
-      s.hooked = true;
-      socket.on('data', () => {
-        const name = label(socket);
-        if (name && !s!.awaiting) count(`${name} push`);
-        s!.awaiting = false;
-      });
-    }
-    return s;
-  };
-  const write = Socket.prototype.write;
-  Socket.prototype.write = function (this: Socket, ...args: Parameters<Socket['write']>) {
-    const name = label(this);
-    if (name) {
-      const s = of(this);
-      if (!s.awaiting) count(`${name} round trip`);
-      s.awaiting = true;
-    }
-    return write.apply(this, args);
-  } as Socket['write'];
-}
-
-function instrumentSqlite(): void {
-  const sqlite3 = createRequire(import.meta.resolve('@keyv/sqlite'))('sqlite3') as typeof import('sqlite3');
-  for (const [proto, names] of [
-    [sqlite3.Statement.prototype, ['all', 'run', 'get', 'each']],
-    [sqlite3.Database.prototype, ['all', 'run', 'get', 'each', 'exec']],
-  ] as const) {
-    for (const name of names) {
-      const original = (proto as unknown as Record<string, (...a: unknown[]) => unknown>)[name]!;
-      (proto as unknown as Record<string, (...a: unknown[]) => unknown>)[name] = function (this: unknown, ...args: unknown[]) {
-        count('sqlite statement');
-        if (!counting) return original.apply(this, args);
-        // The main thread's share of a statement (binding its parameters, queueing it to the pool).
-        const start = performance.now();
-        try {
-          return original.apply(this, args);
-        } finally {
-          cpu.set(
-            'sqlite call on the main thread',
-            (cpu.get('sqlite call on the main thread') ?? 0) + (performance.now() - start) * 1000,
-          );
-        }
-      };
-    }
-  }
-}
 
 /** CPU (user + system, µs) of the server listening on `port` and every process it forked (Postgres backends). */
 function serverCpu(port: number | undefined): number {
@@ -122,13 +59,30 @@ function serverCpu(port: number | undefined): number {
   return (total * 1_000_000) / 100; // clock ticks (USER_HZ 100) to µs
 }
 
+/** CPU (µs) of this process's threads by name: the main thread, libuv's pool, V8's helpers. */
+function threadCpu(): Map<string, number> {
+  const byName = new Map<string, number>();
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const [comm, rest] = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ') as [string, string];
+      const fields = rest.split(' ');
+      const name = tid === String(process.pid) ? 'main' : comm.slice(comm.indexOf('(') + 1).replace(/\d+$/, '');
+      byName.set(name, (byName.get(name) ?? 0) + ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / 100);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return byName;
+}
+
 async function measure(
   broker: StoreBroker,
   kind: string,
   port?: number,
 ): Promise<{ trips: Map<string, number>; cpu: Map<string, number> }> {
   for (let i = 0; i < 50; i++) await cycleOnce(broker);
-  trips.clear();
+  counter.counts.clear();
+  counter.sqliteCallMicros = 0;
   cpu.clear();
   // MCPX_BENCH_TRIPS_PROFILE=<dir>: a CPU profile of the counted cycles only, per store.
   const profileDir = process.env.MCPX_BENCH_TRIPS_PROFILE;
@@ -138,38 +92,41 @@ async function measure(
     await session.post('Profiler.enable');
     await session.post('Profiler.start');
   }
-  counting = true;
   const server = serverCpu(port);
+  const threads0 = threadCpu();
   const used0 = process.cpuUsage();
   const start = performance.now();
   for (let i = 0; i < CYCLES; i++) await cycleOnce(broker);
   const wall = performance.now() - start;
   const used = process.cpuUsage(used0);
-  counting = false;
+  counter.phase = undefined;
   if (session) {
     const { profile } = await session.post('Profiler.stop');
     writeFileSync(join(profileDir!, `${kind}.cpuprofile`), JSON.stringify(profile));
     session.disconnect();
   }
   cpu.set('wall time', wall * 1000);
+  if (kind === 'sqlite') cpu.set('main thread inside sqlite3 calls', counter.sqliteCallMicros);
+  for (const [name, us] of threadCpu())
+    if (us - (threads0.get(name) ?? 0) > 0) cpu.set(`thread ${name}, CPU`, us - (threads0.get(name) ?? 0));
   cpu.set('this process, CPU (user + system)', used.user + used.system);
   cpu.set('this process, system CPU', used.system);
   if (port !== undefined) cpu.set('the server, CPU (all its processes)', serverCpu(port) - server);
-  phase = 'between';
   // Pushes that arrive after the last cycle (a notification in flight) are not counted.
-  return { trips: new Map(trips), cpu: new Map(cpu) };
+  return { trips: new Map(counter.counts), cpu: new Map(cpu) };
 }
 
+/** One cycle, each store call counted in its phase (warm-up cycles too, cleared after). */
 async function cycleOnce(broker: StoreBroker): Promise<void> {
-  phase = 'open';
+  counter.phase = 'open';
   const { id } = await broker.openRequest(ask);
-  phase = 'await';
+  counter.phase = 'await';
   const woke = broker.awaitAnswer(id);
-  phase = 'respond';
+  counter.phase = 'respond';
   await broker.respond({ id, action: 'accept', content: { ok: true }, by: 'api' });
-  phase = 'await';
+  counter.phase = 'await';
   await woke;
-  phase = 'between';
+  counter.phase = 'between';
 }
 
 export const run: BenchSuite = async () => {
@@ -178,10 +135,8 @@ export const run: BenchSuite = async () => {
   const redis = await startRedis();
   const postgres = await startPostgres();
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-bench-trips-'));
-  instrumentSqlite();
-  instrumentSockets((socket) =>
-    socket.remotePort === redis.port ? 'redis' : socket.remotePort === postgres.port ? 'postgres' : undefined,
-  );
+  counter.label = (socket) =>
+    socket.remotePort === redis.port ? 'redis' : socket.remotePort === postgres.port ? 'postgres' : undefined;
   const figures: BenchFigure[] = [];
   try {
     for (const kind of kinds) {
@@ -204,7 +159,9 @@ export const run: BenchSuite = async () => {
           value: n / CYCLES,
           unit: '',
         });
-      const total = [...counted.trips].filter(([k]) => !k.endsWith('push')).reduce((sum, [, n]) => sum + n, 0);
+      const total = [...counted.trips]
+        .filter(([k]) => !k.endsWith('push') && !k.startsWith('between'))
+        .reduce((sum, [, n]) => sum + n, 0);
       figures.push({ suite: 'trips', name: `${kind}: store trips per cycle, all phases`, value: total / CYCLES, unit: '' });
       for (const [what, us] of counted.cpu)
         figures.push({ suite: 'trips', name: `${kind}: ${what} per cycle`, value: us / CYCLES, unit: 'µs' });
