@@ -47,4 +47,26 @@ describe('the Redis store scripts', () => {
       await store.close();
     }
   });
+
+  it('reads the question row only to tell abandoned from not: the word in a message does not abandon it', async () => {
+    const store = await openRedisStore(redis.url, { namespace: 'scripts-abandon' });
+    const asker = createBroker({ store, allowAnySession: true });
+    const other = createBroker({ store, allowAnySession: true });
+    try {
+      const worded = await asker.openRequest({ ...ask, message: 'Was the "state":"abandoned" run yours?' });
+      await expect(asker.respond({ id: worded.id, action: 'accept', content: { ok: true }, by: 'api' })).resolves.toMatchObject({
+        action: 'accept',
+      });
+      // Known to the asker (one claim, no read): the script itself must see the abandon another broker wrote.
+      const gone = await asker.openRequest(ask);
+      await other.abandon(gone.id, 'the call ended');
+      await expect(asker.respond({ id: gone.id, action: 'accept', content: { ok: true }, by: 'api' })).rejects.toMatchObject({
+        code: 'ELICITATION_ABANDONED',
+      });
+    } finally {
+      await asker.close();
+      await other.close();
+      await store.close();
+    }
+  });
 });

@@ -1,6 +1,6 @@
 import { Keyv } from 'keyv';
 import { describe, expect, it } from 'vitest';
-import { encodeRow } from '../../src/broker/stores/rows.js';
+import { encodeRow, encodeRowWithJson } from '../../src/broker/stores/rows.js';
 
 // encodeRow skips keyv's serializer when JSON.stringify gives the same text: these are the cases where it would not.
 const values: Array<[string, unknown]> = [
@@ -26,6 +26,13 @@ describe('broker rows', () => {
         .deserializeData((await keyv.serializeData({ value, expires: parsed.expires })) as string)
         .then((r) => (r as { value: unknown }).value),
     );
+  });
+
+  it.each(values)('gives the JSON of %s beside its row', async (_name, value) => {
+    const keyv = new Keyv();
+    const { row, json } = await encodeRowWithJson(keyv, value, 60_000);
+    expect(json).toBe(JSON.stringify(value));
+    expect(row).toBe(await keyv.serializeData({ value, expires: (JSON.parse(row) as { expires: number }).expires }));
   });
 
   it("uses a host's own serializer when it set one", async () => {

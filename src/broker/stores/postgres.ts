@@ -11,7 +11,7 @@ import type { Pool, Client } from 'pg';
 import { Keyv } from 'keyv';
 import { McpxError } from '../../errors.js';
 import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, StoredAnswer } from '../types.js';
-import { decodeRowsSync, encodeRow, keys, rawKey } from './rows.js';
+import { decodeRowsSync, encodeRow, encodeRowWithJson, keys, rawKey } from './rows.js';
 import { createTables, tablesOf, type Query } from './postgres-schema.js';
 import { AnswerListener } from './postgres-listen.js';
 import { onePerKeyv } from './per-keyv.js';
@@ -110,7 +110,7 @@ class PostgresStore implements BrokerStore {
   }
 
   async putQuestion(request: ElicitRequest, ttlMs: number, event: BrokerEvent): Promise<boolean> {
-    const row = await encodeRow(this.keyv, request, ttlMs);
+    const { row, json } = await encodeRowWithJson(this.keyv, request, ttlMs);
     const expires = Date.now() + ttlMs;
     const [result] = await this.query(this.statements.putQuestion, [
       rawKey(this.keyv, keys.question(request.id)),
@@ -122,7 +122,7 @@ class PostgresStore implements BrokerStore {
       await encodeRow(this.keyv, event, ttlMs),
       request.id,
       request.createdAt,
-      JSON.stringify(request),
+      json,
     ]);
     return Number(result?.won) === 1;
   }
@@ -174,8 +174,7 @@ class PostgresStore implements BrokerStore {
   }
 
   async claimAnswer(answer: StoredAnswer, ttlMs: number, event: BrokerEvent, options: ClaimOptions = {}): Promise<boolean> {
-    const row = await encodeRow(this.keyv, answer, ttlMs);
-    const message = JSON.stringify(answer);
+    const { row, json: message } = await encodeRowWithJson(this.keyv, answer, ttlMs);
     const payload = Buffer.byteLength(message) <= MAX_PAYLOAD ? message : JSON.stringify({ id: answer.id });
     // A data-modifying CTE always runs; the notify is a SELECT, so the final SELECT must read it.
     const [result] = await this.query(options.open ? this.statements.respond : this.statements.claim, [

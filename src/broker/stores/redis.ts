@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { Keyv } from 'keyv';
 import { McpxError } from '../../errors.js';
 import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, StoredAnswer } from '../types.js';
-import { decodeRowsSync, encodeRow, keys, rawKey } from './rows.js';
+import { decodeRowsSync, encodeRow, encodeRowWithJson, keys, rawKey } from './rows.js';
 import { onePerKeyv } from './per-keyv.js';
 import { Watchers, type Watcher } from './watchers.js';
 
@@ -42,11 +42,14 @@ const PUT_QUESTION = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]
 // KEYS[3]: the answer row; a question that has one is not rewritten (abandon loses to an answer).
 const UPDATE_QUESTION = `if redis.call('EXISTS', KEYS[3]) == 1 then return 0 end redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
   if redis.call('HEXISTS', KEYS[2], ARGV[3]) == 1 then redis.call('HSET', KEYS[2], ARGV[3], ARGV[4]) end return 1`;
-// KEYS[4]: the question row; with ARGV[7] = '1' (a respond) the claim needs it stored and not abandoned.
+// KEYS[4]: the question row; with ARGV[7] = '1' (a respond) the claim needs it stored and not abandoned. A JSON
+// row without the word abandoned cannot be, so only the others are decoded to look.
 const CLAIM_ANSWER = `if ARGV[7] == '1' then
     local raw = redis.call('GET', KEYS[4]) if not raw then return 0 end
-    local ok, row = pcall(cjson.decode, raw)
-    if not ok or type(row) ~= 'table' or type(row.value) ~= 'table' or row.value.state == 'abandoned' then return 0 end
+    if string.sub(raw, 1, 1) ~= '{' or string.find(raw, 'abandoned', 1, true) then
+      local ok, row = pcall(cjson.decode, raw)
+      if not ok or type(row) ~= 'table' or type(row.value) ~= 'table' or row.value.state == 'abandoned' then return 0 end
+    end
   end
   if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   redis.call('HDEL', KEYS[2], ARGV[3]) redis.call('RPUSH', KEYS[3], ARGV[6]) redis.call('PUBLISH', ARGV[4], ARGV[5]) return 1 end return 0`;
@@ -110,11 +113,11 @@ class RedisStore implements BrokerStore {
   }
 
   async putQuestion(request: ElicitRequest, ttlMs: number, event: BrokerEvent): Promise<boolean> {
-    const row = await encodeRow(this.keyv, request, ttlMs);
+    const { row, json } = await encodeRowWithJson(this.keyv, request, ttlMs);
     const won = await this.eval(
       PUT_QUESTION,
       [rawKey(this.keyv, keys.question(request.id)), this.pendingKey, this.logKey],
-      [row, ttlMs, request.id, JSON.stringify(request), logEntry(event, ttlMs)],
+      [row, ttlMs, request.id, json, logEntry(event, ttlMs)],
     );
     return Number(won) === 1;
   }
@@ -153,11 +156,11 @@ class RedisStore implements BrokerStore {
   }
 
   async claimAnswer(answer: StoredAnswer, ttlMs: number, event: BrokerEvent, options: ClaimOptions = {}): Promise<boolean> {
-    const row = await encodeRow(this.keyv, answer, ttlMs);
+    const { row, json } = await encodeRowWithJson(this.keyv, answer, ttlMs);
     const won = await this.eval(
       CLAIM_ANSWER,
       [rawKey(this.keyv, keys.answer(answer.id)), this.pendingKey, this.logKey, rawKey(this.keyv, keys.question(answer.id))],
-      [row, ttlMs, answer.id, this.channel, JSON.stringify(answer), logEntry(event, ttlMs), options.open ? '1' : '0'],
+      [row, ttlMs, answer.id, this.channel, json, logEntry(event, ttlMs), options.open ? '1' : '0'],
     );
     if (Number(won) !== 1) return false;
     this.watchers.wake(answer.id, answer);

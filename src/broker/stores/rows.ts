@@ -17,13 +17,18 @@ let keyvDefaultSerialize: Keyv['serialize'] | undefined;
  * Buffer is inside; those go through keyv's serializer.
  */
 export async function encodeRow(keyv: Keyv, value: unknown, ttlMs: number): Promise<string> {
-  const row = { value, expires: Date.now() + ttlMs };
+  return (await encodeRowWithJson(keyv, value, ttlMs)).row;
+}
+
+/** The row, and the value's own JSON beside it (the index entry, the published answer) from one stringify. */
+export async function encodeRowWithJson(keyv: Keyv, value: unknown, ttlMs: number): Promise<{ row: string; json: string }> {
+  const expires = Date.now() + ttlMs;
+  const json = JSON.stringify(value);
   keyvDefaultSerialize ??= new Keyv().serialize;
-  if (keyv.serialize === keyvDefaultSerialize && !keyv.compression) {
-    const text = JSON.stringify(row);
-    if (!/[:,[]":/.test(text) && !text.includes('"type":"Buffer"')) return text;
-  }
-  return (await keyv.serializeData(row)) as string;
+  // JSON.stringify({ value, expires }) is exactly this text.
+  if (keyv.serialize === keyvDefaultSerialize && !keyv.compression && !/[:,[]":/.test(json) && !json.includes('"type":"Buffer"'))
+    return { row: `{"value":${json},"expires":${expires}}`, json };
+  return { row: (await keyv.serializeData({ value, expires })) as string, json };
 }
 
 /** Parses a stored row with keyv's own deserializer; undefined when it is missing or past its keyv expiry. */
