@@ -5,8 +5,9 @@
  * broker's records or the audit log: a secret question's answer is taken into the secret store as it is given.
  */
 import { McpxError } from '../errors.js';
+export { filled } from './filled.js';
 import type { SecretValue } from '../config/oauth-schema.js';
-import { isHttpServer, type AskedValue, type HttpServerConfig, type ServerConfig } from '../config/schema.js';
+import { isHttpServer, type HttpServerConfig, type ServerConfig } from '../config/schema.js';
 import { CREDENTIAL_FIELD, SECRET_KEPT } from '../secrets/answer.js';
 import type { SecretStore } from '../secrets/types.js';
 import type { ElicitationSchema, SecretRef } from '../types.js';
@@ -79,19 +80,6 @@ export function oauthSecrets(server: HttpServerConfig): Array<[string, SecretVal
     ['idp.idToken', oauth.idp?.idToken],
   ];
   return all.filter((entry): entry is [string, SecretValue] => entry[1] !== undefined && typeof entry[1] !== 'string');
-}
-
-/** The plain entries of an env or headers map, with the asked ones filled in (an asked entry without a value is left out). */
-export function filled(
-  values: Record<string, string | AskedValue> | undefined,
-  asked: Record<string, string> | undefined,
-): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(values ?? {})) {
-    const given = typeof value === 'string' ? value : asked?.[key];
-    if (given !== undefined) out[key] = given;
-  }
-  return out;
 }
 
 /** Reads each asked entry from the secret store; `missing` lists those not there. */

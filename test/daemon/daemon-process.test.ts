@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/surfaces/cli/main.js';
 import { ensureDaemon, stopDaemon } from '../../src/surfaces/daemon/daemon-client.js';
 import { daemonPaths, isAlive, readDaemonState } from '../../src/surfaces/daemon/daemon-paths.js';
-import { fixtureEcho, stdioFixture } from '../helpers/fixture-servers.js';
+import { fixtureEcho, spawnLog, stdioFixture } from '../helpers/fixture-servers.js';
 import { captureIO, type CliRun } from '../cli/helpers/run-cli.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -20,10 +20,10 @@ const DAEMON_COMMAND = [
   'run',
 ];
 
-function setup(): { env: Record<string, string>; cwd: string; configPath: string } {
+function setup(serverEnv: Record<string, string> = {}): { env: Record<string, string>; cwd: string; configPath: string } {
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-daemon-proc-'));
   const configPath = join(dir, 'mcpx.json');
-  writeFileSync(configPath, JSON.stringify({ mcpServers: { fx: stdioFixture('dual-era') } }));
+  writeFileSync(configPath, JSON.stringify({ mcpServers: { fx: stdioFixture('dual-era', serverEnv) } }));
   return {
     env: {
       MCPX_STATE_DIR: join(dir, 'state'),
@@ -106,6 +106,40 @@ describe('mcpx daemon (a real detached process)', () => {
     expect(stop.stdout).toContain(`stopped (pid ${pid})`);
     expect(isAlive(pid)).toBe(false);
     expect(readDaemonState(daemonPaths(s.env, s.configPath))).toBeUndefined();
+  });
+
+  it('a cold `mcpx call` starts the server while the daemon loads (one spawn), and its question is durable (exit 75)', async () => {
+    const spawns = spawnLog();
+    const s = setup(spawns.env);
+    started.push(s);
+    const cold = await run(['call', 'fx.ask_confirm', '--config', s.configPath], s);
+    expect(cold.code).toBe(75);
+    // The daemon started the server before loading its modules, and its connection adopted that process.
+    expect(readFileSync(daemonPaths(s.env, s.configPath).log, 'utf8')).toContain('started server "fx" early, for the first call');
+    expect(spawns.count()).toBe(1);
+    const id = /elc-[0-9a-f]+/.exec(cold.stdout)?.[0];
+    const task = /tsk-[0-9a-f]+/.exec(cold.stdout)?.[0];
+    expect(task, cold.stdout).toBeDefined();
+    expect(id, cold.stdout).toBeDefined();
+    // Another process answers; the call, held by the daemon, completes.
+    const other = await ensureDaemon(s.env, s.configPath, { cwd: s.cwd });
+    try {
+      const answered = await other.fetch(`/v1/elicit/${id}/accept`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ content: { confirm: true } }),
+      });
+      expect(answered.status).toBe(200);
+    } finally {
+      await other.close();
+    }
+    const result = await run(['task', 'result', task!, '--json', '--config', s.configPath], s);
+    expect(result.code, result.stderr).toBe(0);
+    expect(fixtureEcho(JSON.parse(result.stdout) as object).received.confirm).toEqual({
+      action: 'accept',
+      content: { confirm: true },
+    });
+    expect(spawns.count()).toBe(1);
   });
 
   it('starts with a loopback port that needs the bearer token from the state file', async () => {

@@ -14,6 +14,8 @@ export interface OpenBackendOptions {
   config: string | undefined;
   /** A call needs a daemon to hold it: start one when none runs. Otherwise the store serves when no daemon runs. */
   forCall: boolean;
+  /** The server the call goes to: a daemon started for it starts that server first. */
+  server?: string;
 }
 
 export async function openBackend(io: CliIO, options: OpenBackendOptions): Promise<Backend> {
@@ -21,7 +23,12 @@ export async function openBackend(io: CliIO, options: OpenBackendOptions): Promi
   const { connectDaemon, ensureDaemon, socketFetch } = await import('../daemon/daemon-client.js');
   const { createRestBackend } = await import('../backend/rest-backend.js');
   if (options.forCall) {
-    const start = () => ensureDaemon(io.env, configPath, { cwd: io.cwd, ...daemonCommand(io.env) });
+    const start = () =>
+      ensureDaemon(io.env, configPath, {
+        cwd: io.cwd,
+        ...daemonCommand(io.env),
+        ...(options.server ? { prewarm: options.server } : {}),
+      });
     // A warm call skips the health check: it goes straight to the socket the running daemon wrote down, and only
     // if nothing listens there (a stale state file) is a daemon started and the request sent again.
     const { daemonPaths, isAlive, readDaemonState } = await import('../daemon/daemon-paths.js');

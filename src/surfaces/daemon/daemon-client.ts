@@ -98,6 +98,8 @@ export interface EnsureDaemonOptions {
   port?: number;
   /** When no daemon can start, run it inside this command (default true). */
   inlineFallback?: boolean;
+  /** Passed to a daemon this starts: the server the first call goes to, started while the daemon loads. */
+  prewarm?: string;
 }
 
 /** The argv that runs `mcpx daemon run`: MCPX_DAEMON_COMMAND (JSON argv), else this same program (dist/cli.js, or a tsx-run source entry). */
@@ -182,6 +184,7 @@ async function startDaemonProcess(
   if (configPath) args.push('--config', configPath);
   if (options.idleMs !== undefined) args.push('--idle', String(Math.round(options.idleMs / 1000)));
   if (options.port !== undefined) args.push('--port', String(options.port));
+  if (options.prewarm !== undefined) args.push('--prewarm', options.prewarm);
   mkdirSync(dirname(paths.log), { recursive: true, mode: 0o700 });
   const logFd = openSync(paths.log, 'a', 0o600);
   const timeoutMs = options.timeoutMs ?? 15_000;
@@ -192,6 +195,9 @@ async function startDaemonProcess(
       detached: true,
       stdio: ['ignore', 'pipe', logFd],
     });
+    // Node loads its fetch classes on first use (tens of ms): the socket client needs them, so load them now,
+    // while the daemon boots, rather than once it is ready.
+    void new Headers();
     const line = await new Promise<string>((resolve, reject) => {
       let buffered = '';
       const timer = setTimeout(

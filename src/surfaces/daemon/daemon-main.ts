@@ -5,6 +5,7 @@
 import type { Writable } from 'node:stream';
 import { MCPX_VERSION } from '../../constants.js';
 import { isMcpxError } from '../../errors.js';
+import { stopEarly } from '../../client/prespawn.js';
 import { runDaemon } from './daemon.js';
 import { daemonPaths } from './daemon-paths.js';
 import { openDaemonParts } from './daemon-wiring.js';
@@ -48,6 +49,8 @@ export async function runDaemonCommand(options: RunDaemonCommandOptions): Promis
       },
     });
   } catch (error) {
+    // A server started early for a call this daemon will not serve (another one runs, or this one failed).
+    stopEarly();
     if (isMcpxError(error, 'DAEMON_UNAVAILABLE') && typeof error.data?.pid === 'number') {
       options.stdout.write(`running ${error.data.pid}\n`);
       return 0;
@@ -65,6 +68,7 @@ export async function runDaemonCommand(options: RunDaemonCommandOptions): Promis
   process.on('SIGINT', onSignal);
   options.stdout.write(`ready ${process.pid}\n`);
   await daemon.stopped;
+  stopEarly();
   process.off('SIGTERM', onSignal);
   process.off('SIGINT', onSignal);
   process.off('unhandledRejection', onStray);

@@ -59,7 +59,7 @@ export const command: Command = async (argv, io) => {
   // The question is raised in this command's session, and only that session (or an operator) answers it.
   const { session, sessionSource } = commandSession(io, config);
 
-  const backend = await openBackend(io, { config, forCall: true });
+  const backend = await openBackend(io, { config, forCall: true, server });
   // A spinner on a terminal while the call runs; wiped before the result, a question or an error is written.
   const activity = showActivity(io, `${server}.${tool}`);
   // On a terminal the call carries a token, so the server's progress on it reaches the spinner from the daemon.

@@ -19,6 +19,7 @@ const USAGE = `usage: mcpx daemon start|stop|status|run [--config file] [--port 
 
   --port n        also listen on 127.0.0.1:n (0 = a free port) with a bearer token (in the state file)
   --idle seconds  stop after this long with nothing in flight (default MCPX_DAEMON_IDLE, else 600; 0 = never)
+  --prewarm name  run: start this stdio server's process first, while the daemon loads (a cold mcpx call passes it)
 `;
 
 function seconds(value: string | boolean | undefined, name: string): number | undefined {
@@ -31,7 +32,7 @@ function seconds(value: string | boolean | undefined, name: string): number | un
 export const command: Command = async (argv, io) => {
   let parsed;
   try {
-    parsed = parseArgs(argv, { booleans: ['json'], strings: ['config', 'port', 'idle'] });
+    parsed = parseArgs(argv, { booleans: ['json'], strings: ['config', 'port', 'idle', 'prewarm'] });
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     io.stderr.write(`mcpx daemon: ${error.message}\n\n${USAGE}`);

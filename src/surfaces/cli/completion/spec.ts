@@ -71,7 +71,7 @@ export const COMPLETION_SPECS: Record<string, CompletionSpec> = {
   task: { verbs: { result: ['none'], show: ['none'] }, flags: { json: true, timeout: 'none', ...config } },
   daemon: {
     verbs: { start: [], stop: [], status: [], run: [] },
-    flags: { json: true, port: 'none', idle: 'none', ...config },
+    flags: { json: true, port: 'none', idle: 'none', prewarm: 'server', ...config },
   },
   log: { flags: { json: true, chain: 'none', session: 'none', limit: 'none' } },
   run: {
