@@ -49,8 +49,11 @@ export function legacyWatch(broker: Broker, task: TaskRecord, signal: AbortSigna
             await broker.recordResumed({
               elicit: question.id,
               trace,
-              ...(task.parent ? { parent: task.parent } : {}),
+              // The question's own call is the parent when the task has none (as the stored question's trace says).
+              parent: task.parent ?? question.callId,
               session: task.session,
+              server: question.server,
+              tool: question.tool,
             });
           })
           // Aborted when the call ends; a failed audit write must not fail the call that already resumed.
@@ -97,7 +100,15 @@ export async function modernRound(
   });
   onCall(next.callId, task);
   for (const q of continuation.questions) {
-    await broker.recordResumed({ elicit: q.id, trace: next.callId, parent: continuation.callId, session: task.session });
+    // The round's questions name their server and tool: nothing is read back to write the event.
+    await broker.recordResumed({
+      elicit: q.id,
+      trace: next.callId,
+      parent: continuation.callId,
+      session: task.session,
+      server: q.server,
+      tool: q.tool,
+    });
   }
   return next;
 }
