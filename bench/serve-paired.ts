@@ -6,10 +6,10 @@
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-const root = '/work/wt/serve';
+const root = resolve(import.meta.dirname, '..');
 const FIXTURE = join(root, 'examples/servers/dual-era.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'prof-'));
 const env = { ...process.env, MCPX_STATE_DIR: join(dir, 'state'), HOME: dir } as Record<string, string>;

@@ -329,17 +329,19 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       return updated;
     },
 
-    async recordResumed(input: { elicit: string; trace: string; parent?: string; session?: string }): Promise<void> {
+    async recordResumed(input): Promise<void> {
       ensureOpen();
-      const request = await guard(store.getQuestion(input.elicit));
+      const known =
+        input.parent !== undefined && input.session !== undefined && input.server !== undefined && input.tool !== undefined;
+      const request = known ? undefined : await guard(store.getQuestion(input.elicit));
       await emit({
         kind: 'elicit.resumed' as const,
         elicit: input.elicit,
         trace: input.trace,
         parent: input.parent ?? request?.trace,
         session: input.session ?? request?.session,
-        server: request?.server,
-        tool: request?.tool,
+        server: input.server ?? request?.server,
+        tool: input.tool ?? request?.tool,
       });
     },
 

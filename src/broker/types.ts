@@ -144,8 +144,18 @@ export interface Broker {
   pending(filter?: PendingFilter): Promise<PendingEntry[]>;
   /** Marks a pending question abandoned: the call that asked is gone. */
   abandon(id: string, reason: string): Promise<ElicitRequest>;
-  /** Records that a call resumed with an answer (modern re-send, or a legacy call that proceeded). */
-  recordResumed(input: { elicit: string; trace: string; parent?: string; session?: string }): Promise<void>;
+  /**
+   * Records that a call resumed with an answer (modern re-send, or a legacy call that proceeded). A caller that
+   * knows the question's parent, session, server and tool passes them, and the question is not read back.
+   */
+  recordResumed(input: {
+    elicit: string;
+    trace: string;
+    parent?: string;
+    session?: string;
+    server?: string;
+    tool?: string;
+  }): Promise<void>;
   /** Records a policy decision or a pipeline hand-off in the audit log (the kinds nothing else writes). */
   recordEvent(event: Omit<BrokerEvent, 'at' | 'pid' | 'kind'> & { kind: 'policy.fired' | 'elicit.passed' }): Promise<void>;
   subscribe(listener: (event: BrokerEvent) => void): () => void;

@@ -22,9 +22,10 @@ export function createStreamLinks(
   return {
     fetch: async (url, init) => {
       const response = await base(url, init);
+      // Only a stream can carry a call's messages: a JSON answer (most of them) is passed on without parsing the body.
+      if (!response.body || !response.headers.get('content-type')?.includes('text/event-stream')) return response;
       const token = progressTokenOf(init?.body);
-      if (token === undefined || !response.body || !response.headers.get('content-type')?.includes('text/event-stream'))
-        return response;
+      if (token === undefined) return response;
       const tapped = response.body.pipeThrough(
         sseTap((message) => {
           // Only questions are looked up (and dropped once read); other server requests would pile up unread.

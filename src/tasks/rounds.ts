@@ -49,8 +49,11 @@ export function legacyWatch(broker: Broker, task: TaskRecord, signal: AbortSigna
             await broker.recordResumed({
               elicit: question.id,
               trace,
-              ...(task.parent ? { parent: task.parent } : {}),
+              // The question's own call is the parent when the task has none (as the stored question's trace says).
+              parent: task.parent ?? question.callId,
               session: task.session,
+              server: question.server,
+              tool: question.tool,
             });
           })
           // Aborted when the call ends; a failed audit write must not fail the call that already resumed.
@@ -75,11 +78,16 @@ export interface RoundDeps {
   onCall: (callId: string, task: TaskRecord) => void;
   /** Told of the progress the server reports while a re-sent round runs. */
   onProgress?: (task: TaskRecord, progress: CallProgress) => void;
+  /**
+   * Takes the round's audit writes (elicit.resumed) still in flight, for the caller to await with its own write of
+   * the next stop (the two at once, before the stop is reported). Absent: the round awaits them itself.
+   */
+  defer?: (task: TaskRecord, writes: Promise<void>) => void;
 }
 
 /** Answers one modern round: waits for every answer, then re-sends the call with them. */
 export async function modernRound(
-  { broker, host: hostOf, onCall, onProgress }: RoundDeps,
+  { broker, host: hostOf, onCall, onProgress, defer }: RoundDeps,
   task: TaskRecord,
   continuation: Continuation,
   signal: AbortSignal,
@@ -96,10 +104,45 @@ export async function modernRound(
     ...(onProgress ? { notifications: { onProgress: (progress: CallProgress) => onProgress(task, progress) } } : {}),
   });
   onCall(next.callId, task);
-  for (const q of continuation.questions) {
-    await broker.recordResumed({ elicit: q.id, trace: next.callId, parent: continuation.callId, session: task.session });
-  }
+  const resumed = (async () => {
+    for (const q of continuation.questions) {
+      // The round's questions name their server and tool: nothing is read back to write the event.
+      await broker.recordResumed({
+        elicit: q.id,
+        trace: next.callId,
+        parent: continuation.callId,
+        session: task.session,
+        server: q.server,
+        tool: q.tool,
+      });
+    }
+  })();
+  if (defer) defer(task, resumed);
+  else await resumed;
   return next;
+}
+
+/**
+ * A round's audit writes still in flight, by task (RoundDeps.defer): the task's next stop is stored at the same
+ * time (`with`), and both have landed before that stop is reported; a failed one fails the call, as before.
+ */
+export function roundAudits() {
+  const inFlight = new Map<string, Promise<void>>();
+  const take = (task: TaskRecord): Promise<void> | undefined => {
+    const writes = inFlight.get(task.id);
+    inFlight.delete(task.id);
+    return writes;
+  };
+  return {
+    defer(task: TaskRecord, writes: Promise<void>): void {
+      // Handled here too: a runner closing before the next stop never awaits it.
+      writes.catch(() => undefined);
+      inFlight.set(task.id, writes);
+    },
+    with: async (task: TaskRecord, write: Promise<void>): Promise<void> => void (await Promise.all([write, take(task)])),
+    /** The round failed: its audit is settled and dropped. */
+    drop: async (task: TaskRecord): Promise<void> => void (await take(task)?.catch(() => undefined)),
+  };
 }
 
 /** Retires a question still pending; one already answered or gone is left as it is. */

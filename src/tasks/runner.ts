@@ -14,7 +14,7 @@ import { questionOf } from '../broker/question.js';
 import type { TaskStore } from './task-store.js';
 import { withProgress } from './progress.js';
 import type { CallOutcome, CallProgress, TaskHost, TaskRecord, TaskResult, TaskStep } from './types.js';
-import { abandonQuietly, errorOf, legacyWatch, modernRound, type LegacyWatch, type RoundDeps } from './rounds.js';
+import { abandonQuietly, errorOf, legacyWatch, modernRound, roundAudits, type LegacyWatch, type RoundDeps } from './rounds.js';
 
 export interface TaskRunnerOptions {
   broker: Broker;
@@ -115,10 +115,12 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   // The broker shows the runner each question before storing it: the record gets the task holding the asking call,
   // and a question the client could not tie to one call goes, once announced, to the other calls it may belong to.
   const toReport = new Map<string, { request: ElicitRequest; unsure: Driving[] }>();
+  const audits = roundAudits();
   const rounds: RoundDeps = {
     broker,
     host: (session) => options.host(session),
     onCall: (callId, task) => callToTask.set(callId, task.id),
+    defer: audits.defer,
     ...(options.onProgress ? { onProgress: (task, progress) => options.onProgress!(task, progress, undefined) } : {}),
   };
   const offOpen = broker.onOpen(async (request) => {
@@ -179,7 +181,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         if (current.status === 'complete') {
           Object.assign(task, { state: 'complete', result: current.result, waitingOn: [] });
           delete task.continuation;
-          await update(task);
+          await audits.with(task, update(task));
           first({ status: 'complete', task: structuredClone(task), result: current.result });
           return;
         }
@@ -191,7 +193,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
           ? [...new Set([...(legacy?.unanswered ?? []), ...questions.map((q) => q.id)])]
           : questions.map((q) => q.id);
         if (current.continuation) task.continuation = current.continuation;
-        await save(task);
+        await audits.with(task, save(task));
         first({ status: 'input-required', task: structuredClone(task), questions });
         if (current.live) {
           legacy ??= legacyWatch(broker, task, signal);
@@ -209,6 +211,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       }
     } catch (error) {
       await legacy?.end();
+      await audits.drop(task);
       if (closed && signal.aborted) return;
       Object.assign(task, { state: 'failed', error: errorOf(error), waitingOn: [] });
       delete task.continuation;
@@ -317,7 +320,6 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     },
 
     taskOfCall: (callId) => callToTask.get(callId),
-
     isAmbiguous: (questionId) => ambiguous.has(questionId),
 
     elicitModeOf(callId) {

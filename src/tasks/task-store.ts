@@ -94,7 +94,11 @@ export function createTaskStore(kv: Keyv = new Keyv(), options: TaskStoreOptions
     }
     return set;
   };
-  /** Adds or drops the task in its holder's row; one write at a time per process, so none is lost. */
+  /**
+   * Adds or drops the task in its holder's row; one write at a time per process, so none is lost. A finished task
+   * is dropped here at once and from the row with the next addition: every reader of the row skips a finished
+   * task anyway, so a call's completion costs one write (its record), not two.
+   */
   const track = (task: TaskRecord): Promise<void> => {
     const holder = task.holder;
     if (holder === undefined) return Promise.resolve();
@@ -102,8 +106,8 @@ export function createTaskStore(kv: Keyv = new Keyv(), options: TaskStoreOptions
       const set = await liveSet(holder);
       const wanted = isUnfinished(task);
       if (set.has(task.id) === wanted) return;
-      if (wanted) set.add(task.id);
-      else set.delete(task.id);
+      if (!wanted) return void set.delete(task.id);
+      set.add(task.id);
       await kv.set(LIVE + holder, [...set]);
     });
     writes = step.catch(() => undefined);
@@ -121,19 +125,23 @@ export function createTaskStore(kv: Keyv = new Keyv(), options: TaskStoreOptions
   }
 
   return {
+    // The record and its row entry go together: a row naming a task not (yet) stored is skipped by its readers,
+    // and a finished task leaves the row lazily (track), so neither order of the two writes misleads a reader.
     put: (task) =>
-      guard('save a task', async () => {
-        await kv.set(PREFIX + task.id, task, retainMs);
-        await track(task);
-      }),
+      guard('save a task', async () => void (await Promise.all([kv.set(PREFIX + task.id, task, retainMs), track(task)]))),
     get: (id) => guard('read a task', async () => (await kv.get(PREFIX + id)) as TaskRecord | undefined),
     unfinished: (holder) =>
       guard('list tasks', async () => {
         if (holder === undefined) return scan();
-        const ids = [...(await liveSet(holder))];
+        const set = await liveSet(holder);
+        const ids = [...set];
         if (ids.length === 0) return [];
         const tasks = (await kv.getMany(ids.map((id) => PREFIX + id))) as Array<TaskRecord | undefined>;
-        return tasks.filter((task): task is TaskRecord => isUnfinished(task) && task!.holder === holder);
+        const found = tasks.filter((task): task is TaskRecord => isUnfinished(task) && task!.holder === holder);
+        // Finished (or gone) ones the row still names leave it with its next write.
+        const live = new Set(found.map((task) => task.id));
+        for (const id of ids) if (!live.has(id)) set.delete(id);
+        return found;
       }),
     liveOf: (holder) =>
       guard('list tasks', async () => {

@@ -92,4 +92,35 @@ describe('task recovery index', () => {
     expect(await restarted.unfinished('inline-424242')).toEqual([]);
     expect(iterations.count).toBe(1);
   });
+
+  it("costs a finished task one write (its record); the row drops it with the next addition, and a restart's read prunes it", async () => {
+    const store = await openSqliteStore(join(dir, 'lazy.sqlite'));
+    stores.push(store);
+    const tasks = createTaskStore(store.keyv);
+    await tasks.unfinished('serve-a');
+    const writes: string[] = [];
+    const set = store.keyv.set.bind(store.keyv);
+    store.keyv.set = ((key: string, ...rest: unknown[]) => {
+      writes.push(key);
+      return (set as (...a: unknown[]) => Promise<boolean>)(key, ...rest);
+    }) as typeof store.keyv.set;
+    await tasks.put(task(id(1), 'serve-a', 'input-required'));
+    expect(writes).toEqual([`task:${id(1)}`, 'tasks-live:serve-a']);
+    writes.length = 0;
+    await tasks.put(task(id(1), 'serve-a', 'complete'));
+    expect(writes).toEqual([`task:${id(1)}`]);
+    // Every reader skips it meanwhile: another process's, and this one's.
+    expect(await tasks.liveOf('serve-a')).toEqual([]);
+    expect(await createTaskStore(store.keyv).unfinished('serve-a')).toEqual([]);
+    await tasks.put(task(id(2), 'serve-a', 'running'));
+    expect(await store.keyv.get('tasks-live:serve-a')).toEqual([id(2)]);
+
+    // A restarted holder reads a row naming a finished task: its next write leaves it out.
+    await tasks.put(task(id(2), 'serve-a', 'complete'));
+    expect(await store.keyv.get('tasks-live:serve-a')).toEqual([id(2)]);
+    const restarted = createTaskStore(store.keyv);
+    expect(await restarted.unfinished('serve-a')).toEqual([]);
+    await restarted.put(task(id(3), 'serve-a', 'input-required'));
+    expect(await store.keyv.get('tasks-live:serve-a')).toEqual([id(3)]);
+  });
 });

@@ -11,6 +11,7 @@ import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import {
   createMcpHandler,
   isLegacyRequest,
+  PROTOCOL_VERSION_META_KEY,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
   validateHostHeader,
@@ -73,6 +74,21 @@ function headersOnly(req: IncomingMessage): Request {
   };
   return { method: req.method ?? 'GET', headers: { get: header } } as unknown as Request;
 }
+
+/**
+ * A POSTed request (not initialize) whose `_meta` names a protocol version: the SDK's classifier never calls it
+ * legacy (it serves it as modern, or refuses it on the modern path), so it skips a classification the modern
+ * handler makes again. Anything else is left to isLegacyRequest.
+ */
+function claimsModern(req: IncomingMessage, body: unknown): boolean {
+  if (req.method !== 'POST' || !isObject(body)) return false;
+  const { method, params } = body;
+  if (typeof method !== 'string' || method === 'initialize' || 'result' in body || 'error' in body) return false;
+  return isObject(params) && isObject(params._meta) && PROTOCOL_VERSION_META_KEY in params._meta;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** The web Request the modern handler reads: method, URL, headers and the abort signal (the body goes parsed). */
 function webRequest(req: IncomingMessage, signal: AbortSignal): Request {
@@ -180,7 +196,8 @@ export async function serveOverHttp(core: ServeCore, options: HttpServeOptions):
       return void res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: the MCP endpoint is /mcp');
     const body = req.method === 'POST' ? await readBody(req) : undefined;
     const sessionId = req.headers['mcp-session-id'];
-    const legacy = typeof sessionId === 'string' || (await isLegacyRequest(headersOnly(req), body ?? {}));
+    const legacy =
+      typeof sessionId === 'string' || (!claimsModern(req, body) && (await isLegacyRequest(headersOnly(req), body ?? {})));
     // The SDK's request type is declared without exactOptionalPropertyTypes (`method?: string`).
     if (!legacy) return modern(req as Parameters<typeof modern>[0], res, body);
 
