@@ -17,11 +17,11 @@ export const errorOf = (error: unknown): NonNullable<TaskRecord['error']> =>
 export type LegacyWatch = ReturnType<typeof legacyWatch>;
 
 /**
- * Legacy: each answer goes back on the open call as it arrives. A call may have several questions waiting at
+ * Legacy: each answer goes back on the open call as it arrives, once `deliver` recorded that it does. A call may have several questions waiting at
  * once (a new one makes `live.result` resolve while older ones still wait), so the watch spans rounds: an answer
  * goes to the newest LiveCall, which serves every question still waiting on the call.
  */
-export function legacyWatch(broker: Broker, task: TaskRecord, signal: AbortSignal) {
+export function legacyWatch(broker: Broker, task: TaskRecord, signal: AbortSignal, deliver?: (id: string) => Promise<boolean>) {
   const watching = new AbortController();
   const stop = (): void => watching.abort();
   signal.addEventListener('abort', stop, { once: true });
@@ -40,6 +40,8 @@ export function legacyWatch(broker: Broker, task: TaskRecord, signal: AbortSigna
           .awaitAnswer(question.id, { signal: watching.signal })
           .then(async (stored) => {
             unanswered.delete(question.id);
+            // The receipt first: an answerer waits for it, and a holder judged dead meanwhile must not deliver.
+            if (deliver && !(await deliver(question.id))) return;
             try {
               live!.respond(question.id, toAnswer(stored));
             } catch {

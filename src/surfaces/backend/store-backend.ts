@@ -11,6 +11,8 @@ import { McpxError } from '../../errors.js';
 import { canTakeOver, isProcessHolder, processHolderGone } from '../../tasks/handoff.js';
 import { openLeases, type Leases } from '../../tasks/leases.js';
 import { createTaskStore } from '../../tasks/task-store.js';
+import { confirmDelivery, deliveryBoundMs, openReceipts } from '../../tasks/delivery.js';
+import { leaseMsFromEnv } from '../../tasks/leases.js';
 import type { TaskRecord } from '../../tasks/types.js';
 import { resolveSession } from '../../broker/session.js';
 import { checkScope, type CallerScope } from '../../broker/scope.js';
@@ -96,7 +98,7 @@ export async function createStoreBackend(
       }
       const user = currentUser();
       const session = scope.session;
-      return broker.respond({
+      const stored = await broker.respond({
         id,
         action: answer.action,
         by: 'cli',
@@ -104,6 +106,12 @@ export async function createStoreBackend(
         ...('content' in answer && answer.content !== undefined ? { content: answer.content } : {}),
         ...(session ? { session } : {}),
       });
+      // A legacy call's answer counts once its daemon passed it on; a daemon found dead first refuses it.
+      const delivery = await confirmDelivery(
+        { broker, tasks, receipts: openReceipts(broker.store), boundMs: deliveryBoundMs(leaseMsFromEnv(env)) },
+        id,
+      );
+      return delivery === 'not-held' ? stored : { ...stored, delivery };
     },
 
     async task(id, { waitSeconds } = {}) {

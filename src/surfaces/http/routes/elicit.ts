@@ -144,7 +144,9 @@ export function mountElicitRoutes(app: OpenAPIHono, { deps, toElicitation }: Rou
         ...(session ? { session } : {}),
         ...answerer,
       });
-      return c.json({ answer }, 200);
+      // A legacy call's answer is delivered or refused (410), never accepted and lost with a dead daemon.
+      const delivery = (await deps.confirmDelivery?.(id)) ?? 'not-held';
+      return c.json({ answer, ...(delivery !== 'not-held' ? { delivery } : {}) }, 200);
     });
   }
 }
