@@ -39,8 +39,8 @@ export async function listPending(deps: ListingDeps, filter: PendingFilter = {})
     (filter.trace === undefined || r.trace === filter.trace);
   const now = clock.now();
   let found: Array<{ request: ElicitRequest; answer?: StoredAnswer | undefined }>;
-  if ([...states].every((s) => s === 'pending')) {
-    // The fast path: the pending index holds only unanswered questions (an abandoned one may hold an undelivered answer).
+  if ([...states].every((s) => s === 'pending' || s === 'abandoned')) {
+    // The fast path: the pending index holds only unanswered questions.
     const unanswered = (await guard(store.listUnanswered())).filter(matches);
     // Questions whose deadline passed while nobody watched get their expiry cancel now.
     found = await Promise.all(

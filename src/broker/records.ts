@@ -132,8 +132,7 @@ export function compact<T>(value: object): T {
 
 /** A question's state from its record and its answer, at `now`. */
 export function stateOf(request: ElicitRequest, answer: StoredAnswer | undefined, now: number): RequestState {
-  // Abandoned beside an answer: a legacy answer whose call died before it could be delivered (`tasks/delivery.ts`).
-  if (request.state === 'abandoned') return 'abandoned';
+  if (request.state === 'abandoned' && (!answer || answer.by === 'expiry')) return 'abandoned';
   if (answer) return answer.by === 'expiry' ? 'expired' : 'answered';
   return now >= request.expiresAt ? 'expired' : 'pending';
 }

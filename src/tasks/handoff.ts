@@ -33,6 +33,9 @@ export function isReleased(task: TaskRecord | undefined): task is TaskRecord {
   return isModernRound(task) && task.holder === undefined;
 }
 
+/** This process in lease rows, unique per start: `<host>:<pid>:<random>` (recorded on its tasks, so others judge it). */
+export const newInstance = (): string => `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+
 /** Whether a pid names a live process of this host (signal 0 checks without touching it). */
 export function processAlive(pid: number): boolean {
   try {
@@ -102,8 +105,12 @@ export async function releaseHeld(
  * can tell it from a process that died; stopping drops the row (its calls were let go: nothing to take over).
  * A renewal refused means the lease lapsed and another process took the calls over: renewing stops.
  */
-export async function keepLease(leases: Leases, holder: string, ttlMs: number): Promise<{ stop(): Promise<void> }> {
-  const instance = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+export async function keepLease(
+  leases: Leases,
+  holder: string,
+  ttlMs: number,
+  instance = newInstance(),
+): Promise<{ stop(): Promise<void> }> {
   const name = leaseOf(holder);
   await leases.acquire(name, instance, ttlMs);
   let renewing: Promise<void> = Promise.resolve();

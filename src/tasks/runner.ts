@@ -13,7 +13,7 @@ import { questionOf } from '../broker/question.js';
 import type { TaskStore } from './task-store.js';
 import type { CallOutcome, TaskHost, TaskRecord, TaskResult, TaskStep } from './types.js';
 import { abandonQuietly, errorOf, legacyWatch, modernRound, type LegacyWatch, type RoundDeps } from './rounds.js';
-import type { Receipts } from './delivery.js';
+import { heldBy, receiptsOf, type Receipts } from './delivery.js';
 
 export interface TaskRunnerOptions {
   broker: Broker;
@@ -26,7 +26,7 @@ export interface TaskRunnerOptions {
   /** This process in lease rows and its host, recorded on its tasks so others can tell whether it lives. */
   instance?: string;
   hostName?: string;
-  /** Delivery receipts for legacy answers (an answerer waits for one; `tasks/delivery.ts`). */
+  /** Delivery receipts for legacy answers (an answerer waits for one; `tasks/delivery.ts`); default: the broker's store's. */
   receipts?: Receipts;
   clock?: () => number;
   /** Told of every stop of every call (each round's questions, then complete or failed), not only the first. */
@@ -98,7 +98,7 @@ interface Driving {
 }
 
 export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
-  const { broker, store, receipts } = options;
+  const { broker, store, receipts = receiptsOf(options.broker) } = options;
   const now = options.clock ?? Date.now;
   const pid = options.pid ?? 0;
   const driving = new Map<string, Driving>();
@@ -107,11 +107,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   const settled = new Map<string, Set<() => void>>();
   let closed = false;
   const lazy = options.persist === 'on-question';
-  const heldBy = {
-    ...(options.holder ? { holder: options.holder } : {}),
-    ...(options.instance ? { instance: options.instance } : {}),
-    ...(options.hostName ? { host: options.hostName } : {}),
-  };
+  const holding = heldBy(options);
   /** Tasks written to the store at least once: from then on every change is. */
   const kept = new Set<string>();
 
@@ -196,7 +192,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         await save(task);
         first({ status: 'input-required', task: structuredClone(task), questions });
         if (current.live) {
-          legacy ??= legacyWatch(broker, task, signal, receipts ? (id) => receipts.deliver(id, task) : undefined);
+          legacy ??= legacyWatch(broker, task, signal, receipts);
           current = await legacy.watch(current);
         } else if (current.continuation) {
           current = await modernRound(rounds, task, current.continuation, signal);
@@ -271,7 +267,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         questions: [],
         waitingOn: [],
         pid,
-        ...heldBy,
+        ...holding,
         createdAt: at,
         updatedAt: at,
       };
@@ -330,7 +326,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       const continuation = task.continuation;
       if (task.state !== 'input-required' || task.era !== 'modern' || !continuation)
         throw new Error(`the task ${task.id} is not a modern call waiting at a round`);
-      Object.assign(task, { pid, ...heldBy });
+      Object.assign(task, { pid, ...holding });
       await save(task);
       callToTask.set(task.callId, task.id);
       return track(task, (first, signal) => drive(task, modernRound(rounds, task, continuation, signal), first, signal));
@@ -348,7 +344,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         if (task.holder !== options.holder || driving.has(task.id)) continue;
         if (task.state === 'input-required' && task.era === 'modern' && task.continuation) {
           const continuation = task.continuation;
-          Object.assign(task, { pid, ...heldBy });
+          Object.assign(task, { pid, ...holding });
           await save(task);
           resumed.push(task.id);
           void track(task, (first, signal) => drive(task, modernRound(rounds, task, continuation, signal), first, signal));
@@ -357,8 +353,6 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         const reason = 'the daemon holding the call stopped, and a legacy call cannot outlive its connection';
         for (const id of task.waitingOn) {
           await abandonQuietly(broker, id, reason);
-          // Answered while no daemon held the call: that answer went nowhere, and the question says so.
-          await receipts?.judge(id, task).catch(() => undefined);
           abandoned.push(id);
         }
         Object.assign(task, {

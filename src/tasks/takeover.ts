@@ -7,7 +7,6 @@
  * and its task fails saying so.
  */
 import type { Broker } from '../broker/types.js';
-import type { Receipts } from './delivery.js';
 import type { Leases } from './leases.js';
 import type { TaskRunner } from './runner.js';
 import type { TaskStore } from './task-store.js';
@@ -29,8 +28,6 @@ export interface HolderLeaseOptions {
   ownerGone?: (owner: string) => boolean;
   /** Whether this daemon can resume a call to `server` (its config has it); a call it cannot is left for another. */
   serves?: (server: string) => Promise<boolean>;
-  /** Delivery receipts: an answer given after the holder died, not yet delivered, is judged undeliverable. */
-  receipts?: Receipts;
   /** Our own lease was taken (we stalled past its TTL and another daemon adopted our calls): stop driving them. */
   onLost: () => void;
   log?: (line: string) => void;
@@ -65,10 +62,8 @@ export function createHolderLease(options: HolderLeaseOptions): HolderLease {
       try {
         if ((await broker.get(id))?.state === 'pending') await broker.abandon(id, REASON);
       } catch {
-        // Answered meanwhile or gone: the task says what happened.
+        // Answered meanwhile (the answer was accepted before the call died) or gone: the task says what happened.
       }
-      // An answer the dead daemon never passed on: refused to its answerer, and the question shows abandoned.
-      await options.receipts?.judge(id, task).catch(() => undefined);
     }
     Object.assign(task, {
       state: 'failed',

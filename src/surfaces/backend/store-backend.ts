@@ -11,7 +11,7 @@ import { McpxError } from '../../errors.js';
 import { canTakeOver, isProcessHolder, processHolderGone } from '../../tasks/handoff.js';
 import { openLeases, type Leases } from '../../tasks/leases.js';
 import { createTaskStore } from '../../tasks/task-store.js';
-import { confirmDelivery, deliveryBoundMs, openReceipts } from '../../tasks/delivery.js';
+import { heldResponder } from '../../tasks/delivery.js';
 import { leaseMsFromEnv } from '../../tasks/leases.js';
 import type { TaskRecord } from '../../tasks/types.js';
 import { resolveSession } from '../../broker/session.js';
@@ -45,6 +45,8 @@ export async function createStoreBackend(
       .session;
   const scoped = (scope: Scope = {}): CallerScope => ({ session: scope.session ?? defaultSession, all: scope.all === true });
   const tasks = createTaskStore(broker.store.keyv);
+  // A held legacy call's answer counts once its holder passed it on; a holder found dead first refuses it.
+  const respondHeld = heldResponder(broker, leaseMsFromEnv(env));
   // Opened at first need: a lease table is only read to tell a live serve from a dead one.
   let leasesOpened: { leases: Leases | undefined } | undefined;
   const leases = (): Leases | undefined => (leasesOpened ??= { leases: openLeases(broker.store) }).leases;
@@ -98,7 +100,7 @@ export async function createStoreBackend(
       }
       const user = currentUser();
       const session = scope.session;
-      const stored = await broker.respond({
+      const { answer: stored, delivery } = await respondHeld({
         id,
         action: answer.action,
         by: 'cli',
@@ -106,11 +108,6 @@ export async function createStoreBackend(
         ...('content' in answer && answer.content !== undefined ? { content: answer.content } : {}),
         ...(session ? { session } : {}),
       });
-      // A legacy call's answer counts once its daemon passed it on; a daemon found dead first refuses it.
-      const delivery = await confirmDelivery(
-        { broker, tasks, receipts: openReceipts(broker.store), boundMs: deliveryBoundMs(leaseMsFromEnv(env)) },
-        id,
-      );
       return delivery === 'not-held' ? stored : { ...stored, delivery };
     },
 

@@ -9,7 +9,7 @@ import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool }
 import { serverStatus } from '../../client/server-status.js';
 import type Keyv from 'keyv';
 import type { Broker, BrokerStore } from '../../broker/types.js';
-import { confirmDelivery, deliveryBoundMs, openReceipts } from '../../tasks/delivery.js';
+import { heldResponder, openReceipts } from '../../tasks/delivery.js';
 import type { PolicyMode } from '../../policy/schema.js';
 import type { Era } from '../../types.js';
 import { createTaskRunner, type SessionSource, type TaskRunner } from '../../tasks/runner.js';
@@ -119,6 +119,7 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
   const leased = parts.lease && !options.inline;
   const instance = options.instance ?? `${hostname()}:${options.pid}:${randomBytes(4).toString('hex')}`;
   const receipts = parts.store ? openReceipts(parts.store) : undefined;
+  const respondHeld = parts.store ? heldResponder({ ...parts.broker, store: parts.store }, parts.lease?.ttlMs) : undefined;
   const runner: TaskRunner = createTaskRunner({
     broker: parts.broker,
     store: tasks,
@@ -149,7 +150,6 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
       ttlMs: parts.lease.ttlMs,
       holder: options.holder,
       instance,
-      ...(receipts ? { receipts } : {}),
       runner,
       tasks,
       broker: parts.broker,
@@ -202,12 +202,7 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
         catalog,
         web,
         ...(appOptions?.openPort ? { openPort: appOptions.openPort } : {}),
-        ...(receipts
-          ? {
-              confirmDelivery: (id: string) =>
-                confirmDelivery({ broker: parts.broker, tasks, receipts, boundMs: deliveryBoundMs(parts.lease?.ttlMs) }, id),
-            }
-          : {}),
+        ...(respondHeld ? { respondHeld } : {}),
       }),
     async close(reason) {
       clearInterval(sweeper);

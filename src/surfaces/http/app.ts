@@ -6,11 +6,11 @@
 import { OpenAPIHono, createRoute } from '@hono/zod-openapi';
 import type { Tool } from '@modelcontextprotocol/client';
 import { elicitationOf } from '../../broker/question.js';
-import type { Broker, ElicitRequest } from '../../broker/types.js';
+import type { Broker, ElicitRequest, RespondInput } from '../../broker/types.js';
 import { respondWith } from '../../elicitation/describe.js';
 import { checkUrl } from '../../elicitation/url.js';
 import type { TaskRunner } from '../../tasks/runner.js';
-import type { Delivery } from '../../tasks/delivery.js';
+import type { Delivered } from '../../tasks/delivery.js';
 import { accessGuard } from './web/gate.js';
 import type { WebAuth } from './web/auth.js';
 import { mountWebRoutes } from './web/routes.js';
@@ -45,8 +45,8 @@ export interface AppDeps {
   web?: WebAuth;
   /** Opens the daemon's loopback port if it has none yet, and says which it is (the socket app: web sign-in links). */
   openPort?: () => Promise<number>;
-  /** After an accepted answer: waits until a legacy call's holder passed it on (throws ELICITATION_ABANDONED if it died). */
-  confirmDelivery?: (id: string) => Promise<Delivery>;
+  /** Answers so that a held legacy call's holder passes it on (ELICITATION_ABANDONED if it died): `tasks/delivery.ts`. */
+  respondHeld?: (input: RespondInput) => Promise<Delivered>;
 }
 
 /** What the tool-listing routes read: the daemon's own warm connections, so no server is spawned per request. */

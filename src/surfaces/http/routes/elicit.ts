@@ -136,16 +136,18 @@ export function mountElicitRoutes(app: OpenAPIHono, { deps, toElicitation }: Rou
         const question = await broker.get(id);
         if (question) checkScope(question, scope);
       }
-      const answer = await broker.respond({
+      const input = {
         id,
         action,
         by,
         ...(content !== undefined ? { content } : {}),
         ...(session ? { session } : {}),
         ...answerer,
-      });
-      // A legacy call's answer is delivered or refused (410), never accepted and lost with a dead daemon.
-      const delivery = (await deps.confirmDelivery?.(id)) ?? 'not-held';
+      };
+      // A held legacy call's answer goes through its holder: delivered, or refused (410) if the holder died.
+      const { answer, delivery } = deps.respondHeld
+        ? await deps.respondHeld(input)
+        : { answer: await broker.respond(input), delivery: 'not-held' as const };
       return c.json({ answer, ...(delivery !== 'not-held' ? { delivery } : {}) }, 200);
     });
   }
