@@ -41,15 +41,7 @@ export type {
 } from './client/index.js';
 export { createFileEraCache, createMemoryEraCache } from './client/index.js';
 // The MCP shapes the list, call, prompt and resource methods hand back, so hosts can type them without importing the SDK.
-export type {
-  CallToolResult,
-  GetPromptResult,
-  Prompt,
-  ReadResourceResult,
-  Resource,
-  ResourceTemplateType as ResourceTemplate,
-  Tool,
-} from '@modelcontextprotocol/client';
+export type * from './client/mcp-shapes.js';
 export { loadConfig, parseConfig } from './config/index.js';
 export type { EraSetting, HttpServerConfig, LoadedConfig, McpxConfig, ServerConfig, StdioServerConfig } from './config/index.js';
 export {

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Keyv } from 'keyv';
 import { createBroker, type StoreBroker } from './broker/broker.js';
+import { questionOf } from './broker/question.js';
 import { resolveSession, type SessionBinding } from './broker/session.js';
 import { toBrokerStore } from './broker/store.js';
 import { openStoreUrl } from './broker/store-url.js';
@@ -250,17 +251,7 @@ function outcomeOf<R>(step: TaskStep): CallOutcome<R> {
   });
 }
 
+/** A stored question as pending() lists it: the handler's view, with its key in the modern round's inputRequests. */
 function questionOfRequest(request: ElicitRequest): Question {
-  return {
-    id: request.id,
-    server: request.server,
-    tool: request.tool,
-    mode: request.mode,
-    message: request.message,
-    era: request.era,
-    callId: request.trace,
-    ...(request.requestedSchema ? { requestedSchema: request.requestedSchema } : {}),
-    ...(request.url ? { url: request.url } : {}),
-    ...(request.key ? { key: request.key } : {}),
-  };
+  return { ...questionOf(request), ...(request.key ? { key: request.key } : {}) };
 }

@@ -64,6 +64,8 @@ export interface McpxOptions {
   session?: string;
   /** OAuth for Streamable HTTP servers (`createAuth` from src/auth); the host closes it. */
   auth?: Auth;
+  /** A server said a resource changed (`notifications/resources/updated`, after a subscribe). */
+  onResourceUpdated?: (server: string, uri: string) => void;
 }
 
 export interface Mcpx extends ClientPool {
@@ -102,6 +104,7 @@ async function createPlainMcpx(options: McpxOptions): Promise<Mcpx> {
     requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     eraCache: options.eraCache ?? createFileEraCache(join(stateDir(env), 'era-cache.json')),
     ...(options.auth ? { auth: options.auth } : {}),
+    ...(options.onResourceUpdated ? { onResourceUpdated: options.onResourceUpdated } : {}),
     clientInfo: options.clientInfo ?? { name: 'mcpx', version: MCPX_VERSION },
     configSource:
       loaded.path ?? (loaded.searched.length ? `none found; looked in ${loaded.searched.join(', ')}` : 'the config object'),

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Fixture: the tools, prompt and questions the MCP conformance suite's server scenarios ask for (written from the
+ * Fixture: the tools, prompts, resources and questions the MCP conformance suite's server scenarios ask for (written from the
  * scenarios' descriptions), on the v2 SDK, both eras, over Streamable HTTP (the referee speaks nothing else).
  * `npm run conformance -- --server` referees it directly, then through `mcpx serve --http` in front of it.
  *
@@ -16,6 +16,8 @@ import * as z from 'zod';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   McpServer,
+  ResourceTemplate,
+  completable,
   createMcpHandler,
   createRequestStateCodec,
   inputRequired,
@@ -58,7 +60,10 @@ function elicited(ctx, key) {
 export function createConformanceServer({ codec }) {
   const server = new McpServer(
     { name: 'mcpx-conformance-fixture', version: '1.0.0' },
-    { capabilities: { tools: {}, prompts: {} }, requestState: { verify: codec.verify } },
+    {
+      capabilities: { tools: {}, prompts: {}, resources: { subscribe: true }, logging: {}, completions: {} },
+      requestState: { verify: codec.verify },
+    },
   );
   const tool = (name, description, handler, inputSchema = none) =>
     server.registerTool(name, { description, inputSchema }, handler);
@@ -268,6 +273,132 @@ export function createConformanceServer({ codec }) {
       });
     },
   );
+
+  // Logging and progress (tools-call-with-logging, tools-call-with-progress), with the scenarios' delays.
+  const pause = (ms) => new Promise((done) => setTimeout(done, ms));
+  tool('test_tool_with_logging', 'Logs three messages while it runs.', async (_args, ctx) => {
+    for (const [i, message] of ['Tool execution started', 'Tool processing data', 'Tool execution completed'].entries()) {
+      if (i) await pause(50);
+      await ctx.mcpReq.log('info', message);
+    }
+    return text('Tool with logging executed successfully.');
+  });
+  tool('test_tool_with_progress', 'Reports progress 0, 50 and 100 of 100.', async (_args, ctx) => {
+    const progressToken = ctx.mcpReq._meta?.progressToken;
+    for (const [i, progress] of [0, 50, 100].entries()) {
+      if (i) await pause(50);
+      if (progressToken !== undefined)
+        await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total: 100 } });
+    }
+    return text('Tool with progress executed successfully.');
+  });
+  // Sampling (tools-call-sampling): legacy connections get a real sampling/createMessage from the shim.
+  tool(
+    'test_sampling',
+    'Asks the client to sample an LLM.',
+    async ({ prompt }, ctx) => {
+      const view = inputResponse(ctx.mcpReq.inputResponses, 'sample');
+      if (view.kind === 'sampling') {
+        const content = view.result?.content;
+        return text(`LLM response: ${content?.type === 'text' ? content.text : JSON.stringify(content ?? null)}`);
+      }
+      if (!declared(ctx, server).sampling) return { isError: true, ...text('This client does not support sampling.') };
+      return inputRequired({ inputRequests: { sample: sampling(prompt, 100) } });
+    },
+    z.object({ prompt: z.string() }),
+  );
+
+  // Resources: two static ones, a template, and one to subscribe to.
+  server.registerResource(
+    'static-text',
+    'test://static-text',
+    { description: 'A static text resource.', mimeType: 'text/plain' },
+    async (uri) => ({
+      contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'This is the content of the static text resource.' }],
+    }),
+  );
+  server.registerResource(
+    'static-binary',
+    'test://static-binary',
+    { description: 'A static binary resource (a PNG).', mimeType: 'image/png' },
+    async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'image/png', blob: PNG }] }),
+  );
+  server.registerResource(
+    'watched-resource',
+    'test://watched-resource',
+    { description: 'A resource to subscribe to.', mimeType: 'text/plain' },
+    async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'Watched resource content.' }] }),
+  );
+  server.registerResource(
+    'template-data',
+    new ResourceTemplate('test://template/{id}/data', { list: undefined }),
+    { description: 'Data for an id.', mimeType: 'application/json' },
+    async (uri, { id }) => ({
+      contents: [
+        {
+          uri: uri.href,
+          mimeType: 'application/json',
+          text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }),
+        },
+      ],
+    }),
+  );
+  const subscribed = new Set();
+  server.server.setRequestHandler('resources/subscribe', async (request) => {
+    subscribed.add(request.params.uri);
+    return {};
+  });
+  server.server.setRequestHandler('resources/unsubscribe', async (request) => {
+    subscribed.delete(request.params.uri);
+    return {};
+  });
+  // Not a scenario's (mcpx's own tests): tells this session the watched resource changed, if it subscribed.
+  tool('test_update_watched_resource', 'Changes test://watched-resource.', async (_args, ctx) => {
+    const uri = 'test://watched-resource';
+    if (subscribed.has(uri)) await ctx.mcpReq.notify({ method: 'notifications/resources/updated', params: { uri } });
+    return text(`notified: ${subscribed.has(uri)}`);
+  });
+
+  // Prompts (prompts-get-*), arg1 completable (completion-complete).
+  const userText = (value) => ({ role: 'user', content: { type: 'text', text: value } });
+  server.registerPrompt('test_simple_prompt', { description: 'A simple prompt.' }, async () => ({
+    messages: [userText('This is a simple prompt for testing.')],
+  }));
+  server.registerPrompt(
+    'test_prompt_with_arguments',
+    {
+      description: 'A prompt with two arguments.',
+      argsSchema: z.object({
+        arg1: completable(z.string().describe('First test argument'), (value) =>
+          ['paris', 'park', 'party'].filter((v) => v.startsWith(value)),
+        ),
+        arg2: z.string().describe('Second test argument'),
+      }),
+    },
+    async ({ arg1, arg2 }) => ({ messages: [userText(`Prompt with arguments: arg1='${arg1}', arg2='${arg2}'`)] }),
+  );
+  server.registerPrompt(
+    'test_prompt_with_embedded_resource',
+    { description: 'A prompt that embeds a resource.', argsSchema: z.object({ resourceUri: z.string() }) },
+    async ({ resourceUri }) => ({
+      messages: [
+        {
+          role: 'user',
+          content: {
+            type: 'resource',
+            resource: { uri: resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' },
+          },
+        },
+        userText('Please process the embedded resource above.'),
+      ],
+    }),
+  );
+  server.registerPrompt('test_prompt_with_image', { description: 'A prompt with an image.' }, async () => ({
+    messages: [
+      { role: 'user', content: { type: 'image', data: PNG, mimeType: 'image/png' } },
+      userText('Please analyze the image above.'),
+    ],
+  }));
 
   // server-stateless: a question on a modern request travels only as input_required; a missing capability is -32021.
   tool('test_streaming_elicitation', 'Asks for a name (as input_required).', async (_args, ctx) =>

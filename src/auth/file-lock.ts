@@ -5,10 +5,12 @@
  * blocks anyone for longer than that bound. Within one process the lock is also a queue, so a process never polls
  * against itself.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { McpxError } from '../errors.js';
+import { processAlive } from '../process-alive.js';
 
 export interface FileLockOptions {
   /** A lock not touched for this long is taken over (default 30 s); the holder touches it every third of it. */
@@ -25,11 +27,16 @@ interface Holder {
 const DEFAULT_STALE_MS = 30_000;
 const DEFAULT_WAIT_MS = 120_000;
 const queues = new Map<string, Promise<unknown>>();
+/** The locks the current async work holds: taking one again inside it runs at once instead of waiting on itself. */
+const held = new AsyncLocalStorage<ReadonlySet<string>>();
 
 /** Runs `body` while holding the lock at `path` (created, with its directory, on first use). */
 export async function withFileLock<T>(path: string, body: () => Promise<T>, options: FileLockOptions = {}): Promise<T> {
+  const mine = held.getStore();
+  if (mine?.has(path)) return body();
+  const inside = (): Promise<T> => held.run(new Set([...(mine ?? []), path]), body);
   const previous = queues.get(path) ?? Promise.resolve();
-  const run = previous.catch(() => undefined).then(() => holding(path, body, options));
+  const run = previous.catch(() => undefined).then(() => holding(path, inside, options));
   const tail = run.catch(() => undefined);
   queues.set(path, tail);
   void tail.then(() => {
@@ -93,22 +100,12 @@ async function readHolder(path: string): Promise<Holder | undefined> {
 }
 
 async function isStale(path: string, holder: Holder, staleMs: number): Promise<boolean> {
-  if (!isAlive(holder.pid)) return true;
+  if (!processAlive(holder.pid)) return true;
   const touched = await stat(path).then(
     (s) => s.mtimeMs,
     () => Date.now(),
   );
   return Date.now() - touched > staleMs;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: alive, but someone else's.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**

@@ -14,6 +14,7 @@ import { McpxOAuthProvider, type AuthorizationReturn, type OAuthSettings, type P
 import { refreshLockPath } from './refresh.js';
 import { serverCredentials } from './token-store.js';
 import { SigningInTransport } from './transport.js';
+import { lockUnauthorized } from './unauthorized.js';
 
 export { McpxOAuthProvider, type AuthorizationReturn, type OAuthSettings, type PresentSignIn } from './provider.js';
 export { MachineOAuthProvider, isMachineGrant, type MachineGrantConfig, type SecretReader } from './machine-provider.js';
@@ -88,18 +89,25 @@ export function createAuth(options: AuthOptions): Auth {
     transport: async (name, server, { secrets, ...transportOptions }) => {
       // A machine grant never asks anyone: the SDK's transport trades the credential for a token on a 401.
       if (isMachineGrant(server.oauth)) {
+        const credentials = serverCredentials(await store(), name);
         const machine = new MachineOAuthProvider(
-          serverCredentials(await store(), name),
+          credentials,
           server.oauth,
           secretReader(name, server.oauth, secrets),
           transportOptions.fetch,
         );
-        return new StreamableHTTPClientTransport(new URL(server.url), { ...transportOptions, authProvider: machine });
+        const transport = new StreamableHTTPClientTransport(new URL(server.url), { ...transportOptions, authProvider: machine });
+        // One token request per 401 across processes: the fresh token is stored and the others send with it.
+        lockUnauthorized(transport, refreshLockPath(lockDir, name), {
+          stored: async () => (await machine.tokens())?.access_token,
+        });
+        return transport;
       }
       return new SigningInTransport(
         new URL(server.url),
         transportOptions,
         await provider(name, server, transportOptions.fetch, secrets),
+        refreshLockPath(lockDir, name),
       );
     },
     close: async () => {

@@ -150,6 +150,12 @@ export class McpxOAuthProvider implements OAuthClientProvider {
       .finally(() => (this.refreshing = undefined)));
   }
 
+  /** The access token in the secret store now (no refresh, nothing kept). */
+  async storedAccessToken(): Promise<string | undefined> {
+    const issuer = await this.credentials.currentIssuer();
+    return issuer ? (await this.credentials.tokens(issuer))?.access_token : undefined;
+  }
+
   /** The server refused the request's token, or it changed: the next request reads the secret store again. */
   forgetRequestTokens(): void {
     this.forRequests = undefined;

@@ -6,6 +6,7 @@
  */
 import { StreamableHTTPClientTransport, UnauthorizedError, type JSONRPCMessage } from '@modelcontextprotocol/client';
 import type { McpxOAuthProvider } from './provider.js';
+import { lockUnauthorized } from './unauthorized.js';
 
 /** Sign-ins per message: the first, and one step-up to more scopes. */
 export const MAX_SIGN_INS_PER_MESSAGE = 2;
@@ -18,8 +19,15 @@ export class SigningInTransport extends StreamableHTTPClientTransport {
     url: URL,
     options: Omit<Options, 'authProvider'>,
     private readonly provider: McpxOAuthProvider,
+    /** The server's refresh lock: a 401's refresh (or sign-in start) runs under it. */
+    lockPath?: string,
   ) {
     super(url, { ...options, authProvider: provider });
+    if (lockPath)
+      lockUnauthorized(this, lockPath, {
+        stored: () => provider.storedAccessToken(),
+        forget: () => provider.forgetRequestTokens(),
+      });
   }
 
   override async send(message: JSONRPCMessage | JSONRPCMessage[], options?: SendOptions): Promise<void> {

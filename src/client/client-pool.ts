@@ -2,21 +2,13 @@
  * The connections of one mcpx instance, opened lazily per server and reused, and the call API on top of them:
  * listTools, callTool (complete or input-required, never an error for a question) and resume.
  */
-import type {
-  CallToolResult,
-  GetPromptResult,
-  Prompt,
-  ReadResourceResult,
-  Resource,
-  ResourceTemplateType as ResourceTemplate,
-  Tool,
-} from '@modelcontextprotocol/client';
+import type * as Mcp from './mcp-shapes.js';
 import type { Answer, ElicitHandler, Era } from '../types.js';
 import type { McpxConfig } from '../config/schema.js';
 import type { Auth } from '../auth/index.js';
 import type { ServerConnector } from './connection.js';
 import type { EraCache } from './era-cache.js';
-import type { CallOptions, CallOutcome, Continuation, PromptOutcome, ResourceOutcome } from './outcome.js';
+import type { CallNotifications, CallOptions, CallOutcome, Continuation, PromptOutcome, ResourceOutcome } from './outcome.js';
 import type { AskingMethod } from './requests.js';
 import type { SecretStore } from '../secrets/types.js';
 import { createConnections } from './pool-connections.js';
@@ -44,6 +36,8 @@ export interface ClientPoolOptions {
   secrets?: () => Promise<SecretStore>;
   /** Said in SERVER_NOT_FOUND errors: where the config came from. */
   configSource?: string;
+  /** A server said a resource changed (after a subscribe). */
+  onResourceUpdated?: (server: string, uri: string) => void;
   now?: () => number;
 }
 
@@ -51,20 +45,24 @@ export interface ClientPool {
   serverNames(): string[];
   /** The era the server's connection speaks (connects if needed). */
   era(server: string): Promise<Era>;
-  listTools(server: string): Promise<Tool[]>;
+  listTools(server: string): Promise<Mcp.Tool[]>;
   callTool(server: string, tool: string, args?: Record<string, unknown>, options?: CallOptions): Promise<CallOutcome>;
-  listPrompts(server: string): Promise<Prompt[]>;
+  listPrompts(server: string): Promise<Mcp.Prompt[]>;
   /** Gets a prompt; like a tool call, it may ask questions (both eras) and come back input-required. */
   getPrompt(server: string, name: string, args?: Record<string, string>, options?: CallOptions): Promise<PromptOutcome>;
-  listResources(server: string): Promise<Resource[]>;
-  listResourceTemplates(server: string): Promise<ResourceTemplate[]>;
+  listResources(server: string): Promise<Mcp.Resource[]>;
+  listResourceTemplates(server: string): Promise<Mcp.ResourceTemplate[]>;
+  /** Asks the server to complete a prompt's or resource template's argument (`completion/complete` params). */
+  complete(server: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** Subscribes to (or unsubscribes from) a resource where the server takes it; false where it does not. */
+  subscribe(server: string, uri: string, on: boolean): Promise<boolean>;
   /** Reads a resource; like a tool call, it may ask questions (both eras) and come back input-required. */
   readResource(server: string, uri: string, options?: CallOptions): Promise<ResourceOutcome>;
   /** Re-sends a modern call, prompt or resource read with its answers (the continuation says which). */
-  resume<R = CallToolResult>(
+  resume<R = Mcp.CallToolResult>(
     continuation: Continuation | unknown,
     answers: Record<string, Answer>,
-    options?: { signal?: AbortSignal; elicitTtlMs?: number },
+    options?: Pick<CallOptions, 'signal' | 'elicitTtlMs' | 'notifications'>,
   ): Promise<CallOutcome<R>>;
   /**
    * One request to a modern server as another client's proxy (`mcpx serve`): it declares that client's
@@ -86,6 +84,8 @@ export interface RelayOptions {
   inputResponses?: unknown;
   requestState?: string;
   signal?: AbortSignal;
+  /** Where the request's progress and log messages go. */
+  notifications?: CallNotifications;
 }
 
 export function createClientPool(options: ClientPoolOptions): ClientPool {
@@ -97,13 +97,17 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
     relay,
     era: async (server) => (await connections.get(server)).connection.era,
     listTools: (server) => listings.listTools(server),
-    callTool: (server, tool, args = {}, callOptions = {}) => run<CallToolResult>('tools/call', server, tool, args, callOptions),
+    callTool: (server, tool, args = {}, callOptions = {}) =>
+      run<Mcp.CallToolResult>({ method: 'tools/call', server, target: tool, args, callOptions }),
     listPrompts: listings.listPrompts,
     getPrompt: (server, name, args = {}, callOptions = {}) =>
-      run<GetPromptResult>('prompts/get', server, name, args, callOptions),
+      run<Mcp.GetPromptResult>({ method: 'prompts/get', server, target: name, args, callOptions }),
     listResources: listings.listResources,
     listResourceTemplates: listings.listResourceTemplates,
-    readResource: (server, uri, callOptions = {}) => run<ReadResourceResult>('resources/read', server, uri, {}, callOptions),
+    complete: listings.complete,
+    subscribe: listings.subscribe,
+    readResource: (server, uri, callOptions = {}) =>
+      run<Mcp.ReadResourceResult>({ method: 'resources/read', server, target: uri, args: {}, callOptions }),
     resume,
     close: connections.close,
   };

@@ -80,6 +80,10 @@ export interface ConnectionOptions {
   onLegacyElicit(params: Record<string, unknown>, link: LegacyLink): Promise<WireElicitResult>;
   /** A `notifications/progress` for a request that carried a progress token of ours. */
   onProgress?(token: string | number): void;
+  /** A resource the server was subscribed to changed. */
+  onResourceUpdated?(uri: string): void;
+  /** A call's progress or log message, by the string progress token of the call (log messages over HTTP only). */
+  onNotification?(token: string, method: string, params: Record<string, unknown>): void;
   /** OAuth for Streamable HTTP servers; absent: a 401 is an error. */
   auth?: Auth;
   now?: () => number;
@@ -116,7 +120,9 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
   const now = options.now ?? Date.now;
   const { server } = options;
   let stderr = '';
-  const links = createStreamLinks();
+  const links = createStreamLinks(fetch, (token, message) =>
+    options.onNotification?.(token, String(message.method), (message.params ?? {}) as Record<string, unknown>),
+  );
   const makeTransport = (): Transport | Promise<Transport> => {
     if (isConnector(server)) return server.connect();
     if (isHttpServer(server)) {
@@ -255,9 +261,17 @@ function createClient(
   }
   // Legacy calls carry mcpx's own string progress tokens (the SDK would number them like the server numbers its
   // requests, so a server's token could be mistaken for a call's); their progress is routed here.
-  const { onProgress } = options;
-  if (onProgress)
-    client.setNotificationHandler('notifications/progress', (notification) => onProgress(notification.params.progressToken));
+  const { onProgress, onNotification, onResourceUpdated } = options;
+  if (onResourceUpdated)
+    client.setNotificationHandler('notifications/resources/updated', (notification) =>
+      onResourceUpdated(notification.params.uri),
+    );
+  if (onProgress || onNotification)
+    client.setNotificationHandler('notifications/progress', (notification) => {
+      const token = notification.params.progressToken;
+      onProgress?.(token);
+      if (typeof token === 'string') onNotification?.(token, notification.method, notification.params);
+    });
   return client;
 }
 

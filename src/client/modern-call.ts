@@ -39,6 +39,8 @@ export interface ModernCallOptions {
   ttlMs: number;
   requestTimeoutMs: number;
   signal?: AbortSignal;
+  /** Added to each request's `_meta` (a progress token, a log level). */
+  meta?: Record<string, unknown>;
   now: () => number;
 }
 
@@ -59,6 +61,7 @@ export async function runModernCall<R = CallToolResult>(
   let { round, inputResponses, requestState } = retry;
   for (;;) {
     const params = requestParams(method, tool, options.arguments);
+    if (options.meta) params._meta = options.meta;
     if (inputResponses) params.inputResponses = inputResponses;
     // Echo exactly what the server sent; never add one it did not.
     if (requestState !== undefined) params.requestState = requestState;

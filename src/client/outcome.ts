@@ -81,4 +81,21 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** This call's question deadline (a daemon's caller's MCPX_ELICIT_TTL_MS); the client's otherwise. */
   elicitTtlMs?: number;
+  /** Where the call's progress and log messages go (the CLI's spinner; mcpx serve relays them to its own client). */
+  notifications?: CallNotifications;
+}
+
+/** A call's notifications from its server, for whoever made the call. */
+export interface CallNotifications {
+  onProgress?(params: CallProgress): void;
+  /** The lowest level wanted, asked of a modern server with each request (a legacy server's level is its session's). */
+  logLevel?: string;
+  onLog?(params: { level: string; data: unknown; logger?: string }): void;
+}
+
+/** One `notifications/progress` of a call, as the server sent it (its message is server text: sanitise it before showing). */
+export interface CallProgress {
+  progress: number;
+  total?: number;
+  message?: string;
 }

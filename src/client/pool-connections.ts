@@ -10,6 +10,7 @@ import type { ClientPoolOptions } from './client-pool.js';
 import { openConnection, type Connection, type LegacyLink } from './connection.js';
 import { askedEntries, readAsked, type AskedEntry, type AskedValues } from './credentials.js';
 import type { LegacyCall } from './legacy-call.js';
+import type { CallNotifications } from './outcome.js';
 import type { HeaderScan } from './param-headers.js';
 import type { WireElicitResult } from './seam.js';
 
@@ -40,6 +41,8 @@ export interface Connections {
   secrets(): Promise<SecretStore>;
   /** The asked entries of a configured server that have no value yet, here or in the secret store. */
   missingCredentials(name: string): Promise<AskedEntry[]>;
+  /** Calls that want their notifications, by the progress token their requests carry (unique in the pool). */
+  routes: Map<string, CallNotifications>;
   close(): Promise<void>;
 }
 
@@ -93,6 +96,7 @@ function provesEraWrong(cause: unknown, idempotent: boolean): boolean {
 export function createConnections(options: ClientPoolOptions): Connections {
   const now = options.now ?? Date.now;
   const pool = new Map<string, Promise<Pooled>>();
+  const routes = new Map<string, CallNotifications>();
   let closed = false;
   const elicitation = {
     form: Boolean(options.onElicit || options.answerLater),
@@ -140,6 +144,8 @@ export function createConnections(options: ClientPoolOptions): Connections {
           now,
           onLegacyElicit: (params, link) => attribute(name, active, params, link),
           onProgress: (token) => active.find((c) => c.progressToken === token)?.progress(),
+          onNotification: (token, method, params) => routeNotification(routes.get(token), method, params),
+          ...(options.onResourceUpdated ? { onResourceUpdated: (uri: string) => options.onResourceUpdated!(name, uri) } : {}),
           ...(options.auth ? { auth: options.auth } : {}),
         });
       })
@@ -227,6 +233,7 @@ export function createConnections(options: ClientPoolOptions): Connections {
     onSuccess,
     secrets,
     missingCredentials,
+    routes,
     close: async () => {
       closed = true;
       const all = await Promise.allSettled([...pool.values()]);
@@ -255,4 +262,23 @@ function credentialsMissing(server: string, missing: AskedEntry[]): McpxError {
       data: { server, missing: missing.map((m) => `${m.field}.${m.key}`) },
     },
   );
+}
+
+/** A call's progress or log message, to the call that wants it. */
+function routeNotification(route: CallNotifications | undefined, method: string, params: Record<string, unknown>): void {
+  if (!route) return;
+  if (method === 'notifications/progress' && typeof params.progress === 'number') {
+    const { progress, total, message } = params;
+    route.onProgress?.({
+      progress,
+      ...(typeof total === 'number' ? { total } : {}),
+      ...(typeof message === 'string' ? { message } : {}),
+    });
+  } else if (method === 'notifications/message' && typeof params.level === 'string') {
+    route.onLog?.({
+      level: params.level,
+      data: params.data,
+      ...(typeof params.logger === 'string' ? { logger: params.logger } : {}),
+    });
+  }
 }

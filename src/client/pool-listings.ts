@@ -1,4 +1,7 @@
-/** The pool's listings (tools, prompts, resources, templates), with the era checks every first request gets. */
+/**
+ * The pool's listings (tools, prompts, resources, templates) and the other requests that never ask (completions,
+ * resource subscriptions), with the era checks every first request gets.
+ */
 import type { Client, Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { McpxError } from '../errors.js';
@@ -10,6 +13,13 @@ export interface Listings {
   listPrompts(server: string): Promise<Prompt[]>;
   listResources(server: string): Promise<Resource[]>;
   listResourceTemplates(server: string): Promise<ResourceTemplate[]>;
+  /** `completion/complete`, as the server answers it. */
+  complete(server: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /**
+   * `resources/subscribe` (or unsubscribe) where the server takes it: a legacy server that declares
+   * `resources.subscribe`. False where it does not (2026-07-28 has no such request).
+   */
+  subscribe(server: string, uri: string, on: boolean): Promise<boolean>;
 }
 
 type Fetch<T> = (client: Client, timeout: number) => Promise<T>;
@@ -72,5 +82,21 @@ export function createListings(connections: Connections): Listings {
         'resource templates',
         async (client, timeout) => (await client.listResourceTemplates(undefined, { timeout })).resourceTemplates,
       ),
+    complete: (server, params) =>
+      items(server, 'completions', async (client, timeout) => {
+        const result = await client.request({ method: 'completion/complete', params } as never, { timeout });
+        return result as Record<string, unknown>;
+      }),
+    subscribe: async (server, uri, on) => {
+      const { connection } = await get(server);
+      if (connection.era !== 'legacy' || !connection.client.getServerCapabilities()?.resources?.subscribe) return false;
+      await items(server, 'resource subscriptions', async (client, timeout) => {
+        await client.request({ method: on ? 'resources/subscribe' : 'resources/unsubscribe', params: { uri } } as never, {
+          timeout,
+        });
+        return true;
+      });
+      return true;
+    },
   };
 }

@@ -3,7 +3,7 @@
  * resume, the relay `mcpx serve` uses, and what is asked before a configured server starts (credentials, a sign-in).
  */
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
-import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/client';
+import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY } from '@modelcontextprotocol/client';
 import { SIGN_IN_RETURN_MS } from '../auth/provider.js';
 import { isHttpServer } from '../config/schema.js';
 import { McpxError } from '../errors.js';
@@ -13,25 +13,28 @@ import type { ClientPool, ClientPoolOptions, RelayOptions } from './client-pool.
 import { credentialParams, keepAnswer, type AskedEntry } from './credentials.js';
 import { LegacyCall } from './legacy-call.js';
 import { callError, inputResponsesFor, parseContinuation, runModernCall, type ModernCallOptions } from './modern-call.js';
-import type { CallOptions, CallOutcome, Continuation } from './outcome.js';
+import type { CallNotifications, CallOptions, CallOutcome, Continuation } from './outcome.js';
 import { paramHeaders } from './param-headers.js';
 import type { Connections, Pooled } from './pool-connections.js';
 import type { Listings } from './pool-listings.js';
 import { requestLabel, requestParams, type AskingMethod } from './requests.js';
-import { afterHeld, connectAsking } from './sign-in-hold.js';
+import { afterHeld, connectAsking, needsSignIn, retryAsking } from './sign-in-hold.js';
 
 // setTimeout's ceiling: the SDK's own request timeout is effectively off; LegacyCall's watchdog does the job.
 const NO_SDK_TIMEOUT = 2_147_483_647;
 
 /** `resume` and `relay` as the pool offers them, and `run`, which its callTool, getPrompt and readResource share. */
 export interface Requests extends Pick<ClientPool, 'resume' | 'relay'> {
-  run<R>(
-    method: AskingMethod,
-    server: string,
-    target: string,
-    args: Record<string, unknown>,
-    callOptions: CallOptions,
-  ): Promise<CallOutcome<R>>;
+  run<R>(request: AskingRequest): Promise<CallOutcome<R>>;
+}
+
+/** One request that may ask: its method, the server, the tool, prompt or uri it names, its arguments, the call's options. */
+export interface AskingRequest {
+  method: AskingMethod;
+  server: string;
+  target: string;
+  args: Record<string, unknown>;
+  callOptions: CallOptions;
 }
 
 /** The request a modern call makes, in its first round or resumed. */
@@ -45,10 +48,13 @@ interface ModernRequest {
   parent?: string | undefined;
   signal?: AbortSignal | undefined;
   elicitTtlMs?: number | undefined;
+  meta?: Record<string, unknown> | undefined;
+  /** Sent again inside a sign-in's hold: the person may take minutes, longer than a server may stay silent. */
+  signingIn?: boolean | undefined;
 }
 
 export function createRequests(options: ClientPoolOptions, connections: Connections, listings: Listings): Requests {
-  const { now, get, timeoutFor, onProbation, onFailure, onSuccess, secrets, missingCredentials } = connections;
+  const { now, get, timeoutFor, onProbation, onFailure, onSuccess, secrets, missingCredentials, routes } = connections;
   const { listTools } = listings;
   /** Who answers a call's questions here: the same for every call of this pool. */
   const answerers = {
@@ -59,31 +65,21 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
 
   let calls = 0;
   /** What every held request of a call names: the call, a progress token unique in this pool, the questions' TTL. */
-  const heldRequest = (
-    method: AskingMethod,
-    server: string,
-    target: string,
-    args: Record<string, unknown>,
-    callId: string,
-    elicitTtlMs: number | undefined,
-  ) => ({
+  const heldRequest = ({ method, server, target, args, callOptions }: AskingRequest, callId: string) => ({
     server,
     tool: target,
     method,
     arguments: args,
     callId,
     progressToken: `${callId}/${++calls}`,
-    ttlMs: elicitTtlMs ?? options.elicitTtlMs,
+    ttlMs: callOptions.elicitTtlMs ?? options.elicitTtlMs,
     now,
   });
 
   /** Cancels a held call when its caller aborts; returns the unhook. */
   const cancelOnAbort = (
     call: { cancel(reason: McpxError): void },
-    method: AskingMethod,
-    server: string,
-    target: string,
-    signal: AbortSignal | undefined,
+    { method, server, target, callOptions: { signal } }: AskingRequest,
   ): (() => void) => {
     const onAbort = (): void =>
       call.cancel(
@@ -99,22 +95,16 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
    * Asks for the missing credentials as mcpx's own questions of the call, held open like a legacy call's (so
    * every surface sees and answers them as any other), keeps them, then makes the call.
    */
-  const askCredentials = async <R>(
-    method: AskingMethod,
-    server: string,
-    target: string,
-    args: Record<string, unknown>,
-    callOptions: CallOptions,
-    missing: AskedEntry[],
-  ): Promise<CallOutcome<R>> => {
+  const askCredentials = async <R>(request: AskingRequest, missing: AskedEntry[]): Promise<CallOutcome<R>> => {
+    const { server, callOptions } = request;
     const callId = callOptions.callId ?? newCallId();
     const call = new LegacyCall<true>({
-      ...heldRequest(method, server, target, args, callId, callOptions.elicitTtlMs),
+      ...heldRequest(request, callId),
       ...(options.onElicit ? { onElicit: options.onElicit } : {}),
       requestTimeoutMs: timeoutFor(server),
       mapError: (error) => error,
     });
-    const unhook = cancelOnAbort(call, method, server, target, callOptions.signal);
+    const unhook = cancelOnAbort(call, request);
     const collected = call.run(async () => {
       try {
         const store = await secrets();
@@ -130,7 +120,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
         unhook();
       }
     });
-    const proceed = (): Promise<CallOutcome<R>> => run<R>(method, server, target, args, { ...callOptions, callId });
+    const proceed = (): Promise<CallOutcome<R>> => run<R>(withCallId(request, callId));
     const first = await collected;
     return first.status === 'complete' ? proceed() : afterHeld(first, proceed);
   };
@@ -140,23 +130,19 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     const server = options.servers?.[name] ? undefined : options.config.mcpServers[name];
     return Boolean(options.auth && server && isHttpServer(server));
   };
-  const connectSigningIn = <R>(
-    method: AskingMethod,
-    server: string,
-    target: string,
-    args: Record<string, unknown>,
-    callOptions: CallOptions,
-  ): Promise<CallOutcome<R>> => {
+  const signInTimeout = (server: string): number => Math.max(timeoutFor(server), SIGN_IN_RETURN_MS);
+  const connectSigningIn = <R>(request: AskingRequest): Promise<CallOutcome<R>> => {
+    const { server, callOptions } = request;
     const callId = callOptions.callId ?? newCallId();
     return connectAsking<R>(
       {
-        ...heldRequest(method, server, target, args, callId, callOptions.elicitTtlMs),
+        ...heldRequest(request, callId),
         ...answerers,
         // The person signs in between the answer and the browser's return: longer than a server may stay silent.
-        requestTimeoutMs: Math.max(timeoutFor(server), SIGN_IN_RETURN_MS),
+        requestTimeoutMs: signInTimeout(server),
       },
       () => get(server),
-      () => run<R>(method, server, target, args, { ...callOptions, callId }),
+      () => run<R>(withCallId(request, callId)),
       callOptions.signal,
     );
   };
@@ -175,29 +161,46 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
       ...answerers,
       ...(method === 'tools/call' ? toolHeaders(server, pooled, target, args) : {}),
       ttlMs: request.elicitTtlMs ?? options.elicitTtlMs,
-      requestTimeoutMs: timeoutFor(server),
+      requestTimeoutMs: request.signingIn ? signInTimeout(server) : timeoutFor(server),
       ...(request.signal ? { signal: request.signal } : {}),
+      ...(request.meta ? { meta: request.meta } : {}),
       now,
     };
   };
 
   /** One request that may ask (a tool call, a prompt, a resource read), in the era the connection speaks. */
-  const run = async <R>(
-    method: AskingMethod,
-    server: string,
-    target: string,
-    args: Record<string, unknown>,
-    callOptions: CallOptions,
-  ): Promise<CallOutcome<R>> => {
+  const run = async <R>(request: AskingRequest): Promise<CallOutcome<R>> => {
+    const { server, callOptions } = request;
     if (!connections.has(server)) {
       const missing = await missingCredentials(server);
-      if (missing.length) return askCredentials<R>(method, server, target, args, callOptions, missing);
-      if (signsIn(server)) return connectSigningIn<R>(method, server, target, args, callOptions);
+      if (missing.length) return askCredentials<R>(request, missing);
+      if (signsIn(server)) return connectSigningIn<R>(request);
     }
+    const callId = callOptions.callId ?? newCallId();
+    const first = send<R>(withCallId(request, callId), callId);
+    if (!signsIn(server)) return first;
+    // The open connection's token was refused and the sign-in could not ask there: sent once more, held as this
+    // call, so the sign-in is its question; the request then goes out on the fresh token.
+    return first.catch((error: unknown) => {
+      if (!needsSignIn(error)) throw error;
+      return retryAsking<R>(
+        { ...heldRequest(request, callId), ...answerers, requestTimeoutMs: signInTimeout(server) },
+        () => send<R>(withCallId(request, callId), callId, true),
+        callOptions.signal,
+      );
+    });
+  };
+
+  /** The request on the server's connection; `signingIn` when it is sent again inside a sign-in's hold. */
+  const send = async <R>(request: AskingRequest, callId: string, signingIn = false): Promise<CallOutcome<R>> => {
+    const { method, server, target, args, callOptions } = request;
     const pooled = await get(server);
     const { connection } = pooled;
-    const callId = callOptions.callId ?? newCallId();
+    const { notifications } = callOptions;
     if (connection.era === 'modern') {
+      // A call that wants its notifications names itself with a progress token of ours (and asks for its log level).
+      const token = notifications ? `${callId}/${++calls}` : undefined;
+      if (token) routes.set(token, notifications!);
       return runModernCall<R>(
         modernOptions({
           server,
@@ -209,34 +212,40 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
           parent: callOptions.parent,
           signal: callOptions.signal,
           elicitTtlMs: callOptions.elicitTtlMs,
+          meta: token ? notificationMeta(token, notifications!) : undefined,
+          signingIn,
         }),
-      ).then(
-        async (outcome) => {
-          await onSuccess(server, pooled);
-          return outcome;
-        },
-        (error: unknown) =>
-          onFailure(
-            server,
-            pooled,
-            callError(server, target, error, false, method),
-            () => run<R>(method, server, target, args, { ...callOptions, callId }),
-            false,
-          ),
-      );
+      )
+        .finally(() => token && routes.delete(token))
+        .then(
+          async (outcome) => {
+            await onSuccess(server, pooled);
+            return outcome;
+          },
+          (error: unknown) =>
+            onFailure(
+              server,
+              pooled,
+              callError(server, target, error, false, method),
+              () => run<R>(withCallId(request, callId)),
+              false,
+            ),
+        );
     }
     const call = new LegacyCall<R>({
-      ...heldRequest(method, server, target, args, callId, callOptions.elicitTtlMs),
+      ...heldRequest(request, callId),
       ...answerers,
-      requestTimeoutMs: timeoutFor(server),
+      requestTimeoutMs: signingIn ? signInTimeout(server) : timeoutFor(server),
       mapError: (error) => callError(server, target, error, false, method),
     });
     pooled.active.push(call as LegacyCall<unknown>);
-    const unhook = cancelOnAbort(call, method, server, target, callOptions.signal);
+    if (notifications) routes.set(call.progressToken, notifications);
+    const unhook = cancelOnAbort(call, request);
     return call.run(
       (signal) =>
         legacyRequest(connection.client, method, target, args, call.progressToken, signal).finally(() => {
           pooled.active.splice(pooled.active.indexOf(call as LegacyCall<unknown>), 1);
+          routes.delete(call.progressToken);
           unhook();
         }) as Promise<R>,
     );
@@ -269,7 +278,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
   const resume = async <R = CallToolResult>(
     value: Continuation | unknown,
     answers: Record<string, Answer>,
-    resumeOptions: { signal?: AbortSignal; elicitTtlMs?: number } = {},
+    resumeOptions: Pick<CallOptions, 'signal' | 'elicitTtlMs' | 'notifications'> = {},
   ): Promise<CallOutcome<R>> => {
     const continuation = parseContinuation(value);
     // Checked before connecting: a bad answer costs nothing and changes nothing.
@@ -285,6 +294,9 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
         },
       );
     }
+    const { notifications } = resumeOptions;
+    const token = notifications ? `${continuation.callId}/${++calls}` : undefined;
+    if (token) routes.set(token, notifications!);
     return runModernCall<R>(
       modernOptions({
         server: continuation.server,
@@ -296,13 +308,14 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
         parent: continuation.parent,
         signal: resumeOptions.signal,
         elicitTtlMs: resumeOptions.elicitTtlMs,
+        meta: token ? notificationMeta(token, notifications!) : undefined,
       }),
       {
         round: continuation.round,
         inputResponses,
         ...(continuation.requestState !== undefined ? { requestState: continuation.requestState } : {}),
       },
-    );
+    ).finally(() => token && routes.delete(token));
   };
 
   const relay = async (
@@ -320,13 +333,19 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
         `server "${server}" speaks the legacy era: its questions cannot be relayed, only asked`,
         { data: { server, tool: target } },
       );
+    const { notifications } = relayOptions;
+    const token = notifications ? `${newCallId()}/relay` : undefined;
     const params: Record<string, unknown> = {
       ...requestParams(method, target, args),
-      _meta: { [CLIENT_CAPABILITIES_META_KEY]: relayOptions.capabilities },
+      _meta: {
+        [CLIENT_CAPABILITIES_META_KEY]: relayOptions.capabilities,
+        ...(token ? notificationMeta(token, notifications!) : {}),
+      },
     };
     if (relayOptions.inputResponses !== undefined) params.inputResponses = relayOptions.inputResponses;
     if (relayOptions.requestState !== undefined) params.requestState = relayOptions.requestState;
     const headers = method === 'tools/call' ? await toolHeaders(server, pooled, target, args).headers!() : undefined;
+    if (token) routes.set(token, notifications!);
     try {
       const result = await connection.client.request(
         { method, params } as never,
@@ -341,10 +360,17 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
       return result as Record<string, unknown>;
     } catch (error) {
       throw callError(server, target, error, relayOptions.requestState !== undefined, method);
+    } finally {
+      if (token) routes.delete(token);
     }
   };
 
   return { run, resume, relay };
+}
+
+/** The request again under the call id it was given (a retry, or the call after what was asked first). */
+function withCallId(request: AskingRequest, callId: string): AskingRequest {
+  return { ...request, callOptions: { ...request.callOptions, callId } };
 }
 
 /** A legacy request that may ask: `_meta.progressToken` names the call its questions belong to. */
@@ -363,4 +389,8 @@ function legacyRequest(
   // A read that may ask is never answered from the SDK's response cache.
   if (method === 'resources/read') return client.readResource({ uri: target, _meta }, { ...requestOptions, cacheMode: 'bypass' });
   return client.callTool({ name: target, arguments: args, _meta }, requestOptions);
+}
+
+function notificationMeta(token: string, notifications: CallNotifications): Record<string, unknown> {
+  return { progressToken: token, ...(notifications.logLevel ? { [LOG_LEVEL_META_KEY]: notifications.logLevel } : {}) };
 }

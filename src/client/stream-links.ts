@@ -13,7 +13,11 @@ export interface StreamLinks {
   take(id: string | number): string | undefined;
 }
 
-export function createStreamLinks(base: FetchLike = fetch): StreamLinks {
+/** `onNotification`: a notification (a log message) on the response stream of the request with that progress token. */
+export function createStreamLinks(
+  base: FetchLike = fetch,
+  onNotification?: (token: string, message: Record<string, unknown>) => void,
+): StreamLinks {
   const links = new Map<string | number, string>();
   return {
     fetch: async (url, init) => {
@@ -26,6 +30,7 @@ export function createStreamLinks(base: FetchLike = fetch): StreamLinks {
           // Only questions are looked up (and dropped once read); other server requests would pile up unread.
           if (message.method === 'elicitation/create' && (typeof message.id === 'string' || typeof message.id === 'number'))
             links.set(message.id, token);
+          else if (message.method === 'notifications/message') onNotification?.(token, message);
         }),
       );
       return new Response(tapped, { status: response.status, statusText: response.statusText, headers: response.headers });

@@ -15,7 +15,8 @@ import { abandoned, eventFor, notFound, refuseAnswered } from '../broker/records
 import type { Broker, BrokerStore, ElicitRequest, RespondInput, StoredAnswer } from '../broker/types.js';
 import { isMcpxError, McpxError } from '../errors.js';
 import { openFencedWrite, type Fence } from './fenced-write.js';
-import { leaseOf, processAlive } from './handoff.js';
+import { leaseOf } from './handoff.js';
+import { processAlive } from '../process-alive.js';
 import { createTaskStore, type TaskStore } from './task-store.js';
 import type { TaskRecord } from './types.js';
 

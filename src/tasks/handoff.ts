@@ -12,6 +12,7 @@ import { hostname } from 'node:os';
 import type { Leases } from './leases.js';
 import type { TaskStore } from './task-store.js';
 import type { TaskRecord } from './types.js';
+import { processAlive } from '../process-alive.js';
 
 /**
  * Holders that are one process each, unique per start: `mcpx serve` (`serve-<pid>-<random>`) and an app or command
@@ -35,16 +36,6 @@ export function isReleased(task: TaskRecord | undefined): task is TaskRecord {
 
 /** This process in lease rows, unique per start: `<host>:<pid>:<random>` (recorded on its tasks, so others judge it). */
 export const newInstance = (): string => `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-
-/** Whether a pid names a live process of this host (signal 0 checks without touching it). */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Whether a lease owner (`<host>:<pid>:<random>`) is a process of this host that has exited. */
 export function ownerExited(owner: string): boolean {

@@ -7,7 +7,7 @@ import { toAnswer } from '../broker/question.js';
 import { isMcpxError } from '../errors.js';
 import type { Answer } from '../types.js';
 import type { InputRequiredOutcome, LiveCall } from '../client/outcome.js';
-import type { CallOutcome, Continuation, TaskHost, TaskRecord, TaskResult } from './types.js';
+import type { CallOutcome, CallProgress, Continuation, TaskHost, TaskRecord, TaskResult } from './types.js';
 import { takeOffers, type Receipts } from './delivery.js';
 
 export const errorOf = (error: unknown): NonNullable<TaskRecord['error']> =>
@@ -81,11 +81,13 @@ export interface RoundDeps {
   host: (session: string) => Promise<TaskHost>;
   /** Told of the call id each re-send gets, before its questions are marked resumed. */
   onCall: (callId: string, task: TaskRecord) => void;
+  /** Told of the progress the server reports while a re-sent round runs. */
+  onProgress?: (task: TaskRecord, progress: CallProgress) => void;
 }
 
 /** Answers one modern round: waits for every answer, then re-sends the call with them. */
 export async function modernRound(
-  { broker, host: hostOf, onCall }: RoundDeps,
+  { broker, host: hostOf, onCall, onProgress }: RoundDeps,
   task: TaskRecord,
   continuation: Continuation,
   signal: AbortSignal,
@@ -99,6 +101,7 @@ export async function modernRound(
   const next = await host.resume<TaskResult>(continuation, answers, {
     signal,
     ...(task.elicitTtlMs ? { elicitTtlMs: task.elicitTtlMs } : {}),
+    ...(onProgress ? { notifications: { onProgress: (progress: CallProgress) => onProgress(task, progress) } } : {}),
   });
   onCall(next.callId, task);
   for (const q of continuation.questions) {

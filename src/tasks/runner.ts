@@ -9,9 +9,11 @@ import type { Broker, ElicitRequest } from '../broker/types.js';
 import type { PolicyMode } from '../policy/schema.js';
 import { newCallId, newTaskId } from '../ids.js';
 import type { Question } from '../types.js';
+import type { CallNotifications } from '../client/outcome.js';
 import { questionOf } from '../broker/question.js';
 import type { TaskStore } from './task-store.js';
-import type { CallOutcome, TaskHost, TaskRecord, TaskResult, TaskStep } from './types.js';
+import { withProgress } from './progress.js';
+import type { CallOutcome, CallProgress, TaskHost, TaskRecord, TaskResult, TaskStep } from './types.js';
 import { abandonQuietly, errorOf, legacyWatch, modernRound, type LegacyWatch, type RoundDeps } from './rounds.js';
 import { heldBy, receiptsOf, type Receipts } from './delivery.js';
 
@@ -42,6 +44,8 @@ export interface TaskRunnerOptions {
    * modern questions are abandoned too, so an answer to one is refused instead of accepted and never delivered.
    */
   resumable?: boolean;
+  /** Told of each progress notification of a call: its first round's when the caller gave a token (`token`), every re-sent round's. */
+  onProgress?: (task: TaskRecord, progress: CallProgress, token: string | undefined) => void;
 }
 
 export interface StartInput {
@@ -59,6 +63,10 @@ export interface StartInput {
   elicit?: PolicyMode;
   /** The deadline for this call's questions (the caller's MCPX_ELICIT_TTL_MS); the host's otherwise. */
   elicitTtlMs?: number;
+  /** Where the first request's progress and log messages go (mcpx serve's client; a resumed round has none). */
+  notifications?: CallNotifications;
+  /** The caller's name for this call's progress events. */
+  progressToken?: string;
 }
 
 export type SessionSource = ElicitRequest['sessionSource'];
@@ -118,6 +126,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     broker,
     host: (session) => options.host(session),
     onCall: (callId, task) => callToTask.set(callId, task.id),
+    ...(options.onProgress ? { onProgress: (task, progress) => options.onProgress!(task, progress, undefined) } : {}),
   };
   const offOpen = broker.onOpen(async (request) => {
     const taskId = request.task ?? callToTask.get(request.trace);
@@ -279,6 +288,8 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
             callId: task.callId,
             ...(input.parent ? { parent: input.parent } : {}),
             ...(input.elicitTtlMs ? { elicitTtlMs: input.elicitTtlMs } : {}),
+            // Only a caller who follows asks the server for progress; re-sent rounds always do (`task result` may follow).
+            ...withProgress(input, task, options.onProgress),
             signal,
           };
           if (input.method === 'prompts/get')

@@ -3,11 +3,11 @@
  * The host is the narrow part of `createMcpx` the runner needs, so the runner knows no connection details.
  */
 import type { CallToolResult, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/client';
-import type { CallOptions, CallOutcome, Continuation } from '../client/outcome.js';
+import type { CallOptions, CallOutcome, CallProgress, Continuation } from '../client/outcome.js';
 import type { PolicyMode } from '../policy/schema.js';
 import type { Answer, Era, Question } from '../types.js';
 
-export type { CallOptions, CallOutcome, Continuation };
+export type { CallOptions, CallOutcome, CallProgress, Continuation };
 
 /** A tool result as the server sent it (MCP `CallToolResult`); a tool error is a result with `isError`. */
 export type ToolResult = CallToolResult;
@@ -27,7 +27,7 @@ export interface TaskHost {
   resume<R = CallToolResult>(
     continuation: Continuation,
     answers: Record<string, Answer>,
-    options?: { signal?: AbortSignal },
+    options?: Pick<CallOptions, 'signal' | 'elicitTtlMs' | 'notifications'>,
   ): Promise<CallOutcome<R>>;
 }
 

@@ -35,6 +35,22 @@ describe('withFileLock', () => {
     expect(existsSync(path)).toBe(false);
   });
 
+  it('runs a body that takes the lock it already holds at once, and still excludes other work', async () => {
+    const path = lockIn();
+    const order: string[] = [];
+    const outer = withFileLock(path, async () => {
+      order.push('outer');
+      // The refresh under a 401 may read tokens, which may refresh under the same lock: not a wait on itself.
+      await withFileLock(path, async () => void order.push('inner'), { waitMs: 200 });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      order.push('outer done');
+    });
+    const other = withFileLock(path, async () => void order.push('other'));
+    await Promise.all([outer, other]);
+    expect(order).toEqual(['outer', 'inner', 'outer done', 'other']);
+    expect(existsSync(path)).toBe(false);
+  });
+
   it('takes over a lock whose holder died', async () => {
     const path = lockIn();
     await withFileLock(path, async () => undefined);

@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { configCandidates } from '../../src/config/load.js';
 import { renderList } from '../../src/surfaces/cli/commands/elicit.js';
@@ -9,17 +8,9 @@ import { chainOf, formatEvent } from '../../src/surfaces/cli/commands/log.js';
 import { findConfigPath } from '../../src/config/find.js';
 import type { Elicitation } from '../../src/surfaces/backend/backend.js';
 import { printResult } from '../../src/surfaces/cli/print-result.js';
-import { runCli } from './helpers/run-cli.js';
+import { captureIO, runCli } from './helpers/run-cli.js';
 
-function capture(isTTY: boolean) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  return { io: { stdout, stderr, isTTY }, out: () => out, err: () => err };
-}
+const capture = (isTTY: boolean) => captureIO({ isTTY });
 
 describe('printResult', () => {
   it("prints a result's text, describes binary content, and exits 0", () => {

@@ -1,30 +1,18 @@
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/surfaces/cli/main.js';
 import { stdioFixture } from '../helpers/fixture-servers.js';
+import { captureIO, type CliRun } from '../cli/helpers/run-cli.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-async function run(argv: string[], cwd: string, state: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d: Buffer) => (out += d.toString()));
-  stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const code = await main(argv, {
-    stdout,
-    stderr,
-    stdin: new PassThrough(),
-    env: { ...process.env, MCPX_STATE_DIR: state },
-    cwd,
-    isTTY: false,
-  });
-  return { code, stdout: out, stderr: err };
+async function run(argv: string[], cwd: string, state: string): Promise<CliRun> {
+  const c = captureIO({ env: { ...process.env, MCPX_STATE_DIR: state }, cwd });
+  const code = await main(argv, c.io);
+  return { code, stdout: c.out(), stderr: c.err() };
 }
 
 describe('mcpx gen', () => {

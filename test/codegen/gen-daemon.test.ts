@@ -1,27 +1,18 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/surfaces/cli/main.js';
 import { runDaemon, type RunningDaemon } from '../../src/surfaces/daemon/daemon.js';
 import { daemonPaths } from '../../src/surfaces/daemon/daemon-paths.js';
 import { openDaemonParts } from '../../src/surfaces/daemon/daemon-wiring.js';
 import { stdioFixture } from '../helpers/fixture-servers.js';
+import { captureIO, type CliRun } from '../cli/helpers/run-cli.js';
 
-async function run(
-  argv: string[],
-  cwd: string,
-  env: Record<string, string | undefined>,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d: Buffer) => (out += d.toString()));
-  stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const code = await main(argv, { stdout, stderr, stdin: new PassThrough(), env, cwd, isTTY: false });
-  return { code, stdout: out, stderr: err };
+async function run(argv: string[], cwd: string, env: Record<string, string | undefined>): Promise<CliRun> {
+  const c = captureIO({ env, cwd });
+  const code = await main(argv, c.io);
+  return { code, stdout: c.out(), stderr: c.err() };
 }
 
 function setup(): { dir: string; configPath: string; env: Record<string, string | undefined> } {

@@ -1,9 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBroker } from '../../src/broker/index.js';
-import { createElicitationPipeline } from '../../src/elicitation/pipeline.js';
-import { createDaemonCore, type DaemonCore } from '../../src/surfaces/daemon/daemon-core.js';
+import type { DaemonCore } from '../../src/surfaces/daemon/daemon-core.js';
+import { fixtureDaemonCore } from '../helpers/fixture-daemon-core.js';
 import { fixtureEcho } from '../helpers/fixture-servers.js';
-import { fixtureMcpx } from '../tasks/helpers.js';
 
 describe('daemon core', () => {
   let core: DaemonCore | undefined;
@@ -13,27 +11,17 @@ describe('daemon core', () => {
 
   it('pools one mcpx per session and closes a session idle past sessionIdleMs, reopening it on its next call', async () => {
     let now = 1_000_000;
-    const broker = createBroker({ allowAnySession: true });
     const opened: string[] = [];
     const closed: string[] = [];
-    core = await createDaemonCore({
-      parts: {
-        broker,
-        taskKeyv: broker.store.keyv,
-        defaultSession: 'default',
-        openHost: async (session, sessionSource, stamping) => {
-          opened.push(session);
-          const mcpx = await fixtureMcpx(createElicitationPipeline({ broker: stamping, session: { session, sessionSource } }));
-          return { ...mcpx, close: async () => (closed.push(session), await mcpx.closeFixtures()) };
-        },
-        close: () => broker.close(),
-      },
-      version: 'test',
-      pid: 1,
-      holder: 'core-test',
-      clock: () => now,
-      sessionIdleMs: 60_000,
-    });
+    core = (
+      await fixtureDaemonCore({
+        opened,
+        closed,
+        holder: 'core-test',
+        clock: () => now,
+        sessionIdleMs: 60_000,
+      })
+    ).core;
     const app = core.app();
     const call = (session: string) =>
       app.request('/v1/call/modern/no_ask', {
@@ -59,22 +47,11 @@ describe('daemon core', () => {
   });
 
   it('answers 202 with the question marked ambiguous to a second legacy call of the same session', async () => {
-    const broker = createBroker({ allowAnySession: true });
-    core = await createDaemonCore({
-      parts: {
-        broker,
-        taskKeyv: broker.store.keyv,
-        defaultSession: 'default',
-        openHost: async (session, sessionSource, stamping) => {
-          const mcpx = await fixtureMcpx(createElicitationPipeline({ broker: stamping, session: { session, sessionSource } }));
-          return { ...mcpx, close: () => mcpx.closeFixtures() };
-        },
-        close: () => broker.close(),
-      },
-      version: 'test',
-      pid: 1,
-      holder: 'core-test',
-    });
+    core = (
+      await fixtureDaemonCore({
+        holder: 'core-test',
+      })
+    ).core;
     const app = core.app();
     const call = () =>
       app.request('/v1/call/legacy/ask_confirm', {
@@ -109,22 +86,11 @@ describe('daemon core', () => {
   });
 
   it('answers 202 with every question of a modern round, Location naming the first, and resumes once all are answered', async () => {
-    const broker = createBroker({ allowAnySession: true });
-    core = await createDaemonCore({
-      parts: {
-        broker,
-        taskKeyv: broker.store.keyv,
-        defaultSession: 'default',
-        openHost: async (session, sessionSource, stamping) => {
-          const mcpx = await fixtureMcpx(createElicitationPipeline({ broker: stamping, session: { session, sessionSource } }));
-          return { ...mcpx, close: () => mcpx.closeFixtures() };
-        },
-        close: () => broker.close(),
-      },
-      version: 'test',
-      pid: 1,
-      holder: 'core-test',
-    });
+    core = (
+      await fixtureDaemonCore({
+        holder: 'core-test',
+      })
+    ).core;
     const app = core.app();
     const response = await app.request('/v1/call/modern/ask_two', {
       method: 'POST',
@@ -162,24 +128,13 @@ describe('daemon core', () => {
 
   it('keeps a session whose call waits on a question, however long', async () => {
     let now = 1_000_000;
-    const broker = createBroker({ allowAnySession: true });
-    core = await createDaemonCore({
-      parts: {
-        broker,
-        taskKeyv: broker.store.keyv,
-        defaultSession: 'default',
-        openHost: async (session, sessionSource, stamping) => {
-          const mcpx = await fixtureMcpx(createElicitationPipeline({ broker: stamping, session: { session, sessionSource } }));
-          return { ...mcpx, close: () => mcpx.closeFixtures() };
-        },
-        close: () => broker.close(),
-      },
-      version: 'test',
-      pid: 1,
-      holder: 'core-test',
-      clock: () => now,
-      sessionIdleMs: 60_000,
-    });
+    core = (
+      await fixtureDaemonCore({
+        holder: 'core-test',
+        clock: () => now,
+        sessionIdleMs: 60_000,
+      })
+    ).core;
     const response = await core.app().request('/v1/call/legacy/ask_confirm', {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-mcpx-session': 'a' },

@@ -1,14 +1,13 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/surfaces/cli/main.js';
-import type { CliIO } from '../../src/surfaces/cli/io.js';
 import { ensureDaemon, stopDaemon } from '../../src/surfaces/daemon/daemon-client.js';
 import { daemonPaths, isAlive, readDaemonState } from '../../src/surfaces/daemon/daemon-paths.js';
 import { fixtureEcho, stdioFixture } from '../helpers/fixture-servers.js';
+import { captureIO, type CliRun } from '../cli/helpers/run-cli.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** The daemon as a source checkout runs it: node with the tsx loader on the CLI entry. */
@@ -37,16 +36,10 @@ function setup(): { env: Record<string, string>; cwd: string; configPath: string
   };
 }
 
-async function run(argv: string[], s: ReturnType<typeof setup>): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d: Buffer) => (out += d.toString()));
-  stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const io: CliIO = { stdout, stderr, stdin: new PassThrough(), env: s.env, cwd: s.cwd, isTTY: false };
-  const code = await main(argv, io);
-  return { code, stdout: out, stderr: err };
+async function run(argv: string[], s: ReturnType<typeof setup>): Promise<CliRun> {
+  const c = captureIO({ env: s.env, cwd: s.cwd });
+  const code = await main(argv, c.io);
+  return { code, stdout: c.out(), stderr: c.err() };
 }
 
 async function gone(pid: number, timeoutMs = 20_000): Promise<boolean> {

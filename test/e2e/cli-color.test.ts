@@ -107,3 +107,78 @@ describe('readable output', () => {
     expect(piped.stdout).not.toContain('\u001b');
   });
 });
+
+describe('error lines', () => {
+  const RED_LEAD = /\u001b\[31mmcpx:/;
+
+  /** Runs mcpx in a terminal that is expected to exit with `exit`; resolves with its screen, plain and styled. */
+  async function failingOnTerminal(
+    args: string[],
+    exit: number,
+    extraEnv: Record<string, string> = {},
+  ): Promise<{ plain: string; styled: string }> {
+    const command = [
+      'env',
+      '-u',
+      'NO_COLOR',
+      '-u',
+      'FORCE_COLOR',
+      ...Object.entries({ ...env, ...extraEnv }).map(([k, v]) => `${k}=${v}`),
+      process.execPath,
+      cli,
+      ...args,
+    ];
+    const t = openTerminal(['sh', '-c', `"$@"; echo "EXIT=$?"`, 'sh', ...command], { cwd: dir });
+    terminal = t;
+    const plain = await t.waitFor('EXIT=');
+    expect(plain).toContain(`EXIT=${exit}`);
+    return { plain, styled: t.styledScreen() };
+  }
+
+  function runWithStderr(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number; stderr: string }> {
+    return new Promise((done) =>
+      execFile(
+        process.execPath,
+        [cli, ...args],
+        { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env, ...extraEnv }, timeout: 60_000 },
+        (error, _stdout, stderr) => done({ code: error ? Number(error.code ?? 1) : 0, stderr }),
+      ),
+    );
+  }
+
+  it('starts an error with a red mcpx: on a terminal, the message itself plain', async () => {
+    const { plain, styled } = await failingOnTerminal(['call', 'nosuch.tool'], 1);
+    expect(plain).toMatch(/^mcpx: no server named "nosuch".*\[SERVER_NOT_FOUND\]/m);
+    expect(styled).toMatch(/\u001b\[31mmcpx:\u001b\[39m no server named/);
+    terminal?.close();
+    const usage = await failingOnTerminal(['call'], 2);
+    expect(usage.plain).toMatch(/^mcpx call: /m);
+    expect(usage.styled).toMatch(/\u001b\[31mmcpx call:\u001b\[39m /);
+    terminal?.close();
+    const unknown = await failingOnTerminal(['nosuchcommand'], 2);
+    expect(unknown.plain).toContain('mcpx: unknown command "nosuchcommand".');
+    expect(unknown.styled).toMatch(RED_LEAD);
+  });
+
+  it('keeps an error plain on a terminal under NO_COLOR, --no-color and TERM=dumb', async () => {
+    for (const [args, extraEnv] of [
+      [['call', 'nosuch.tool'], { NO_COLOR: '1' }],
+      [['call', 'nosuch.tool', '--no-color'], { FORCE_COLOR: '1' }],
+      [['call', 'nosuch.tool'], { TERM: 'dumb' }],
+    ] as Array<[string[], Record<string, string>]>) {
+      const { plain, styled } = await failingOnTerminal(args, 1, extraEnv);
+      expect(plain).toMatch(/^mcpx: no server named "nosuch"/m);
+      expect(styled).not.toMatch(SGR_COLOR);
+      terminal?.close();
+    }
+  });
+
+  it('writes an error into a pipe exactly as before, and in red under FORCE_COLOR', async () => {
+    const piped = await runWithStderr(['call', 'nosuch.tool']);
+    expect(piped.code).toBe(1);
+    expect(piped.stderr).toMatch(/^mcpx: no server named "nosuch".*\[SERVER_NOT_FOUND\]\n$/);
+    expect(piped.stderr).not.toContain('\u001b');
+    const forced = await runWithStderr(['call', 'nosuch.tool'], { FORCE_COLOR: '1' });
+    expect(forced.stderr).toMatch(/^\u001b\[31mmcpx:\u001b\[39m no server named "nosuch"/);
+  });
+});

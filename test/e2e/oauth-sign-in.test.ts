@@ -8,7 +8,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -76,7 +76,11 @@ beforeAll(async () => {
   mkdirSync(join(home, 'work'));
   writeFileSync(
     join(env.MCPX_CONFIG_DIR, 'mcpx.json'),
-    JSON.stringify({ mcpServers: { notes: { url: mcpUrl }, refused: { url: mcpUrl }, scripted: { url: mcpUrl } } }, null, 2),
+    JSON.stringify(
+      { mcpServers: { notes: { url: mcpUrl }, refused: { url: mcpUrl }, scripted: { url: mcpUrl }, revoked: { url: mcpUrl } } },
+      null,
+      2,
+    ),
   );
 });
 
@@ -137,7 +141,11 @@ describe('sign-in as a question', () => {
     const secrets = JSON.parse(readFileSync(join(env.MCPX_STATE_DIR, 'secrets.json'), 'utf8')) as unknown;
     const token = /"access_token\\?":\\?"([^"\\]+)/.exec(JSON.stringify(secrets))?.[1];
     expect(token).toBeDefined();
-    const holding = readdirSync(env.MCPX_STATE_DIR).filter((f) => readFileSync(join(env.MCPX_STATE_DIR, f)).includes(token!));
+    // Every file under the state dir, in its subdirectories too (locks/ holds the refresh lock while a 401 is met).
+    const holding = readdirSync(env.MCPX_STATE_DIR, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => relative(env.MCPX_STATE_DIR, join(entry.parentPath, entry.name)))
+      .filter((f) => readFileSync(join(env.MCPX_STATE_DIR, f)).includes(token!));
     expect(holding).toEqual(['secrets.json']);
   });
 
@@ -177,5 +185,43 @@ describe('sign-in as a question', () => {
     };
     expect(listed.elicitations.filter((q) => q.server === 'scripted').map((q) => q.state)).toEqual(['answered']);
     expect(listed.elicitations.filter((q) => q.server === 'refused').map((q) => q.state)).toContain('abandoned');
+  });
+
+  // Runs last: the revocation ends every token the fixture issued.
+  it('asks again when the token of an open connection is revoked, and the call is made on the new token', async () => {
+    /** Signs in through the browser as above: follows the URL and lands on the daemon's loopback callback. */
+    const browse = async (url: string): Promise<void> => {
+      const approved = await fetch(url, { redirect: 'manual' });
+      expect((await fetch(new URL(approved.headers.get('location')!))).status).toBe(200);
+    };
+    const first = await run(['call', 'revoked.whoami', '--json']);
+    expect(first.code, first.stderr).toBe(75);
+    const signIn = signInOf(first);
+    await browse(signIn.url);
+    expect((await run(['task', 'result', signIn.task, '--json'])).code).toBe(0);
+    // The daemon's connection is open and its token good: no question.
+    const open = await run(['call', 'revoked.whoami', '--json']);
+    expect(open.code, open.stderr).toBe(0);
+    const before = JSON.parse(open.stdout).structuredContent.sha256 as string;
+    const codes = (await stats()).token.authorization_code;
+
+    expect((await fetch(new URL('/revoke', mcpUrl), { method: 'POST' })).status).toBe(200);
+    // The old code failed this call with SIGN_IN_REQUIRED (exit 1): the sign-in had no call to ask through.
+    const revoked = await run(['call', 'revoked.whoami', '--json']);
+    expect(revoked.code, revoked.stderr).toBe(75);
+    const again = signInOf(revoked);
+    expect(new URL(again.url).searchParams.get('resource')).toBe(mcpUrl);
+    expect((await run(['elicit', 'list'])).stdout).toContain(again.id);
+    await browse(again.url);
+    const result = await run(['task', 'result', again.task, '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const after = JSON.parse(result.stdout).structuredContent.sha256 as string;
+    expect(after).toMatch(/^[0-9a-f]{64}$/);
+    expect(after).not.toBe(before);
+    expect((await stats()).token.authorization_code).toBe(codes + 1);
+    // The next call uses the new token on the same connection, asking nothing.
+    const next = await run(['call', 'revoked.whoami', '--json']);
+    expect(next.code, next.stderr).toBe(0);
+    expect(JSON.parse(next.stdout).structuredContent.sha256).toBe(after);
   });
 });

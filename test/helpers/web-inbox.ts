@@ -11,9 +11,8 @@ import { join } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { chromium, type Browser } from 'playwright-core';
 import { createBroker, type StoreBroker } from '../../src/broker/index.js';
-import { createElicitationPipeline } from '../../src/elicitation/pipeline.js';
-import { createDaemonCore, type DaemonCore } from '../../src/surfaces/daemon/daemon-core.js';
-import { fixtureMcpx } from '../tasks/helpers.js';
+import type { DaemonCore } from '../../src/surfaces/daemon/daemon-core.js';
+import { fixtureDaemonCore } from './fixture-daemon-core.js';
 
 export const CHROMIUM = process.env.MCPX_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -32,23 +31,11 @@ export interface InboxDaemon {
 
 export async function startInboxDaemon(options: { ttlMs?: number } = {}): Promise<InboxDaemon> {
   const broker = createBroker({ allowAnySession: true, ...(options.ttlMs ? { ttlMs: options.ttlMs } : {}) });
-  const core = await createDaemonCore({
-    parts: {
-      broker,
-      taskKeyv: broker.store.keyv,
-      defaultSession: 'default',
-      openHost: async (session, sessionSource, stamping) => {
-        const mcpx = await fixtureMcpx(
-          createElicitationPipeline({ broker: stamping, session: { session, sessionSource } }),
-          options.ttlMs ? { elicitTtlMs: options.ttlMs } : {},
-        );
-        return { ...mcpx, close: () => mcpx.closeFixtures() };
-      },
-      close: () => broker.close(),
-    },
-    version: 'test',
+  const { core } = await fixtureDaemonCore({
+    broker,
     pid: process.pid,
     holder: 'web-test',
+    ...(options.ttlMs ? { elicitTtlMs: options.ttlMs } : {}),
   });
   const token = 'a'.repeat(64);
   const socketApp = core.app();

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBroker } from '../../src/broker/index.js';
-import { createElicitationPipeline } from '../../src/elicitation/pipeline.js';
 import { createTaskRunner, type TaskRunner } from '../../src/tasks/runner.js';
 import { createTaskStore } from '../../src/tasks/task-store.js';
 import { createApp } from '../../src/surfaces/http/app.js';
-import { createDaemonCore, type DaemonCore } from '../../src/surfaces/daemon/daemon-core.js';
+import type { DaemonCore } from '../../src/surfaces/daemon/daemon-core.js';
+import { fixtureDaemonCore } from '../helpers/fixture-daemon-core.js';
 import { fixtureMcpx } from '../tasks/helpers.js';
 
 describe('tool listing routes', () => {
@@ -18,24 +18,8 @@ describe('tool listing routes', () => {
   });
 
   async function startCore(): Promise<{ app: ReturnType<DaemonCore['app']>; opened: string[] }> {
-    const broker = createBroker({ allowAnySession: true });
     const opened: string[] = [];
-    core = await createDaemonCore({
-      parts: {
-        broker,
-        taskKeyv: broker.store.keyv,
-        defaultSession: 'default',
-        openHost: async (session, sessionSource, stamping) => {
-          opened.push(session);
-          const mcpx = await fixtureMcpx(createElicitationPipeline({ broker: stamping, session: { session, sessionSource } }));
-          return { ...mcpx, close: () => mcpx.closeFixtures() };
-        },
-        close: () => broker.close(),
-      },
-      version: 'test',
-      pid: 1,
-      holder: 'tools-test',
-    });
+    core = (await fixtureDaemonCore({ opened, holder: 'tools-test' })).core;
     return { app: core.app(), opened };
   }
 

@@ -2,9 +2,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { runCommand, type RunDependencies } from '../../src/surfaces/cli/commands/run.js';
 import { stdioFixture } from '../helpers/fixture-servers.js';
+import { captureIO } from '../cli/helpers/run-cli.js';
 
 export interface RunResult {
   code: number;
@@ -38,23 +38,16 @@ export async function mcpxRun(
   argv: string[],
   options: { cwd: string; env: Record<string, string | undefined>; deps?: RunDependencies },
 ): Promise<RunResult> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d: Buffer) => (out += d.toString()));
-  stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const c = captureIO({ env: options.env, cwd: options.cwd });
   let code: number;
+  let thrown = '';
   try {
-    code = await runCommand(
-      argv,
-      { stdout, stderr, stdin: new PassThrough(), env: options.env, cwd: options.cwd, isTTY: false },
-      options.deps,
-    );
+    code = await runCommand(argv, c.io, options.deps);
   } catch (error) {
     // As main() reports it: the command threw.
-    err += `mcpx: ${(error as Error).message}\n`;
+    thrown = `mcpx: ${(error as Error).message}\n`;
     code = (error as { name?: string }).name === 'UsageError' ? 2 : 1;
   }
-  return { code, stdout: out, stderr: err, json: () => JSON.parse(out) };
+  const out = c.out();
+  return { code, stdout: out, stderr: c.err() + thrown, json: () => JSON.parse(out) };
 }

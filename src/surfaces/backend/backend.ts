@@ -4,6 +4,7 @@
  * The commands see only this interface, so they read the same whichever answers.
  */
 import type { BrokerEvent, Elicitation as ListedQuestion, StoredAnswer } from '../../broker/types.js';
+import type { ProgressEvent } from '../../tasks/progress.js';
 import type { Answer } from '../../types.js';
 import type { Delivery } from '../../tasks/delivery.js';
 
@@ -63,6 +64,8 @@ export interface Backend {
       elicitTtlMs?: number;
       /** A prompt get (`tool` is the prompt's name) or a resource read (`tool` is the URI) instead of a tool call. */
       method?: 'prompts/get' | 'resources/read';
+      /** Names the call in its `call.progress` events (see `progress`). */
+      progressToken?: string;
     },
   ): Promise<CallResponse>;
   /** The caller's session's questions; with `all`, every session's (narrowed to `session` when given). */
@@ -75,5 +78,7 @@ export interface Backend {
   task(id: string, options?: { waitSeconds?: number; signal?: AbortSignal }): Promise<TaskView>;
   /** Broker events as they happen, until the signal aborts. `onReady` is called once the subscription is live. */
   events(options: { signal: AbortSignal; kinds?: string[]; onReady?: () => void }): AsyncIterable<BrokerEvent>;
+  /** The servers' progress on the calls a daemon drives, as it happens (none without a daemon). */
+  progress?(options: { signal: AbortSignal }): AsyncIterable<ProgressEvent>;
   close(): Promise<void>;
 }

@@ -4,6 +4,7 @@
  */
 import type { BrokerEvent, Elicitation as ListedQuestion, StoredAnswer } from '../../broker/types.js';
 import { McpxError, type McpxErrorCode } from '../../errors.js';
+import type { ProgressEvent } from '../../tasks/progress.js';
 import type { Answer } from '../../types.js';
 import { currentUser } from './current-user.js';
 import type { Backend, CallResponse, ListFilter, Scope, TaskView } from './backend.js';
@@ -58,7 +59,7 @@ export function createRestBackend(options: RestBackendOptions): Backend & {
   return {
     kind: 'daemon',
 
-    async call(server, tool, args, { session, sessionSource, parent, elicit, elicitTtlMs, method }) {
+    async call(server, tool, args, { session, sessionSource, parent, elicit, elicitTtlMs, method, progressToken }) {
       const at = encodeURIComponent(server);
       const path =
         method === 'prompts/get'
@@ -75,6 +76,7 @@ export function createRestBackend(options: RestBackendOptions): Backend & {
           ...(parent ? { 'x-mcpx-parent': parent } : {}),
           ...(elicit ? { 'x-mcpx-elicit': elicit } : {}),
           ...(elicitTtlMs ? { 'x-mcpx-elicit-ttl-ms': String(Math.ceil(elicitTtlMs)) } : {}),
+          ...(progressToken ? { 'x-mcpx-progress-token': progressToken } : {}),
         },
         body: JSON.stringify(method === 'resources/read' ? { uri: tool } : args),
       });
@@ -133,6 +135,12 @@ export function createRestBackend(options: RestBackendOptions): Backend & {
       return readEvents(fetch(`/v1/events${query}`, { signal, headers: { accept: 'text/event-stream' } }), signal, onReady);
     },
 
+    progress: ({ signal }) =>
+      readEvents<ProgressEvent>(
+        fetch('/v1/events?kinds=call.progress', { signal, headers: { accept: 'text/event-stream' } }),
+        signal,
+      ),
+
     close: options.close ?? (async () => undefined),
 
     send: async <T>(path: string, init?: RequestInit) => (await send<T>(path, init)).body,
@@ -140,7 +148,11 @@ export function createRestBackend(options: RestBackendOptions): Backend & {
 }
 
 /** Parses a text/event-stream body into broker events; the daemon's `ready` greeting calls `onReady`, keepalives are skipped. */
-async function* readEvents(responding: Promise<Response>, signal: AbortSignal, onReady?: () => void): AsyncIterable<BrokerEvent> {
+async function* readEvents<E = BrokerEvent>(
+  responding: Promise<Response>,
+  signal: AbortSignal,
+  onReady?: () => void,
+): AsyncIterable<E> {
   const response = await responding;
   if (!response.ok || !response.body)
     throw new McpxError('DAEMON_UNAVAILABLE', `the daemon's event stream answered ${response.status}`);
@@ -166,7 +178,7 @@ async function* readEvents(responding: Promise<Response>, signal: AbortSignal, o
         }
         if (event === 'ready') onReady?.();
         if (event === 'ready' || !data.length) continue;
-        yield JSON.parse(data.join('\n')) as BrokerEvent;
+        yield JSON.parse(data.join('\n')) as E;
       }
     }
   } finally {

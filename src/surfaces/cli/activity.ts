@@ -3,6 +3,7 @@
  * nothing), shows the server's progress (progress/total and its message, sanitised) when the server reports it,
  * and is wiped before anything else is written. Nothing at all when stderr is not a terminal.
  */
+import type { Backend } from '../backend/backend.js';
 import type { CliIO } from './io.js';
 import { sanitizeLine } from './sanitize.js';
 
@@ -13,6 +14,8 @@ export interface Progress {
 }
 
 export interface Activity {
+  /** Whether it shows anything (stderr is a terminal): only then is progress worth following. */
+  readonly live: boolean;
   /** The server's latest progress notification. */
   progress(update: Progress): void;
   /** Wipes the line; call before writing anything else to the terminal. */
@@ -20,7 +23,7 @@ export interface Activity {
 }
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-const IDLE: Activity = { progress: () => undefined, stop: () => undefined };
+const IDLE: Activity = { live: false, progress: () => undefined, stop: () => undefined };
 
 /** Starts the spinner for `label` (e.g. "fx.sleep"); `delayMs` before it first shows. */
 export function showActivity(io: Pick<CliIO, 'stderr'>, label: string, delayMs = 1000): Activity {
@@ -30,6 +33,7 @@ export function showActivity(io: Pick<CliIO, 'stderr'>, label: string, delayMs =
   let frame = 0;
   let latest: Progress | undefined;
   let drawn = false;
+  let stopped = false;
   let ticker: NodeJS.Timeout | undefined;
   const draw = (): void => {
     const seconds = Math.floor((Date.now() - started) / 1000);
@@ -47,11 +51,15 @@ export function showActivity(io: Pick<CliIO, 'stderr'>, label: string, delayMs =
   const delay = setTimeout(start, delayMs);
   delay.unref();
   return {
+    live: true,
     progress(update) {
+      // Progress arriving after the result must not draw the line again.
+      if (stopped) return;
       latest = update;
       start();
     },
     stop() {
+      stopped = true;
       clearTimeout(delay);
       clearInterval(ticker);
       ticker = undefined;
@@ -61,16 +69,40 @@ export function showActivity(io: Pick<CliIO, 'stderr'>, label: string, delayMs =
   };
 }
 
+/**
+ * Shows on `activity` the progress the daemon reports for one call: the call sent with `token`, or the task `task`.
+ * Follows only when the spinner shows (a pipe gets no stream, no header, nothing). Returns the stop.
+ */
+export function followProgress(backend: Backend, activity: Activity, match: { token?: string; task?: string }): () => void {
+  if (!activity.live || !backend.progress || (!match.token && !match.task)) return () => undefined;
+  const stop = new AbortController();
+  const events = backend.progress({ signal: stop.signal });
+  void (async () => {
+    try {
+      for await (const event of events) {
+        const ours =
+          (match.token !== undefined && event.token === match.token) || (match.task !== undefined && event.task === match.task);
+        if (ours && typeof event.progress === 'number') activity.progress(event);
+      }
+    } catch {
+      // the stream ended (the call is over, or the daemon went away): the spinner goes on without progress
+    }
+  })();
+  return () => stop.abort();
+}
+
 function describe({ progress, total, message }: Progress): string {
-  const amount =
-    total !== undefined && total > 0
-      ? `${bar(progress / total)} ${Math.round(Math.min(1, progress / total) * 100)}%`
-      : `${progress}`;
+  const amount = total !== undefined && total > 0 ? `${num(progress)}/${num(total)} ${bar(progress / total)}` : num(progress);
   const text = message ? ` ${sanitizeLine(message, 120)}` : '';
   return `${amount}${text}`;
 }
 
+/** A server's number, short: progress may be fractional. */
+function num(value: number): string {
+  return Number.isInteger(value) ? String(value) : value.toFixed(1);
+}
+
 function bar(fraction: number): string {
-  const filled = Math.round(Math.max(0, Math.min(1, fraction)) * 20);
-  return `[${'#'.repeat(filled)}${'-'.repeat(20 - filled)}]`;
+  const filled = Math.round(Math.max(0, Math.min(1, fraction)) * 10);
+  return `[${'#'.repeat(filled)}${'-'.repeat(10 - filled)}]`;
 }

@@ -7,6 +7,8 @@ import type { CliIO } from './io.js';
 import { EXIT } from './io.js';
 import { commands } from './commands/index.js';
 import { reportError } from './report.js';
+import { sanitizeLine } from './sanitize.js';
+import { errorLead } from './style.js';
 
 function usage(): string {
   const lines = Object.entries(commands)
@@ -41,7 +43,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   }
   const entry = commands[name];
   if (!entry) {
-    io.stderr.write(`mcpx: unknown command "${name}".\n\n${usage()}`);
+    io.stderr.write(`${errorLead(io.stderr, io.env)} unknown command "${sanitizeLine(name)}".\n\n${usage()}`);
     return EXIT.USAGE;
   }
   try {

@@ -4,7 +4,7 @@
  */
 import { EXIT, type CliIO } from './io.js';
 import { sanitize } from './sanitize.js';
-import { jsonFor, prettyJson, styleFor, type Style } from './style.js';
+import { errorLead, jsonFor, prettyJson, styleFor, type Style } from './style.js';
 import { issuesFromServerText } from '../../client/server-refusal.js';
 
 interface ContentItem {
@@ -43,7 +43,7 @@ export function printResult(
   if (refused) {
     const lines = refused.map((issue) => `  ${sanitize(issue.message)}\n`).join('');
     io.stderr.write(
-      `mcpx: ${call!.server}.${call!.tool} refused its arguments:\n${lines}see: mcpx list ${call!.server} --schema\n`,
+      `${errorLead(io.stderr, io.env ?? {})} ${call!.server}.${call!.tool} refused its arguments:\n${lines}see: mcpx list ${call!.server} --schema\n`,
     );
     return EXIT.FAILURE;
   }

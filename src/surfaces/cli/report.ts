@@ -3,6 +3,7 @@ import { isMcpxError } from '../../errors.js';
 import { EXIT, type CliIO } from './io.js';
 import { UsageError } from './args.js';
 import { sanitize } from './sanitize.js';
+import { errorLead } from './style.js';
 
 interface IssueLike {
   field?: string;
@@ -25,18 +26,21 @@ export function reportError(
     return exit;
   }
   if (error instanceof UsageError) {
-    io.stderr.write(`mcpx${command ? ` ${command}` : ''}: ${error.message}\n${command ? `see: mcpx ${command} --help\n` : ''}`);
+    io.stderr.write(
+      `${errorLead(io.stderr, io.env, command)} ${error.message}\n${command ? `see: mcpx ${command} --help\n` : ''}`,
+    );
     return EXIT.USAGE;
   }
+  const lead = errorLead(io.stderr, io.env);
   if (isMcpxError(error)) {
-    io.stderr.write(`mcpx: ${sanitize(error.message)} [${error.code}]\n`);
+    io.stderr.write(`${lead} ${sanitize(error.message)} [${error.code}]\n`);
     // An issue the message already lists is not printed twice.
     for (const issue of issuesOf(error.data?.issues)) {
       if (issue.message && error.message.includes(issue.message)) continue;
       io.stderr.write(`  ${sanitize(issue.field || '(answer)')}: ${sanitize(issue.message ?? '')}\n`);
     }
   } else {
-    io.stderr.write(`mcpx: ${sanitize(error instanceof Error ? error.message : String(error))}\n`);
+    io.stderr.write(`${lead} ${sanitize(error instanceof Error ? error.message : String(error))}\n`);
   }
   if (io.env.MCPX_DEBUG && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
   return EXIT.FAILURE;

@@ -65,6 +65,11 @@ export function styleFor(stream: Writable, env: Env): Style {
   return colorEnabled(stream, env) ? { enabled: true, ...COLORED } : PLAIN_STYLE;
 }
 
+/** The `mcpx:` (or `mcpx <command>:`) that starts an error line: red where colour is on, so the error stands out. */
+export function errorLead(stream: Writable, env: Env, command?: string): string {
+  return styleFor(stream, env).red(`mcpx${command ? ` ${command}` : ''}:`);
+}
+
 // A JSON token: a string (a key when a colon follows), a number, or a literal.
 const JSON_TOKEN = /("(?:[^"\\]|\\.)*")(\s*:)?|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|\b(true|false|null)\b/g;
 

@@ -14,6 +14,7 @@ import type { PolicyMode } from '../../policy/schema.js';
 import type { Era } from '../../types.js';
 import { createTaskRunner, type SessionSource, type TaskRunner } from '../../tasks/runner.js';
 import { createTaskStore } from '../../tasks/task-store.js';
+import { createProgressHub } from '../../tasks/progress.js';
 import { createHolderLease, type HolderLease } from '../../tasks/takeover.js';
 import { followingRunner } from '../../tasks/follow.js';
 import type { Leases } from '../../tasks/leases.js';
@@ -120,6 +121,7 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
   const instance = options.instance ?? `${hostname()}:${options.pid}:${randomBytes(4).toString('hex')}`;
   const receipts = parts.store ? openReceipts(parts.store) : undefined;
   const respondHeld = parts.store ? heldResponder({ ...parts.broker, store: parts.store }, parts.lease?.ttlMs) : undefined;
+  const progress = createProgressHub({ pid: options.pid, clock: now });
   const runner: TaskRunner = createTaskRunner({
     broker: parts.broker,
     store: tasks,
@@ -131,6 +133,7 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
     ...(receipts ? { receipts } : {}),
     clock: now,
     resumable: !options.inline,
+    onProgress: progress.publish,
   });
   // Tool lists come from the default session's instance: its connections are the ones calls without a session use.
   const listing = () => hostFor(parts.defaultSession, 'explicit', 0);
@@ -201,6 +204,7 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
         clock: now,
         catalog,
         web,
+        progress,
         ...(appOptions?.openPort ? { openPort: appOptions.openPort } : {}),
         ...(respondHeld ? { respondHeld } : {}),
       }),

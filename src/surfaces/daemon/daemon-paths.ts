@@ -70,12 +70,5 @@ export function readDaemonState(paths: DaemonPaths): DaemonState | undefined {
   }
 }
 
-/** Whether a pid names a live process (signal 0 checks without touching it). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+/** Whether a pid names a live process: the core's probe, under the name the daemon's callers use. */
+export { processAlive as isAlive } from '../../process-alive.js';

@@ -7,10 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { McpxError } from '../../errors.js';
+import { ownerExited } from '../../tasks/handoff.js';
 import { createDaemonCore, type DaemonCore, type DaemonParts } from './daemon-core.js';
 import { isAlive, type DaemonPaths, type DaemonState } from './daemon-paths.js';
 
@@ -118,10 +118,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
       pid: process.pid,
       holder: paths.fingerprint,
       // A lease of this host's whose process is gone (a daemon killed here before us) is taken at once.
-      ownerGone: (owner) => {
-        const [host, pid] = owner.split(':');
-        return host === hostname() && Number(pid) > 0 && !isAlive(Number(pid));
-      },
+      ownerGone: ownerExited,
       onLeaseLost: () => (options.onLeaseLost ? options.onLeaseLost() : void stopOnLost?.()),
       log,
     });

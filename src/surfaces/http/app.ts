@@ -11,6 +11,7 @@ import { respondWith } from '../../elicitation/describe.js';
 import { checkUrl } from '../../elicitation/url.js';
 import type { TaskRunner } from '../../tasks/runner.js';
 import type { Delivered } from '../../tasks/delivery.js';
+import type { ProgressHub } from '../../tasks/progress.js';
 import { accessGuard } from './web/gate.js';
 import type { WebAuth } from './web/auth.js';
 import { mountWebRoutes } from './web/routes.js';
@@ -47,6 +48,8 @@ export interface AppDeps {
   openPort?: () => Promise<number>;
   /** Answers so that a held legacy call's holder passes it on (ELICITATION_ABANDONED if it died): `tasks/delivery.ts`. */
   respondHeld?: (input: RespondInput) => Promise<Delivered>;
+  /** The progress of the calls the runner drives: `call.progress` events on /v1/events, for those who ask for that kind. */
+  progress?: Pick<ProgressHub, 'subscribe'>;
 }
 
 /** What the tool-listing routes read: the daemon's own warm connections, so no server is spawned per request. */

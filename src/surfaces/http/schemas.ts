@@ -201,6 +201,10 @@ export const CallHeaders = z.object({
     .regex(/^[1-9][0-9]{0,9}$/)
     .optional()
     .openapi({ description: "How long this call's questions wait for an answer, in milliseconds, instead of the daemon's TTL." }),
+  'x-mcpx-progress-token': z.string().max(200).optional().openapi({
+    description:
+      "Names this call in its call.progress events on /v1/events (the server's progress notifications), so the caller can follow them before it knows the task id.",
+  }),
 });
 
 export const AnswerHeaders = z.object({

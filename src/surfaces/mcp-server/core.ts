@@ -22,6 +22,7 @@ import { createTaskStore, type TaskStore } from '../../tasks/task-store.js';
 import { canTakeOver, keepLease, newInstance, releaseHeld } from '../../tasks/handoff.js';
 import { leaseMsFromEnv, openLeases } from '../../tasks/leases.js';
 import type { TaskStep } from '../../tasks/types.js';
+import type { CallNotifications } from '../../client/outcome.js';
 import { assignNames, type ToolRef } from './names.js';
 import { requestStateKey, type RequestStateKey } from './request-state.js';
 
@@ -52,6 +53,8 @@ export interface Catalog {
   resources: Resource[];
   resourceTemplates: ResourceTemplate[];
   serverOfUri: Map<string, string>;
+  /** Which server listed each URI template. */
+  serverOfTemplate: Map<string, string>;
 }
 
 /** A stop of a call (a round of questions, or the end), numbered per task so a waiter knows what is new. */
@@ -75,7 +78,13 @@ export interface ServeCore {
   /** Which configured servers are served. */
   serverNames(): string[];
   /** Starts a tool call (or, with `method`, a prompts/get or resources/read) that the runner holds. */
-  call(session: string, ref: ToolRef, args: Record<string, unknown>, method?: 'prompts/get' | 'resources/read'): Promise<Stop>;
+  call(
+    session: string,
+    ref: ToolRef,
+    args: Record<string, unknown>,
+    method?: 'prompts/get' | 'resources/read',
+    notifications?: CallNotifications,
+  ): Promise<Stop>;
   /** The first stop of the task after `afterSeq` (resolves at once when there is one). */
   nextStop(taskId: string, afterSeq: number, signal?: AbortSignal): Promise<Stop>;
   latestStop(taskId: string): Stop | undefined;
@@ -92,6 +101,11 @@ export interface ServeCore {
   adopt(taskId: string): Promise<boolean>;
   /** Answers as any answerer in another process would: a held legacy call's holder passes it on (tasks/delivery.ts). */
   respondHeld(input: RespondInput): Promise<Delivered>;
+  /**
+   * Calls `onUpdate` whenever the server says the resource changed; the upstream is subscribed for the first watcher
+   * and unsubscribed after the last (its one connection serves every client). Resolves with the unwatch.
+   */
+  watchResource(server: string, uri: string, onUpdate: () => void): Promise<() => Promise<void>>;
   /** The upstream connections (for prompts and resources). */
   readonly mcpx: Mcpx;
   close(): Promise<void>;
@@ -155,6 +169,8 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     },
   };
 
+  /** The clients watching each subscribed resource, by server and URI. */
+  const watchers = new Map<string, Set<() => void>>();
   const runner = createTaskRunner({
     broker,
     store: tasks,
@@ -181,6 +197,9 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     elicitTtlMs: ttlMs,
     eraCache: createFileEraCache(join(stateDir(env), 'era-cache.json')),
     clientInfo: { name: 'mcpx-serve', version: options.version },
+    onResourceUpdated: (server, uri) => {
+      for (const onUpdate of watchers.get(`${server}\u0000${uri}`) ?? []) onUpdate();
+    },
   });
 
   const configured = mcpx.serverNames();
@@ -247,6 +266,9 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
       const serverOfUri = new Map<string, string>();
       for (const { server, resources } of extras)
         for (const resource of resources) if (!serverOfUri.has(resource.uri)) serverOfUri.set(resource.uri, server);
+      const serverOfTemplate = new Map<string, string>();
+      for (const { server, templates } of extras)
+        for (const t of templates) if (!serverOfTemplate.has(t.uriTemplate)) serverOfTemplate.set(t.uriTemplate, server);
       // A server that failed is listed again on the next tools/list.
       if (failed.size) listing = undefined;
       return {
@@ -258,6 +280,7 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
         resources: extras.flatMap((e) => e.resources),
         resourceTemplates: extras.flatMap((e) => e.templates),
         serverOfUri,
+        serverOfTemplate,
       };
     })());
 
@@ -297,11 +320,12 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     catalog,
     refresh: () => void (listing = undefined),
     serverNames: () => served,
-    async call(session, ref, args, method) {
+    async call(session, ref, args, method, notifications) {
       const step = await runner.start({
         server: ref.server,
         tool: ref.tool,
         ...(method ? { method } : {}),
+        ...(notifications ? { notifications } : {}),
         arguments: args,
         session,
         sessionSource: session === fromEnv ? 'env' : 'explicit',
@@ -311,6 +335,28 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     nextStop,
     respondHeld: heldResponder(broker, leaseMsFromEnv(env)),
     latestStop: (taskId) => stops.get(taskId),
+    async watchResource(server, uri, onUpdate) {
+      const key = `${server}\u0000${uri}`;
+      let set = watchers.get(key);
+      const first = !set;
+      if (!set) watchers.set(key, (set = new Set()));
+      set.add(onUpdate);
+      const unwatch = async (): Promise<void> => {
+        if (!set.delete(onUpdate) || set.size) return;
+        watchers.delete(key);
+        await mcpx.subscribe(server, uri, false);
+      };
+      if (first) {
+        try {
+          await mcpx.subscribe(server, uri, true);
+        } catch (error) {
+          set.delete(onUpdate);
+          if (!set.size) watchers.delete(key);
+          throw error;
+        }
+      }
+      return unwatch;
+    },
     takeOpened(id) {
       const request = opened.get(id);
       opened.delete(id);

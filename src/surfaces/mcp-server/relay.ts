@@ -14,6 +14,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { AskingMethod } from '../../client/requests.js';
+import type { CallNotifications } from '../../client/outcome.js';
 import type { ServeCore } from './core.js';
 import type { ToolRef } from './names.js';
 import { passResult } from './render.js';
@@ -62,6 +63,7 @@ export interface RelayRequest {
   ctx: ServerContext;
   /** A retry: the verified envelope. */
   state?: RelayState;
+  notifications?: CallNotifications | undefined;
 }
 
 /** Sends the request (or its retry) upstream; returns the upstream's result, or its round of questions under mcpx's envelope. */
@@ -85,6 +87,7 @@ export async function relay(core: ServeCore, seal: RequestStateSeal, request: Re
     ...(inputResponses !== undefined ? { inputResponses } : {}),
     ...(state?.upstream !== undefined ? { requestState: state.upstream } : {}),
     signal: ctx.mcpReq.signal,
+    ...(request.notifications ? { notifications: request.notifications } : {}),
   });
   if (result.resultType !== 'input_required') return passResult(result as CallToolResult) as Record<string, unknown>;
   const inputRequests: Record<string, unknown> = {};

@@ -24,6 +24,7 @@ import { createFallbackTools } from './fallback-tools.js';
 import { failedResult, passResult, stopResult } from './render.js';
 import { stopFromStore } from './held-elsewhere.js';
 import { relay, wantsRelay, type RelayState } from './relay.js';
+import { callNotifications, registerPassThrough } from './passthrough.js';
 import type { RequestStateSeal } from './request-state.js';
 import { isAction } from '../../constants.js';
 
@@ -64,7 +65,7 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
   const server = new Server(
     { name: 'mcpx', version },
     {
-      capabilities: { tools: {}, prompts: {}, resources: {} },
+      capabilities: { tools: {}, prompts: {}, resources: { subscribe: true }, logging: {}, completions: {} },
       instructions:
         'mcpx serves the tools of the MCP servers it is configured with. When a tool asks a question and this client cannot show it, the result says so: answer only what you know with mcpx_elicit_answer, decline what you cannot know (a person is asked instead), and collect the result with mcpx_call_result.',
       requestState: { verify: (state, ctx) => seal.verify(state, ctx) },
@@ -72,6 +73,7 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
   );
   const { session } = connection;
   const fallback = createFallbackTools(core, session);
+  const logLevels = registerPassThrough(server, core, connection.era);
 
   const capabilitiesOf = (ctx: ServerContext): ClientCapabilities => {
     if (connection.era === 'modern')
@@ -97,15 +99,17 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
     return requests.filter((r): r is ElicitRequest => r !== undefined && r.state === 'pending');
   };
 
-  /** The stop as this client gets it: the result, or the questions (asked, or described). */
+  /**
+   * The stop as this client gets it: the result, or the questions (asked, or described). `next` waits for the
+   * stop after one answered meanwhile; `fresh` reads the first stop's questions as just opened.
+   */
   const answer = async (
-    kind: Kind,
+    { kind, name, args, ctx }: ServedCall,
     stop: Stop,
-    name: string,
-    args: Record<string, unknown>,
-    ctx: ServerContext,
-    next: (stop: Stop) => Promise<Stop> = (s) => core.nextStop(s.step.task.id, s.seq, ctx.mcpReq.signal),
-    fresh = false,
+    {
+      next = (s) => core.nextStop(s.step.task.id, s.seq, ctx.mcpReq.signal),
+      fresh = false,
+    }: { next?: (stop: Stop) => Promise<Stop>; fresh?: boolean } = {},
   ): Promise<Served> => {
     let current = stop;
     for (let first = true; ; first = false) {
@@ -206,6 +210,7 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
           session,
           caps: capabilitiesOf(ctx),
           ctx,
+          notifications: callNotifications(ctx, logLevels.of(ctx)),
         } as const;
         return await relay(core, seal, relayed ? { ...request, state: state as RelayState } : request);
       } catch (error) {
@@ -220,14 +225,14 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
     if (state === undefined || typeof state !== 'object') {
       let stop: Stop;
       try {
-        stop = await core.call(session, ref, args, METHODS[kind]);
+        stop = await core.call(session, ref, args, METHODS[kind], callNotifications(ctx, logLevels.of(ctx)));
       } catch (error) {
         return failedOrThrow(kind, ref, {
           code: isMcpxError(error) ? error.code : 'CALL_FAILED',
           message: (error as Error)?.message ?? String(error),
         });
       }
-      return answer(kind, stop, name, args, ctx, undefined, true);
+      return answer({ kind, name, args, ctx }, stop, { fresh: true });
     }
     // A retry: the state must be ours (verified already), for this very call and session.
     if (!('task' in state) || state.tool !== name || state.args !== argsDigest(args) || state.session !== session) {
@@ -268,7 +273,7 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
         from.step.status === 'input-required' &&
         from.step.task.waitingOn.every((id) => answeredHere.has(id));
       if (movingOn) from = await core.nextStop(state.task, state.seq, ctx.mcpReq.signal);
-      return answer(kind, from, name, args, ctx, undefined, movingOn);
+      return answer({ kind, name, args, ctx }, from, { fresh: movingOn });
     }
     // Another serve on the store holds the call (or held it and stopped): the store says where it stands.
     const elsewhere = async (): Promise<Stop> => {
@@ -279,7 +284,7 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
         detail: 'no mcpx serve on this store holds that call any more; run it again',
       });
     };
-    return answer(kind, await elsewhere(), name, args, ctx, elsewhere);
+    return answer({ kind, name, args, ctx }, await elsewhere(), { next: elsewhere });
   };
 
   server.setRequestHandler('prompts/list', async () => ({ prompts: (await core.catalog()).prompts }));
@@ -306,6 +311,13 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
 }
 
 type Kind = 'tool' | 'prompt' | 'resource';
+/** The request a stop is answered to: its kind, the name the client called, its arguments and its context. */
+interface ServedCall {
+  kind: Kind;
+  name: string;
+  args: Record<string, unknown>;
+  ctx: ServerContext;
+}
 type Served = CallToolResult | InputRequiredResult | Record<string, unknown>;
 const METHODS: Record<Kind, 'prompts/get' | 'resources/read' | undefined> = {
   tool: undefined,

@@ -9,7 +9,7 @@
  *   auto    policy only: the agent's calls run with MCPX_ELICIT=auto
  * Only the default export is a function: opencode calls every exported function as a plugin.
  */
-import type { Plugin, PluginInput } from '@opencode-ai/plugin';
+import type { Plugin, PluginInput, ToolContext } from '@opencode-ai/plugin';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -123,7 +123,24 @@ async function ownQuestion(link: QuestionLink, id: string, session: string): Pro
   return q && q.session === session ? q : undefined;
 }
 
-const notHere = (id: string): string => `No question ${id} waits in this session. See what waits with mcpx_elicit_list.`;
+/** A tool about one question of this session, by id: the arguments parsed, the question found, or the reply that it is not here. */
+function ownQuestionTool<S extends z.ZodRawShape>(
+  link: QuestionLink,
+  description: string,
+  shape: S,
+  onQuestion: (args: z.infer<z.ZodObject<S>> & { id: string }, q: Elicitation, ctx: ToolContext) => Promise<string>,
+) {
+  return defineTool({
+    description,
+    args: argsOf(shape),
+    async execute(raw, ctx) {
+      const args = z.object(shape).parse(raw) as z.infer<z.ZodObject<S>> & { id: string };
+      const q = await ownQuestion(link, args.id, ctx.sessionID);
+      if (!q) return `No question ${args.id} waits in this session. See what waits with mcpx_elicit_list.`;
+      return onQuestion(args, q, ctx);
+    },
+  });
+}
 
 /** opencode's `tool()` is the identity: typed by the package, with nothing of it loaded at run time. */
 const defineTool = ((definition: unknown) => definition) as typeof import('@opencode-ai/plugin').tool;
@@ -149,14 +166,11 @@ function questionTools(link: QuestionLink, level: PluginLevel, dialogs: DialogHo
         return pending.length ? describeForAgent(pending, level, Date.now()) : 'No questions are waiting in this session.';
       },
     }),
-    mcpx_elicit_answer: defineTool({
-      description:
-        'Answer a waiting mcpx question by id. accept with content matching its schema only when you know every value for certain; if you do not know, decline and tell the user why (never invent a value); cancel dismisses it. Questions for the person go to them (mcpx_elicit_ask).',
-      args: argsOf(answerArgs),
-      async execute(raw, ctx) {
-        const args = z.object(answerArgs).parse(raw);
-        const q = await ownQuestion(link, args.id, ctx.sessionID);
-        if (!q) return notHere(args.id);
+    mcpx_elicit_answer: ownQuestionTool(
+      link,
+      'Answer a waiting mcpx question by id. accept with content matching its schema only when you know every value for certain; if you do not know, decline and tell the user why (never invent a value); cancel dismisses it. Questions for the person go to them (mcpx_elicit_ask).',
+      answerArgs,
+      async (args, q, ctx) => {
         if (args.action === 'accept' && (q.audience === 'user' || q.mode === 'url' || level === 'ask')) {
           return `${q.id} is for the person, not for you: call mcpx_elicit_ask with its id to show it to them.`;
         }
@@ -166,15 +180,12 @@ function questionTools(link: QuestionLink, level: PluginLevel, dialogs: DialogHo
             : { action: args.action };
         return answered(link, q, answer, ctx.sessionID);
       },
-    }),
-    mcpx_elicit_ask: defineTool({
-      description:
-        'Show a waiting mcpx question to the person in a dialog and record their answer: a yes/no prompt (allow accepts, deny declines), or, for a form that needs values, the question tool call to make (the person answers there and mcpx records it; you do not relay the values).',
-      args: argsOf(askArgs),
-      async execute(raw, ctx) {
-        const args = z.object(askArgs).parse(raw);
-        const q = await ownQuestion(link, args.id, ctx.sessionID);
-        if (!q) return notHere(args.id);
+    ),
+    mcpx_elicit_ask: ownQuestionTool(
+      link,
+      'Show a waiting mcpx question to the person in a dialog and record their answer: a yes/no prompt (allow accepts, deny declines), or, for a form that needs values, the question tool call to make (the person answers there and mcpx records it; you do not relay the values).',
+      askArgs,
+      async (_args, q, ctx) => {
         if (!allowAnswer(q)) {
           return [
             `${q.id} needs values only the person has. Call the question tool now with exactly these arguments:`,
@@ -190,7 +201,7 @@ function questionTools(link: QuestionLink, level: PluginLevel, dialogs: DialogHo
         }
         return answered(link, q, allowAnswer(q)!, ctx.sessionID);
       },
-    }),
+    ),
   };
 }
 

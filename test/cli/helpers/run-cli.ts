@@ -1,5 +1,6 @@
 /** Runs `mcpx <argv>` as a function with injected IO: the exit code and what it wrote. */
 import { PassThrough } from 'node:stream';
+import type { CliIO } from '../../../src/surfaces/cli/io.js';
 import { main } from '../../../src/surfaces/cli/main.js';
 
 export interface CliRun {
@@ -21,8 +22,15 @@ export interface StartedCli {
   stderrShows(text: string): Promise<void>;
 }
 
-/** Starts a command without waiting for it, so a test can act while it runs. */
-export function startCli(argv: string[], options: CliOptions = {}): StartedCli {
+export interface CapturedIO {
+  io: CliIO;
+  /** What was written so far. */
+  out(): string;
+  err(): string;
+}
+
+/** A command's IO whose stdout and stderr are collected; stdin ends after `options.stdin` (left open when undefined). */
+export function captureIO(options: CliOptions = {}): CapturedIO {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const stdin = new PassThrough();
@@ -30,30 +38,38 @@ export function startCli(argv: string[], options: CliOptions = {}): StartedCli {
   let err = '';
   stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
   stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
-  stdin.end(options.stdin ?? '');
-  const done = main(argv, {
+  if (options.stdin !== undefined) stdin.end(options.stdin);
+  const io: CliIO = {
     stdout,
     stderr,
     stdin,
     env: options.env ?? {},
     cwd: options.cwd ?? process.cwd(),
     isTTY: options.isTTY ?? false,
-  }).then((code) => ({ code, stdout: out, stderr: err }));
+  };
+  return { io, out: () => out, err: () => err };
+}
+
+/** Starts a command without waiting for it, so a test can act while it runs. */
+export function startCli(argv: string[], options: CliOptions = {}): StartedCli {
+  const captured = captureIO({ ...options, stdin: options.stdin ?? '' });
+  const stderr = captured.io.stderr;
+  const done = main(argv, captured.io).then((code) => ({ code, stdout: captured.out(), stderr: captured.err() }));
   return {
     done,
     stderrShows: (text) =>
       new Promise((resolve, reject) => {
-        if (err.includes(text)) return resolve();
+        if (captured.err().includes(text)) return resolve();
         const check = () => {
-          if (!err.includes(text)) return;
+          if (!captured.err().includes(text)) return;
           stderr.off('data', check);
           resolve();
         };
         stderr.on('data', check);
         void done.then(() =>
-          err.includes(text)
+          captured.err().includes(text)
             ? resolve()
-            : reject(new Error(`the command ended without writing ${JSON.stringify(text)}; stderr: ${err}`)),
+            : reject(new Error(`the command ended without writing ${JSON.stringify(text)}; stderr: ${captured.err()}`)),
         );
       }),
   };

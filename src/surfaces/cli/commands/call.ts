@@ -3,12 +3,13 @@
  * put to the person at the terminal (prompt), returned as the §5.1 message with exit 75 while the call keeps
  * running in the daemon (return), or answered by the daemon's policy in the mode given (auto, decline, error).
  */
+import { randomUUID } from 'node:crypto';
 import { McpxError } from '../../../errors.js';
 import { ttlFromEnv } from '../../../policy/read.js';
 import type { Answer } from '../../../types.js';
 import { elicitModeOf, parseArgs, parseJsonObject, parseTarget, parseToolArguments, UsageError } from '../args.js';
 import type { Backend, CallResponse, Elicitation } from '../../backend/backend.js';
-import { showActivity } from '../activity.js';
+import { followProgress, showActivity } from '../activity.js';
 import { openBackend } from '../connect.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { printResult } from '../print-result.js';
@@ -61,6 +62,9 @@ export const command: Command = async (argv, io) => {
   const backend = await openBackend(io, { config, forCall: true });
   // A spinner on a terminal while the call runs; wiped before the result, a question or an error is written.
   const activity = showActivity(io, `${server}.${tool}`);
+  // On a terminal the call carries a token, so the server's progress on it reaches the spinner from the daemon.
+  const progressToken = activity.live ? randomUUID() : undefined;
+  const unfollow = followProgress(backend, activity, { ...(progressToken ? { token: progressToken } : {}) });
   try {
     const response = await backend
       .call(server, tool, args, {
@@ -68,8 +72,12 @@ export const command: Command = async (argv, io) => {
         sessionSource,
         ...(chosen ? { elicit } : {}),
         ...(elicitTtlMs ? { elicitTtlMs } : {}),
+        ...(progressToken ? { progressToken } : {}),
       })
-      .finally(() => activity.stop());
+      .finally(() => {
+        unfollow();
+        activity.stop();
+      });
     if (response.status === 'complete') return printResult(response.result, io, json, { server, tool });
     // The daemon answered in auto, decline and error; a question still open waits for an answer from anywhere.
     if (mode !== 'prompt') return returnQuestions(response, io, json);
@@ -125,10 +133,14 @@ export async function answerUntilDone(
       if (!taskId)
         throw new McpxError('DAEMON_UNAVAILABLE', 'The call has no task to follow, so its result cannot be collected here.');
       const waiting = showActivity(io, `${inputRequired.server}.${inputRequired.tool}`);
+      const unfollow = followProgress(backend, waiting, { task: taskId });
       const next = await Promise.race([
         backend.task(taskId, { waitSeconds: 600, signal: stop.signal }).then((task) => ({ task })),
         opened.next(),
-      ]).finally(() => waiting.stop());
+      ]).finally(() => {
+        unfollow();
+        waiting.stop();
+      });
       if ('task' in next) {
         const { task } = next;
         if (task.state === 'complete' && task.result) return print(task.result, io, json);

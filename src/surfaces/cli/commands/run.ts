@@ -25,6 +25,7 @@ import { EXIT, type CliIO, type Command } from '../io.js';
 import type { AskReplay } from '../script-asks.js';
 import { createScriptHost, type PersonPrompt } from '../script-host.js';
 import { sanitize } from '../sanitize.js';
+import { errorLead } from '../style.js';
 
 const USAGE = `usage: mcpx run <script.ts|script.js> [options]
 
@@ -124,7 +125,7 @@ export async function runSource(
         if (problems.length) {
           for (const line of problems) io.stderr.write(`${line}\n`);
           io.stderr.write(
-            `mcpx: ${file} has ${problems.length} type error${problems.length === 1 ? '' : 's'}; not run [SCRIPT_TYPE_ERROR]\n`,
+            `${errorLead(io.stderr, io.env)} ${file} has ${problems.length} type error${problems.length === 1 ? '' : 's'}; not run [SCRIPT_TYPE_ERROR]\n`,
           );
           return EXIT.FAILURE;
         }
@@ -156,7 +157,7 @@ function report(outcome: RunOutcome, io: CliIO, json: boolean): number {
     else io.stdout.write(stop.via === 'tool' || stop.data?.questions ? stop.message : `mcpx: ${sanitize(stop.message)}.\n`);
     return EXIT.INPUT_REQUIRED;
   }
-  io.stderr.write(`mcpx: ${sanitize(outcome.error.message)} [${outcome.error.code}]\n`);
+  io.stderr.write(`${errorLead(io.stderr, io.env)} ${sanitize(outcome.error.message)} [${outcome.error.code}]\n`);
   return EXIT.FAILURE;
 }
 

@@ -5,7 +5,7 @@
 import { McpxError } from '../../../errors.js';
 import { TASK_ID } from '../../../ids.js';
 import { parseArgs, UsageError } from '../args.js';
-import { showActivity } from '../activity.js';
+import { followProgress, showActivity } from '../activity.js';
 import { openBackend } from '../connect.js';
 import { EXIT, type Command } from '../io.js';
 import { printResult } from '../print-result.js';
@@ -52,9 +52,11 @@ export const command: Command = async (argv, io) => {
       const left = deadline - Date.now();
       // A spinner on a terminal while the call runs on in the daemon.
       const activity = showActivity(io, `waiting for ${id}`);
-      const task = await backend
-        .task(id, { waitSeconds: Math.max(0, Math.min(600, Math.ceil(left / 1000))) })
-        .finally(() => activity.stop());
+      const unfollow = followProgress(backend, activity, { task: id });
+      const task = await backend.task(id, { waitSeconds: Math.max(0, Math.min(600, Math.ceil(left / 1000))) }).finally(() => {
+        unfollow();
+        activity.stop();
+      });
       if (task.state === 'complete' && task.result) return printResult(task.result, io, json);
       if (task.state === 'failed') {
         throw new McpxError(

@@ -11,56 +11,21 @@ export interface Choice {
   label: string;
 }
 
+/** What every field has: the property's name, its label and hint, whether it is required, and its schema. */
+interface FieldBase {
+  name: string;
+  label: string;
+  hint?: string;
+  required: boolean;
+  schema: PrimitiveSchema;
+}
+
 export type Field =
-  | {
-      kind: 'text';
-      name: string;
-      label: string;
-      hint?: string;
-      required: boolean;
-      schema: PrimitiveSchema;
-      placeholder?: string;
-      defaultValue?: string;
-    }
-  | {
-      kind: 'number';
-      name: string;
-      label: string;
-      hint?: string;
-      required: boolean;
-      schema: PrimitiveSchema;
-      integer: boolean;
-      defaultValue?: string;
-    }
-  | {
-      kind: 'boolean';
-      name: string;
-      label: string;
-      hint?: string;
-      required: boolean;
-      schema: PrimitiveSchema;
-      defaultValue?: boolean;
-    }
-  | {
-      kind: 'select';
-      name: string;
-      label: string;
-      hint?: string;
-      required: boolean;
-      schema: PrimitiveSchema;
-      choices: Choice[];
-      defaultValue?: string;
-    }
-  | {
-      kind: 'multiselect';
-      name: string;
-      label: string;
-      hint?: string;
-      required: boolean;
-      schema: PrimitiveSchema;
-      choices: Choice[];
-      defaultValue?: string[];
-    };
+  | (FieldBase & { kind: 'text'; placeholder?: string; defaultValue?: string })
+  | (FieldBase & { kind: 'number'; integer: boolean; defaultValue?: string })
+  | (FieldBase & { kind: 'boolean'; defaultValue?: boolean })
+  | (FieldBase & { kind: 'select'; choices: Choice[]; defaultValue?: string })
+  | (FieldBase & { kind: 'multiselect'; choices: Choice[]; defaultValue?: string[] });
 
 const FORMAT_PLACEHOLDER: Record<string, string> = {
   email: 'name@example.com',

@@ -43,16 +43,14 @@ const callRoute = createRoute({
   },
 });
 
-const taskRoute = jsonGetRoute(
-  {
-    path: '/v1/tasks/{id}',
-    operationId: 'getTask',
-    summary: 'A call the daemon holds; with ?wait=seconds, answers once it finishes (or the wait ends).',
-    request: { params: TaskIdParams, query: TaskQuery },
-  },
-  { schema: TaskEnvelopeSchema, description: 'The task, with its result when complete' },
-  [400, 401, 404, 503],
-);
+const taskRoute = jsonGetRoute({
+  path: '/v1/tasks/{id}',
+  operationId: 'getTask',
+  summary: 'A call the daemon holds; with ?wait=seconds, answers once it finishes (or the wait ends).',
+  request: { params: TaskIdParams, query: TaskQuery },
+  ok: [TaskEnvelopeSchema, 'The task, with its result when complete'],
+  errors: [400, 401, 404, 503],
+});
 
 export function mountCallRoute(app: OpenAPIHono, context: RouteContext): void {
   const { deps, now } = context;
@@ -87,6 +85,7 @@ export async function startAndRespond(
     ...(headers['x-mcpx-parent'] ? { parent: headers['x-mcpx-parent'] } : {}),
     ...(headers['x-mcpx-elicit'] ? { elicit: headers['x-mcpx-elicit'] } : {}),
     ...(headers['x-mcpx-elicit-ttl-ms'] ? { elicitTtlMs: Number(headers['x-mcpx-elicit-ttl-ms']) } : {}),
+    ...(headers['x-mcpx-progress-token'] ? { progressToken: headers['x-mcpx-progress-token'] } : {}),
   });
   if (step.status === 'complete') {
     return c.json({ status: 'complete' as const, callId: step.task.callId, task: step.task.id, result: step.result }, 200);

@@ -5,8 +5,7 @@
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate } from '@modelcontextprotocol/client';
 import type { ServerStatus } from '../../../client/server-status.js';
-import { jsonGetRoute } from '../openapi.js';
-import { ServerParams } from '../schemas.js';
+import { serverGetRoute } from '../openapi.js';
 
 /** What the discovery routes read: the default session's mcpx instance, so no server is spawned per request. */
 export interface DiscoveryCatalog {
@@ -50,38 +49,24 @@ export const ResourceListSchema = z
   .object({ server: z.string(), resources: z.array(ResourceSchema), resourceTemplates: z.array(ResourceTemplateSchema) })
   .openapi('ResourceList');
 
-const statusRoute = jsonGetRoute(
-  {
-    path: '/v1/servers/{server}',
-    operationId: 'getServerStatus',
-    summary: 'Whether a configured server can be reached, and in which era (connects, or starts it, on first need).',
-    request: { params: ServerParams },
-  },
-  { schema: ServerStatusSchema, description: 'The status; a failure is a status with its reason' },
-  [401, 404, 503],
-);
+const statusRoute = serverGetRoute('', {
+  operationId: 'getServerStatus',
+  summary: 'Whether a configured server can be reached, and in which era (connects, or starts it, on first need).',
+  ok: [ServerStatusSchema, 'The status; a failure is a status with its reason'],
+  errors: [401, 404, 503],
+});
 
-const promptsRoute = jsonGetRoute(
-  {
-    path: '/v1/servers/{server}/prompts',
-    operationId: 'listPrompts',
-    summary: "A server's prompts, over the daemon's pooled connection.",
-    request: { params: ServerParams },
-  },
-  { schema: PromptListSchema, description: 'The prompts as the server listed them' },
-  [400, 401, 404, 502, 503],
-);
+const promptsRoute = serverGetRoute('/prompts', {
+  operationId: 'listPrompts',
+  summary: "A server's prompts, over the daemon's pooled connection.",
+  ok: [PromptListSchema, 'The prompts as the server listed them'],
+});
 
-const resourcesRoute = jsonGetRoute(
-  {
-    path: '/v1/servers/{server}/resources',
-    operationId: 'listResources',
-    summary: "A server's resources and resource templates, over the daemon's pooled connection.",
-    request: { params: ServerParams },
-  },
-  { schema: ResourceListSchema, description: 'The resources and templates' },
-  [400, 401, 404, 502, 503],
-);
+const resourcesRoute = serverGetRoute('/resources', {
+  operationId: 'listResources',
+  summary: "A server's resources and resource templates, over the daemon's pooled connection.",
+  ok: [ResourceListSchema, 'The resources and templates'],
+});
 
 /** Adds the discovery routes; `catalog` throws DAEMON_UNAVAILABLE when the app has none. */
 export function mountDiscoveryRoutes(

@@ -22,27 +22,23 @@ import { ACTIONS } from '../../../constants.js';
 
 const STATES: RequestState[] = ['pending', 'answered', 'expired', 'abandoned'];
 
-const listRoute = jsonGetRoute(
-  {
-    path: '/v1/elicit',
-    operationId: 'listElicitations',
-    summary: 'Questions, pending by default, with time left.',
-    request: { query: ElicitListQuery, headers: SessionHeaders },
-  },
-  { schema: ElicitationListSchema, description: 'The questions' },
-  [400, 401, 503],
-);
+const listRoute = jsonGetRoute({
+  path: '/v1/elicit',
+  operationId: 'listElicitations',
+  summary: 'Questions, pending by default, with time left.',
+  request: { query: ElicitListQuery, headers: SessionHeaders },
+  ok: [ElicitationListSchema, 'The questions'],
+  errors: [400, 401, 503],
+});
 
-const getRoute = jsonGetRoute(
-  {
-    path: '/v1/elicit/{id}',
-    operationId: 'getElicitation',
-    summary: 'One question, with time remaining, and its answer once answered.',
-    request: { params: ElicitIdParams, query: ScopeQuery, headers: SessionHeaders },
-  },
-  { schema: ElicitationWithAnswerSchema, description: 'The question' },
-  [400, 401, 403, 404, 503],
-);
+const getRoute = jsonGetRoute({
+  path: '/v1/elicit/{id}',
+  operationId: 'getElicitation',
+  summary: 'One question, with time remaining, and its answer once answered.',
+  request: { params: ElicitIdParams, query: ScopeQuery, headers: SessionHeaders },
+  ok: [ElicitationWithAnswerSchema, 'The question'],
+  errors: [400, 401, 403, 404, 503],
+});
 
 function answerRoute(action: 'accept' | 'decline' | 'cancel') {
   return createRoute({

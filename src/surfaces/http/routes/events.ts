@@ -2,6 +2,7 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import type { BrokerEvent } from '../../../broker/types.js';
+import type { ProgressEvent } from '../../../tasks/progress.js';
 import { errors } from '../openapi.js';
 import { EventSchema, EventsQuery } from '../schemas.js';
 import type { RouteContext } from './context.js';
@@ -11,7 +12,7 @@ const eventsRoute = createRoute({
   path: '/v1/events',
   operationId: 'events',
   summary:
-    'Server-sent events: every broker event (elicit.open, elicit.answered, elicit.expired, elicit.resumed, elicit.abandoned, elicit.passed, policy.fired), after a first `ready` event; with ?since=ms, the audit log from then is replayed first.',
+    "Server-sent events: every broker event (elicit.open, elicit.answered, elicit.expired, elicit.resumed, elicit.abandoned, elicit.passed, policy.fired), after a first `ready` event; with ?since=ms, the audit log from then is replayed first. call.progress (a server's progress on a call the daemon drives; never in the audit log) only when ?kinds names it.",
   request: { query: EventsQuery },
   responses: {
     200: { content: { 'text/event-stream': { schema: EventSchema } }, description: 'An event stream' },
@@ -26,15 +27,22 @@ export function mountEventsRoute(app: OpenAPIHono, { deps }: RouteContext): void
     const kinds = query.kinds ? new Set(query.kinds.split(',').map((k) => k.trim())) : undefined;
     const keepAliveMs = deps.keepAliveMs ?? 15_000;
     return streamSSE(c, async (stream) => {
-      const queue: BrokerEvent[] = [];
+      const queue: Array<BrokerEvent | ProgressEvent> = [];
       let wake: (() => void) | undefined;
       let open = true;
-      const unsubscribe = broker.subscribe((event) => {
+      const listener = (event: BrokerEvent | ProgressEvent): void => {
         if (kinds && !kinds.has(event.kind)) return;
         if (query.session && event.session !== undefined && event.session !== query.session) return;
         queue.push(event);
         wake?.();
-      });
+      };
+      const offBroker = broker.subscribe(listener);
+      // Progress can come many times a second: only to a stream that asked for it by name.
+      const offProgress = kinds?.has('call.progress') && deps.progress ? deps.progress.subscribe(listener) : undefined;
+      const unsubscribe = (): void => {
+        offBroker();
+        offProgress?.();
+      };
       stream.onAbort(() => {
         open = false;
         unsubscribe();
@@ -44,7 +52,8 @@ export function mountEventsRoute(app: OpenAPIHono, { deps }: RouteContext): void
       await stream.writeSSE({ event: 'ready', data: JSON.stringify({ pid: deps.info.pid }), id: String(seq++) });
       if (query.since !== undefined) {
         // Replay from the audit log, then the live events that arrived meanwhile, each once.
-        const keyOf = (e: BrokerEvent): string => `${e.kind}|${e.at}|${e.elicit ?? ''}|${e.trace ?? ''}|${e.pid}`;
+        const keyOf = (e: BrokerEvent | ProgressEvent): string =>
+          `${e.kind}|${e.at}|${'elicit' in e ? (e.elicit ?? '') : ''}|${e.trace ?? ''}|${e.pid}`;
         const history = (await broker.audit({ since: query.since, ...(query.session ? { session: query.session } : {}) })).filter(
           (e) => e.at >= query.since! && (!kinds || kinds.has(e.kind)),
         );

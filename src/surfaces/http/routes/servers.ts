@@ -2,31 +2,24 @@
 import type { OpenAPIHono, z } from '@hono/zod-openapi';
 import { McpxError } from '../../../errors.js';
 import type { ToolCatalog } from '../app.js';
-import { jsonGetRoute } from '../openapi.js';
-import { ServerListSchema, ServerParams, ToolListSchema } from '../schemas.js';
+import { jsonGetRoute, serverGetRoute } from '../openapi.js';
+import { ServerListSchema, ToolListSchema } from '../schemas.js';
 import type { RouteContext } from './context.js';
 import { mountDiscoveryRoutes } from './discovery.js';
 
-const serversRoute = jsonGetRoute(
-  {
-    path: '/v1/servers',
-    operationId: 'listServers',
-    summary: "The servers in the daemon's config.",
-  },
-  { schema: ServerListSchema, description: 'Server names' },
-  [401, 503],
-);
+const serversRoute = jsonGetRoute({
+  path: '/v1/servers',
+  operationId: 'listServers',
+  summary: "The servers in the daemon's config.",
+  ok: [ServerListSchema, 'Server names'],
+  errors: [401, 503],
+});
 
-const toolsRoute = jsonGetRoute(
-  {
-    path: '/v1/servers/{server}/tools',
-    operationId: 'listTools',
-    summary: "A server's tools, listed over the daemon's pooled connection (the server is started on first need).",
-    request: { params: ServerParams },
-  },
-  { schema: ToolListSchema, description: 'The tools as the server listed them' },
-  [400, 401, 404, 502, 503],
-);
+const toolsRoute = serverGetRoute('/tools', {
+  operationId: 'listTools',
+  summary: "A server's tools, listed over the daemon's pooled connection (the server is started on first need).",
+  ok: [ToolListSchema, 'The tools as the server listed them'],
+});
 
 export function mountServerRoutes(app: OpenAPIHono, { deps }: RouteContext): void {
   const catalog = (): ToolCatalog => {

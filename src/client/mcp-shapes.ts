@@ -1,0 +1,10 @@
+/** The MCP shapes the pool's list, call, prompt and resource methods hand back, named once for the pool and the public API. */
+export type {
+  CallToolResult,
+  GetPromptResult,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplateType as ResourceTemplate,
+  Tool,
+} from '@modelcontextprotocol/client';
