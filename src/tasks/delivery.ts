@@ -163,8 +163,25 @@ export interface Delivered {
 }
 
 /**
- * How every answerer in another process answers: `respond` with an offer, then confirmDelivery. A second answer
- * while the first is on its way is refused as a second answer once the first lands, or as abandoned if it cannot.
+ * Whether a standing offer is this answer again: the same answerer (process, user, session, surface) giving the same
+ * answer, as a client does that retries through another host after the first died before replying.
+ */
+export function sameAnswer(offered: StoredAnswer, input: RespondInput, pid: number): boolean {
+  return (
+    offered.action === input.action &&
+    offered.by === input.by &&
+    offered.pid === (input.pid ?? pid) &&
+    offered.user === input.user &&
+    (input.session === undefined || offered.session === input.session) &&
+    JSON.stringify(offered.content) === JSON.stringify(input.content)
+  );
+}
+
+/**
+ * How every answerer in another process answers: `respond` with an offer, then confirmDelivery. When an offer
+ * already stands, its fate is learnt first: the same answer again (a retry whose first reply was lost) gets that
+ * fate as its own, delivered or ELICITATION_ABANDONED; another answer is refused as a second answer once the first
+ * landed, or as abandoned if it could not.
  */
 export function heldResponder(broker: StoreBroker, leaseMs?: number): (input: RespondInput) => Promise<Delivered> {
   const deps = {
@@ -177,10 +194,11 @@ export function heldResponder(broker: StoreBroker, leaseMs?: number): (input: Re
     try {
       answer = await broker.respond({ ...input, offer: true });
     } catch (error) {
-      const first = isMcpxError(error, 'ELICITATION_ALREADY_ANSWERED')
-        ? (error.data?.offered as StoredAnswer | undefined)
-        : undefined;
-      if (first) await confirmDelivery(deps, input.id, first);
+      if (!isMcpxError(error, 'ELICITATION_ALREADY_ANSWERED')) throw error;
+      const first = (await readOffer(broker.store, input.id))?.answer;
+      if (!first) throw error;
+      const delivery = await confirmDelivery(deps, input.id, first);
+      if (sameAnswer(first, input, process.pid)) return { answer: first, delivery };
       throw error;
     }
     return { answer, delivery: await confirmDelivery(deps, input.id, answer) };
