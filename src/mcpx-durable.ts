@@ -21,7 +21,8 @@ import { loadConfig } from './config/load.js';
 import { parsePolicy, type Policy, type PolicyMode } from './policy/index.js';
 import { createTaskRunner, type TaskRunner } from './tasks/runner.js';
 import { createTaskStore } from './tasks/task-store.js';
-import { canTakeOver, isModernRound, keepLease, releaseHeld } from './tasks/handoff.js';
+import { canTakeOver, isModernRound, keepLease, newInstance, releaseHeld } from './tasks/handoff.js';
+import { heldResponder } from './tasks/delivery.js';
 import { leaseMsFromEnv, openLeases } from './tasks/leases.js';
 import type { TaskRecord, TaskResult, TaskStep } from './tasks/types.js';
 import type { Answer, Question } from './types.js';
@@ -79,10 +80,21 @@ export async function createDurableMcpx(
   const { store: _store, policy: _policy, session: _session, ...plain } = options;
   const ttlMs = options.elicitTtlMs ?? chosen.ttlMs;
   let inner: Mcpx | undefined;
-  const runner: TaskRunner = createTaskRunner({ broker, store: tasks, holder, pid: process.pid, host: async () => inner! });
+  const instance = newInstance();
+  // Its tasks name its lease (when it holds one), so an answerer can tell it died (tasks/delivery.ts).
+  const runner: TaskRunner = createTaskRunner({
+    broker,
+    store: tasks,
+    holder,
+    pid: process.pid,
+    ...(leases ? { instance } : {}),
+    host: async () => inner!,
+  });
+  // A held legacy call's answer is delivered by its holder, or refused (ELICITATION_ABANDONED) if it died.
+  const respondHeld = heldResponder(broker, leaseMsFromEnv(env));
   try {
     // On a shared store this process holds a lease, so a call it drove is taken over by another once it dies.
-    if (leases) lease = await keepLease(leases, holder, leaseMsFromEnv(env));
+    if (leases) lease = await keepLease(leases, holder, leaseMsFromEnv(env), instance);
     inner = await createPlain({
       ...plain,
       // The policy first, then the host's onElicit; unanswered, the question waits in the store for anyone.
@@ -150,13 +162,15 @@ export async function createDurableMcpx(
         session: session(),
         ...(callOptions.parent ? { parent: callOptions.parent } : {}),
       }),
-    answer: (id, answer, answerOptions = {}) =>
-      broker.respond({
+    async answer(id, answer, answerOptions = {}) {
+      const { answer: stored } = await respondHeld({
         id,
         action: answer.action,
         ...(answer.action === 'accept' && answer.content !== undefined ? { content: answer.content } : {}),
         by: answerOptions.by ?? 'api',
-      }),
+      });
+      return stored;
+    },
     pending: (filter = {}) => broker.pending(filter),
     task: (id) => tasks.get(id),
 

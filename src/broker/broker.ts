@@ -25,6 +25,7 @@ import {
   stateOf,
 } from './records.js';
 import { awaitAnswer, type WaitDeps } from './waiter.js';
+import { putOffer } from './offers.js';
 import { createOpenWatches } from './open-watches.js';
 import { auditOf, listPending, type ListingDeps } from './listing.js';
 import { systemClock } from './clock.js';
@@ -263,6 +264,9 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
         content = await keepSecretContent(request.secret, content, await secretStore());
       const answering = input.session ?? own?.session;
       const { answer, event } = answerOf(request, input, now, content, answering);
+      // A held legacy call's answer counts only once its holder takes it: offered, not claimed (offers.ts).
+      if (input.offer && request.era === 'legacy' && request.task)
+        return guard(putOffer(store, { answer, event }, rowTtl(request)));
       if (!(await guard(store.claimAnswer(answer, rowTtl(request), event, { open: true })))) {
         // Lost: to an answer, an abandon, or the question is gone. One read says which.
         known.delete(request.id);

@@ -74,6 +74,11 @@ export interface RespondInput {
   pid?: number;
   /** The answering user, as the surface knows it (recorded, not checked). */
   user?: string;
+  /**
+   * An answerer in another process than the call's: a held legacy call's question gets an offer (`offers.ts`) its
+   * holder takes, instead of the answer itself; wait for it with `confirmDelivery` (`tasks/delivery.ts`).
+   */
+  offer?: boolean;
 }
 
 /** What an `onOpen` hook may say of a question: the task holding the asking call. */

@@ -34,6 +34,9 @@ export function isReleased(task: TaskRecord | undefined): task is TaskRecord {
   return isModernRound(task) && task.holder === undefined;
 }
 
+/** This process in lease rows, unique per start: `<host>:<pid>:<random>` (recorded on its tasks, so others judge it). */
+export const newInstance = (): string => `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+
 /** Whether a lease owner (`<host>:<pid>:<random>`) is a process of this host that has exited. */
 export function ownerExited(owner: string): boolean {
   const [host, pid] = owner.split(':');
@@ -93,8 +96,12 @@ export async function releaseHeld(
  * can tell it from a process that died; stopping drops the row (its calls were let go: nothing to take over).
  * A renewal refused means the lease lapsed and another process took the calls over: renewing stops.
  */
-export async function keepLease(leases: Leases, holder: string, ttlMs: number): Promise<{ stop(): Promise<void> }> {
-  const instance = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+export async function keepLease(
+  leases: Leases,
+  holder: string,
+  ttlMs: number,
+  instance = newInstance(),
+): Promise<{ stop(): Promise<void> }> {
   const name = leaseOf(holder);
   await leases.acquire(name, instance, ttlMs);
   let renewing: Promise<void> = Promise.resolve();

@@ -23,7 +23,10 @@ export interface Leases {
    * lapsed, already `owner`'s, or held by `replace` (an owner known to be dead). True when `owner` holds it now.
    */
   acquire(name: string, owner: string, ttlMs: number, replace?: string): Promise<boolean>;
-  /** Extends `name` only while `owner` still holds it (a lease taken over and dropped is not taken back). */
+  /**
+   * Extends `name` only while `owner` still holds it unexpired: a lease taken over or dropped is not taken back,
+   * and one that lapsed stays lapsed (whoever judged its daemon dead meanwhile was right to).
+   */
   renew(name: string, owner: string, ttlMs: number): Promise<boolean>;
   /** Lets the lease lapse now (if `owner` holds it), keeping its row so others see there is work to take over. */
   lapse(name: string, owner: string): Promise<void>;
@@ -60,7 +63,9 @@ const REDIS_NOW = `local t = redis.call('TIME') local now = tonumber(t[1]) * 100
 // ARGV[5] = 'renew': only a row we own is extended.
 const REDIS_ACQUIRE = `${REDIS_NOW}
   local cur = redis.call('HGET', KEYS[1], ARGV[1])
-  if ARGV[5] == 'renew' and (not cur or cjson.decode(cur).owner ~= ARGV[2]) then return 0 end
+  if ARGV[5] == 'renew' and (not cur or cjson.decode(cur).owner ~= ARGV[2] or tonumber(cjson.decode(cur).expiresAt) < now) then
+    return 0
+  end
   if cur then
     local row = cjson.decode(cur)
     if row.owner ~= ARGV[2] and row.owner ~= ARGV[4] and tonumber(row.expiresAt) >= now then return 0 end
@@ -76,8 +81,17 @@ interface RedisClient {
   sendCommand(args: string[]): Promise<unknown>;
 }
 
+/** The key of the Redis hash of leases (through `rawKey`), for scripts that check a lease. */
+export const LEASES_KEY = 'leases';
+
+/** The quoted Postgres table of leases, for statements that check a lease. */
+export function leaseTableOf(keyv: Keyv): string {
+  const opts = (keyv.store as { opts: { schema?: string; table?: string } }).opts;
+  return `${ident(opts.schema ?? 'public')}.${ident(`${opts.table ?? 'keyv'}_mcpx_leases`)}`;
+}
+
 function redisLeases(keyv: Keyv): Leases {
-  const key = rawKey(keyv, 'leases');
+  const key = rawKey(keyv, LEASES_KEY);
   const evaluate = async (script: string, args: Array<string | number>): Promise<unknown> => {
     const client = await (keyv.store as { getClient(): Promise<RedisClient> }).getClient();
     return client.sendCommand(['EVAL', script, '1', key, ...args.map(String)]);
@@ -106,10 +120,8 @@ type Query = (sql: string, params?: unknown[]) => Promise<Array<Record<string, u
 const PG_NOW = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 
 function postgresLeases(keyv: Keyv): Leases {
-  const adapter = keyv.store as { query: Query; opts: { schema?: string; table?: string } };
-  const schema = adapter.opts.schema ?? 'public';
-  const name = `${adapter.opts.table ?? 'keyv'}_mcpx_leases`;
-  const table = `${ident(schema)}.${ident(name)}`;
+  const adapter = keyv.store as { query: Query };
+  const table = leaseTableOf(keyv);
   const namespace = keyv.namespace ?? '';
   // Checked before creating: DDL on a table in use takes locks; the advisory lock serialises first opens.
   const ready = (async () => {
@@ -139,7 +151,8 @@ function postgresLeases(keyv: Keyv): Leases {
     },
     async renew(lease, owner, ttlMs) {
       const rows = await query(
-        `UPDATE ${table} SET expires_at = ${PG_NOW} + $4::bigint WHERE namespace = $1 AND name = $2 AND owner = $3 RETURNING name`,
+        `UPDATE ${table} SET expires_at = ${PG_NOW} + $4::bigint
+         WHERE namespace = $1 AND name = $2 AND owner = $3 AND expires_at >= ${PG_NOW} RETURNING name`,
         [namespace, lease, owner, Math.round(ttlMs)],
       );
       return rows.length === 1;

@@ -8,6 +8,7 @@ import { isMcpxError } from '../errors.js';
 import type { Answer } from '../types.js';
 import type { InputRequiredOutcome, LiveCall } from '../client/outcome.js';
 import type { CallOutcome, CallProgress, Continuation, TaskHost, TaskRecord, TaskResult } from './types.js';
+import { takeOffers, type Receipts } from './delivery.js';
 
 export const errorOf = (error: unknown): NonNullable<TaskRecord['error']> =>
   isMcpxError(error)
@@ -17,11 +18,12 @@ export const errorOf = (error: unknown): NonNullable<TaskRecord['error']> =>
 export type LegacyWatch = ReturnType<typeof legacyWatch>;
 
 /**
- * Legacy: each answer goes back on the open call as it arrives. A call may have several questions waiting at
+ * Legacy: each answer goes back on the open call as it arrives, once its receipt records that it does (an answer
+ * offered by another process is taken then: `tasks/delivery.ts`). A call may have several questions waiting at
  * once (a new one makes `live.result` resolve while older ones still wait), so the watch spans rounds: an answer
  * goes to the newest LiveCall, which serves every question still waiting on the call.
  */
-export function legacyWatch(broker: Broker, task: TaskRecord, signal: AbortSignal) {
+export function legacyWatch(broker: Broker, task: TaskRecord, signal: AbortSignal, receipts?: Receipts) {
   const watching = new AbortController();
   const stop = (): void => watching.abort();
   signal.addEventListener('abort', stop, { once: true });
@@ -36,10 +38,16 @@ export function legacyWatch(broker: Broker, task: TaskRecord, signal: AbortSigna
       for (const question of outcome.questions) {
         if (unanswered.has(question.id) || !task.questions.includes(question.id)) continue;
         unanswered.add(question.id);
+        const offers = new AbortController();
+        watching.signal.addEventListener('abort', () => offers.abort(), { once: true });
+        if (receipts) void takeOffers(receipts, task, question.id, offers.signal).catch(() => undefined);
         broker
           .awaitAnswer(question.id, { signal: watching.signal })
           .then(async (stored) => {
             unanswered.delete(question.id);
+            offers.abort();
+            // The receipt first: an answerer waits for it, and a holder judged dead meanwhile must not deliver.
+            if (receipts && !(await receipts.deliver(question.id, task))) return;
             try {
               live!.respond(question.id, toAnswer(stored));
             } catch {

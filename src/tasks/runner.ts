@@ -15,6 +15,7 @@ import type { TaskStore } from './task-store.js';
 import { withProgress } from './progress.js';
 import type { CallOutcome, CallProgress, TaskHost, TaskRecord, TaskResult, TaskStep } from './types.js';
 import { abandonQuietly, errorOf, legacyWatch, modernRound, roundAudits, type LegacyWatch, type RoundDeps } from './rounds.js';
+import { heldBy, receiptsOf, type Receipts } from './delivery.js';
 
 export interface TaskRunnerOptions {
   broker: Broker;
@@ -24,6 +25,11 @@ export interface TaskRunnerOptions {
   /** Names the process holding the calls (the daemon's config fingerprint); recovery only touches its own tasks. */
   holder?: string;
   pid?: number;
+  /** This process in lease rows and its host, recorded on its tasks so others can tell whether it lives. */
+  instance?: string;
+  hostName?: string;
+  /** Delivery receipts for legacy answers (an answerer waits for one; `tasks/delivery.ts`); default: the broker's store's. */
+  receipts?: Receipts;
   clock?: () => number;
   /** Told of every stop of every call (each round's questions, then complete or failed), not only the first. */
   onStop?: (step: TaskStep) => void;
@@ -100,7 +106,7 @@ interface Driving {
 }
 
 export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
-  const { broker, store } = options;
+  const { broker, store, receipts = receiptsOf(options.broker) } = options;
   const now = options.clock ?? Date.now;
   const pid = options.pid ?? 0;
   const driving = new Map<string, Driving>();
@@ -109,6 +115,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   const settled = new Map<string, Set<() => void>>();
   let closed = false;
   const lazy = options.persist === 'on-question';
+  const holding = heldBy(options);
   /** Tasks written to the store at least once: from then on every change is. */
   const kept = new Set<string>();
 
@@ -196,7 +203,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         await audits.with(task, save(task));
         first({ status: 'input-required', task: structuredClone(task), questions });
         if (current.live) {
-          legacy ??= legacyWatch(broker, task, signal);
+          legacy ??= legacyWatch(broker, task, signal, receipts);
           current = await legacy.watch(current);
         } else if (current.continuation) {
           current = await modernRound(rounds, task, current.continuation, signal);
@@ -272,7 +279,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         questions: [],
         waitingOn: [],
         pid,
-        ...(options.holder ? { holder: options.holder } : {}),
+        ...holding,
         createdAt: at,
         updatedAt: at,
       };
@@ -332,7 +339,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       const continuation = task.continuation;
       if (task.state !== 'input-required' || task.era !== 'modern' || !continuation)
         throw new Error(`the task ${task.id} is not a modern call waiting at a round`);
-      Object.assign(task, { pid, ...(options.holder ? { holder: options.holder } : {}) });
+      Object.assign(task, { pid, ...holding });
       await save(task);
       callToTask.set(task.callId, task.id);
       return track(task, (first, signal) => drive(task, modernRound(rounds, task, continuation, signal), first, signal));
@@ -350,7 +357,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         if (task.holder !== options.holder || driving.has(task.id)) continue;
         if (task.state === 'input-required' && task.era === 'modern' && task.continuation) {
           const continuation = task.continuation;
-          task.pid = pid;
+          Object.assign(task, { pid, ...holding });
           await save(task);
           resumed.push(task.id);
           void track(task, (first, signal) => drive(task, modernRound(rounds, task, continuation, signal), first, signal));

@@ -89,7 +89,7 @@ export function createHolderLease(options: HolderLeaseOptions): HolderLease {
       if (!(await tasks.claim(task))) continue;
       const modern = task.state === 'input-required' && task.era === 'modern' && task.continuation !== undefined;
       if (!modern) await abandonLegacy(task);
-      Object.assign(task, { holder: options.holder, pid: options.pid, updatedAt: Date.now() });
+      Object.assign(task, { holder: options.holder, pid: options.pid, instance, updatedAt: Date.now() });
       // Ours from here (in our live row) before it leaves theirs: a crash now leaves it to whoever takes us over.
       await tasks.put(task);
       if (!modern) continue;

@@ -65,6 +65,10 @@ export interface TaskRecord {
   holder?: string;
   /** A fresh token each time the call is let go: the claim that takes it over names it, so each hand-off has one winner. */
   handoff?: string;
+  /** The holding process in lease rows (`<host>:<pid>:<random>`), on a store with leases: its lease says whether it lives. */
+  instance?: string;
+  /** The holding process's host: on a store without leases, a holder of this host is judged alive by its pid. */
+  host?: string;
   /** The config file of the process that let the call go: whoever resumes it connects its servers from there. */
   config?: string;
   createdAt: number;

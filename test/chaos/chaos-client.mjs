@@ -33,7 +33,14 @@ function send(socketPath, method, path, body) {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const req = request(
-      { socketPath, method, path, headers: payload ? { 'content-type': 'application/json' } : {}, agent: false },
+      {
+        socketPath,
+        method,
+        path,
+        // This process answers (as the CLI says): a retry through another daemon is known as the same answerer's.
+        headers: { 'x-mcpx-pid': String(process.pid), ...(payload ? { 'content-type': 'application/json' } : {}) },
+        agent: false,
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -86,7 +93,8 @@ async function one(index, { era, late }) {
     { content: { repo } },
     (r) => r.status === 200 || r.status === 409 || r.status === 410,
   );
-  // 409: our own earlier try went through before its daemon died (only this client answers this question).
+  // 409: our own earlier try of a modern question went through before its daemon died (only this client answers
+  // this question). A legacy retry gets its first try's fate instead: 200 delivered, or 410 abandoned.
   const askedMs = Date.now() - started;
   if (late) await pause(lateMs);
   const line = { question, task, era, late, repo, askedMs, answer: answered.status === 410 ? 'refused' : 'accepted' };

@@ -6,6 +6,7 @@
 import type { BrokerEvent, Elicitation as ListedQuestion, StoredAnswer } from '../../broker/types.js';
 import type { ProgressEvent } from '../../tasks/progress.js';
 import type { Answer } from '../../types.js';
+import type { Delivery } from '../../tasks/delivery.js';
 
 /** A question as the CLI draws it: the core's listed view (what `list` and `get` return); `sessionSource` may be absent. */
 export type Elicitation = Omit<ListedQuestion, 'sessionSource'> & Partial<Pick<ListedQuestion, 'sessionSource'>>;
@@ -71,7 +72,8 @@ export interface Backend {
   list(filter: ListFilter): Promise<ListedQuestion[]>;
   /** Refused with ELICITATION_FORBIDDEN when the question is another session's and the scope is not `all`. */
   get(id: string, scope?: Scope): Promise<{ elicitation: ListedQuestion; answer?: StoredAnswer }>;
-  answer(id: string, answer: Answer, scope: Scope): Promise<StoredAnswer>;
+  /** With `delivery` for a legacy call's answer (refused with ELICITATION_ABANDONED when its daemon died first). */
+  answer(id: string, answer: Answer, scope: Scope): Promise<StoredAnswer & { delivery?: Exclude<Delivery, 'not-held'> }>;
   /** The task; with `waitSeconds`, once it is complete or failed, or as it stands when the wait ends. */
   task(id: string, options?: { waitSeconds?: number; signal?: AbortSignal }): Promise<TaskView>;
   /** Broker events as they happen, until the signal aborts. `onReady` is called once the subscription is live. */

@@ -115,11 +115,11 @@ export function createRestBackend(options: RestBackendOptions): Backend & {
         },
       };
       if (answer.action === 'accept') init.body = JSON.stringify(answer.content === undefined ? {} : { content: answer.content });
-      const { body } = await send<{ answer: StoredAnswer }>(
+      const { body } = await send<{ answer: StoredAnswer; delivery?: 'delivered' | 'unconfirmed' }>(
         `/v1/elicit/${encodeURIComponent(id)}/${answer.action}${allQuery(scope)}`,
         init,
       );
-      return body.answer;
+      return { ...body.answer, ...(body.delivery ? { delivery: body.delivery } : {}) };
     },
 
     async task(id, { waitSeconds, signal } = {}) {

@@ -11,6 +11,8 @@ import { McpxError } from '../../errors.js';
 import { canTakeOver, isProcessHolder, processHolderGone } from '../../tasks/handoff.js';
 import { openLeases, type Leases } from '../../tasks/leases.js';
 import { createTaskStore } from '../../tasks/task-store.js';
+import { heldResponder } from '../../tasks/delivery.js';
+import { leaseMsFromEnv } from '../../tasks/leases.js';
 import type { TaskRecord } from '../../tasks/types.js';
 import { resolveSession } from '../../broker/session.js';
 import { checkScope, type CallerScope } from '../../broker/scope.js';
@@ -43,6 +45,8 @@ export async function createStoreBackend(
       .session;
   const scoped = (scope: Scope = {}): CallerScope => ({ session: scope.session ?? defaultSession, all: scope.all === true });
   const tasks = createTaskStore(broker.store.keyv);
+  // A held legacy call's answer counts once its holder passed it on; a holder found dead first refuses it.
+  const respondHeld = heldResponder(broker, leaseMsFromEnv(env));
   // Opened at first need: a lease table is only read to tell a live serve from a dead one.
   let leasesOpened: { leases: Leases | undefined } | undefined;
   const leases = (): Leases | undefined => (leasesOpened ??= { leases: openLeases(broker.store) }).leases;
@@ -96,7 +100,7 @@ export async function createStoreBackend(
       }
       const user = currentUser();
       const session = scope.session;
-      return broker.respond({
+      const { answer: stored, delivery } = await respondHeld({
         id,
         action: answer.action,
         by: 'cli',
@@ -104,6 +108,7 @@ export async function createStoreBackend(
         ...('content' in answer && answer.content !== undefined ? { content: answer.content } : {}),
         ...(session ? { session } : {}),
       });
+      return delivery === 'not-held' ? stored : { ...stored, delivery };
     },
 
     async task(id, { waitSeconds } = {}) {

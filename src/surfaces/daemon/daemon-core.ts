@@ -8,7 +8,8 @@ import { hostname } from 'node:os';
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
 import { serverStatus } from '../../client/server-status.js';
 import type Keyv from 'keyv';
-import type { Broker } from '../../broker/types.js';
+import type { Broker, BrokerStore } from '../../broker/types.js';
+import { heldResponder, openReceipts } from '../../tasks/delivery.js';
 import type { PolicyMode } from '../../policy/schema.js';
 import type { Era } from '../../types.js';
 import { createTaskRunner, type SessionSource, type TaskRunner } from '../../tasks/runner.js';
@@ -50,6 +51,8 @@ export interface DaemonParts {
   defaultSession: string;
   /** Changes when the config changes; a session with nothing in flight then gets a fresh instance on its next call. */
   configStamp?(): string;
+  /** The broker's store, when the parts opened one: legacy answers wait there for their delivery receipt. */
+  store?: BrokerStore;
   /** On a store several hosts share: the holder leases, and how long one lasts unrenewed (MCPX_LEASE_MS). */
   lease?: { leases: Leases; ttlMs: number };
   /** Releases the store and anything else the parts opened (after the hosts are closed). */
@@ -114,6 +117,10 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
     return host;
   };
   const tasks = createTaskStore(parts.taskKeyv);
+  const leased = parts.lease && !options.inline;
+  const instance = options.instance ?? `${hostname()}:${options.pid}:${randomBytes(4).toString('hex')}`;
+  const receipts = parts.store ? openReceipts(parts.store) : undefined;
+  const respondHeld = parts.store ? heldResponder({ ...parts.broker, store: parts.store }, parts.lease?.ttlMs) : undefined;
   const progress = createProgressHub({ pid: options.pid, clock: now });
   const runner: TaskRunner = createTaskRunner({
     broker: parts.broker,
@@ -121,6 +128,9 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
     host: hostFor,
     holder: options.holder,
     pid: options.pid,
+    ...(leased ? { instance } : {}),
+    hostName: hostname(),
+    ...(receipts ? { receipts } : {}),
     clock: now,
     resumable: !options.inline,
     onProgress: progress.publish,
@@ -137,12 +147,12 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
   };
   // Several daemons on one store: ours once we hold our holder's lease; the lapsed ones' calls are adopted.
   let lease: HolderLease | undefined;
-  if (parts.lease && !options.inline) {
+  if (parts.lease && leased) {
     lease = createHolderLease({
       leases: parts.lease.leases,
       ttlMs: parts.lease.ttlMs,
       holder: options.holder,
-      instance: options.instance ?? `${hostname()}:${options.pid}:${randomBytes(4).toString('hex')}`,
+      instance,
       runner,
       tasks,
       broker: parts.broker,
@@ -196,6 +206,7 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
         web,
         progress,
         ...(appOptions?.openPort ? { openPort: appOptions.openPort } : {}),
+        ...(respondHeld ? { respondHeld } : {}),
       }),
     async close(reason) {
       clearInterval(sweeper);

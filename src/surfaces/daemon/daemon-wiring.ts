@@ -74,6 +74,7 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
   return {
     broker,
     taskKeyv: store.keyv,
+    store,
     defaultSession: own.session,
     configStamp: () => stampOf(configPath),
     ...(leases ? { lease: { leases, ttlMs: leaseMs } } : {}),

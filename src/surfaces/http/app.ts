@@ -6,10 +6,11 @@
 import { OpenAPIHono, createRoute } from '@hono/zod-openapi';
 import type { Tool } from '@modelcontextprotocol/client';
 import { elicitationOf } from '../../broker/question.js';
-import type { Broker, ElicitRequest } from '../../broker/types.js';
+import type { Broker, ElicitRequest, RespondInput } from '../../broker/types.js';
 import { respondWith } from '../../elicitation/describe.js';
 import { checkUrl } from '../../elicitation/url.js';
 import type { TaskRunner } from '../../tasks/runner.js';
+import type { Delivered } from '../../tasks/delivery.js';
 import type { ProgressHub } from '../../tasks/progress.js';
 import { accessGuard } from './web/gate.js';
 import type { WebAuth } from './web/auth.js';
@@ -45,6 +46,8 @@ export interface AppDeps {
   web?: WebAuth;
   /** Opens the daemon's loopback port if it has none yet, and says which it is (the socket app: web sign-in links). */
   openPort?: () => Promise<number>;
+  /** Answers so that a held legacy call's holder passes it on (ELICITATION_ABANDONED if it died): `tasks/delivery.ts`. */
+  respondHeld?: (input: RespondInput) => Promise<Delivered>;
   /** The progress of the calls the runner drives: `call.progress` events on /v1/events, for those who ask for that kind. */
   progress?: Pick<ProgressHub, 'subscribe'>;
 }

@@ -324,7 +324,15 @@ export const ElicitationListSchema = z
 export const ElicitationWithAnswerSchema = z
   .object({ elicitation: ElicitationSchema, answer: AnswerSchema.optional() })
   .openapi('ElicitationWithAnswer');
-export const AnsweredSchema = z.object({ answer: AnswerSchema }).openapi('Answered');
+export const AnsweredSchema = z
+  .object({
+    answer: AnswerSchema,
+    delivery: z.enum(['delivered', 'unconfirmed']).optional().openapi({
+      description:
+        "A legacy call's answer: `delivered` once the daemon holding the call passed it on; `unconfirmed` when that daemon could not be heard from in time. A holder found dead first is a 410 ELICITATION_ABANDONED instead.",
+    }),
+  })
+  .openapi('Answered');
 export const TaskEnvelopeSchema = z.object({ task: TaskSchema }).openapi('TaskEnvelope');
 
 /** The core's listed view as REST sends it: `respondWith` always set. The schema above documents this shape. */

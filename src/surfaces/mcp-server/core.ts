@@ -9,7 +9,8 @@ import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool }
 import { createBroker } from '../../broker/index.js';
 import { createElicitationPipeline } from '../../elicitation/pipeline.js';
 import { openStoreFromEnv } from '../../broker/store-url.js';
-import type { Broker, ElicitRequest } from '../../broker/types.js';
+import type { Broker, ElicitRequest, RespondInput } from '../../broker/types.js';
+import { heldResponder, type Delivered } from '../../tasks/delivery.js';
 import { createFileEraCache } from '../../client/era-cache.js';
 import { McpxError } from '../../errors.js';
 import { createMcpx, DEFAULT_ELICIT_TTL_MS, type Mcpx } from '../../mcpx.js';
@@ -18,7 +19,7 @@ import { loadConfig } from '../../config/index.js';
 import { ttlFromEnv, type Policy } from '../../policy/index.js';
 import { createTaskRunner, type TaskRunner } from '../../tasks/runner.js';
 import { createTaskStore, type TaskStore } from '../../tasks/task-store.js';
-import { canTakeOver, keepLease, releaseHeld } from '../../tasks/handoff.js';
+import { canTakeOver, keepLease, newInstance, releaseHeld } from '../../tasks/handoff.js';
 import { leaseMsFromEnv, openLeases } from '../../tasks/leases.js';
 import type { TaskStep } from '../../tasks/types.js';
 import type { CallNotifications } from '../../client/outcome.js';
@@ -98,6 +99,8 @@ export interface ServeCore {
    * take (held, finished, legacy, unknown, or another process won).
    */
   adopt(taskId: string): Promise<boolean>;
+  /** Answers as any answerer in another process would: a held legacy call's holder passes it on (tasks/delivery.ts). */
+  respondHeld(input: RespondInput): Promise<Delivered>;
   /**
    * Calls `onUpdate` whenever the server says the resource changed; the upstream is subscribed for the first watcher
    * and unsubscribed after the last (its one connection serves every client). Resolves with the unwatch.
@@ -130,7 +133,8 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
   const holder = `serve-${process.pid}-${randomBytes(4).toString('hex')}`;
   // On a shared store this serve holds a lease like a daemon: once it lapses (SIGKILL), others take its calls over.
   const leases = openLeases(store);
-  const lease = leases ? await keepLease(leases, holder, leaseMsFromEnv(env)) : undefined;
+  const instance = newInstance();
+  const lease = leases ? await keepLease(leases, holder, leaseMsFromEnv(env), instance) : undefined;
   /** Calls this process drove to a question: on close, the modern ones still waiting are let go for others to resume. */
   const asked = new Set<string>();
   const stops = new Map<string, Stop>();
@@ -173,6 +177,8 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     host: async () => mcpx,
     holder,
     pid: process.pid,
+    // Its tasks name its lease, so an answerer can tell it died (its legacy answers are refused then: tasks/delivery.ts).
+    ...(leases ? { instance } : {}),
     onStop,
     // A call that never asks never touches the store: its caller is right here, waiting for its stop.
     persist: 'on-question',
@@ -327,6 +333,7 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
       return stops.get(step.task.id) ?? { seq: 1, step };
     },
     nextStop,
+    respondHeld: heldResponder(broker, leaseMsFromEnv(env)),
     latestStop: (taskId) => stops.get(taskId),
     async watchResource(server, uri, onUpdate) {
       const key = `${server}\u0000${uri}`;

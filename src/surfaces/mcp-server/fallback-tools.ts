@@ -160,7 +160,8 @@ export function createFallbackTools(core: ServeCore, session: string): FallbackT
         ? (args.content as Record<string, unknown>)
         : undefined;
     try {
-      await core.broker.respond({ id, action, ...(content ? { content } : {}), by: 'agent', session });
+      // When another process holds the call: delivered, or refused if that process died.
+      await core.respondHeld({ id, action, ...(content ? { content } : {}), by: 'agent', session });
     } catch (error) {
       if (isMcpxError(error, 'ANSWER_INVALID')) {
         const issues =

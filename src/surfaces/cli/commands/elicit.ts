@@ -84,9 +84,9 @@ export const command: Command = async (argv, io) => {
         // A script's ask() is not a call that waits: the answer is used when the script runs again.
         const asked = await backend.get(id, scope).catch(() => undefined);
         const byScript = asked?.elicitation.server === 'script' && asked.elicitation.tool === 'ask';
-        const stored = await backend.answer(id, answer, scope);
-        if (json) io.stdout.write(`${JSON.stringify({ answer: stored }, null, 2)}\n`);
-        else io.stderr.write(`${answeredLine(id, stored.action, stored.content, byScript)}\n`);
+        const { delivery, ...stored } = await backend.answer(id, answer, scope);
+        if (json) io.stdout.write(`${JSON.stringify({ answer: stored, ...(delivery ? { delivery } : {}) }, null, 2)}\n`);
+        else io.stderr.write(`${answeredLine(id, stored.action, stored.content, byScript, delivery)}\n`);
         return EXIT.OK;
       });
     }
@@ -223,11 +223,18 @@ function answeredLine(
   action: Answer['action'],
   content: Record<string, unknown> | undefined,
   byScript: boolean,
+  delivery?: 'delivered' | 'unconfirmed',
 ): string {
   const did =
     action === 'accept'
       ? `accepted ${id}${content && Object.keys(content).length ? ` with ${JSON.stringify(content)}` : ''}`
       : `${action === 'decline' ? 'declined' : 'cancelled'} ${id}`;
   if (byScript) return `mcpx: ${sanitize(did)}; run the script that asked again: its ask() returns this answer`;
-  return `mcpx: ${sanitize(did)}; the call that asked goes on with this answer (mcpx log --chain ${id} follows it)`;
+  if (delivery === 'unconfirmed')
+    return `mcpx: ${sanitize(did)}; the daemon holding the call did not confirm it passed the answer on (mcpx log --chain ${id} shows whether the call went on)`;
+  const goesOn =
+    delivery === 'delivered'
+      ? 'the answer was delivered to the call that asked, which goes on'
+      : 'the call that asked goes on with this answer';
+  return `mcpx: ${sanitize(did)}; ${goesOn} (mcpx log --chain ${id} follows it)`;
 }

@@ -132,15 +132,19 @@ export function mountElicitRoutes(app: OpenAPIHono, { deps, toElicitation }: Rou
         const question = await broker.get(id);
         if (question) checkScope(question, scope);
       }
-      const answer = await broker.respond({
+      const input = {
         id,
         action,
         by,
         ...(content !== undefined ? { content } : {}),
         ...(session ? { session } : {}),
         ...answerer,
-      });
-      return c.json({ answer }, 200);
+      };
+      // A held legacy call's answer goes through its holder: delivered, or refused (410) if the holder died.
+      const { answer, delivery } = deps.respondHeld
+        ? await deps.respondHeld(input)
+        : { answer: await broker.respond(input), delivery: 'not-held' as const };
+      return c.json({ answer, ...(delivery !== 'not-held' ? { delivery } : {}) }, 200);
     });
   }
 }
