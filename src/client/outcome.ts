@@ -83,6 +83,11 @@ export interface CallOptions {
   elicitTtlMs?: number;
   /** Where the call's progress and log messages go (the CLI's spinner; mcpx serve relays them to its own client). */
   notifications?: CallNotifications;
+  /**
+   * Make no call: only sign in to the server (an http server behind OAuth), asked as this call's question when a
+   * sign-in is needed, then complete with a text result (a host that cannot wait hands its sign-in over this way).
+   */
+  signInOnly?: boolean;
 }
 
 /** A call's notifications from its server, for whoever made the call. */

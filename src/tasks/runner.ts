@@ -61,6 +61,8 @@ export interface StartInput {
   notifications?: CallNotifications;
   /** The caller's name for this call's progress events. */
   progressToken?: string;
+  /** No call: only the sign-in its server needs (CallOptions.signInOnly), for a caller that cannot wait for it. */
+  signInOnly?: boolean;
 }
 
 export type SessionSource = ElicitRequest['sessionSource'];
@@ -281,6 +283,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
             callId: task.callId,
             ...(input.parent ? { parent: input.parent } : {}),
             ...(input.elicitTtlMs ? { elicitTtlMs: input.elicitTtlMs } : {}),
+            ...(input.signInOnly ? { signInOnly: true } : {}),
             // Only a caller who follows asks the server for progress; re-sent rounds always do (`task result` may follow).
             ...withProgress(input, task, options.onProgress),
             signal,
@@ -317,7 +320,6 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     },
 
     taskOfCall: (callId) => callToTask.get(callId),
-
     isAmbiguous: (questionId) => ambiguous.has(questionId),
 
     elicitModeOf(callId) {

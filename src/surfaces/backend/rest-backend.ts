@@ -59,10 +59,11 @@ export function createRestBackend(options: RestBackendOptions): Backend & {
   return {
     kind: 'daemon',
 
-    async call(server, tool, args, { session, sessionSource, parent, elicit, elicitTtlMs, method, progressToken }) {
+    async call(server, tool, args, { session, sessionSource, parent, elicit, elicitTtlMs, method, progressToken, signInOnly }) {
       const at = encodeURIComponent(server);
-      const path =
-        method === 'prompts/get'
+      const path = signInOnly
+        ? `/v1/sign-in/${at}/${encodeURIComponent(tool)}`
+        : method === 'prompts/get'
           ? `/v1/prompt/${at}/${encodeURIComponent(tool)}`
           : method === 'resources/read'
             ? `/v1/resource/${at}`
