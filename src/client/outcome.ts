@@ -86,8 +86,9 @@ export interface CallOptions {
   /**
    * Make no call: only sign in to the server (an http server behind OAuth), asked as this call's question when a
    * sign-in is needed, then complete with a text result (a host that cannot wait hands its sign-in over this way).
+   * With `scope`, a fresh sign-in for those scopes (a step-up the host met on a `403 insufficient_scope`).
    */
-  signInOnly?: boolean;
+  signInOnly?: boolean | { scope: string };
 }
 
 /** A call's notifications from its server, for whoever made the call. */

@@ -144,6 +144,19 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     );
   };
 
+  /** A step-up another process met: a fresh sign-in for its scopes, held as this call (its question), then as signed in. */
+  const scopedSignIn = <R>(request: AskingRequest, scope: string): Promise<CallOutcome<R>> => {
+    const { server, callOptions } = request;
+    const callId = callOptions.callId ?? newCallId();
+    const config = options.config.mcpServers[server]!;
+    return connectAsking<R>(
+      { ...heldRequest(request, callId), ...answerers, requestTimeoutMs: signInTimeout(server) },
+      () => (isHttpServer(config) ? options.auth!.signInForScope(server, config, scope) : Promise.resolve()),
+      () => run<R>(withCallId({ ...request, callOptions: { ...callOptions, signInOnly: true } }, callId)),
+      callOptions.signal,
+    );
+  };
+
   /** The options of a modern call: the same for its first round and a resume. */
   const modernOptions = (request: ModernRequest): ModernCallOptions => {
     const { server, pooled, method, target, args } = request;
@@ -168,6 +181,8 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
   /** One request that may ask (a tool call, a prompt, a resource read), in the era the connection speaks. */
   const run = async <R>(request: AskingRequest): Promise<CallOutcome<R>> => {
     const { server, callOptions } = request;
+    const { signInOnly } = callOptions;
+    if (typeof signInOnly === 'object' && signsIn(server)) return scopedSignIn<R>(request, signInOnly.scope);
     if (!connections.has(server)) {
       const missing = await missingCredentials(server);
       if (missing.length) return askCredentials<R>(request, missing);

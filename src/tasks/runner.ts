@@ -13,7 +13,7 @@ import type { CallNotifications } from '../client/outcome.js';
 import { questionOf } from '../broker/question.js';
 import type { TaskStore } from './task-store.js';
 import { withProgress } from './progress.js';
-import type { CallOutcome, CallProgress, TaskHost, TaskRecord, TaskResult, TaskStep } from './types.js';
+import type { CallOptions, CallOutcome, CallProgress, TaskHost, TaskRecord, TaskResult, TaskStep } from './types.js';
 import { abandonQuietly, errorOf, legacyWatch, modernRound, type LegacyWatch, type RoundDeps } from './rounds.js';
 
 export interface TaskRunnerOptions {
@@ -62,7 +62,7 @@ export interface StartInput {
   /** The caller's name for this call's progress events. */
   progressToken?: string;
   /** No call: only the sign-in its server needs (CallOptions.signInOnly), for a caller that cannot wait for it. */
-  signInOnly?: boolean;
+  signInOnly?: CallOptions['signInOnly'];
 }
 
 export type SessionSource = ElicitRequest['sessionSource'];
@@ -283,7 +283,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
             callId: task.callId,
             ...(input.parent ? { parent: input.parent } : {}),
             ...(input.elicitTtlMs ? { elicitTtlMs: input.elicitTtlMs } : {}),
-            ...(input.signInOnly ? { signInOnly: true } : {}),
+            ...(input.signInOnly ? { signInOnly: input.signInOnly } : {}),
             // Only a caller who follows asks the server for progress; re-sent rounds always do (`task result` may follow).
             ...withProgress(input, task, options.onProgress),
             signal,

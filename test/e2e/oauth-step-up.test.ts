@@ -72,7 +72,13 @@ beforeAll(async () => {
   mcpUrl = first.value as string;
   mkdirSync(env.MCPX_CONFIG_DIR);
   mkdirSync(work);
-  writeFileSync(join(env.MCPX_CONFIG_DIR, 'mcpx.json'), JSON.stringify({ mcpServers: { notes: { url: mcpUrl } } }));
+  // `scripted` is the same server under another name: tokens of its own, for the scripts below.
+  writeFileSync(
+    join(env.MCPX_CONFIG_DIR, 'mcpx.json'),
+    JSON.stringify({ mcpServers: { notes: { url: mcpUrl }, scripted: { url: mcpUrl } } }),
+  );
+  writeFileSync(join(work, 'whoami.ts'), 'export default await tools.scripted.whoami({});\n');
+  writeFileSync(join(work, 'admin.ts'), 'export default await tools.scripted.admin({});\n');
 });
 
 afterAll(async () => {
@@ -108,5 +114,32 @@ describe('step-up on 403 insufficient_scope', () => {
     const after = await stats();
     expect(after.token.authorization_code).toBe(2);
     expect(after.forbidden).toBe(forbidden);
+  });
+
+  it('mcpx run with nobody to answer: the step-up is handed to the daemon, and the script run again completes', async () => {
+    const signedIn = signInOf(await run(['run', 'whoami.ts', '--json']));
+    expect(signedIn.url.searchParams.get('scope')).toBe('notes:read');
+    await browse(signedIn.url);
+    expect((await run(['run', 'whoami.ts'])).code).toBe(0);
+    const before = (await stats()).token.authorization_code;
+
+    // The call meets the 403: the run's own sign-in (its listener ends with the run) is handed to the daemon.
+    const stepUp = signInOf(await run(['run', 'admin.ts', '--json']));
+    expect(stepUp.url.searchParams.get('scope')?.split(' ').sort()).toEqual(['notes:admin', 'notes:read']);
+    expect(new URL(stepUp.url.searchParams.get('redirect_uri')!).pathname).toBe('/oauth/callback');
+    expect((await run(['elicit', 'list'])).stdout).toContain(stepUp.id);
+    await browse(stepUp.url);
+    const held = await run(['task', 'result', stepUp.task]);
+    expect(held.code, held.stderr).toBe(0);
+
+    const again = await run(['run', 'admin.ts']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout).structuredContent.admin).toBe(true);
+    expect((await stats()).token.authorization_code).toBe(before + 1);
+    const all = JSON.parse((await run(['elicit', 'list', '--state', 'all', '--json'])).stdout) as {
+      elicitations: Array<{ id: string; state: string }>;
+    };
+    expect(all.elicitations.find((q) => q.id === stepUp.id)?.state).toBe('answered');
+    expect(all.elicitations.filter((q) => q.state === 'pending')).toEqual([]);
   });
 });

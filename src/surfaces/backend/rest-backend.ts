@@ -79,7 +79,9 @@ export function createRestBackend(options: RestBackendOptions): Backend & {
           ...(elicitTtlMs ? { 'x-mcpx-elicit-ttl-ms': String(Math.ceil(elicitTtlMs)) } : {}),
           ...(progressToken ? { 'x-mcpx-progress-token': progressToken } : {}),
         },
-        body: JSON.stringify(method === 'resources/read' ? { uri: tool } : args),
+        body: JSON.stringify(
+          typeof signInOnly === 'object' ? { scope: signInOnly.scope } : method === 'resources/read' ? { uri: tool } : args,
+        ),
       });
       const inline = typeof options.inline === 'function' ? options.inline() : options.inline;
       return body.status === 'input-required' && inline ? { ...body, inline: true } : body;

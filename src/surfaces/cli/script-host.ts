@@ -6,7 +6,8 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { createHostAuth } from '../../auth/host-auth.js';
 import { listingSignInAsker } from '../../auth/listing-sign-in.js';
-import { signInErrorOf, withSignInAsker } from '../../auth/sign-in-question.js';
+import { SIGN_IN_META, signInErrorOf, withSignInAsker } from '../../auth/sign-in-question.js';
+import type { InputRequiredOutcome } from '../../client/outcome.js';
 import type { Broker, ElicitRequest } from '../../broker/types.js';
 import { questionOf } from '../../broker/question.js';
 import { createElicitationPipeline, type Answerer } from '../../elicitation/pipeline.js';
@@ -144,11 +145,34 @@ export async function createScriptHost(options: ScriptHostOptions): Promise<Scri
     }
   };
 
+  // A sign-in the call itself met (a step-up to more scopes) and nobody here answered: its page would come back to
+  // this run's listener, which ends with the run. The question is abandoned, the call let go (the server refused it,
+  // so it did nothing) and the sign-in, for the same scopes, handed over; run again, the call is made on the new token.
+  const handStepUp = async (outcome: InputRequiredOutcome): Promise<ToolCallReply | undefined> => {
+    const [question, ...more] = outcome.questions;
+    if (!options.signInElsewhere || more.length || question?.mode !== 'url' || question.meta?.[SIGN_IN_META] !== true)
+      return undefined;
+    await broker.abandon(question.id, 'handed to the daemon, whose loopback outlives this run').catch(() => undefined);
+    void outcome.live?.result.catch(() => undefined);
+    try {
+      outcome.live?.respond(question.id, { action: 'cancel' });
+    } catch {
+      // already gone
+    }
+    const scope = new URL(question.url ?? '').searchParams.get('scope') ?? undefined;
+    const handed = await options.signInElsewhere(outcome.server, outcome.tool, scope);
+    if (handed !== 'signed-in') return handed;
+    const message = `${outcome.server}.${outcome.tool} was refused for want of scopes, now granted: run the script again`;
+    return { status: 'tool-error', message, code: 'SIGN_IN_REQUIRED' };
+  };
+
   const bindings: HostBindings = {
     async callTool(server, tool, args): Promise<ToolCallReply> {
       const target = await resolveSigningIn(server, tool);
       if ('status' in target) return target;
       const outcome = await mcpx.callTool(target.server, target.tool, args);
+      const stepUp = outcome.status === 'input-required' ? await handStepUp(outcome) : undefined;
+      if (stepUp) return stepUp;
       if (outcome.status === 'input-required') {
         const now = Date.now();
         const expiresAt = outcome.live?.expiresAt ?? (outcome.continuation ? outcome.continuation.askedAt + ttlMs : now + ttlMs);

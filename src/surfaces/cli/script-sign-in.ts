@@ -11,15 +11,28 @@ import type { CliIO } from './io.js';
 import { renderInputRequired } from './render.js';
 import { commandSession } from './session.js';
 
-/** Signs in to `server` for a call of `tool` elsewhere: `signed-in` (nothing to ask), or the run's stop at its question. */
-export type SignInHandOff = (server: string, tool: string) => Promise<ToolCallReply | 'signed-in'>;
+/**
+ * Signs in to `server` for a call of `tool` elsewhere (with `scope`: afresh for those scopes, a step-up): `signed-in`
+ * (nothing to ask), or the run's stop at its question.
+ */
+export type SignInHandOff = (server: string, tool: string, scope?: string) => Promise<ToolCallReply | 'signed-in'>;
 
 export function daemonSignIn(io: CliIO, config: string | undefined, elicitTtlMs: number): SignInHandOff {
-  return async (server, tool) => {
+  return async (server, tool, scope) => {
     const { session, sessionSource } = commandSession(io, config);
     const backend = await openBackend(io, { config, forCall: true });
     try {
-      const response = await backend.call(server, tool, {}, { session, sessionSource, elicitTtlMs, signInOnly: true });
+      const response = await backend.call(
+        server,
+        tool,
+        {},
+        {
+          session,
+          sessionSource,
+          elicitTtlMs,
+          signInOnly: scope ? { scope } : true,
+        },
+      );
       if (response.status === 'complete') return 'signed-in';
       const { inputRequired } = response;
       const held = inputRequired.task && !response.inline ? inputRequired.task : undefined;
