@@ -12,6 +12,7 @@ import { isMachineGrant, MachineOAuthProvider } from './machine-provider.js';
 import { secretReader } from './oauth-secrets.js';
 import { McpxOAuthProvider, type AuthorizationReturn, type OAuthSettings, type PresentSignIn } from './provider.js';
 import { refreshLockPath } from './refresh.js';
+import { signInForScope } from './scoped-sign-in.js';
 import { serverCredentials } from './token-store.js';
 import { SigningInTransport } from './transport.js';
 import { lockUnauthorized } from './unauthorized.js';
@@ -59,6 +60,8 @@ export interface Auth {
     fetch?: FetchLike,
     secrets?: Record<string, string>,
   ): Promise<McpxOAuthProvider>;
+  /** Signs in afresh for `scope` (a step-up another process met), asked as the sign-in of the call in whose work it runs. */
+  signInForScope(name: string, server: HttpServerConfig, scope: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -86,6 +89,7 @@ export function createAuth(options: AuthOptions): Auth {
     );
   return {
     provider,
+    signInForScope: async (name, server, scope) => signInForScope(await provider(name, server), new URL(server.url), scope),
     transport: async (name, server, { secrets, ...transportOptions }) => {
       // A machine grant never asks anyone: the SDK's transport trades the credential for a token on a 401.
       if (isMachineGrant(server.oauth)) {

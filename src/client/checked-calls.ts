@@ -52,6 +52,8 @@ export function withCallChecks<T extends Checked>(host: T): T {
         `no server named "${server}"${didYouMean(server, known)}${known.length ? ` (configured: ${known.join(', ')})` : '; no servers are configured'}`,
         { data: { server, known } },
       );
+    // No call is made (only the sign-in), so there are no arguments to check.
+    if (options?.signInOnly) return host.callTool(server, tool, args, options);
     // A server that cannot be listed (not started yet for want of credentials, or down) is called as asked: the
     // call says what is wrong with it.
     const definition = await toolOf(server, tool, args).catch((error: unknown) => {

@@ -129,6 +129,8 @@ export interface ConnectionOptions {
   onNotification?(token: string, method: string, params: Record<string, unknown>): void;
   /** OAuth for Streamable HTTP servers; absent: a 401 is an error. */
   auth?: Auth;
+  /** How long the connect's first request (the probe, or `initialize`) may take: a sign-in inside it waits for a person. */
+  connectTimeoutMs?: number;
   now?: () => number;
 }
 
@@ -195,11 +197,13 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
     const mode = setting === 'legacy' ? 'legacy' : setting === 'modern' ? { pin: MODERN_VERSION } : 'auto';
     const client = createClient(options, mode, links.take);
     const transport = await makeTransport();
+    const timeout = options.connectTimeoutMs ? { timeout: options.connectTimeoutMs } : {};
     try {
-      if (prior === 'legacy' || prior?.era === 'legacy') await client.connect(transport, { prior: { kind: 'legacy' } });
+      if (prior === 'legacy' || prior?.era === 'legacy')
+        await client.connect(transport, { ...timeout, prior: { kind: 'legacy' } });
       else if (prior?.era === 'modern')
-        await client.connect(transport, { prior: { kind: 'modern', discover: prior.discover as never } });
-      else await client.connect(transport);
+        await client.connect(transport, { ...timeout, prior: { kind: 'modern', discover: prior.discover as never } });
+      else await client.connect(transport, timeout);
       return client;
     } catch (error) {
       await client.close().catch(() => undefined);
@@ -281,7 +285,7 @@ function createClient(
   // No roots, no sampling: mcpx cannot answer them, so it does not claim them.
   const client = new McpxClient(options.clientInfo, {
     capabilities: elicitation ? { elicitation } : {},
-    versionNegotiation: { mode },
+    versionNegotiation: { mode, ...(options.connectTimeoutMs ? { probe: { timeoutMs: options.connectTimeoutMs } } : {}) },
     // Modern questions come back to mcpx as values (a continuation), never fulfilled behind its back.
     inputRequired: { autoFulfill: false },
   });

@@ -83,6 +83,12 @@ export interface CallOptions {
   elicitTtlMs?: number;
   /** Where the call's progress and log messages go (the CLI's spinner; mcpx serve relays them to its own client). */
   notifications?: CallNotifications;
+  /**
+   * Make no call: only sign in to the server (an http server behind OAuth), asked as this call's question when a
+   * sign-in is needed, then complete with a text result (a host that cannot wait hands its sign-in over this way).
+   * With `scope`, a fresh sign-in for those scopes (a step-up the host met on a `403 insufficient_scope`).
+   */
+  signInOnly?: boolean | { scope: string };
 }
 
 /** A call's notifications from its server, for whoever made the call. */

@@ -3,6 +3,9 @@
  * and the asked credentials a configured server needs before it can start.
  */
 import { ProtocolError, SdkError, SdkHttpError } from '@modelcontextprotocol/client';
+import { isMachineGrant } from '../auth/machine-provider.js';
+import { SIGN_IN_RETURN_MS } from '../auth/provider.js';
+import { isHttpServer } from '../config/schema.js';
 import { McpxError } from '../errors.js';
 import { stateDir } from '../paths.js';
 import type { SecretStore } from '../secrets/types.js';
@@ -147,6 +150,10 @@ export function createConnections(options: ClientPoolOptions): Connections {
           onNotification: (token, method, params) => routeNotification(routes.get(token), method, params),
           ...(options.onResourceUpdated ? { onResourceUpdated: (uri: string) => options.onResourceUpdated!(name, uri) } : {}),
           ...(options.auth ? { auth: options.auth } : {}),
+          // The person may sign in inside the first request: the question's TTL, then the browser's return.
+          ...(options.auth && !('connect' in server) && isHttpServer(server) && !isMachineGrant(server.oauth)
+            ? { connectTimeoutMs: timeoutFor(name) + options.elicitTtlMs + SIGN_IN_RETURN_MS }
+            : {}),
         });
       })
       .then((connection) => {

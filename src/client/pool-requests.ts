@@ -2,8 +2,8 @@
  * The pool's requests that may ask (tool calls, prompts, resource reads) in the era the connection speaks, their
  * resume, the relay `mcpx serve` uses, and what is asked before a configured server starts (credentials, a sign-in).
  */
-import type { CallToolResult, Client } from '@modelcontextprotocol/client';
-import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/client';
 import { SIGN_IN_RETURN_MS } from '../auth/provider.js';
 import { isHttpServer } from '../config/schema.js';
 import { McpxError } from '../errors.js';
@@ -13,15 +13,12 @@ import type { ClientPool, ClientPoolOptions, RelayOptions } from './client-pool.
 import { credentialParams, keepAnswer, type AskedEntry } from './credentials.js';
 import { LegacyCall } from './legacy-call.js';
 import { callError, inputResponsesFor, parseContinuation, runModernCall, type ModernCallOptions } from './modern-call.js';
-import type { CallNotifications, CallOptions, CallOutcome, Continuation } from './outcome.js';
+import type { CallOptions, CallOutcome, Continuation } from './outcome.js';
 import { paramHeaders } from './param-headers.js';
 import type { Connections, Pooled } from './pool-connections.js';
 import type { Listings } from './pool-listings.js';
-import { requestLabel, requestParams, type AskingMethod } from './requests.js';
+import { legacyRequest, notificationMeta, requestLabel, requestParams, type AskingMethod } from './requests.js';
 import { afterHeld, connectAsking, needsSignIn, retryAsking } from './sign-in-hold.js';
-
-// setTimeout's ceiling: the SDK's own request timeout is effectively off; LegacyCall's watchdog does the job.
-const NO_SDK_TIMEOUT = 2_147_483_647;
 
 /** `resume` and `relay` as the pool offers them, and `run`, which its callTool, getPrompt and readResource share. */
 export interface Requests extends Pick<ClientPool, 'resume' | 'relay'> {
@@ -147,6 +144,19 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     );
   };
 
+  /** A step-up another process met: a fresh sign-in for its scopes, held as this call (its question), then as signed in. */
+  const scopedSignIn = <R>(request: AskingRequest, scope: string): Promise<CallOutcome<R>> => {
+    const { server, callOptions } = request;
+    const callId = callOptions.callId ?? newCallId();
+    const config = options.config.mcpServers[server]!;
+    return connectAsking<R>(
+      { ...heldRequest(request, callId), ...answerers, requestTimeoutMs: signInTimeout(server) },
+      () => (isHttpServer(config) ? options.auth!.signInForScope(server, config, scope) : Promise.resolve()),
+      () => run<R>(withCallId({ ...request, callOptions: { ...callOptions, signInOnly: true } }, callId)),
+      callOptions.signal,
+    );
+  };
+
   /** The options of a modern call: the same for its first round and a resume. */
   const modernOptions = (request: ModernRequest): ModernCallOptions => {
     const { server, pooled, method, target, args } = request;
@@ -171,13 +181,17 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
   /** One request that may ask (a tool call, a prompt, a resource read), in the era the connection speaks. */
   const run = async <R>(request: AskingRequest): Promise<CallOutcome<R>> => {
     const { server, callOptions } = request;
+    const { signInOnly } = callOptions;
+    if (typeof signInOnly === 'object' && signsIn(server)) return scopedSignIn<R>(request, signInOnly.scope);
     if (!connections.has(server)) {
       const missing = await missingCredentials(server);
       if (missing.length) return askCredentials<R>(request, missing);
       if (signsIn(server)) return connectSigningIn<R>(request);
     }
     const callId = callOptions.callId ?? newCallId();
-    const first = send<R>(withCallId(request, callId), callId);
+    const make = (signingIn: boolean): Promise<CallOutcome<R>> =>
+      callOptions.signInOnly ? signedIn<R>(request, callId) : send<R>(withCallId(request, callId), callId, signingIn);
+    const first = make(false);
     if (!signsIn(server)) return first;
     // The open connection's token was refused and the sign-in could not ask there: sent once more, held as this
     // call, so the sign-in is its question; the request then goes out on the fresh token.
@@ -185,10 +199,17 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
       if (!needsSignIn(error)) throw error;
       return retryAsking<R>(
         { ...heldRequest(request, callId), ...answerers, requestTimeoutMs: signInTimeout(server) },
-        () => send<R>(withCallId(request, callId), callId, true),
+        () => make(true),
         callOptions.signal,
       );
     });
+  };
+
+  /** A sign-in-only request on the open connection: a fresh listing proves the token (a refused one signs in again). */
+  const signedIn = async <R>({ server, target }: AskingRequest, callId: string): Promise<CallOutcome<R>> => {
+    const tools = await listTools(server, { refresh: true });
+    const text = `signed in to "${server}" (${tools.length} tool${tools.length === 1 ? '' : 's'})`;
+    return { status: 'complete', callId, server, tool: target, result: { content: [{ type: 'text', text }] } as R };
   };
 
   /** The request on the server's connection; `signingIn` when it is sent again inside a sign-in's hold. */
@@ -371,26 +392,4 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
 /** The request again under the call id it was given (a retry, or the call after what was asked first). */
 function withCallId(request: AskingRequest, callId: string): AskingRequest {
   return { ...request, callOptions: { ...request.callOptions, callId } };
-}
-
-/** A legacy request that may ask: `_meta.progressToken` names the call its questions belong to. */
-function legacyRequest(
-  client: Client,
-  method: AskingMethod,
-  target: string,
-  args: Record<string, unknown>,
-  progressToken: string,
-  signal: AbortSignal,
-): Promise<unknown> {
-  const _meta = { progressToken };
-  const requestOptions = { signal, timeout: NO_SDK_TIMEOUT };
-  if (method === 'prompts/get')
-    return client.getPrompt({ name: target, arguments: args as Record<string, string>, _meta }, requestOptions);
-  // A read that may ask is never answered from the SDK's response cache.
-  if (method === 'resources/read') return client.readResource({ uri: target, _meta }, { ...requestOptions, cacheMode: 'bypass' });
-  return client.callTool({ name: target, arguments: args, _meta }, requestOptions);
-}
-
-function notificationMeta(token: string, notifications: CallNotifications): Record<string, unknown> {
-  return { progressToken: token, ...(notifications.logLevel ? { [LOG_LEVEL_META_KEY]: notifications.logLevel } : {}) };
 }

@@ -176,15 +176,17 @@ describe('sign-in as a question', () => {
     expect(JSON.parse(signed.stdout).structuredContent.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect((await stats()).token.authorization_code).toBe(before + 1);
 
-    // Nobody here to answer: the listing that resolves the tool's name cannot wait, and says how to sign in.
+    // Nobody here to answer: the run's own question (its listener ends with the run) is abandoned and the sign-in is
+    // handed to the daemon, where it waits as a question (test/e2e/oauth-run.test.ts follows it to the end).
     const unattended = await run(['run', 'unattended.ts']);
-    expect(unattended.code).toBe(1);
-    expect(unattended.stderr).toContain('mcpx auth refused');
+    expect(unattended.code, unattended.stderr).toBe(75);
+    expect(unattended.stdout).toContain(new URL('/authorize', mcpUrl).href);
     const listed = JSON.parse((await run(['elicit', 'list', '--all', '--state', 'all', '--json'])).stdout) as {
       elicitations: Array<{ server: string; state: string }>;
     };
     expect(listed.elicitations.filter((q) => q.server === 'scripted').map((q) => q.state)).toEqual(['answered']);
     expect(listed.elicitations.filter((q) => q.server === 'refused').map((q) => q.state)).toContain('abandoned');
+    expect(listed.elicitations.filter((q) => q.server === 'refused').map((q) => q.state)).toContain('pending');
   });
 
   // Runs last: the revocation ends every token the fixture issued.

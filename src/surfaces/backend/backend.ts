@@ -66,6 +66,8 @@ export interface Backend {
       method?: 'prompts/get' | 'resources/read';
       /** Names the call in its `call.progress` events (see `progress`). */
       progressToken?: string;
+      /** Make no call: only the sign-in the tool's server needs, held by the daemon (`POST /v1/sign-in`). */
+      signInOnly?: boolean | { scope: string };
     },
   ): Promise<CallResponse>;
   /** The caller's session's questions; with `all`, every session's (narrowed to `session` when given). */

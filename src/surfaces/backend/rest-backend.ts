@@ -59,10 +59,11 @@ export function createRestBackend(options: RestBackendOptions): Backend & {
   return {
     kind: 'daemon',
 
-    async call(server, tool, args, { session, sessionSource, parent, elicit, elicitTtlMs, method, progressToken }) {
+    async call(server, tool, args, { session, sessionSource, parent, elicit, elicitTtlMs, method, progressToken, signInOnly }) {
       const at = encodeURIComponent(server);
-      const path =
-        method === 'prompts/get'
+      const path = signInOnly
+        ? `/v1/sign-in/${at}/${encodeURIComponent(tool)}`
+        : method === 'prompts/get'
           ? `/v1/prompt/${at}/${encodeURIComponent(tool)}`
           : method === 'resources/read'
             ? `/v1/resource/${at}`
@@ -78,7 +79,9 @@ export function createRestBackend(options: RestBackendOptions): Backend & {
           ...(elicitTtlMs ? { 'x-mcpx-elicit-ttl-ms': String(Math.ceil(elicitTtlMs)) } : {}),
           ...(progressToken ? { 'x-mcpx-progress-token': progressToken } : {}),
         },
-        body: JSON.stringify(method === 'resources/read' ? { uri: tool } : args),
+        body: JSON.stringify(
+          typeof signInOnly === 'object' ? { scope: signInOnly.scope } : method === 'resources/read' ? { uri: tool } : args,
+        ),
       });
       const inline = typeof options.inline === 'function' ? options.inline() : options.inline;
       return body.status === 'input-required' && inline ? { ...body, inline: true } : body;

@@ -6,7 +6,8 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { createHostAuth } from '../../auth/host-auth.js';
 import { listingSignInAsker } from '../../auth/listing-sign-in.js';
-import { withSignInAsker } from '../../auth/sign-in-question.js';
+import { SIGN_IN_META, signInErrorOf, withSignInAsker } from '../../auth/sign-in-question.js';
+import type { InputRequiredOutcome } from '../../client/outcome.js';
 import type { Broker, ElicitRequest } from '../../broker/types.js';
 import { questionOf } from '../../broker/question.js';
 import { createElicitationPipeline, type Answerer } from '../../elicitation/pipeline.js';
@@ -24,6 +25,7 @@ import type { CliIO } from './io.js';
 import { renderInputRequired } from './render.js';
 import { sanitize, sanitizeLine } from './sanitize.js';
 import type { AskReplay } from './script-asks.js';
+import type { SignInHandOff } from './script-sign-in.js';
 import { commandSession } from './session.js';
 import { DEFAULT_ELICIT_TTL_MS, MCPX_VERSION } from '../../constants.js';
 
@@ -47,6 +49,8 @@ export interface ScriptHostOptions {
   configPath?: string;
   /** Where ask() questions left open are remembered for the next run (`keyOf` names this script). */
   replay?: AskReplay;
+  /** Where a sign-in nobody here answers goes (the daemon, which outlives the run); absent: the call fails. */
+  signInElsewhere?: SignInHandOff;
 }
 
 export interface ScriptHost {
@@ -128,10 +132,47 @@ export async function createScriptHost(options: ScriptHostOptions): Promise<Scri
     withSignInAsker(listingSignInAsker({ server, tool, onElicit: pipeline, broker, ttlMs }), () => mcpx.listTools(server)),
   );
 
+  // A sign-in the listing needed and nobody here answered is handed over, and the run stops at its question there.
+  const resolveSigningIn = async (server: string, tool: string): Promise<ResolvedTool | ToolCallReply> => {
+    try {
+      return await resolver.resolve(server, tool);
+    } catch (error) {
+      const needed = signInErrorOf(error);
+      if (!options.signInElsewhere || needed?.code !== 'SIGN_IN_REQUIRED') throw error;
+      const handed = await options.signInElsewhere(String(needed.data?.server ?? server), tool);
+      // Signed in meanwhile (the tokens are in the secret store): listed again, asking nothing.
+      return handed === 'signed-in' ? resolver.resolve(server, tool) : handed;
+    }
+  };
+
+  // A sign-in the call itself met (a step-up to more scopes) and nobody here answered: its page would come back to
+  // this run's listener, which ends with the run. The question is abandoned, the call let go (the server refused it,
+  // so it did nothing) and the sign-in, for the same scopes, handed over; run again, the call is made on the new token.
+  const handStepUp = async (outcome: InputRequiredOutcome): Promise<ToolCallReply | undefined> => {
+    const [question, ...more] = outcome.questions;
+    if (!options.signInElsewhere || more.length || question?.mode !== 'url' || question.meta?.[SIGN_IN_META] !== true)
+      return undefined;
+    await broker.abandon(question.id, 'handed to the daemon, whose loopback outlives this run').catch(() => undefined);
+    void outcome.live?.result.catch(() => undefined);
+    try {
+      outcome.live?.respond(question.id, { action: 'cancel' });
+    } catch {
+      // already gone
+    }
+    const scope = new URL(question.url ?? '').searchParams.get('scope') ?? undefined;
+    const handed = await options.signInElsewhere(outcome.server, outcome.tool, scope);
+    if (handed !== 'signed-in') return handed;
+    const message = `${outcome.server}.${outcome.tool} was refused for want of scopes, now granted: run the script again`;
+    return { status: 'tool-error', message, code: 'SIGN_IN_REQUIRED' };
+  };
+
   const bindings: HostBindings = {
     async callTool(server, tool, args): Promise<ToolCallReply> {
-      const target = await resolver.resolve(server, tool);
+      const target = await resolveSigningIn(server, tool);
+      if ('status' in target) return target;
       const outcome = await mcpx.callTool(target.server, target.tool, args);
+      const stepUp = outcome.status === 'input-required' ? await handStepUp(outcome) : undefined;
+      if (stepUp) return stepUp;
       if (outcome.status === 'input-required') {
         const now = Date.now();
         const expiresAt = outcome.live?.expiresAt ?? (outcome.continuation ? outcome.continuation.askedAt + ttlMs : now + ttlMs);

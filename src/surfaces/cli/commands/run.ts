@@ -24,6 +24,7 @@ import { findConfigPath } from '../../../config/find.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import type { AskReplay } from '../script-asks.js';
 import { createScriptHost, type PersonPrompt } from '../script-host.js';
+import { daemonSignIn } from '../script-sign-in.js';
 import { sanitize } from '../sanitize.js';
 import { errorLead } from '../style.js';
 
@@ -116,6 +117,8 @@ export async function runSource(
       prompt: deps.prompt ?? terminalPrompt(io),
       ...(replay ? { replay } : {}),
       ...(configFlag ? { configPath: configFlag } : {}),
+      // The state store's questions are every process's: a sign-in asked there is held by the daemon of this config.
+      ...(deps.broker ? {} : { signInElsewhere: daemonSignIn(io, configFlag, elicitTtlMs) }),
     });
     try {
       if (flags.check === true) {

@@ -1,5 +1,5 @@
 /** The call route (200 complete, 202 at a question) and the task route that collects its result. */
-import { createRoute, type OpenAPIHono, type z } from '@hono/zod-openapi';
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { StartInput } from '../../../tasks/runner.js';
 import { McpxError } from '../../../errors.js';
@@ -43,6 +43,34 @@ const callRoute = createRoute({
   },
 });
 
+const SignInBody = z
+  .object({
+    scope: z
+      .string()
+      .min(1)
+      .optional()
+      .openapi({ description: 'Sign in afresh for these scopes (a 403 insufficient_scope step-up met elsewhere).' }),
+  })
+  .openapi('SignIn');
+
+const signInRoute = createRoute({
+  method: 'post',
+  path: '/v1/sign-in/{server}/{tool}',
+  operationId: 'signIn',
+  summary:
+    'Sign in to an OAuth server for a call of one of its tools, making no call: 200 once signed in, or 202 with the sign-in as a url question of that call; the browser comes back to this daemon.',
+  request: {
+    params: ServerToolParams,
+    headers: CallHeaders,
+    body: { content: { 'application/json': { schema: SignInBody } }, required: false },
+  },
+  responses: {
+    200: json(CompleteSchema, 'Signed in (already, or with no question): result is a text saying so.'),
+    202: callRoute.responses[202],
+    ...errors(400, 401, 403, 404, 500, 502, 503),
+  },
+});
+
 const taskRoute = jsonGetRoute({
   path: '/v1/tasks/{id}',
   operationId: 'getTask',
@@ -62,6 +90,13 @@ export function mountCallRoute(app: OpenAPIHono, context: RouteContext): void {
     // The shared responder answers with the route's declared bodies (200, 202, errors); its type is a plain Response.
     return (await startAndRespond(c, { deps, now, listedOf }, { server, tool, arguments: args }, c.req.valid('header'))) as never;
   });
+  // `mcpx run` with nobody to answer: the sign-in is held here, where the browser can come back after the run ended.
+  app.openapi(signInRoute, async (c) => {
+    const { server, tool } = c.req.valid('param');
+    const scope = c.req.valid('json')?.scope;
+    const input = { server, tool, arguments: {}, signInOnly: scope ? { scope } : true };
+    return (await startAndRespond(c, { deps, now, listedOf }, input, c.req.valid('header'))) as never;
+  });
 }
 
 /** The call headers a request carries, as validated by CallHeaders. */
@@ -74,7 +109,7 @@ export type CallHeaderValues = z.infer<typeof CallHeaders>;
 export async function startAndRespond(
   c: Context,
   { deps, now, listedOf }: { deps: RouteContext['deps']; now: () => number; listedOf: (q: Question) => Promise<RestElicitation> },
-  input: Pick<StartInput, 'server' | 'tool' | 'method' | 'arguments'>,
+  input: Pick<StartInput, 'server' | 'tool' | 'method' | 'arguments' | 'signInOnly'>,
   headers: CallHeaderValues,
 ): Promise<Response> {
   const { server, tool } = input;
