@@ -53,6 +53,8 @@ const OPEN_WATCH_MS = 1_000;
 /** A broker and the store it keeps its questions in (hosts keep their own records beside them). */
 export interface StoreBroker extends Broker {
   readonly store: BrokerStore;
+  /** Tells this process's subscribers of an event written to the log past the broker (an offered answer taken). */
+  announce(event: BrokerEvent): void;
 }
 
 /** Creates a broker over a keyv store (a fresh memory store by default). */
@@ -206,6 +208,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
 
   const broker: StoreBroker = {
     store,
+    announce: notify,
 
     async openRequest(input: OpenRequestInput): Promise<ElicitRequest> {
       ensureOpen();

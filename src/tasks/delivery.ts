@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { StoreBroker } from '../broker/broker.js';
 import { isOffered, readOffer, takeOffer } from '../broker/offers.js';
 import { abandoned, eventFor, notFound, refuseAnswered } from '../broker/records.js';
-import type { Broker, BrokerStore, ElicitRequest, RespondInput, StoredAnswer } from '../broker/types.js';
+import type { Broker, BrokerEvent, BrokerStore, ElicitRequest, RespondInput, StoredAnswer } from '../broker/types.js';
 import { isMcpxError, McpxError } from '../errors.js';
 import { openFencedWrite, type Fence } from './fenced-write.js';
 import { leaseOf } from './handoff.js';
@@ -82,16 +82,23 @@ export function heldBy(o: { holder?: string | undefined; instance?: string | und
 /**
  * The holder, while its call waits on `id`: takes an answer offered by another process once the receipt says it
  * is passed on (the broker's awaitAnswer then delivers it). Polls the offer row until the signal aborts.
+ * Resolves with the answer's event once taken (for the broker's subscribers: it reached the log past them).
  */
-export async function takeOffers(receipts: Receipts, task: TaskRecord, id: string, signal: AbortSignal): Promise<void> {
+export async function takeOffers(
+  receipts: Receipts,
+  task: TaskRecord,
+  id: string,
+  signal: AbortSignal,
+): Promise<BrokerEvent | undefined> {
   for (let pause = 5; !signal.aborted; pause = Math.min(pause * 2, 100)) {
     const offer = await readOffer(receipts.store, id);
     if (offer) {
-      if (await receipts.deliver(id, task)) await takeOffer(receipts.store, offer);
-      return;
+      if (!(await receipts.deliver(id, task))) return undefined;
+      return (await takeOffer(receipts.store, offer)) ? offer.event : undefined;
     }
     await sleep(pause, undefined, { signal }).catch(() => undefined);
   }
+  return undefined;
 }
 
 /** The question shows abandoned (conditional on no answer, as any abandon): nothing took its answer. */
@@ -183,7 +190,10 @@ export function sameAnswer(offered: StoredAnswer, input: RespondInput, pid: numb
  * fate as its own, delivered or ELICITATION_ABANDONED; another answer is refused as a second answer once the first
  * landed, or as abandoned if it could not.
  */
-export function heldResponder(broker: StoreBroker, leaseMs?: number): (input: RespondInput) => Promise<Delivered> {
+export function heldResponder(
+  broker: Broker & Pick<StoreBroker, 'store'>,
+  leaseMs?: number,
+): (input: RespondInput) => Promise<Delivered> {
   const deps = {
     tasks: createTaskStore(broker.store.keyv),
     receipts: openReceipts(broker.store),

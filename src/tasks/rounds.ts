@@ -3,6 +3,7 @@
  * back on the open call (live.respond). Modern: once every question of the round is answered, the call is re-sent.
  */
 import type { Broker } from '../broker/types.js';
+import type { StoreBroker } from '../broker/broker.js';
 import { toAnswer } from '../broker/question.js';
 import { isMcpxError } from '../errors.js';
 import type { Answer } from '../types.js';
@@ -40,7 +41,11 @@ export function legacyWatch(broker: Broker, task: TaskRecord, signal: AbortSigna
         unanswered.add(question.id);
         const offers = new AbortController();
         watching.signal.addEventListener('abort', () => offers.abort(), { once: true });
-        if (receipts) void takeOffers(receipts, task, question.id, offers.signal).catch(() => undefined);
+        if (receipts) {
+          void takeOffers(receipts, task, question.id, offers.signal)
+            .then((taken) => taken && (broker as Partial<StoreBroker>).announce?.(taken))
+            .catch(() => undefined);
+        }
         broker
           .awaitAnswer(question.id, { signal: watching.signal })
           .then(async (stored) => {
