@@ -5,53 +5,18 @@
  * completes. Before, the connect gave up at 60 s ("Version negotiation probe timed out") and the question was
  * abandoned while its TTL still ran.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { oauthCli } from '../helpers/oauth-cli.js';
 
-const root = resolve(import.meta.dirname, '..', '..');
-const cli = join(root, 'dist', 'cli.js');
-const fixture = join(root, 'test', 'fixtures', 'servers', 'protected-http.mjs');
-
-let server: ChildProcess;
-let mcpUrl: string;
-const home = mkdtempSync(join(tmpdir(), 'mcpx-oauth-late-'));
-const work = join(home, 'work');
-const env = {
-  PATH: process.env.PATH ?? '',
-  HOME: home,
-  MCPX_CONFIG_DIR: join(home, 'config'),
-  MCPX_STATE_DIR: join(home, 'state'),
-  MCPX_SECRET_STORE: 'file',
-};
-
-function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = execFile(process.execPath, [cli, ...args], { cwd: work, env, timeout: 60_000 }, (error, stdout, stderr) =>
-      done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-    );
-    child.stdin?.end();
-  });
-}
+const oauth = oauthCli('mcpx-oauth-late-');
+const run = oauth.run;
 
 beforeAll(async () => {
-  if (!existsSync(cli)) throw new Error(`${cli} is missing: build first (npm run test:e2e builds, or npx tsup)`);
-  server = spawn(process.execPath, [fixture, '--oauth'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const first = await createInterface({ input: server.stdout! })[Symbol.asyncIterator]().next();
-  mcpUrl = first.value as string;
-  mkdirSync(env.MCPX_CONFIG_DIR);
-  mkdirSync(work);
-  writeFileSync(join(env.MCPX_CONFIG_DIR, 'mcpx.json'), JSON.stringify({ mcpServers: { notes: { url: mcpUrl } } }));
+  await oauth.start(['--oauth']);
 });
 
-afterAll(async () => {
-  await run(['daemon', 'stop']);
-  server?.kill();
-});
+afterAll(() => oauth.stop());
 
 describe('a sign-in answered after a minute', () => {
   it('still completes the call: no request timer runs while the person signs in', async () => {

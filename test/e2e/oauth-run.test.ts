@@ -6,63 +6,21 @@
  * gone); and the script run again calls the tool with the stored token, asking nothing. Before, the run failed with
  * SIGN_IN_REQUIRED and the question was abandoned.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { oauthCli } from '../helpers/oauth-cli.js';
 
-const root = resolve(import.meta.dirname, '..', '..');
-const cli = join(root, 'dist', 'cli.js');
-const fixture = join(root, 'test', 'fixtures', 'servers', 'protected-http.mjs');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-let server: ChildProcess;
-let mcpUrl: string;
-const home = mkdtempSync(join(tmpdir(), 'mcpx-oauth-run-'));
-const work = join(home, 'work');
-const env = {
-  PATH: process.env.PATH ?? '',
-  HOME: home,
-  MCPX_CONFIG_DIR: join(home, 'config'),
-  MCPX_STATE_DIR: join(home, 'state'),
-  MCPX_SECRET_STORE: 'file',
-};
-
-function run(args: string[]): Promise<Run> {
-  return new Promise((done) => {
-    const child = execFile(process.execPath, [cli, ...args], { cwd: work, env, timeout: 60_000 }, (error, stdout, stderr) =>
-      done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-    );
-    child.stdin?.end();
-  });
-}
-
-async function stats(): Promise<{ token: { authorization_code: number }; calls: number }> {
-  return (await fetch(new URL('/stats', mcpUrl))).json() as Promise<{ token: { authorization_code: number }; calls: number }>;
-}
+const oauth = oauthCli('mcpx-oauth-run-');
+const run = oauth.run;
+const stats = () => oauth.stats<{ token: { authorization_code: number }; calls: number }>();
 
 beforeAll(async () => {
-  if (!existsSync(cli)) throw new Error(`${cli} is missing: build first (npm run test:e2e builds, or npx tsup)`);
-  server = spawn(process.execPath, [fixture, '--oauth'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const first = await createInterface({ input: server.stdout! })[Symbol.asyncIterator]().next();
-  mcpUrl = first.value as string;
-  mkdirSync(env.MCPX_CONFIG_DIR);
-  mkdirSync(work);
-  writeFileSync(join(env.MCPX_CONFIG_DIR, 'mcpx.json'), JSON.stringify({ mcpServers: { notes: { url: mcpUrl } } }));
-  writeFileSync(join(work, 'job.ts'), 'export default await tools.notes.whoami({});\n');
+  await oauth.start(['--oauth']);
+  writeFileSync(join(oauth.work, 'job.ts'), 'export default await tools.notes.whoami({});\n');
 });
 
-afterAll(async () => {
-  await run(['daemon', 'stop']);
-  server?.kill();
-});
+afterAll(() => oauth.stop());
 
 describe('mcpx run: a sign-in nobody here can answer', () => {
   it('exits 75 with the URL; the browser comes back to the daemon; the script run again uses the stored token', async () => {
@@ -74,7 +32,7 @@ describe('mcpx run: a sign-in nobody here can answer', () => {
     const [question] = inputRequired.questions;
     expect(question?.mode).toBe('url');
     const authorize = new URL(question!.url);
-    expect(`${authorize.origin}${authorize.pathname}`).toBe(new URL('/authorize', mcpUrl).href);
+    expect(`${authorize.origin}${authorize.pathname}`).toBe(new URL('/authorize', oauth.mcpUrl).href);
     expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
     expect(inputRequired.tool).toBe('whoami');
     // The message a person reads: the URL with its domain, and the commands that answer it.

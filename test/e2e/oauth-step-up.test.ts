@@ -5,50 +5,17 @@
  * question whose URL asks for the union of the scopes; the browser coming back (to the daemon) answers it and the
  * call completes on the new token; the next call asks nothing.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { oauthCli, type CliRun } from '../helpers/oauth-cli.js';
 
-const root = resolve(import.meta.dirname, '..', '..');
-const cli = join(root, 'dist', 'cli.js');
-const fixture = join(root, 'test', 'fixtures', 'servers', 'protected-http.mjs');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-let server: ChildProcess;
-let mcpUrl: string;
-const home = mkdtempSync(join(tmpdir(), 'mcpx-oauth-step-up-'));
-const work = join(home, 'work');
-const env = {
-  PATH: process.env.PATH ?? '',
-  HOME: home,
-  MCPX_CONFIG_DIR: join(home, 'config'),
-  MCPX_STATE_DIR: join(home, 'state'),
-  MCPX_SECRET_STORE: 'file',
-};
-
-function run(args: string[]): Promise<Run> {
-  return new Promise((done) => {
-    const child = execFile(process.execPath, [cli, ...args], { cwd: work, env, timeout: 60_000 }, (error, stdout, stderr) =>
-      done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-    );
-    child.stdin?.end();
-  });
-}
-
-async function stats(): Promise<{ token: { authorization_code: number }; forbidden: number }> {
-  return (await fetch(new URL('/stats', mcpUrl))).json() as Promise<{ token: { authorization_code: number }; forbidden: number }>;
-}
+const oauth = oauthCli('mcpx-oauth-step-up-');
+const run = oauth.run;
+const stats = () => oauth.stats<{ token: { authorization_code: number }; forbidden: number }>();
 
 /** The sign-in question of a `--json` exit 75. */
-function signInOf(output: Run): { id: string; task: string; url: URL } {
+function signInOf(output: CliRun): { id: string; task: string; url: URL } {
   expect(output.code, output.stderr).toBe(75);
   const { inputRequired } = JSON.parse(output.stdout) as {
     inputRequired: { task: string; questions: Array<{ id: string; mode: string; url: string }> };
@@ -66,25 +33,12 @@ async function browse(url: URL): Promise<void> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(cli)) throw new Error(`${cli} is missing: build first (npm run test:e2e builds, or npx tsup)`);
-  server = spawn(process.execPath, [fixture, '--oauth', '--step-up'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const first = await createInterface({ input: server.stdout! })[Symbol.asyncIterator]().next();
-  mcpUrl = first.value as string;
-  mkdirSync(env.MCPX_CONFIG_DIR);
-  mkdirSync(work);
-  // `scripted` is the same server under another name: tokens of its own, for the scripts below.
-  writeFileSync(
-    join(env.MCPX_CONFIG_DIR, 'mcpx.json'),
-    JSON.stringify({ mcpServers: { notes: { url: mcpUrl }, scripted: { url: mcpUrl } } }),
-  );
-  writeFileSync(join(work, 'whoami.ts'), 'export default await tools.scripted.whoami({});\n');
-  writeFileSync(join(work, 'admin.ts'), 'export default await tools.scripted.admin({});\n');
+  await oauth.start(['--oauth', '--step-up'], ['notes', 'scripted']);
+  writeFileSync(join(oauth.work, 'whoami.ts'), 'export default await tools.scripted.whoami({});\n');
+  writeFileSync(join(oauth.work, 'admin.ts'), 'export default await tools.scripted.admin({});\n');
 });
 
-afterAll(async () => {
-  await run(['daemon', 'stop']);
-  server?.kill();
-});
+afterAll(() => oauth.stop());
 
 describe('step-up on 403 insufficient_scope', () => {
   it('asks a sign-in for the union of the scopes, answered by the browser, and the call completes', async () => {
