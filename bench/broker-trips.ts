@@ -8,28 +8,13 @@ import { Session } from 'node:inspector/promises';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  createBroker,
-  openPostgresStore,
-  openRedisStore,
-  openSqliteStore,
-  type OpenRequestInput,
-  type StoreBroker,
-} from '../src/broker/index.js';
+import { createBroker, openPostgresStore, openRedisStore, openSqliteStore, type StoreBroker } from '../src/broker/index.js';
 import { startPostgres } from '../test/helpers/postgres.js';
 import { startRedis } from '../test/helpers/redis.js';
 import { tripCounter } from '../test/helpers/store-trips.js';
 import type { BenchFigure, BenchSuite } from './index.js';
+import { ask } from './broker.js';
 
-const ask: OpenRequestInput = {
-  trace: 'cal-0000000000000b01',
-  server: 'bench',
-  tool: 'ask',
-  mode: 'form',
-  message: 'Proceed?',
-  era: 'legacy',
-  requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
-};
 const CYCLES = Number(process.env.MCPX_BENCH_TRIPS_CYCLES ?? 500);
 
 const counter = tripCounter();

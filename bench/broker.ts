@@ -29,7 +29,8 @@ import { startRedis } from '../test/helpers/redis.js';
 import type { BenchFigure, BenchSuite } from './index.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const ask: OpenRequestInput = {
+/** The one question every broker cycle opens (the trips bench counts the same cycle). */
+export const ask: OpenRequestInput = {
   trace: 'cal-0000000000000b01',
   server: 'bench',
   tool: 'ask',
