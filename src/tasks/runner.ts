@@ -304,14 +304,15 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     active: (session) =>
       session === undefined ? driving.size : [...driving.values()].filter((d) => d.task.session === session).length,
 
-    async close(reason = 'the daemon holding the call stopped') {
+    async close(reason = 'the daemon holding the call stopped', closeOptions = {}) {
       closed = true;
       offOpen();
       offEvents();
       toReport.clear();
       const entries = [...driving.values()];
       for (const entry of entries) {
-        if (entry.task.era === 'legacy' || entry.task.state === 'running' || options.resumable === false) {
+        const taken = closeOptions.lost === true && entry.task.era === 'modern';
+        if (!taken && (entry.task.era === 'legacy' || entry.task.state === 'running' || options.resumable === false)) {
           for (const id of entry.task.waitingOn) await abandonQuietly(broker, id, reason);
           Object.assign(entry.task, {
             state: 'failed',
