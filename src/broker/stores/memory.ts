@@ -4,7 +4,7 @@
  * copies so no caller can change a stored question or answer; a host's keyv with a serializer works too.
  */
 import { Keyv } from 'keyv';
-import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, StoredAnswer } from '../types.js';
+import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, PutOptions, StoredAnswer } from '../types.js';
 import { decodeRow, encodeRow, keys, rawKey } from './rows.js';
 import { onePerKeyv } from './per-keyv.js';
 import { Watchers, type Watcher } from './watchers.js';
@@ -17,6 +17,7 @@ class MemoryStore implements BrokerStore {
   private events: Array<{ event: BrokerEvent; expires: number }> = [];
   private trimmedAt = 0;
   private readonly watchers = new Watchers();
+  private readonly rowWatchers = new Watchers();
 
   constructor(readonly keyv: Keyv) {
     this.map = keyv.store as Map<string, unknown>;
@@ -70,12 +71,13 @@ class MemoryStore implements BrokerStore {
     return true;
   }
 
-  async putIfAbsent(key: string, value: unknown, ttlMs: number): Promise<boolean> {
+  async putIfAbsent(key: string, value: unknown, ttlMs: number, options: PutOptions = {}): Promise<boolean> {
     const row = await encodeRow(this.keyv, value, ttlMs);
     const raw = rawKey(this.keyv, key);
     // No await from the check to the set, as in claimAnswer.
     if (isLive(this.map.get(raw))) return false;
     this.map.set(raw, row);
+    if (options.wake) queueMicrotask(() => this.rowWatchers.wake(key));
     return true;
   }
 
@@ -134,8 +136,13 @@ class MemoryStore implements BrokerStore {
     return this.watchers.add(id, onAnswer);
   }
 
+  watchRow(key: string, onWritten: () => void): () => void {
+    return this.rowWatchers.add(key, onWritten);
+  }
+
   async close(): Promise<void> {
     this.watchers.clear();
+    this.rowWatchers.clear();
   }
 }
 
