@@ -24,7 +24,14 @@ export type LegacyWatch = ReturnType<typeof legacyWatch>;
  * once (a new one makes `live.result` resolve while older ones still wait), so the watch spans rounds: an answer
  * goes to the newest LiveCall, which serves every question still waiting on the call.
  */
-export function legacyWatch(broker: Broker, task: TaskRecord, signal: AbortSignal, receipts?: Receipts) {
+export function legacyWatch(
+  broker: Broker,
+  task: TaskRecord,
+  signal: AbortSignal,
+  receipts?: Receipts,
+  /** A question the call went on without that another call took over (see `LegacyCall` heirs): not abandoned. */
+  inherited: (id: string) => boolean = () => false,
+) {
   const watching = new AbortController();
   const stop = (): void => watching.abort();
   signal.addEventListener('abort', stop, { once: true });
@@ -78,7 +85,8 @@ export function legacyWatch(broker: Broker, task: TaskRecord, signal: AbortSigna
     async end(): Promise<void> {
       watching.abort();
       signal.removeEventListener('abort', stop);
-      for (const id of unanswered) await abandonQuietly(broker, id, 'the call finished before this question was answered');
+      for (const id of unanswered)
+        if (!inherited(id)) await abandonQuietly(broker, id, 'the call finished before this question was answered');
     },
   };
 }
