@@ -229,6 +229,11 @@ export interface BrokerStore {
    * store's own wake channel, as answers are). The watcher reads the row itself: subscribe first, then read once.
    */
   watchRow(key: string, onWritten: () => void): () => void;
+  /**
+   * Calls back with the event of every answer claimed through this store object in this process, whoever claimed it
+   * (a broker's respond, or a holder taking an offered answer): how a broker hears of answers claimed past it.
+   */
+  onClaimed(listener: (event: BrokerEvent) => void): () => void;
   close(): Promise<void>;
 }
 

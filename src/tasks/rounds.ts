@@ -3,7 +3,6 @@
  * back on the open call (live.respond). Modern: once every question of the round is answered, the call is re-sent.
  */
 import type { Broker } from '../broker/types.js';
-import type { StoreBroker } from '../broker/broker.js';
 import { toAnswer } from '../broker/question.js';
 import { isMcpxError } from '../errors.js';
 import type { Answer } from '../types.js';
@@ -48,11 +47,7 @@ export function legacyWatch(
         unanswered.add(question.id);
         const offers = new AbortController();
         watching.signal.addEventListener('abort', () => offers.abort(), { once: true });
-        if (receipts) {
-          void takeOffers(receipts, task, question.id, offers.signal)
-            .then((taken) => taken && (broker as Partial<StoreBroker>).announce?.(taken))
-            .catch(() => undefined);
-        }
+        if (receipts) void takeOffers(receipts, task, question.id, offers.signal).catch(() => undefined);
         broker
           .awaitAnswer(question.id, { signal: watching.signal })
           .then(async (stored) => {

@@ -7,7 +7,7 @@ import { Keyv } from 'keyv';
 import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, PutOptions, StoredAnswer } from '../types.js';
 import { decodeRow, encodeRow, keys, rawKey } from './rows.js';
 import { onePerKeyv } from './per-keyv.js';
-import { Watchers, type Watcher } from './watchers.js';
+import { ClaimListeners, Watchers, type Watcher } from './watchers.js';
 
 class MemoryStore implements BrokerStore {
   readonly kind = 'memory' as const;
@@ -18,6 +18,7 @@ class MemoryStore implements BrokerStore {
   private trimmedAt = 0;
   private readonly watchers = new Watchers();
   private readonly rowWatchers = new Watchers();
+  private readonly claims = new ClaimListeners();
 
   constructor(readonly keyv: Keyv) {
     this.map = keyv.store as Map<string, unknown>;
@@ -66,6 +67,7 @@ class MemoryStore implements BrokerStore {
     this.map.set(key, row);
     this.unanswered.delete(answer.id);
     this.log(event, ttlMs);
+    this.claims.tell(event);
     const watchers = this.watchers.of(answer.id);
     if (watchers.length) queueMicrotask(() => watchers.forEach((watch) => watch(copyAnswer(answer))));
     return true;
@@ -138,6 +140,10 @@ class MemoryStore implements BrokerStore {
 
   watchRow(key: string, onWritten: () => void): () => void {
     return this.rowWatchers.add(key, onWritten);
+  }
+
+  onClaimed(listener: (event: BrokerEvent) => void): () => void {
+    return this.claims.add(listener);
   }
 
   async close(): Promise<void> {

@@ -13,6 +13,7 @@ import { McpxError } from '../../errors.js';
 import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, PutOptions, StoredAnswer } from '../types.js';
 import { decodeRowsSync, encodeRow, encodeRowWithJson, keys, rawKey } from './rows.js';
 import { createTables, tablesOf, type Query } from './postgres-schema.js';
+import { ClaimListeners } from './watchers.js';
 import { AnswerListener } from './postgres-listen.js';
 import { onePerKeyv } from './per-keyv.js';
 
@@ -41,6 +42,7 @@ class PostgresStore implements BrokerStore {
   private readonly channel: string;
   private readonly namespace: string;
   private readonly answers: AnswerListener;
+  private readonly claims = new ClaimListeners();
   /** Each statement's text, made once: a prepared statement is looked up by its text on every call. */
   private readonly statements: { putQuestion: string; respond: string; claim: string };
   readonly ready: Promise<void>;
@@ -197,6 +199,7 @@ class PostgresStore implements BrokerStore {
       payload,
     ]);
     if (Number(result?.won) !== 1) return false;
+    this.claims.tell(event);
     this.answers.wake(answer.id, answer);
     return true;
   }
@@ -257,6 +260,10 @@ class PostgresStore implements BrokerStore {
 
   watchRow(key: string, onWritten: () => void): () => void {
     return this.answers.watchRow(key, onWritten);
+  }
+
+  onClaimed(listener: (event: BrokerEvent) => void): () => void {
+    return this.claims.add(listener);
   }
 
   async close(): Promise<void> {

@@ -9,7 +9,7 @@ import { McpxError } from '../../errors.js';
 import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, PutOptions, StoredAnswer } from '../types.js';
 import { decodeRowsSync, encodeRow, encodeRowWithJson, keys, rawKey } from './rows.js';
 import { onePerKeyv } from './per-keyv.js';
-import { Watchers, type Watcher } from './watchers.js';
+import { ClaimListeners, Watchers, type Watcher } from './watchers.js';
 
 /** The slice of the node-redis client we use. */
 interface RedisClient {
@@ -82,6 +82,7 @@ class RedisStore implements BrokerStore {
   readonly kind = 'redis' as const;
   private readonly watchers = new Watchers();
   private readonly rowWatchers = new Watchers();
+  private readonly claims = new ClaimListeners();
   private subscriber: RedisClient | undefined;
   private subscribing: Promise<void> | undefined;
   private pollTimer: ReturnType<typeof setTimeout> | undefined;
@@ -175,6 +176,7 @@ class RedisStore implements BrokerStore {
       [row, ttlMs, answer.id, this.channel, json, logEntry(event, ttlMs), options.open ? '1' : '0'],
     );
     if (Number(won) !== 1) return false;
+    this.claims.tell(event);
     this.watchers.wake(answer.id, answer);
     if (Date.now() - this.trimmedAt >= 1_000) await this.trimLog();
     return true;
@@ -250,6 +252,10 @@ class RedisStore implements BrokerStore {
     void this.subscribe();
     this.schedulePoll();
     return unwatch;
+  }
+
+  onClaimed(listener: (event: BrokerEvent) => void): () => void {
+    return this.claims.add(listener);
   }
 
   private subscribe(): Promise<void> {

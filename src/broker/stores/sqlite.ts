@@ -14,7 +14,7 @@ import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, PutOptions,
 import { decodeRowsSync, encodeRow, keys, prefixEnd, rawKey } from './rows.js';
 import { connectSqlite, keyvSqliteOn, type SqliteConnection } from './sqlite-connection.js';
 import { onePerKeyv } from './per-keyv.js';
-import { Watchers, type Watcher } from './watchers.js';
+import { ClaimListeners, Watchers, type Watcher } from './watchers.js';
 
 type Query = (sql: string, ...params: unknown[]) => Promise<Array<Record<string, unknown>>>;
 
@@ -39,6 +39,7 @@ class SqliteStore implements BrokerStore {
   private readonly logTable: string;
   private readonly watchers = new Watchers();
   private readonly rowWatchers = new Watchers();
+  private readonly claims = new ClaimListeners();
   private pollTimer: ReturnType<typeof setTimeout> | undefined;
   private dataVersion = -1;
   private closed = false;
@@ -222,6 +223,7 @@ class SqliteStore implements BrokerStore {
   async claimAnswer(answer: StoredAnswer, ttlMs: number, event: BrokerEvent, options: ClaimOptions = {}): Promise<boolean> {
     const openQuestion = options.open ? rawKey(this.keyv, keys.question(answer.id)) : null;
     if (!(await this.put(keys.answer(answer.id), { ...answer, _event: event }, ttlMs, openQuestion))) return false;
+    this.claims.tell(event);
     this.watchers.wake(answer.id, answer);
     return true;
   }
@@ -295,6 +297,10 @@ class SqliteStore implements BrokerStore {
     const unwatch = this.rowWatchers.add(key, onWritten);
     this.poll();
     return unwatch;
+  }
+
+  onClaimed(listener: (event: BrokerEvent) => void): () => void {
+    return this.claims.add(listener);
   }
 
   private poll(): void {
