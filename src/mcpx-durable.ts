@@ -57,6 +57,8 @@ export interface DurableMcpx extends Mcpx {
 
 const POLL_MS = 200;
 
+const LOST = 'this process stalled past its lease and another took its calls over';
+
 export async function createDurableMcpx(
   options: McpxOptions & { store: StoreOption },
   createPlain: (options: McpxOptions) => Promise<Mcpx>,
@@ -94,7 +96,9 @@ export async function createDurableMcpx(
   const respondHeld = heldResponder(broker, leaseMsFromEnv(env));
   try {
     // On a shared store this process holds a lease, so a call it drove is taken over by another once it dies.
-    if (leases) lease = await keepLease(leases, holder, leaseMsFromEnv(env), instance);
+    // Lost (we stalled past it and another process took our calls): we stop driving them, writing nothing over its.
+    if (leases)
+      lease = await keepLease(leases, holder, leaseMsFromEnv(env), instance, () => void runner.close(LOST, { lost: true }));
     inner = await createPlain({
       ...plain,
       // The policy first, then the host's onElicit; unanswered, the question waits in the store for anyone.

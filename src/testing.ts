@@ -125,6 +125,23 @@ export function storeComplianceCases(factory: StoreFactory): ComplianceCase[] {
         }),
     },
     {
+      name: 'wakes the watchers of a row on another handle when it is put with a wake (how a held call hears an offer)',
+      run: () =>
+        pair(async (a, b, session) => {
+          const key = `o:${session}`;
+          const woken = new Promise<void>((resolve) => {
+            const off = b.store.watchRow(key, () => {
+              off();
+              resolve();
+            });
+          });
+          ok(await a.store.putIfAbsent(key, { n: 1 }, 60_000, { wake: true }));
+          strictEqual(await a.store.putIfAbsent(key, { n: 2 }, 60_000, { wake: true }), false);
+          await withTimeout(woken, 10_000, 'the watcher of the row on the other handle');
+          deepStrictEqual(await b.store.keyv.get(key), { n: 1 });
+        }),
+    },
+    {
       name: 'lets exactly one of an abandon and a respond racing on two handles win, and every handle agrees',
       run: () => {
         // Each round holds the abandon's write and the respond's claim until both passed their reads (each saw an

@@ -53,9 +53,10 @@ const OPEN_WATCH_MS = 1_000;
 /** A broker and the store it keeps its questions in (hosts keep their own records beside them). */
 export interface StoreBroker extends Broker {
   readonly store: BrokerStore;
-  /** Tells this process's subscribers of an event written to the log past the broker (an offered answer taken). */
-  announce(event: BrokerEvent): void;
 }
+
+/** Answers claimed by a broker's respond or expiry: that broker tells its own subscribers (and no other broker does). */
+const brokerClaims = new WeakSet<BrokerEvent>();
 
 /** Creates a broker over a keyv store (a fresh memory store by default). */
 export function createBroker(options: BrokerOptions = {}): StoreBroker {
@@ -79,6 +80,14 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
   };
   let closed = false;
   const openWatches = createOpenWatches(store, { max: KNOWN_MAX, graceMs: OPEN_WATCH_MS });
+  // An answer to one of our questions claimed in this process past every broker (a holder taking an offered answer
+  // through the store): our subscribers hear of it too, so nobody has to announce it.
+  const offClaimed = store.onClaimed((event) => {
+    if (brokerClaims.has(event) || event.elicit === undefined || !known.has(event.elicit)) return;
+    known.delete(event.elicit);
+    clearExpiry(event.elicit);
+    notify(event);
+  });
 
   let secrets: Promise<SecretStore> | undefined;
   const secretStore = (): Promise<SecretStore> =>
@@ -152,6 +161,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       by: 'expiry',
       answeredAfterMs: answer.at - request.createdAt,
     });
+    brokerClaims.add(event);
     if (await guard(store.claimAnswer(answer, rowTtl(request), event))) {
       known.delete(request.id);
       clearExpiry(request.id);
@@ -208,7 +218,6 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
 
   const broker: StoreBroker = {
     store,
-    announce: notify,
 
     async openRequest(input: OpenRequestInput): Promise<ElicitRequest> {
       ensureOpen();
@@ -270,6 +279,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       // A held legacy call's answer counts only once its holder takes it: offered, not claimed (offers.ts).
       if (input.offer && request.era === 'legacy' && request.task)
         return guard(putOffer(store, { answer, event }, rowTtl(request)));
+      brokerClaims.add(event);
       if (!(await guard(store.claimAnswer(answer, rowTtl(request), event, { open: true })))) {
         // Lost: to an answer, an abandon, or the question is gone. One read says which.
         known.delete(request.id);
@@ -386,6 +396,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       expiryTimers.clear();
       known.clear();
       openWatches.close();
+      offClaimed();
       for (const closing of [...onClose]) closing();
       listeners.clear();
       openHooks.clear();

@@ -16,9 +16,9 @@ export interface Offer {
 
 const keyOf = (id: string): string => `o:${id}`;
 
-/** Writes the offer unless one is there (the first offer wins, as the first answer does). */
+/** Writes the offer unless one is there (the first offer wins, as the first answer does), waking its holder. */
 export async function putOffer(store: BrokerStore, offer: Omit<Offer, 'keepUntil'>, ttlMs: number): Promise<StoredAnswer> {
-  if (await store.putIfAbsent(keyOf(offer.answer.id), { ...offer, keepUntil: Date.now() + ttlMs }, ttlMs))
+  if (await store.putIfAbsent(keyOf(offer.answer.id), { ...offer, keepUntil: Date.now() + ttlMs }, ttlMs, { wake: true }))
     return { ...offer.answer };
   throw new McpxError(
     'ELICITATION_ALREADY_ANSWERED',
@@ -26,6 +26,10 @@ export async function putOffer(store: BrokerStore, offer: Omit<Offer, 'keepUntil
     { data: { id: offer.answer.id } },
   );
 }
+
+/** Calls back when an offer for `id` may have been written, in any process (the store's wake channel). */
+export const watchOffer = (store: BrokerStore, id: string, onOffer: () => void): (() => void) =>
+  store.watchRow(keyOf(id), onOffer);
 
 export const readOffer = async (store: BrokerStore, id: string): Promise<Offer | undefined> =>
   (await store.keyv.get<Offer>(keyOf(id))) ?? undefined;

@@ -213,7 +213,7 @@ export interface BrokerStore {
    * The same atomic step for a row of the host's own (a claim on a task): writes `key` only if no live row is
    * there; true when this call wrote it. Of many processes claiming one key, exactly one wins.
    */
-  putIfAbsent(key: string, value: unknown, ttlMs: number): Promise<boolean>;
+  putIfAbsent(key: string, value: unknown, ttlMs: number, options?: PutOptions): Promise<boolean>;
   getAnswer(id: string): Promise<StoredAnswer | undefined>;
   getAnswers(ids: string[]): Promise<Array<StoredAnswer | undefined>>;
   /** Indexed questions that have no answer row (pending or abandoned, possibly past their deadline). */
@@ -224,7 +224,22 @@ export interface BrokerStore {
   readEvents(since?: number): Promise<BrokerEvent[]>;
   /** Calls back when the id may have been answered (with the answer when the store knows it). Returns an unsubscribe. */
   watch(id: string, onAnswer: (answer?: StoredAnswer) => void): () => void;
+  /**
+   * Calls back when row `key` may have been written by `putIfAbsent(key, …, { wake: true })` in any process (on the
+   * store's own wake channel, as answers are). The watcher reads the row itself: subscribe first, then read once.
+   */
+  watchRow(key: string, onWritten: () => void): () => void;
+  /**
+   * Calls back with the event of every answer claimed through this store object in this process, whoever claimed it
+   * (a broker's respond, or a holder taking an offered answer): how a broker hears of answers claimed past it.
+   */
+  onClaimed(listener: (event: BrokerEvent) => void): () => void;
   close(): Promise<void>;
+}
+
+export interface PutOptions {
+  /** Wake the row's watchers (`watchRow`) in every process once it is written. */
+  wake?: boolean;
 }
 
 export interface ClaimOptions {

@@ -32,9 +32,16 @@ export interface LegacyCallOptions {
   now: () => number;
   /** Turns a failure of the request into the error callers see. */
   mapError: (error: unknown) => unknown;
+  /**
+   * Another call still open that an ambiguous question may belong to (one of its `candidateCalls`), for a call
+   * that ends with that question still waiting: the server ended this call, so the question was another's.
+   */
+  heirOf?: (question: Question) => LegacyCall<unknown> | undefined;
 }
 
 interface Waiting {
+  /** The call that serves the question now: the one it was given to, or the heir of that call when it ended. */
+  owner: LegacyCall<unknown>;
   question: Question;
   expiresAt: number;
   /** The server asked (`_meta["io.mcpx/reportExpiry"]`) to be told when a cancel is the deadline's. */
@@ -112,6 +119,7 @@ export class LegacyCall<R = CallToolResult> {
     const expiresAt = options.now() + options.ttlMs;
     return new Promise<WireElicitResult>((resolve) => {
       const entry: Waiting = {
+        owner: this as LegacyCall<unknown>,
         question,
         expiresAt,
         reportExpiry: (params._meta as Record<string, unknown> | undefined)?.['io.mcpx/reportExpiry'] === true,
@@ -119,7 +127,7 @@ export class LegacyCall<R = CallToolResult> {
         handlerAbort: new AbortController(),
         resolve,
         // The deadline answers cancel on the requester's behalf; nothing else is ever invented.
-        timer: setTimeout(() => this.finish(question.id, { action: 'cancel' }), options.ttlMs),
+        timer: setTimeout(() => entry.owner.finish(question.id, { action: 'cancel' }), options.ttlMs),
       };
       this.waiting.set(question.id, entry);
       this.pauseWatchdog();
@@ -129,8 +137,9 @@ export class LegacyCall<R = CallToolResult> {
       }
       options.onElicit(question, { signal: entry.handlerAbort.signal, arguments: options.arguments, expiresAt }).then(
         async (answer) => {
-          if (!this.waiting.has(question.id)) return;
-          if (answer === undefined) return this.markExternal(entry);
+          const owner = entry.owner;
+          if (!owner.waiting.has(question.id)) return;
+          if (answer === undefined) return owner.markExternal(entry);
           try {
             let wire = toWireResult(question, answer);
             if (question.mode === 'url' && wire.action === 'accept') {
@@ -140,14 +149,14 @@ export class LegacyCall<R = CallToolResult> {
                 : options.urlOpenedByAnswerer === true;
               if (!opened) wire = { action: 'cancel' };
             }
-            this.finish(question.id, wire);
+            owner.finish(question.id, wire);
           } catch (error) {
-            this.fail(error);
+            owner.fail(error);
           }
         },
         // A handler failing after its question was settled (expired, answered elsewhere) changes nothing.
         (error: unknown) => {
-          if (this.waiting.has(question.id)) this.fail(error);
+          if (entry.owner.waiting.has(question.id)) entry.owner.fail(error);
         },
       );
     });
@@ -201,8 +210,27 @@ export class LegacyCall<R = CallToolResult> {
     if (this.done) return;
     this.done = done;
     clearTimeout(this.watchdog);
-    for (const id of [...this.waiting.keys()]) this.finish(id, { action: 'cancel' });
+    for (const [id, entry] of [...this.waiting]) {
+      // A question we only guessed was ours goes to another call it may belong to: cancelling it would answer
+      // for the person (the flake of test/daemon/legacy-delivery: the next call completed with a cancel).
+      const heir = entry.question.ambiguous ? this.options.heirOf?.(entry.question) : undefined;
+      if (!heir) {
+        this.finish(id, { action: 'cancel' });
+        continue;
+      }
+      this.waiting.delete(id);
+      heir.inherit(entry);
+    }
     this.notify();
+  }
+
+  /** Takes over a question left waiting by a call that ended: it is reported with this call's outcome from now. */
+  private inherit(entry: Waiting): void {
+    entry.owner = this as LegacyCall<unknown>;
+    entry.question = { ...entry.question, callId: this.callId };
+    this.waiting.set(entry.question.id, entry);
+    this.pauseWatchdog();
+    if (entry.external) this.notify();
   }
 
   private armWatchdog(): void {

@@ -253,9 +253,16 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
             ),
         );
     }
-    const call = new LegacyCall<R>({
+    const call: LegacyCall<R> = new LegacyCall<R>({
       ...heldRequest(request, callId),
       ...answerers,
+      heirOf: (question) => {
+        const open = pooled.active.filter(
+          (c) => c !== (call as LegacyCall<unknown>) && !c.settled && question.candidateCalls?.includes(c.callId),
+        );
+        // As when it came: the oldest call not yet asking, else the oldest.
+        return open.find((c) => !c.asking) ?? open[0];
+      },
       requestTimeoutMs: signingIn ? signInTimeout(server) : timeoutFor(server),
       mapError: (error) => callError(server, target, error, false, method),
     });

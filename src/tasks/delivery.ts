@@ -10,9 +10,9 @@
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { StoreBroker } from '../broker/broker.js';
-import { isOffered, readOffer, takeOffer } from '../broker/offers.js';
+import { isOffered, readOffer, takeOffer, watchOffer } from '../broker/offers.js';
 import { abandoned, eventFor, notFound, refuseAnswered } from '../broker/records.js';
-import type { Broker, BrokerEvent, BrokerStore, ElicitRequest, RespondInput, StoredAnswer } from '../broker/types.js';
+import type { Broker, BrokerStore, ElicitRequest, RespondInput, StoredAnswer } from '../broker/types.js';
 import { isMcpxError, McpxError } from '../errors.js';
 import { openFencedWrite, type Fence } from './fenced-write.js';
 import { leaseOf } from './handoff.js';
@@ -81,24 +81,28 @@ export function heldBy(o: { holder?: string | undefined; instance?: string | und
 
 /**
  * The holder, while its call waits on `id`: takes an answer offered by another process once the receipt says it
- * is passed on (the broker's awaitAnswer then delivers it). Polls the offer row until the signal aborts.
- * Resolves with the answer's event once taken (for the broker's subscribers: it reached the log past them).
+ * is passed on (the broker's awaitAnswer then delivers it, and its subscribers hear of it: `BrokerStore.onClaimed`).
+ * Woken by the store when an offer is written (no polling), until the signal aborts. True once taken.
  */
-export async function takeOffers(
-  receipts: Receipts,
-  task: TaskRecord,
-  id: string,
-  signal: AbortSignal,
-): Promise<BrokerEvent | undefined> {
-  for (let pause = 5; !signal.aborted; pause = Math.min(pause * 2, 100)) {
-    const offer = await readOffer(receipts.store, id);
-    if (offer) {
-      if (!(await receipts.deliver(id, task))) return undefined;
-      return (await takeOffer(receipts.store, offer)) ? offer.event : undefined;
+export async function takeOffers(receipts: Receipts, task: TaskRecord, id: string, signal: AbortSignal): Promise<boolean> {
+  const { store } = receipts;
+  let wake = (): void => undefined;
+  const unwatch = watchOffer(store, id, () => wake());
+  const stop = (): void => wake();
+  signal.addEventListener('abort', stop, { once: true });
+  try {
+    while (!signal.aborted) {
+      // Armed before the read: an offer written while we read wakes the next round.
+      const woken = new Promise<void>((resolve) => (wake = resolve));
+      const offer = await readOffer(store, id);
+      if (offer) return (await receipts.deliver(id, task)) && (await takeOffer(store, offer));
+      await woken;
     }
-    await sleep(pause, undefined, { signal }).catch(() => undefined);
+    return false;
+  } finally {
+    unwatch();
+    signal.removeEventListener('abort', stop);
   }
-  return undefined;
 }
 
 /** The question shows abandoned (conditional on no answer, as any abandon): nothing took its answer. */

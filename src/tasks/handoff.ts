@@ -46,20 +46,28 @@ export function ownerExited(owner: string): boolean {
 /**
  * Whether the process holding the call is gone: its lease (Redis, Postgres) lapsed, missing, or owned by a process
  * of this host that exited; without leases (SQLite, memory: one host), its pid is not alive. Calls held by a
- * daemon are never judged here (its own lease and takeover cover them).
+ * daemon are never judged here (its own lease and takeover cover them). With `seize`, a lapsed lease is also taken
+ * from its owner in the same step (`Leases.seize`): a holder that only stalled could re-acquire a lapsed lease, so
+ * whoever acts on the verdict makes it final first.
  */
-export async function processHolderGone(task: TaskRecord, leases: Leases | undefined): Promise<boolean> {
+export async function processHolderGone(
+  task: TaskRecord,
+  leases: Leases | undefined,
+  options: { seize?: boolean } = {},
+): Promise<boolean> {
   const holder = task.holder;
   if (!isProcessHolder(holder)) return false;
   if (!leases) return task.pid > 0 && !processAlive(task.pid);
   const { now, leases: rows } = await leases.list();
   const lease = rows.find((row) => row.name === leaseOf(holder));
-  return lease === undefined || lease.expiresAt < now || ownerExited(lease.owner);
+  if (lease === undefined || ownerExited(lease.owner)) return true;
+  if (lease.expiresAt >= now) return false;
+  return !options.seize || (await leases.seize(lease.name, lease.owner));
 }
 
 /** Whether this process may take the call over (then only through `TaskStore.claim`): let go, or its holder is gone. */
 export async function canTakeOver(task: TaskRecord | undefined, leases: Leases | undefined): Promise<boolean> {
-  return isModernRound(task) && (task.holder === undefined || (await processHolderGone(task, leases)));
+  return isModernRound(task) && (task.holder === undefined || (await processHolderGone(task, leases, { seize: true })));
 }
 
 /** Lets go of one call: no holder, a fresh hand-off token (the next claim names it), and where its servers come from. */
@@ -94,21 +102,27 @@ export async function releaseHeld(
 /**
  * Holds `holder`'s lease on a shared store while this process lives (renewed every third of `ttlMs`), so others
  * can tell it from a process that died; stopping drops the row (its calls were let go: nothing to take over).
- * A renewal refused means the lease lapsed and another process took the calls over: renewing stops.
+ * A renewal late past the lease (the process stalled) re-acquires it when nobody took it meanwhile. A renewal
+ * refused means another process took it (and calls with it): renewing stops and `onLost` is told, once.
  */
 export async function keepLease(
   leases: Leases,
   holder: string,
   ttlMs: number,
   instance = newInstance(),
+  onLost?: () => void,
 ): Promise<{ stop(): Promise<void> }> {
   const name = leaseOf(holder);
   await leases.acquire(name, instance, ttlMs);
   let renewing: Promise<void> = Promise.resolve();
+  let lost = false;
   const timer = setInterval(() => {
     renewing = renewing
       .then(async () => {
-        if (!(await leases.renew(name, instance, ttlMs))) clearInterval(timer);
+        if (lost || (await leases.renew(name, instance, ttlMs))) return;
+        lost = true;
+        clearInterval(timer);
+        onLost?.();
       })
       .catch(() => undefined);
   }, ttlMs / 3);

@@ -24,10 +24,17 @@ export interface Leases {
    */
   acquire(name: string, owner: string, ttlMs: number, replace?: string): Promise<boolean>;
   /**
-   * Extends `name` only while `owner` still holds it unexpired: a lease taken over or dropped is not taken back,
-   * and one that lapsed stays lapsed (whoever judged its daemon dead meanwhile was right to).
+   * Extends `name` while `owner` is still its owner, lapsed or not: a lease nobody took is re-acquired (its holder
+   * only stalled), one taken over (`acquire`, `seize`) or dropped is never taken back. Whoever acts on a holder
+   * judged dead first changes the owner in the store, so the compare on the owner is the fence.
    */
   renew(name: string, owner: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Takes a lapsed lease from `owner` without holding it (owner `lost:<owner>`, lapsed), so `owner` can never renew
+   * it again: for whoever takes a call over from a holder judged dead by its lease. True when `owner` no longer holds
+   * it (seized now, already taken, or gone); false while it holds it unexpired.
+   */
+  seize(name: string, owner: string): Promise<boolean>;
   /** Lets the lease lapse now (if `owner` holds it), keeping its row so others see there is work to take over. */
   lapse(name: string, owner: string): Promise<void>;
   /** Drops the row (if `owner` holds it): nothing is left to take over. */
@@ -60,12 +67,10 @@ export function openLeases(store: BrokerStore): Leases | undefined {
 
 // The store's clock in ms (TIME: seconds and microseconds).
 const REDIS_NOW = `local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
-// ARGV[5] = 'renew': only a row we own is extended.
+// ARGV[5] = 'renew': only a row we own is extended (lapsed too: nobody took it).
 const REDIS_ACQUIRE = `${REDIS_NOW}
   local cur = redis.call('HGET', KEYS[1], ARGV[1])
-  if ARGV[5] == 'renew' and (not cur or cjson.decode(cur).owner ~= ARGV[2] or tonumber(cjson.decode(cur).expiresAt) < now) then
-    return 0
-  end
+  if ARGV[5] == 'renew' and (not cur or cjson.decode(cur).owner ~= ARGV[2]) then return 0 end
   if cur then
     local row = cjson.decode(cur)
     if row.owner ~= ARGV[2] and row.owner ~= ARGV[4] and tonumber(row.expiresAt) >= now then return 0 end
@@ -75,6 +80,13 @@ const REDIS_LET_GO = `local cur = redis.call('HGET', KEYS[1], ARGV[1])
   if not cur or cjson.decode(cur).owner ~= ARGV[2] then return 0 end
   if ARGV[3] == 'remove' then redis.call('HDEL', KEYS[1], ARGV[1])
   else redis.call('HSET', KEYS[1], ARGV[1], cjson.encode({ owner = ARGV[2], expiresAt = 0 })) end return 1`;
+const REDIS_SEIZE = `${REDIS_NOW}
+  local cur = redis.call('HGET', KEYS[1], ARGV[1])
+  if not cur then return 1 end
+  local row = cjson.decode(cur)
+  if row.owner ~= ARGV[2] then return 1 end
+  if tonumber(row.expiresAt) >= now then return 0 end
+  redis.call('HSET', KEYS[1], ARGV[1], cjson.encode({ owner = 'lost:' .. ARGV[2], expiresAt = 0 })) return 1`;
 const REDIS_LIST = `${REDIS_NOW} return { tostring(now), redis.call('HGETALL', KEYS[1]) }`;
 
 interface RedisClient {
@@ -101,6 +113,7 @@ function redisLeases(keyv: Keyv): Leases {
       Number(await evaluate(REDIS_ACQUIRE, [name, owner, Math.round(ttlMs), replace ?? '', 'acquire'])) === 1,
     renew: async (name, owner, ttlMs) =>
       Number(await evaluate(REDIS_ACQUIRE, [name, owner, Math.round(ttlMs), '', 'renew'])) === 1,
+    seize: async (name, owner) => Number(await evaluate(REDIS_SEIZE, [name, owner])) === 1,
     lapse: async (name, owner) => void (await evaluate(REDIS_LET_GO, [name, owner, 'lapse'])),
     remove: async (name, owner) => void (await evaluate(REDIS_LET_GO, [name, owner, 'remove'])),
     async list() {
@@ -152,10 +165,21 @@ function postgresLeases(keyv: Keyv): Leases {
     async renew(lease, owner, ttlMs) {
       const rows = await query(
         `UPDATE ${table} SET expires_at = ${PG_NOW} + $4::bigint
-         WHERE namespace = $1 AND name = $2 AND owner = $3 AND expires_at >= ${PG_NOW} RETURNING name`,
+         WHERE namespace = $1 AND name = $2 AND owner = $3 RETURNING name`,
         [namespace, lease, owner, Math.round(ttlMs)],
       );
       return rows.length === 1;
+    },
+    async seize(lease, owner) {
+      // The row locked by the UPDATE (or read when it is not ours to seize): a concurrent renew waits for us.
+      const [row] = await query(
+        `WITH s AS (UPDATE ${table} SET owner = 'lost:' || owner, expires_at = 0
+           WHERE namespace = $1 AND name = $2 AND owner = $3 AND expires_at < ${PG_NOW} RETURNING 1)
+         SELECT EXISTS (SELECT 1 FROM s) OR NOT EXISTS (SELECT 1 FROM ${table}
+           WHERE namespace = $1 AND name = $2 AND owner = $3) AS lost`,
+        [namespace, lease, owner],
+      );
+      return row?.lost === true;
     },
     lapse: async (lease, owner) =>
       void (await query(`UPDATE ${table} SET expires_at = 0 WHERE namespace = $1 AND name = $2 AND owner = $3`, [

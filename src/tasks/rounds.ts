@@ -3,7 +3,6 @@
  * back on the open call (live.respond). Modern: once every question of the round is answered, the call is re-sent.
  */
 import type { Broker } from '../broker/types.js';
-import type { StoreBroker } from '../broker/broker.js';
 import { toAnswer } from '../broker/question.js';
 import { isMcpxError } from '../errors.js';
 import type { Answer } from '../types.js';
@@ -24,7 +23,14 @@ export type LegacyWatch = ReturnType<typeof legacyWatch>;
  * once (a new one makes `live.result` resolve while older ones still wait), so the watch spans rounds: an answer
  * goes to the newest LiveCall, which serves every question still waiting on the call.
  */
-export function legacyWatch(broker: Broker, task: TaskRecord, signal: AbortSignal, receipts?: Receipts) {
+export function legacyWatch(
+  broker: Broker,
+  task: TaskRecord,
+  signal: AbortSignal,
+  receipts?: Receipts,
+  /** A question the call went on without that another call took over (see `LegacyCall` heirs): not abandoned. */
+  inherited: (id: string) => boolean = () => false,
+) {
   const watching = new AbortController();
   const stop = (): void => watching.abort();
   signal.addEventListener('abort', stop, { once: true });
@@ -41,11 +47,7 @@ export function legacyWatch(broker: Broker, task: TaskRecord, signal: AbortSigna
         unanswered.add(question.id);
         const offers = new AbortController();
         watching.signal.addEventListener('abort', () => offers.abort(), { once: true });
-        if (receipts) {
-          void takeOffers(receipts, task, question.id, offers.signal)
-            .then((taken) => taken && (broker as Partial<StoreBroker>).announce?.(taken))
-            .catch(() => undefined);
-        }
+        if (receipts) void takeOffers(receipts, task, question.id, offers.signal).catch(() => undefined);
         broker
           .awaitAnswer(question.id, { signal: watching.signal })
           .then(async (stored) => {
@@ -78,7 +80,8 @@ export function legacyWatch(broker: Broker, task: TaskRecord, signal: AbortSigna
     async end(): Promise<void> {
       watching.abort();
       signal.removeEventListener('abort', stop);
-      for (const id of unanswered) await abandonQuietly(broker, id, 'the call finished before this question was answered');
+      for (const id of unanswered)
+        if (!inherited(id)) await abandonQuietly(broker, id, 'the call finished before this question was answered');
     },
   };
 }

@@ -82,6 +82,10 @@ export interface TaskRunner {
   recover(): Promise<{ abandoned: string[]; resumed: string[] }>;
   /** Calls this runner is driving right now (of one session, when given). */
   active(session?: string): number;
-  /** Stops driving: legacy questions still waiting are abandoned (their call dies with us), modern ones stay resumable. */
-  close(reason?: string): Promise<void>;
+  /**
+   * Stops driving: legacy questions still waiting are abandoned (their call dies with us), modern ones stay resumable.
+   * With `lost` (another process took this holder's lease, and may have taken its modern calls), nothing is written
+   * for a modern call: its record is the taker's now.
+   */
+  close(reason?: string, options?: { lost?: boolean }): Promise<void>;
 }

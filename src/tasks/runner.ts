@@ -33,7 +33,8 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   const pid = options.pid ?? 0;
   const driving = new Map<string, Driving>();
   const callToTask = new Map<string, string>();
-  const ambiguous = new Set<string>();
+  /** Questions the client could not tie to one call, with the calls they may belong to. */
+  const ambiguous = new Map<string, string[]>();
   const settled = new Map<string, Set<() => void>>();
   let closed = false;
   const lazy = options.persist === 'on-question';
@@ -55,7 +56,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   const offOpen = broker.onOpen(async (request) => {
     const taskId = request.task ?? callToTask.get(request.trace);
     if (request.ambiguous) {
-      ambiguous.add(request.id);
+      ambiguous.set(request.id, request.candidateCalls ?? []);
       const candidates = new Set((request.candidateCalls ?? []).map((callId) => callToTask.get(callId)));
       const unsure = [...driving.values()].filter((d) => d.task.id !== taskId && candidates.has(d.task.id) && !d.reported);
       if (unsure.length) toReport.set(request.id, { request, unsure });
@@ -72,6 +73,16 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     // The question may be theirs: their callers hear of it now, marked ambiguous, instead of waiting out the TTL.
     for (const other of report.unsure) void reportAmbiguous(other, report.request);
   });
+
+  /**
+   * Whether a question still waiting when `task`'s call ended went on to another call it may belong to: the client
+   * hands a guessed question to another candidate call still open, so it is not abandoned with this one.
+   */
+  const inherited = (id: string, task: TaskRecord): boolean =>
+    (ambiguous.get(id) ?? []).some((callId) => {
+      const other = callToTask.get(callId);
+      return other !== undefined && other !== task.id && driving.has(other);
+    });
 
   const save = async (task: TaskRecord): Promise<void> => {
     task.updatedAt = now();
@@ -125,7 +136,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         await audits.with(task, save(task));
         first({ status: 'input-required', task: structuredClone(task), questions });
         if (current.live) {
-          legacy ??= legacyWatch(broker, task, signal, receipts);
+          legacy ??= legacyWatch(broker, task, signal, receipts, (id) => inherited(id, task));
           current = await legacy.watch(current);
         } else if (current.continuation) {
           current = await modernRound(rounds, task, current.continuation, signal);
@@ -169,7 +180,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       kept.delete(task.id);
       for (const [callId, taskId] of callToTask) if (taskId === task.id) callToTask.delete(callId);
       for (const id of task.questions)
-        if (![...driving.values()].some((d) => d.task.questions.includes(id))) ambiguous.delete(id);
+        if (![...driving.values()].some((d) => d.task.questions.includes(id)) && !inherited(id, task)) ambiguous.delete(id);
       notify(task.id);
       // A close mid-round leaves the first stop unresolved only if nothing happened yet: report the task as it stands.
       if (!entry.reported)
@@ -304,14 +315,15 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     active: (session) =>
       session === undefined ? driving.size : [...driving.values()].filter((d) => d.task.session === session).length,
 
-    async close(reason = 'the daemon holding the call stopped') {
+    async close(reason = 'the daemon holding the call stopped', closeOptions = {}) {
       closed = true;
       offOpen();
       offEvents();
       toReport.clear();
       const entries = [...driving.values()];
       for (const entry of entries) {
-        if (entry.task.era === 'legacy' || entry.task.state === 'running' || options.resumable === false) {
+        const taken = closeOptions.lost === true && entry.task.era === 'modern';
+        if (!taken && (entry.task.era === 'legacy' || entry.task.state === 'running' || options.resumable === false)) {
           for (const id of entry.task.waitingOn) await abandonQuietly(broker, id, reason);
           Object.assign(entry.task, {
             state: 'failed',

@@ -132,6 +132,24 @@ describe('legacy question attribution', () => {
     expect((await guessed.live.result).status).toBe('complete');
   });
 
+  it('hands a guessed question to the other call it may belong to when the guess ends first, never cancelling it', async () => {
+    const { mcpx } = await inMemory('legacy-v1', 'auto');
+    const { a, aId, b, bId } = await sleeperAndAsker(mcpx);
+    const guessed = waiting(await a);
+    const id = guessed.questions[0]!.id;
+    expect(guessed.questions[0]).toMatchObject({ callId: aId, ambiguous: true, candidateCalls: [aId, bId] });
+    // A ends (its sleep is over) with the question unanswered: the server ended A, so the question was B's.
+    expect((await guessed.live.result).status).toBe('complete');
+    const inherited = waiting(await b);
+    expect(inherited.questions.map((q) => [q.id, q.callId, q.ambiguous])).toEqual([[id, bId, true]]);
+    inherited.live.respond(id, { action: 'accept', content: { confirm: true } });
+    const doneB = await inherited.live.result;
+    expect(doneB.status === 'complete' && fixtureEcho(doneB.result).received.confirm).toEqual({
+      action: 'accept',
+      content: { confirm: true },
+    });
+  });
+
   it('ties a question to the call whose progress token it names (stdio-like wire)', async () => {
     const { mcpx } = await inMemory('legacy-v1', 'auto', ['token']);
     await expectLinked(mcpx);

@@ -72,6 +72,25 @@ describe('task runner ambiguity', () => {
     for (const task of [a.task.id, b.task.id]) expect((await runner.wait(task, { timeoutMs: 30_000 }))?.state).toBe('complete');
   });
 
+  it('keeps a question guessed to a call that then ended for the other call it may belong to (answered, not cancelled)', async () => {
+    const { broker, runner } = await wire(stdioFixture('legacy-v1'));
+    // A works without asking; B asks meanwhile: the question is guessed to A, the oldest call not asking.
+    const aStep = runner.start({ server: 'old', tool: 'sleep', arguments: { ms: 1500 }, session: 's1' });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const b = inputRequired(await runner.start({ server: 'old', tool: 'ask_confirm', arguments: {}, session: 's1' }));
+    const a = inputRequired(await aStep);
+    const id = b.questions[0]!.id;
+    expect(a.questions.map((q) => q.id)).toEqual([id]);
+    expect(runner.isAmbiguous(id)).toBe(true);
+    // A ends before anyone answered: B still waits on the question, which stays pending for the person.
+    expect((await runner.wait(a.task.id, { timeoutMs: 30_000 }))?.state).toBe('complete');
+    expect((await broker.get(id))?.state).toBe('pending');
+    await broker.respond({ id, action: 'accept', content: { confirm: true }, by: 'cli' });
+    const bDone = await runner.wait(b.task.id, { timeoutMs: 30_000 });
+    expect(bDone?.state).toBe('complete');
+    expect(fixtureEcho(bDone!.result!).received.confirm).toEqual({ action: 'accept', content: { confirm: true } });
+  });
+
   it('does not mark it over Streamable HTTP when the question travels on its call’s response stream', async () => {
     const fixture = await startHttpFixture('legacy-v1', { MCPX_FIXTURE_LINK: 'stream' });
     closers.push(() => fixture.close());

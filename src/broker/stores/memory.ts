@@ -4,10 +4,10 @@
  * copies so no caller can change a stored question or answer; a host's keyv with a serializer works too.
  */
 import { Keyv } from 'keyv';
-import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, StoredAnswer } from '../types.js';
+import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, PutOptions, StoredAnswer } from '../types.js';
 import { decodeRow, encodeRow, keys, rawKey } from './rows.js';
 import { onePerKeyv } from './per-keyv.js';
-import { Watchers, type Watcher } from './watchers.js';
+import { ClaimListeners, Watchers, type Watcher } from './watchers.js';
 
 class MemoryStore implements BrokerStore {
   readonly kind = 'memory' as const;
@@ -17,6 +17,8 @@ class MemoryStore implements BrokerStore {
   private events: Array<{ event: BrokerEvent; expires: number }> = [];
   private trimmedAt = 0;
   private readonly watchers = new Watchers();
+  private readonly rowWatchers = new Watchers();
+  private readonly claims = new ClaimListeners();
 
   constructor(readonly keyv: Keyv) {
     this.map = keyv.store as Map<string, unknown>;
@@ -65,17 +67,19 @@ class MemoryStore implements BrokerStore {
     this.map.set(key, row);
     this.unanswered.delete(answer.id);
     this.log(event, ttlMs);
+    this.claims.tell(event);
     const watchers = this.watchers.of(answer.id);
     if (watchers.length) queueMicrotask(() => watchers.forEach((watch) => watch(copyAnswer(answer))));
     return true;
   }
 
-  async putIfAbsent(key: string, value: unknown, ttlMs: number): Promise<boolean> {
+  async putIfAbsent(key: string, value: unknown, ttlMs: number, options: PutOptions = {}): Promise<boolean> {
     const row = await encodeRow(this.keyv, value, ttlMs);
     const raw = rawKey(this.keyv, key);
     // No await from the check to the set, as in claimAnswer.
     if (isLive(this.map.get(raw))) return false;
     this.map.set(raw, row);
+    if (options.wake) queueMicrotask(() => this.rowWatchers.wake(key));
     return true;
   }
 
@@ -134,8 +138,17 @@ class MemoryStore implements BrokerStore {
     return this.watchers.add(id, onAnswer);
   }
 
+  watchRow(key: string, onWritten: () => void): () => void {
+    return this.rowWatchers.add(key, onWritten);
+  }
+
+  onClaimed(listener: (event: BrokerEvent) => void): () => void {
+    return this.claims.add(listener);
+  }
+
   async close(): Promise<void> {
     this.watchers.clear();
+    this.rowWatchers.clear();
   }
 }
 

@@ -1,4 +1,8 @@
-/** The Postgres store's waiters: one LISTEN connection per store, on which every committed answer is announced. */
+/**
+ * The Postgres store's waiters: one LISTEN connection per store, on which every committed answer (and row written
+ * with a wake) is announced. NOTIFY is delivered on commit to every listening connection, and a listener that
+ * reconnects wakes every waiter to re-read once, so no wake is lost: nothing here polls.
+ */
 import type { Client, Notification } from 'pg';
 import type { StoredAnswer } from '../types.js';
 import { ident } from './postgres-schema.js';
@@ -6,6 +10,7 @@ import { Watchers, type Watcher } from './watchers.js';
 
 export class AnswerListener {
   private readonly watchers = new Watchers();
+  private readonly rowWatchers = new Watchers();
   private listener: Promise<Client | undefined> | undefined;
   private closed = false;
 
@@ -19,6 +24,21 @@ export class AnswerListener {
     const unwatch = this.watchers.add(id, onAnswer);
     void this.listen();
     return unwatch;
+  }
+
+  watchRow(key: string, onWritten: () => void): () => void {
+    const unwatch = this.rowWatchers.add(key, onWritten);
+    void this.listen();
+    return unwatch;
+  }
+
+  /** Tells the watchers of a row written with a wake. */
+  wakeRow(key: string): void {
+    this.rowWatchers.wake(key);
+  }
+
+  private get waiting(): boolean {
+    return this.watchers.size > 0 || this.rowWatchers.size > 0;
   }
 
   /** Tells the waiters on a question (its answer, or nothing: re-read). */
@@ -37,26 +57,28 @@ export class AnswerListener {
         client.removeAllListeners('notification');
         if (this.closed) return;
         // Reconnect after a pause while anyone waits; an answer committed meanwhile is found by the re-read.
-        setTimeout(() => this.watchers.size && void this.listen(), 100).unref?.();
+        setTimeout(() => this.waiting && void this.listen(), 100).unref?.();
       };
       client.on('error', lost);
       client.on('end', lost);
       client.on('notification', (message: Notification) => {
         if (!message.payload) return;
-        const answer = JSON.parse(message.payload) as StoredAnswer;
-        this.wake(answer.id, answer.action ? answer : undefined);
+        const parsed = JSON.parse(message.payload) as StoredAnswer | { row: string };
+        if ('row' in parsed) this.rowWatchers.wake(parsed.row);
+        else this.wake(parsed.id, parsed.action ? parsed : undefined);
       });
       await client.query(`LISTEN ${ident(this.channel)}`);
       if (this.closed) {
         await client.end().catch(() => undefined);
         return undefined;
       }
-      // Anything answered while we were connecting: let every waiter re-read once.
+      // Anything answered or written while we were connecting: let every waiter re-read once.
       for (const id of this.watchers.ids()) this.wake(id);
+      for (const key of this.rowWatchers.ids()) this.rowWatchers.wake(key);
       return client;
     })().catch(() => {
       this.listener = undefined;
-      if (!this.closed) setTimeout(() => this.watchers.size && void this.listen(), 250).unref?.();
+      if (!this.closed) setTimeout(() => this.waiting && void this.listen(), 250).unref?.();
       return undefined;
     });
     return this.listener;
@@ -66,6 +88,7 @@ export class AnswerListener {
   async close(): Promise<void> {
     this.closed = true;
     this.watchers.clear();
+    this.rowWatchers.clear();
     const client = await this.listener?.catch(() => undefined);
     await client?.end().catch(() => undefined);
   }

@@ -10,9 +10,10 @@ import { createHash } from 'node:crypto';
 import type { Pool, Client } from 'pg';
 import { Keyv } from 'keyv';
 import { McpxError } from '../../errors.js';
-import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, StoredAnswer } from '../types.js';
+import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, PutOptions, StoredAnswer } from '../types.js';
 import { decodeRowsSync, encodeRow, encodeRowWithJson, keys, rawKey } from './rows.js';
 import { createTables, tablesOf, type Query } from './postgres-schema.js';
+import { ClaimListeners } from './watchers.js';
 import { AnswerListener } from './postgres-listen.js';
 import { onePerKeyv } from './per-keyv.js';
 
@@ -41,6 +42,7 @@ class PostgresStore implements BrokerStore {
   private readonly channel: string;
   private readonly namespace: string;
   private readonly answers: AnswerListener;
+  private readonly claims = new ClaimListeners();
   /** Each statement's text, made once: a prepared statement is looked up by its text on every call. */
   private readonly statements: { putQuestion: string; respond: string; claim: string };
   readonly ready: Promise<void>;
@@ -149,14 +151,21 @@ class PostgresStore implements BrokerStore {
     return Number(result?.written) === 1;
   }
 
-  async putIfAbsent(key: string, value: unknown, ttlMs: number): Promise<boolean> {
-    const rows = await this.query(
-      `INSERT INTO ${this.table} AS t (key, value) VALUES ($1, $2)
+  async putIfAbsent(key: string, value: unknown, ttlMs: number, options: PutOptions = {}): Promise<boolean> {
+    const insert = `INSERT INTO ${this.table} AS t (key, value) VALUES ($1, $2)
        ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE (t.value::json->>'expires')::bigint < $3::bigint
-       RETURNING key`,
-      [rawKey(this.keyv, key), await encodeRow(this.keyv, value, ttlMs), Date.now()],
+       RETURNING key`;
+    const params = [rawKey(this.keyv, key), await encodeRow(this.keyv, value, ttlMs), Date.now()];
+    if (!options.wake) return (await this.query(insert, params)).length === 1;
+    // Announced on the answers' channel in the same statement, delivered only if it commits.
+    const [result] = await this.query(
+      `WITH won AS (${insert}), notified AS (SELECT pg_notify($4::text, $5::text) FROM won)
+       SELECT (SELECT count(*) FROM won) AS won, (SELECT count(*) FROM notified) AS notified`,
+      [...params, this.channel, JSON.stringify({ row: key })],
     );
-    return rows.length === 1;
+    if (Number(result?.won) !== 1) return false;
+    this.answers.wakeRow(key);
+    return true;
   }
 
   async getQuestion(id: string): Promise<ElicitRequest | undefined> {
@@ -190,6 +199,7 @@ class PostgresStore implements BrokerStore {
       payload,
     ]);
     if (Number(result?.won) !== 1) return false;
+    this.claims.tell(event);
     this.answers.wake(answer.id, answer);
     return true;
   }
@@ -246,6 +256,14 @@ class PostgresStore implements BrokerStore {
 
   watch(id: string, onAnswer: (answer?: StoredAnswer) => void): () => void {
     return this.answers.watch(id, onAnswer);
+  }
+
+  watchRow(key: string, onWritten: () => void): () => void {
+    return this.answers.watchRow(key, onWritten);
+  }
+
+  onClaimed(listener: (event: BrokerEvent) => void): () => void {
+    return this.claims.add(listener);
   }
 
   async close(): Promise<void> {

@@ -6,10 +6,10 @@
 import { createHash } from 'node:crypto';
 import { Keyv } from 'keyv';
 import { McpxError } from '../../errors.js';
-import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, StoredAnswer } from '../types.js';
+import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, PutOptions, StoredAnswer } from '../types.js';
 import { decodeRowsSync, encodeRow, encodeRowWithJson, keys, rawKey } from './rows.js';
 import { onePerKeyv } from './per-keyv.js';
-import { Watchers, type Watcher } from './watchers.js';
+import { ClaimListeners, Watchers, type Watcher } from './watchers.js';
 
 /** The slice of the node-redis client we use. */
 interface RedisClient {
@@ -54,6 +54,9 @@ const CLAIM_ANSWER = `if ARGV[7] == '1' then
   if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   redis.call('HDEL', KEYS[2], ARGV[3]) redis.call('RPUSH', KEYS[3], ARGV[6]) redis.call('PUBLISH', ARGV[4], ARGV[5]) return 1 end return 0`;
 
+const PUT_AND_WAKE = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  redis.call('PUBLISH', ARGV[3], ARGV[4]) return 1 end return 0`;
+
 // Retention: pops log entries from the head while they are past their keep-until (entries go in roughly in
 // expiry order, so the head is the oldest); bounded per call so one trim never blocks Redis for long.
 const TRIM_LOG = `local popped = 0
@@ -78,6 +81,8 @@ const logEntry = (event: BrokerEvent, ttlMs: number): string => JSON.stringify({
 class RedisStore implements BrokerStore {
   readonly kind = 'redis' as const;
   private readonly watchers = new Watchers();
+  private readonly rowWatchers = new Watchers();
+  private readonly claims = new ClaimListeners();
   private subscriber: RedisClient | undefined;
   private subscribing: Promise<void> | undefined;
   private pollTimer: ReturnType<typeof setTimeout> | undefined;
@@ -132,10 +137,18 @@ class RedisStore implements BrokerStore {
     return Number(written) === 1;
   }
 
-  async putIfAbsent(key: string, value: unknown, ttlMs: number): Promise<boolean> {
+  async putIfAbsent(key: string, value: unknown, ttlMs: number, options: PutOptions = {}): Promise<boolean> {
     const row = await encodeRow(this.keyv, value, ttlMs);
-    const client = await this.client();
-    return (await client.sendCommand(['SET', rawKey(this.keyv, key), row, 'NX', 'PX', String(Math.round(ttlMs))])) === 'OK';
+    const raw = rawKey(this.keyv, key);
+    if (!options.wake) {
+      const client = await this.client();
+      return (await client.sendCommand(['SET', raw, row, 'NX', 'PX', String(Math.round(ttlMs))])) === 'OK';
+    }
+    // Written and announced in one script, on the channel answers use: `{"row": key}` tells row watchers.
+    const won = await this.eval(PUT_AND_WAKE, [raw], [row, Math.round(ttlMs), this.channel, JSON.stringify({ row: key })]);
+    if (Number(won) !== 1) return false;
+    this.rowWatchers.wake(key);
+    return true;
   }
 
   getQuestion(id: string): Promise<ElicitRequest | undefined> {
@@ -163,6 +176,7 @@ class RedisStore implements BrokerStore {
       [row, ttlMs, answer.id, this.channel, json, logEntry(event, ttlMs), options.open ? '1' : '0'],
     );
     if (Number(won) !== 1) return false;
+    this.claims.tell(event);
     this.watchers.wake(answer.id, answer);
     if (Date.now() - this.trimmedAt >= 1_000) await this.trimLog();
     return true;
@@ -233,6 +247,17 @@ class RedisStore implements BrokerStore {
     return unwatch;
   }
 
+  watchRow(key: string, onWritten: () => void): () => void {
+    const unwatch = this.rowWatchers.add(key, onWritten);
+    void this.subscribe();
+    this.schedulePoll();
+    return unwatch;
+  }
+
+  onClaimed(listener: (event: BrokerEvent) => void): () => void {
+    return this.claims.add(listener);
+  }
+
   private subscribe(): Promise<void> {
     this.subscribing ??= (async () => {
       const subscriber = (await this.client()).duplicate();
@@ -242,25 +267,38 @@ class RedisStore implements BrokerStore {
       this.subscriber = subscriber;
       await subscriber.connect();
       await subscriber.subscribe(this.channel, (message) => {
-        const answer = JSON.parse(message) as StoredAnswer;
-        this.watchers.wake(answer.id, answer);
+        const parsed = JSON.parse(message) as StoredAnswer | { row: string };
+        if ('row' in parsed) this.rowWatchers.wake(parsed.row);
+        else this.watchers.wake(parsed.id, parsed);
       });
-      // Anything answered while we were subscribing: let every waiter re-read once.
+      // Anything answered or written while we were subscribing: let every waiter re-read once.
       for (const id of this.watchers.ids()) this.watchers.wake(id);
+      for (const key of this.rowWatchers.ids()) this.rowWatchers.wake(key);
     })().catch(() => {
       this.subscribing = undefined;
     });
     return this.subscribing;
   }
 
+  /**
+   * Pub/sub delivers at most once: a message published while the subscriber reconnects is gone. So while anyone
+   * waits, the watched answers and rows are re-read slowly as well.
+   */
   private schedulePoll(): void {
     if (this.pollTimer || this.closed) return;
     this.pollTimer = setTimeout(() => {
       this.pollTimer = undefined;
-      if (this.watchers.size === 0 || this.closed) return;
+      if ((this.watchers.size === 0 && this.rowWatchers.size === 0) || this.closed) return;
       const ids = this.watchers.ids();
-      this.getAnswers(ids)
-        .then((answers) => answers.forEach((answer, i) => answer && this.watchers.wake(ids[i]!, answer)))
+      const rows = this.rowWatchers.ids();
+      Promise.all([
+        this.getAnswers(ids).then((answers) => answers.forEach((answer, i) => answer && this.watchers.wake(ids[i]!, answer))),
+        rows.length
+          ? this.keyv
+              .getMany(rows)
+              .then((found) => found.forEach((row, i) => row !== undefined && this.rowWatchers.wake(rows[i]!)))
+          : undefined,
+      ])
         .catch(() => undefined)
         .finally(() => this.schedulePoll());
     }, this.fallbackPollMs);
@@ -271,6 +309,7 @@ class RedisStore implements BrokerStore {
     this.closed = true;
     if (this.pollTimer) clearTimeout(this.pollTimer);
     this.watchers.clear();
+    this.rowWatchers.clear();
     // Never wait on a subscription still connecting (Redis may be down): stop it where it stands.
     const subscriber = this.subscriber;
     this.subscriber = undefined;

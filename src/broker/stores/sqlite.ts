@@ -10,11 +10,11 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Keyv } from 'keyv';
 import { McpxError } from '../../errors.js';
-import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, StoredAnswer } from '../types.js';
+import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, PutOptions, StoredAnswer } from '../types.js';
 import { decodeRowsSync, encodeRow, keys, prefixEnd, rawKey } from './rows.js';
 import { connectSqlite, keyvSqliteOn, type SqliteConnection } from './sqlite-connection.js';
 import { onePerKeyv } from './per-keyv.js';
-import { Watchers, type Watcher } from './watchers.js';
+import { ClaimListeners, Watchers, type Watcher } from './watchers.js';
 
 type Query = (sql: string, ...params: unknown[]) => Promise<Array<Record<string, unknown>>>;
 
@@ -38,6 +38,8 @@ class SqliteStore implements BrokerStore {
   /** The audit log: its own table, ordered by an autoincrement sequence (write order), never by the clock. */
   private readonly logTable: string;
   private readonly watchers = new Watchers();
+  private readonly rowWatchers = new Watchers();
+  private readonly claims = new ClaimListeners();
   private pollTimer: ReturnType<typeof setTimeout> | undefined;
   private dataVersion = -1;
   private closed = false;
@@ -114,7 +116,14 @@ class SqliteStore implements BrokerStore {
    * Writes the row when the key is absent or its row has expired; true when this call wrote it. With `openQuestion`
    * (a question's raw key), only while that question is stored, live and not abandoned.
    */
-  async putIfAbsent(key: string, value: unknown, ttlMs: number, openQuestion: string | null = null): Promise<boolean> {
+  /** Other processes see the row at their next data_version tick (it moves with every commit): no wake to send. */
+  async putIfAbsent(key: string, value: unknown, ttlMs: number, options: PutOptions = {}): Promise<boolean> {
+    if (!(await this.put(key, value, ttlMs))) return false;
+    if (options.wake) this.rowWatchers.wake(key);
+    return true;
+  }
+
+  private async put(key: string, value: unknown, ttlMs: number, openQuestion: string | null = null): Promise<boolean> {
     const row = await encodeRow(this.keyv, value, ttlMs);
     return new Promise<boolean>((resolve, reject) =>
       this.puts.add({ key: rawKey(this.keyv, key), row, openQuestion, resolve, reject }),
@@ -181,7 +190,7 @@ class SqliteStore implements BrokerStore {
 
   // The event rides in the row and a trigger logs it: the question, its index entry and its event are one write.
   putQuestion(request: ElicitRequest, ttlMs: number, event: BrokerEvent): Promise<boolean> {
-    return this.putIfAbsent(keys.question(request.id), { ...request, _event: event }, ttlMs);
+    return this.put(keys.question(request.id), { ...request, _event: event }, ttlMs);
   }
 
   async updateQuestion(request: ElicitRequest, ttlMs: number): Promise<boolean> {
@@ -213,7 +222,8 @@ class SqliteStore implements BrokerStore {
 
   async claimAnswer(answer: StoredAnswer, ttlMs: number, event: BrokerEvent, options: ClaimOptions = {}): Promise<boolean> {
     const openQuestion = options.open ? rawKey(this.keyv, keys.question(answer.id)) : null;
-    if (!(await this.putIfAbsent(keys.answer(answer.id), { ...answer, _event: event }, ttlMs, openQuestion))) return false;
+    if (!(await this.put(keys.answer(answer.id), { ...answer, _event: event }, ttlMs, openQuestion))) return false;
+    this.claims.tell(event);
     this.watchers.wake(answer.id, answer);
     return true;
   }
@@ -283,6 +293,16 @@ class SqliteStore implements BrokerStore {
     return unwatch;
   }
 
+  watchRow(key: string, onWritten: () => void): () => void {
+    const unwatch = this.rowWatchers.add(key, onWritten);
+    this.poll();
+    return unwatch;
+  }
+
+  onClaimed(listener: (event: BrokerEvent) => void): () => void {
+    return this.claims.add(listener);
+  }
+
   private poll(): void {
     if (this.pollTimer || this.closed) return;
     this.pollTimer = setTimeout(() => void this.tick(), this.pollIntervalMs);
@@ -291,7 +311,7 @@ class SqliteStore implements BrokerStore {
 
   private async tick(): Promise<void> {
     this.pollTimer = undefined;
-    if (this.watchers.size === 0 || this.closed) {
+    if ((this.watchers.size === 0 && this.rowWatchers.size === 0) || this.closed) {
       this.dataVersion = -1;
       return;
     }
@@ -301,8 +321,13 @@ class SqliteStore implements BrokerStore {
       if (version !== this.dataVersion) {
         this.dataVersion = version;
         const ids = this.watchers.ids();
-        const answers = await this.getAnswers(ids);
+        const rows = this.rowWatchers.ids();
+        const [answers, found] = await Promise.all([
+          this.getAnswers(ids),
+          rows.length ? this.keyv.getMany(rows) : Promise.resolve([]),
+        ]);
         answers.forEach((answer, i) => answer && this.watchers.wake(ids[i]!, answer));
+        found.forEach((row, i) => row !== undefined && this.rowWatchers.wake(rows[i]!));
       }
     } catch {
       // A failed poll is retried on the next tick; the waiter's own reads report a store that is down.
@@ -314,6 +339,7 @@ class SqliteStore implements BrokerStore {
     this.closed = true;
     if (this.pollTimer) clearTimeout(this.pollTimer);
     this.watchers.clear();
+    this.rowWatchers.clear();
     await this.keyv.disconnect();
   }
 }

@@ -1,8 +1,22 @@
 /** Who in this process waits on which question's answer; each store wakes them from its own signal. */
-import type { StoredAnswer } from '../types.js';
+import type { BrokerEvent, StoredAnswer } from '../types.js';
 
 /** Called with the answer, or with nothing: the answer may have landed, re-read it. */
 export type Watcher = (answer?: StoredAnswer) => void;
+
+/** Who in this process hears of every answer claimed through one store object (`BrokerStore.onClaimed`). */
+export class ClaimListeners {
+  private readonly listeners = new Set<(event: BrokerEvent) => void>();
+
+  add(listener: (event: BrokerEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  tell(event: BrokerEvent): void {
+    for (const listener of [...this.listeners]) listener(event);
+  }
+}
 
 export class Watchers {
   private readonly byId = new Map<string, Set<Watcher>>();

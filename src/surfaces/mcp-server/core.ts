@@ -134,7 +134,9 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
   // On a shared store this serve holds a lease like a daemon: once it lapses (SIGKILL), others take its calls over.
   const leases = openLeases(store);
   const instance = newInstance();
-  const lease = leases ? await keepLease(leases, holder, leaseMsFromEnv(env), instance) : undefined;
+  // Lost (we stalled past it and another process took our calls): we stop driving them, writing nothing over its.
+  const lost = (): void => void runner.close('this serve stalled past its lease and another took its calls over', { lost: true });
+  const lease = leases ? await keepLease(leases, holder, leaseMsFromEnv(env), instance, lost) : undefined;
   /** Calls this process drove to a question: on close, the modern ones still waiting are let go for others to resume. */
   const asked = new Set<string>();
   const stops = new Map<string, Stop>();
