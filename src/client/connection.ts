@@ -127,6 +127,8 @@ export interface ConnectionOptions {
   onResourceUpdated?(uri: string): void;
   /** A call's progress or log message, by the string progress token of the call (log messages over HTTP only). */
   onNotification?(token: string, method: string, params: Record<string, unknown>): void;
+  /** A modern server's log message that came on no call's stream (stdio, a host transport): nothing names its call. */
+  onUntiedLog?(params: Record<string, unknown>): void;
   /** OAuth for Streamable HTTP servers; absent: a 401 is an error. */
   auth?: Auth;
   /** How long the connect's first request (the probe, or `initialize`) may take: a sign-in inside it waits for a person. */
@@ -300,7 +302,13 @@ function createClient(
   }
   // Legacy calls carry mcpx's own string progress tokens (the SDK would number them like the server numbers its
   // requests, so a server's token could be mistaken for a call's); their progress is routed here.
-  const { onProgress, onNotification, onResourceUpdated } = options;
+  const { onProgress, onNotification, onResourceUpdated, onUntiedLog } = options;
+  // Over Streamable HTTP a log message is read off its call's stream (stream-links.ts); elsewhere it names no call.
+  if (onUntiedLog && (isConnector(options.server) || !isHttpServer(options.server)))
+    client.setNotificationHandler('notifications/message', (notification) => {
+      // A legacy server logs at its session's level, for no call in particular.
+      if (client.getProtocolEra() === 'modern') onUntiedLog(notification.params as Record<string, unknown>);
+    });
   if (onResourceUpdated)
     client.setNotificationHandler('notifications/resources/updated', (notification) =>
       onResourceUpdated(notification.params.uri),
