@@ -159,6 +159,7 @@ export function createConnections(options: ClientPoolOptions): Connections {
             if (logging.size === 1) routeNotification(routes.get([...logging][0]!), 'notifications/message', params);
           },
           ...(options.onResourceUpdated ? { onResourceUpdated: (uri: string) => options.onResourceUpdated!(name, uri) } : {}),
+          ...(options.forward ? { forward: options.forward } : {}),
           ...(options.auth ? { auth: options.auth } : {}),
           // The person may sign in inside the first request: the question's TTL, then the browser's return.
           ...(options.auth && !('connect' in server) && isHttpServer(server) && !isMachineGrant(server.oauth)
