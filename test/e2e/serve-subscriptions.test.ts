@@ -4,6 +4,7 @@
  * client's `subscriptions/listen`) has mcpx listen on the upstream, the upstream's changes reach exactly the clients
  * subscribed (a modern one on its own listen stream), and mcpx stops listening after the last one leaves.
  */
+import { join, resolve } from 'node:path';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1Stdio } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -196,4 +197,39 @@ describe('mcpx serve (stdio): resource subscriptions on a modern upstream', () =
       }
     });
   }
+});
+
+describe('mcpx serve (stdio): resource subscriptions on a modern upstream over stdio', () => {
+  const FIXTURE = join(resolve(import.meta.dirname, '..'), 'fixtures', 'servers', 'resources.mjs');
+  const watched = 'test://stdio-watched';
+
+  it("relays the upstream's updates to a modern client's listen stream and to a legacy (v1) client's subscription", async () => {
+    const local = serveSetup({ watched: { command: process.execPath, args: [FIXTURE], era: 'modern' } });
+    const spawn = {
+      command: process.execPath,
+      args: [CLI, 'serve', '--config', local.configPath],
+      env: local.env,
+      cwd: local.dir,
+      stderr: 'pipe' as const,
+    };
+    const modern = new Client({ name: 'v2', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const modernUpdates: string[] = [];
+    modern.setNotificationHandler('notifications/resources/updated', (n) => void modernUpdates.push(n.params.uri));
+    const legacy = new V1Client({ name: 'v1', version: '1.0.0' });
+    const legacyUpdates: string[] = [];
+    legacy.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void legacyUpdates.push(n.params.uri));
+    await Promise.all([modern.connect(new StdioClientTransport(spawn)), legacy.connect(new V1Stdio(spawn))]);
+    try {
+      const listening = await modern.listen({ resourceSubscriptions: [watched] });
+      await modern.callTool({ name: 'touch_watched', arguments: {} });
+      await landed(() => expect(modernUpdates).toEqual([watched]));
+      await listening.close();
+
+      await legacy.subscribeResource({ uri: watched });
+      await legacy.callTool({ name: 'touch_watched', arguments: {} });
+      await landed(() => expect(legacyUpdates).toEqual([watched]));
+    } finally {
+      await Promise.all([modern.close(), legacy.close()]);
+    }
+  });
 });
