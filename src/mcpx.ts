@@ -8,7 +8,7 @@ import { adapterConnectors } from './adapters/connectors.js';
 import { loadConfig, type LoadedConfig } from './config/load.js';
 import type { McpxConfig } from './config/schema.js';
 import { createClientPool, type ClientPool } from './client/client-pool.js';
-import type { ServerConnector } from './client/connection.js';
+import type { ServerConnector, ServerRequestForwarding } from './client/connection.js';
 import { withCallChecks } from './client/checked-calls.js';
 import { createFileEraCache, type EraCache } from './client/era-cache.js';
 import { stateDir } from './paths.js';
@@ -66,6 +66,8 @@ export interface McpxOptions {
   auth?: Auth;
   /** A server said a resource changed (`notifications/resources/updated`, after a subscribe). */
   onResourceUpdated?: (server: string, uri: string) => void;
+  /** Where the servers' `sampling/createMessage` and `roots/list` go; each is declared to them only when given. */
+  forward?: ServerRequestForwarding;
 }
 
 export interface Mcpx extends ClientPool {
@@ -105,6 +107,7 @@ async function createPlainMcpx(options: McpxOptions): Promise<Mcpx> {
     eraCache: options.eraCache ?? createFileEraCache(join(stateDir(env), 'era-cache.json')),
     ...(options.auth ? { auth: options.auth } : {}),
     ...(options.onResourceUpdated ? { onResourceUpdated: options.onResourceUpdated } : {}),
+    ...(options.forward ? { forward: options.forward } : {}),
     clientInfo: options.clientInfo ?? { name: 'mcpx', version: MCPX_VERSION },
     configSource:
       loaded.path ?? (loaded.searched.length ? `none found; looked in ${loaded.searched.join(', ')}` : 'the config object'),

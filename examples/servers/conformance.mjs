@@ -57,7 +57,11 @@ function elicited(ctx, key) {
   return view.kind === 'elicit' ? view : undefined;
 }
 
-export function createConformanceServer({ codec }) {
+/**
+ * `listens` (modern requests): which URIs open `subscriptions/listen` streams name, and `updated(uri)` to put a
+ * change on them. A legacy session has its own resources/subscribe set.
+ */
+export function createConformanceServer({ codec, listens }) {
   const server = new McpServer(
     { name: 'mcpx-conformance-fixture', version: '1.0.0' },
     {
@@ -352,9 +356,15 @@ export function createConformanceServer({ codec }) {
     subscribed.delete(request.params.uri);
     return {};
   });
-  // Not a scenario's (mcpx's own tests): tells this session the watched resource changed, if it subscribed.
+  // Not a scenario's (mcpx's own tests): tells who watches that the watched resource changed. A legacy session: if it
+  // subscribed. A modern request: the open subscriptions/listen streams that name it (any client's).
   tool('test_update_watched_resource', 'Changes test://watched-resource.', async (_args, ctx) => {
     const uri = 'test://watched-resource';
+    if (ctx.mcpReq.envelope && listens) {
+      const watched = listens.count(uri) > 0;
+      if (watched) listens.updated(uri);
+      return text(`notified: ${watched}`);
+    }
     if (subscribed.has(uri)) await ctx.mcpReq.notify({ method: 'notifications/resources/updated', params: { uri } });
     return text(`notified: ${subscribed.has(uri)}`);
   });
@@ -420,7 +430,23 @@ export function createConformanceServer({ codec }) {
 /** The fixture over Streamable HTTP: modern traffic per request, legacy traffic sessionful; Host and Origin checked. */
 export function createConformanceHttpServer({ key = randomBytes(32) } = {}) {
   const codec = createRequestStateCodec({ key, ttlSeconds: 600, bind: (ctx) => ctx.mcpReq.method });
-  const modern = toNodeHandler(createMcpHandler(() => createConformanceServer({ codec }), { legacy: 'reject' }));
+  // Open listen streams per URI (the handler's listen router serves them; this counts them for the tool above).
+  const listening = new Map();
+  const listens = {
+    count: (uri) => listening.get(uri) ?? 0,
+    updated: (uri) => handler.notify.resourceUpdated(uri),
+  };
+  const handler = createMcpHandler(() => createConformanceServer({ codec, listens }), { legacy: 'reject' });
+  const modernHandler = toNodeHandler(handler);
+  const modern = (req, res, body) => {
+    const uris = body?.method === 'subscriptions/listen' ? (body.params?.notifications?.resourceSubscriptions ?? []) : [];
+    for (const uri of uris) listening.set(uri, listens.count(uri) + 1);
+    if (uris.length)
+      res.once('close', () => {
+        for (const uri of uris) listening.set(uri, listens.count(uri) - 1);
+      });
+    return modernHandler(req, res, body);
+  };
   const sessions = new Map();
   const deny = (res, message) =>
     res

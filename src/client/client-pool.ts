@@ -6,7 +6,7 @@ import type * as Mcp from './mcp-shapes.js';
 import type { Answer, ElicitHandler, Era } from '../types.js';
 import type { McpxConfig } from '../config/schema.js';
 import type { Auth } from '../auth/index.js';
-import type { ServerConnector } from './connection.js';
+import type { ServerConnector, ServerRequestForwarding } from './connection.js';
 import type { EraCache } from './era-cache.js';
 import type { CallNotifications, CallOptions, CallOutcome, Continuation, PromptOutcome, ResourceOutcome } from './outcome.js';
 import type { AskingMethod } from './requests.js';
@@ -38,6 +38,8 @@ export interface ClientPoolOptions {
   configSource?: string;
   /** A server said a resource changed (after a subscribe). */
   onResourceUpdated?: (server: string, uri: string) => void;
+  /** Where the servers' sampling and roots requests go (declared only when given). */
+  forward?: ServerRequestForwarding;
   now?: () => number;
 }
 

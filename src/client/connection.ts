@@ -127,11 +127,23 @@ export interface ConnectionOptions {
   onResourceUpdated?(uri: string): void;
   /** A call's progress or log message, by the string progress token of the call (log messages over HTTP only). */
   onNotification?(token: string, method: string, params: Record<string, unknown>): void;
+  /**
+   * Where a server's `sampling/createMessage` and `roots/list` go: each is declared only when given. mcpx answers
+   * neither itself; `mcpx serve` gives them to a client's own connections (that client declared them).
+   */
+  forward?: ServerRequestForwarding;
+  /** A modern server's log message that came on no call's stream (stdio, a host transport): nothing names its call. */
+  onUntiedLog?(params: Record<string, unknown>): void;
   /** OAuth for Streamable HTTP servers; absent: a 401 is an error. */
   auth?: Auth;
   /** How long the connect's first request (the probe, or `initialize`) may take: a sign-in inside it waits for a person. */
   connectTimeoutMs?: number;
   now?: () => number;
+}
+
+export interface ServerRequestForwarding {
+  sampling?(params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  roots?(params: Record<string, unknown> | undefined): Promise<Record<string, unknown>>;
 }
 
 /** What the wire says about which call a server request serves. */
@@ -282,9 +294,14 @@ function createClient(
           ...(options.elicitation.url ? { url: {} } : {}),
         }
       : undefined;
-  // No roots, no sampling: mcpx cannot answer them, so it does not claim them.
+  // Roots and sampling only where someone else answers them: mcpx cannot, so it does not claim them.
+  const { forward } = options;
   const client = new McpxClient(options.clientInfo, {
-    capabilities: elicitation ? { elicitation } : {},
+    capabilities: {
+      ...(elicitation ? { elicitation } : {}),
+      ...(forward?.sampling ? { sampling: {} } : {}),
+      ...(forward?.roots ? { roots: {} } : {}),
+    },
     versionNegotiation: { mode, ...(options.connectTimeoutMs ? { probe: { timeoutMs: options.connectTimeoutMs } } : {}) },
     // Modern questions come back to mcpx as values (a continuation), never fulfilled behind its back.
     inputRequired: { autoFulfill: false },
@@ -298,9 +315,23 @@ function createClient(
       )) as never;
     });
   }
+  if (forward?.sampling) {
+    const sampling = forward.sampling;
+    client.setRequestHandler('sampling/createMessage', async (request) => (await sampling(request.params)) as never);
+  }
+  if (forward?.roots) {
+    const roots = forward.roots;
+    client.setRequestHandler('roots/list', async (request) => (await roots(request.params)) as never);
+  }
   // Legacy calls carry mcpx's own string progress tokens (the SDK would number them like the server numbers its
   // requests, so a server's token could be mistaken for a call's); their progress is routed here.
-  const { onProgress, onNotification, onResourceUpdated } = options;
+  const { onProgress, onNotification, onResourceUpdated, onUntiedLog } = options;
+  // Over Streamable HTTP a log message is read off its call's stream (stream-links.ts); elsewhere it names no call.
+  if (onUntiedLog && (isConnector(options.server) || !isHttpServer(options.server)))
+    client.setNotificationHandler('notifications/message', (notification) => {
+      // A legacy server logs at its session's level, for no call in particular.
+      if (client.getProtocolEra() === 'modern') onUntiedLog(notification.params as Record<string, unknown>);
+    });
   if (onResourceUpdated)
     client.setNotificationHandler('notifications/resources/updated', (notification) =>
       onResourceUpdated(notification.params.uri),

@@ -21,6 +21,11 @@ export interface Pooled {
   connection: Connection;
   /** Legacy calls in flight: a server's `elicitation/create` belongs to one of them. */
   active: LegacyCall<unknown>[];
+  /**
+   * Modern requests in flight that asked for log messages, by progress token. Over stdio a log message names no
+   * request: it can only be the one request that asked (2026-07-28 sends none for a request that did not).
+   */
+  logging: Set<string>;
   /** Each listed tool's `x-mcp-header` declarations; unset until the tools are listed. */
   tools?: Map<string, HeaderScan> | undefined;
   /** A request has succeeded on it: its era is proven. */
@@ -132,6 +137,7 @@ export function createConnections(options: ClientPoolOptions): Connections {
       );
     }
     const active: LegacyCall<unknown>[] = [];
+    const logging = new Set<string>();
     const opening = missingCredentials(name)
       .then((missing) => {
         if (missing.length) throw credentialsMissing(name, missing);
@@ -148,7 +154,12 @@ export function createConnections(options: ClientPoolOptions): Connections {
           onLegacyElicit: (params, link) => attribute(name, active, params, link),
           onProgress: (token) => active.find((c) => c.progressToken === token)?.progress(),
           onNotification: (token, method, params) => routeNotification(routes.get(token), method, params),
+          // Two or more asking at once: the message could be either's, so neither gets it.
+          onUntiedLog: (params) => {
+            if (logging.size === 1) routeNotification(routes.get([...logging][0]!), 'notifications/message', params);
+          },
           ...(options.onResourceUpdated ? { onResourceUpdated: (uri: string) => options.onResourceUpdated!(name, uri) } : {}),
+          ...(options.forward ? { forward: options.forward } : {}),
           ...(options.auth ? { auth: options.auth } : {}),
           // The person may sign in inside the first request: the question's TTL, then the browser's return.
           ...(options.auth && !('connect' in server) && isHttpServer(server) && !isMachineGrant(server.oauth)
@@ -157,7 +168,7 @@ export function createConnections(options: ClientPoolOptions): Connections {
         });
       })
       .then((connection) => {
-        const pooled: Pooled = { connection, active, proven: false };
+        const pooled: Pooled = { connection, active, logging, proven: false };
         opened.set(pooled, opening);
         return pooled;
       });

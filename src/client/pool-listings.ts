@@ -2,7 +2,14 @@
  * The pool's listings (tools, prompts, resources, templates) and the other requests that never ask (completions,
  * resource subscriptions), with the era checks every first request gets.
  */
-import type { Client, Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
+import type {
+  Client,
+  McpSubscription,
+  Prompt,
+  Resource,
+  ResourceTemplateType as ResourceTemplate,
+  Tool,
+} from '@modelcontextprotocol/client';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { McpxError } from '../errors.js';
 import { scanHeaderDeclarations } from './param-headers.js';
@@ -16,8 +23,9 @@ export interface Listings {
   /** `completion/complete`, as the server answers it. */
   complete(server: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
   /**
-   * `resources/subscribe` (or unsubscribe) where the server takes it: a legacy server that declares
-   * `resources.subscribe`. False where it does not (2026-07-28 has no such request).
+   * Subscribes to (or unsubscribes from) a resource where the server takes it (it declares `resources.subscribe`):
+   * `resources/subscribe` on a legacy server, a `subscriptions/listen` stream for that URI on a modern one (closed to
+   * unsubscribe). False where it does not, or a modern server's acknowledgement leaves the URI out.
    */
   subscribe(server: string, uri: string, on: boolean): Promise<boolean>;
 }
@@ -26,6 +34,8 @@ type Fetch<T> = (client: Client, timeout: number) => Promise<T>;
 
 export function createListings(connections: Connections): Listings {
   const { get, timeoutFor, onFailure, onSuccess } = connections;
+  /** The open `subscriptions/listen` streams on modern servers, by server and URI. */
+  const listens = new Map<string, { client: Client; subscription: McpSubscription }>();
 
   /** A listing, with the era checks every first request on a cached verdict gets. */
   const list = async <T>(
@@ -89,7 +99,25 @@ export function createListings(connections: Connections): Listings {
       }),
     subscribe: async (server, uri, on) => {
       const { connection } = await get(server);
-      if (connection.era !== 'legacy' || !connection.client.getServerCapabilities()?.resources?.subscribe) return false;
+      if (!connection.client.getServerCapabilities()?.resources?.subscribe) return false;
+      if (connection.era === 'modern') {
+        const key = `${server}\u0000${uri}`;
+        const open = listens.get(key);
+        // A listen of an earlier connection (since replaced) is dead: listen again on this one.
+        if (on && open?.client === connection.client) return true;
+        listens.delete(key);
+        await open?.subscription.close();
+        if (!on) return true;
+        // One stream per URI: a listen's filter is fixed, so one per URI lets each be closed alone.
+        const subscription = await connection.client.listen({ resourceSubscriptions: [uri] }, { timeout: timeoutFor(server) });
+        if (!subscription.honoredFilter.resourceSubscriptions?.includes(uri)) {
+          await subscription.close();
+          return false;
+        }
+        listens.set(key, { client: connection.client, subscription });
+        void subscription.closed.then(() => listens.get(key)?.subscription === subscription && listens.delete(key));
+        return true;
+      }
       await items(server, 'resource subscriptions', async (client, timeout) => {
         await client.request({ method: on ? 'resources/subscribe' : 'resources/unsubscribe', params: { uri } } as never, {
           timeout,

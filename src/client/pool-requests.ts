@@ -13,7 +13,7 @@ import type { ClientPool, ClientPoolOptions, RelayOptions } from './client-pool.
 import { credentialParams, keepAnswer, type AskedEntry } from './credentials.js';
 import { LegacyCall } from './legacy-call.js';
 import { callError, inputResponsesFor, parseContinuation, runModernCall, type ModernCallOptions } from './modern-call.js';
-import type { CallOptions, CallOutcome, Continuation } from './outcome.js';
+import type { CallNotifications, CallOptions, CallOutcome, Continuation } from './outcome.js';
 import { paramHeaders } from './param-headers.js';
 import type { Connections, Pooled } from './pool-connections.js';
 import type { Listings } from './pool-listings.js';
@@ -212,6 +212,16 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     return { status: 'complete', callId, server, tool: target, result: { content: [{ type: 'text', text }] } as R };
   };
 
+  /** A modern request's notifications routed to it by its token until the returned untrack. */
+  const follow = (pooled: Pooled, token: string, notifications: CallNotifications): (() => void) => {
+    routes.set(token, notifications);
+    if (notifications.logLevel) pooled.logging.add(token);
+    return () => {
+      routes.delete(token);
+      pooled.logging.delete(token);
+    };
+  };
+
   /** The request on the server's connection; `signingIn` when it is sent again inside a sign-in's hold. */
   const send = async <R>(request: AskingRequest, callId: string, signingIn = false): Promise<CallOutcome<R>> => {
     const { method, server, target, args, callOptions } = request;
@@ -221,7 +231,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     if (connection.era === 'modern') {
       // A call that wants its notifications names itself with a progress token of ours (and asks for its log level).
       const token = notifications ? `${callId}/${++calls}` : undefined;
-      if (token) routes.set(token, notifications!);
+      const untrack = token ? follow(pooled, token, notifications!) : undefined;
       return runModernCall<R>(
         modernOptions({
           server,
@@ -237,7 +247,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
           signingIn,
         }),
       )
-        .finally(() => token && routes.delete(token))
+        .finally(() => untrack?.())
         .then(
           async (outcome) => {
             await onSuccess(server, pooled);
@@ -324,7 +334,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     }
     const { notifications } = resumeOptions;
     const token = notifications ? `${continuation.callId}/${++calls}` : undefined;
-    if (token) routes.set(token, notifications!);
+    const untrack = token ? follow(pooled, token, notifications!) : undefined;
     return runModernCall<R>(
       modernOptions({
         server: continuation.server,
@@ -343,7 +353,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
         inputResponses,
         ...(continuation.requestState !== undefined ? { requestState: continuation.requestState } : {}),
       },
-    ).finally(() => token && routes.delete(token));
+    ).finally(() => untrack?.());
   };
 
   const relay = async (
@@ -373,7 +383,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     if (relayOptions.inputResponses !== undefined) params.inputResponses = relayOptions.inputResponses;
     if (relayOptions.requestState !== undefined) params.requestState = relayOptions.requestState;
     const headers = method === 'tools/call' ? await toolHeaders(server, pooled, target, args).headers!() : undefined;
-    if (token) routes.set(token, notifications!);
+    const untrack = token ? follow(pooled, token, notifications!) : undefined;
     try {
       const result = await connection.client.request(
         { method, params } as never,
@@ -389,7 +399,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     } catch (error) {
       throw callError(server, target, error, relayOptions.requestState !== undefined, method);
     } finally {
-      if (token) routes.delete(token);
+      untrack?.();
     }
   };
 

@@ -40,6 +40,9 @@ async function connect(kind: 'v1' | 'v2-legacy' | 'v2-modern') {
       request: async (_method: string, _params: Record<string, unknown>): Promise<Record<string, unknown>> => {
         throw new Error('raw requests: the v2 clients only');
       },
+      listen: async (_uris: string[]): Promise<{ close(): Promise<void> }> => {
+        throw new Error('subscriptions/listen: the modern client only');
+      },
       terminate: async () => {
         await transport.terminateSession();
         await client.close();
@@ -73,6 +76,8 @@ async function connect(kind: 'v1' | 'v2-legacy' | 'v2-modern') {
       ),
     request: (method: string, params: Record<string, unknown>) =>
       client.request({ method, params } as never) as Promise<Record<string, unknown>>,
+    /** A modern client's subscriptions: a listen stream naming the URIs. */
+    listen: (uris: string[]) => client.listen({ resourceSubscriptions: uris }),
     /** Ends the session (DELETE), as a client that leaves for good does. */
     terminate: async () => {
       await transport.terminateSession();
@@ -194,6 +199,24 @@ describe('mcpx serve relays progress, log messages, completions and subscription
       await landed(async () => expect(await change()).toBe('notified: false'));
     } finally {
       await Promise.all([a.close(), b.close(), c.close()]);
+    }
+  });
+
+  it("relays a legacy upstream's resource updates to a modern client on its listen stream, until it closes it", async () => {
+    const uri = 'test://watched-resource';
+    const [modern, c] = await Promise.all([connect('v2-modern'), connect('v2-legacy')]);
+    const change = async () => textOf((await c.call('l__test_update_watched_resource')) as Record<string, unknown>);
+    const landed = (check: () => void | Promise<void>) => vi.waitFor(check, { timeout: 10_000, interval: 20 });
+    try {
+      const listening = await modern.listen([uri]);
+      expect(await change()).toBe('notified: true');
+      await landed(() => expect(modern.updated).toEqual([uri]));
+      expect(c.updated).toEqual([]);
+      await listening.close();
+      await landed(async () => expect(await change()).toBe('notified: false'));
+      expect(modern.updated).toEqual([uri]);
+    } finally {
+      await Promise.all([modern.close(), c.close()]);
     }
   });
 });

@@ -23,6 +23,7 @@ import { canTakeOver, keepLease, newInstance, releaseHeld } from '../../tasks/ha
 import { leaseMsFromEnv, openLeases } from '../../tasks/leases.js';
 import type { TaskStep } from '../../tasks/types.js';
 import type { CallNotifications } from '../../client/outcome.js';
+import type { ServerRequestForwarding } from '../../client/connection.js';
 import { assignNames, type ToolRef } from './names.js';
 import { requestStateKey, type RequestStateKey } from './request-state.js';
 
@@ -106,6 +107,14 @@ export interface ServeCore {
    * and unsubscribed after the last (its one connection serves every client). Resolves with the unwatch.
    */
   watchResource(server: string, uri: string, onUpdate: () => void): Promise<() => Promise<void>>;
+  /**
+   * A legacy upstream's connection declares its capabilities once, at initialize, and the shared one serves every
+   * client: it declares neither sampling nor roots. A session whose client declared them gets connections of its own
+   * (opened as its calls need them), declaring what it declared, whose `sampling/createMessage` and `roots/list` go
+   * to `forward`: that client alone. Its calls run on them until the release (the client's connection closed). Undefined
+   * when another connection already holds the session.
+   */
+  ownConnections(session: string, forward: ServerRequestForwarding): (() => Promise<void>) | undefined;
   /** The upstream connections (for prompts and resources). */
   readonly mcpx: Mcpx;
   close(): Promise<void>;
@@ -173,10 +182,12 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
 
   /** The clients watching each subscribed resource, by server and URI. */
   const watchers = new Map<string, Set<() => void>>();
+  /** Sessions with connections of their own (ownConnections). */
+  const sessionHosts = new Map<string, Promise<Mcpx>>();
   const runner = createTaskRunner({
     broker,
     store: tasks,
-    host: async () => mcpx,
+    host: async (session) => (session !== undefined ? sessionHosts.get(session) : undefined) ?? mcpx,
     holder,
     pid: process.pid,
     // Its tasks name its lease, so an answerer can tell it died (its legacy answers are refused then: tasks/delivery.ts).
@@ -186,7 +197,7 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     persist: 'on-question',
   });
   // The runner's host is read only when a call starts, after this is set.
-  const mcpx: Mcpx = await createMcpx({
+  const upstreams = {
     loaded,
     cwd,
     env,
@@ -199,6 +210,9 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     elicitTtlMs: ttlMs,
     eraCache: createFileEraCache(join(stateDir(env), 'era-cache.json')),
     clientInfo: { name: 'mcpx-serve', version: options.version },
+  };
+  const mcpx: Mcpx = await createMcpx({
+    ...upstreams,
     onResourceUpdated: (server, uri) => {
       for (const onUpdate of watchers.get(`${server}\u0000${uri}`) ?? []) onUpdate();
     },
@@ -359,6 +373,19 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
       }
       return unwatch;
     },
+    ownConnections(session, forward) {
+      if (sessionHosts.has(session)) return undefined;
+      // Opened lazily per server like the shared ones; a legacy call of this session runs on them.
+      const own = createMcpx({ ...upstreams, forward });
+      sessionHosts.set(session, own);
+      let released = false;
+      return async () => {
+        if (released) return;
+        released = true;
+        if (sessionHosts.get(session) === own) sessionHosts.delete(session);
+        await (await own).close().catch(() => undefined);
+      };
+    },
     takeOpened(id) {
       const request = opened.get(id);
       opened.delete(id);
@@ -374,6 +401,7 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     },
     async close() {
       await runner.close('mcpx serve stopped');
+      await Promise.all([...sessionHosts.values()].map(async (own) => (await own).close().catch(() => undefined)));
       // The client is gone, but a modern call's questions stay answerable (mcpx elicit, REST) until their deadline:
       // whoever asks for its result next (mcpx task result, another serve's mcpx_call_result) resumes it.
       await releaseHeld(tasks, asked, holder, loaded.path);

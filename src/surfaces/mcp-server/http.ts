@@ -19,6 +19,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { McpxError } from '../../errors.js';
 import type { ServeCore } from './core.js';
+import { createResourceWatches, listenedUris } from './listens.js';
 import { createRequestStateSeal } from './request-state.js';
 import { createServeServer } from './server.js';
 
@@ -166,7 +167,18 @@ export async function serveOverHttp(core: ServeCore, options: HttpServeOptions):
       ),
     { legacy: 'reject' },
   );
+  // A modern client's subscriptions/listen is served by the handler's listen router (one stream per listen, filtered
+  // by its URIs); mcpx watches the URIs upstream while a stream names them, and puts each change on the bus once.
+  const listens = createResourceWatches(core, (uri) => modernHandler.notify.resourceUpdated(uri));
+  /** Watched before the acknowledgement goes out, so no change after it is missed; until the stream ends. */
+  const watchListened = async (res: ServerResponse, uris: string[]): Promise<void> => {
+    const release = await listens.hold(uris);
+    if (res.closed) await release();
+    else res.once('close', () => void release());
+  };
   const modern = async (req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
+    const uris = listenedUris(body);
+    if (uris.length) await watchListened(res, uris);
     const closed = new AbortController();
     // Gone before the whole answer was written: the call is cancelled, as the SDK's adapter does.
     res.once('close', () => !res.writableFinished && closed.abort());

@@ -154,6 +154,34 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
     return (await core.mcpx.era(upstream).catch(() => undefined)) === 'modern';
   };
 
+  // A legacy client that declared sampling or roots gets upstream connections of its own (core.ownConnections): a
+  // legacy upstream's sampling/createMessage and roots/list then go to it, on the stream of one of its calls in flight.
+  const inFlight = new Set<string | number>();
+  let ownConnections: (() => Promise<void>) | undefined;
+  const useOwnConnections = (): void => {
+    if (connection.era !== 'legacy' || ownConnections) return;
+    const caps = server.getClientCapabilities() ?? {};
+    if (!caps.sampling && !caps.roots) return;
+    const related = () => {
+      const id = [...inFlight].at(-1);
+      return id === undefined ? {} : { relatedRequestId: id };
+    };
+    ownConnections =
+      core.ownConnections(session, {
+        ...(caps.sampling
+          ? { sampling: async (params) => (await server.createMessage(params as never, related())) as Record<string, unknown> }
+          : {}),
+        ...(caps.roots
+          ? { roots: async (params) => (await server.listRoots(params as never, related())) as Record<string, unknown> }
+          : {}),
+      }) ?? (async () => undefined);
+    const closed = server.onclose;
+    server.onclose = () => {
+      closed?.();
+      void ownConnections?.();
+    };
+  };
+
   server.setRequestHandler('tools/list', async () => {
     // Listed afresh each time: upstream lists change, and names stay the same for the same tools.
     core.refresh();
@@ -189,8 +217,24 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
     return run('tool', name, ref, args, ctx) as never;
   });
 
-  /** A tools/call, prompts/get or resources/read of an upstream: started, or (a retry) answered and followed. */
+  /** A tools/call, prompts/get or resources/read of an upstream, in flight until it is answered. */
   const run = async (
+    kind: Kind,
+    name: string,
+    ref: { server: string; tool: string },
+    args: Record<string, unknown>,
+    ctx: ServerContext,
+  ): Promise<Served> => {
+    inFlight.add(ctx.mcpReq.id);
+    try {
+      return await runOnce(kind, name, ref, args, ctx);
+    } finally {
+      inFlight.delete(ctx.mcpReq.id);
+    }
+  };
+
+  /** A tools/call, prompts/get or resources/read of an upstream: started, or (a retry) answered and followed. */
+  const runOnce = async (
     kind: Kind,
     name: string,
     ref: { server: string; tool: string },
@@ -224,6 +268,7 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
     }
     if (state === undefined || typeof state !== 'object') {
       let stop: Stop;
+      useOwnConnections();
       try {
         stop = await core.call(session, ref, args, METHODS[kind], callNotifications(ctx, logLevels.of(ctx)));
       } catch (error) {

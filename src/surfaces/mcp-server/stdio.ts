@@ -1,7 +1,8 @@
 /** `mcpx serve` over stdio: one connection, either era (the SDK's serveStdio decides from the opening message). */
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { Transport } from '@modelcontextprotocol/server';
 import type { ServeCore } from './core.js';
+import { relayStdioListens } from './listens.js';
 import { createRequestStateSeal } from './request-state.js';
 import { createServeServer } from './server.js';
 
@@ -15,8 +16,10 @@ export function serveOverStdio(
 ): StdioServe {
   const seal = createRequestStateSeal(core.stateKey, core.ttlMs);
   // One connection per process: its questions belong to MCPX_SESSION_ID when the host set it, else to this process.
+  const transport = options.transport ?? new StdioServerTransport();
+  relayStdioListens(transport, core);
   const handle = serveStdio(({ era }) => createServeServer(core, seal, { session: core.defaultSession, era }, options.version), {
-    ...(options.transport ? { transport: options.transport } : {}),
+    transport,
     ...(options.onerror ? { onerror: options.onerror } : {}),
   });
   return { close: () => handle.close() };
