@@ -244,6 +244,13 @@ async function baselineRun(baseline: string, kinds: Kind[]): Promise<BenchFigure
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-bench-baseline-'));
   const redis = await startRedis();
   const postgres = await startPostgres();
+  // A database each, so each side's tables (and indexes) are its own.
+  const pg = (await import('pg')).default;
+  const admin = new pg.Client({ connectionString: postgres.url });
+  await admin.connect();
+  for (const tag of ['before', 'after']) await admin.query(`CREATE DATABASE ${tag}`);
+  await admin.end();
+  const databaseUrl = (tag: string): string => postgres.url.replace(/\/postgres$/, `/${tag}`);
   const figures: BenchFigure[] = [];
   const rounds = Number(process.env.MCPX_BENCH_BROKER_ROUNDS ?? 5);
   try {
@@ -257,7 +264,7 @@ async function baselineRun(baseline: string, kinds: Kind[]): Promise<BenchFigure
             ? m.openSqliteStore(join(dir, `${tag}.sqlite`))
             : kind === 'redis'
               ? m.openRedisStore(redis.url, { namespace: tag })
-              : m.openPostgresStore(postgres.url, { namespace: tag });
+              : m.openPostgresStore(databaseUrl(tag), { namespace: tag });
       const pairs = await Promise.all(
         ([before, after] as const).map(async (m, i) => {
           const store = await open(m, i ? 'after' : 'before');
