@@ -36,9 +36,13 @@ export function isRedisAdapter(store: unknown): boolean {
   return typeof s?.getClient === 'function' && typeof s.createKeyPrefix === 'function';
 }
 
+// The value's JSON: sent on its own only when the row does not hold it verbatim (ARGV[tail] empty); else cut out
+// of the row, `{"value":` + json + tail characters, so the largest argument crosses the wire once.
+const jsonOf = (json: number, tail: number): string =>
+  `local json = ARGV[${json}] if ARGV[${tail}] ~= '' then json = string.sub(ARGV[1], 10, -1 - tonumber(ARGV[${tail}])) end`;
 // KEYS: the row, the pending hash, the log. One round trip each, and the row, index and event move together.
-const PUT_QUESTION = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-  redis.call('HSET', KEYS[2], ARGV[3], ARGV[4]) redis.call('RPUSH', KEYS[3], ARGV[5]) return 1 end return 0`;
+const PUT_QUESTION = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then ${jsonOf(4, 6)}
+  redis.call('HSET', KEYS[2], ARGV[3], json) redis.call('RPUSH', KEYS[3], ARGV[5]) return 1 end return 0`;
 // KEYS[3]: the answer row; a question that has one is not rewritten (abandon loses to an answer).
 const UPDATE_QUESTION = `if redis.call('EXISTS', KEYS[3]) == 1 then return 0 end redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
   if redis.call('HEXISTS', KEYS[2], ARGV[3]) == 1 then redis.call('HSET', KEYS[2], ARGV[3], ARGV[4]) end return 1`;
@@ -51,8 +55,8 @@ const CLAIM_ANSWER = `if ARGV[7] == '1' then
       if not ok or type(row) ~= 'table' or type(row.value) ~= 'table' or row.value.state == 'abandoned' then return 0 end
     end
   end
-  if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-  redis.call('HDEL', KEYS[2], ARGV[3]) redis.call('RPUSH', KEYS[3], ARGV[6]) redis.call('PUBLISH', ARGV[4], ARGV[5]) return 1 end return 0`;
+  if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then ${jsonOf(5, 8)}
+  redis.call('HDEL', KEYS[2], ARGV[3]) redis.call('RPUSH', KEYS[3], ARGV[6]) redis.call('PUBLISH', ARGV[4], json) return 1 end return 0`;
 
 // Retention: pops log entries from the head while they are past their keep-until (entries go in roughly in
 // expiry order, so the head is the oldest); bounded per call so one trim never blocks Redis for long.
@@ -113,11 +117,11 @@ class RedisStore implements BrokerStore {
   }
 
   async putQuestion(request: ElicitRequest, ttlMs: number, event: BrokerEvent): Promise<boolean> {
-    const { row, json } = await encodeRowWithJson(this.keyv, request, ttlMs);
+    const { row, json, tail } = await encodeRowWithJson(this.keyv, request, ttlMs);
     const won = await this.eval(
       PUT_QUESTION,
       [rawKey(this.keyv, keys.question(request.id)), this.pendingKey, this.logKey],
-      [row, ttlMs, request.id, json, logEntry(event, ttlMs)],
+      [row, ttlMs, request.id, tail === undefined ? json : '', logEntry(event, ttlMs), tail ?? ''],
     );
     return Number(won) === 1;
   }
@@ -156,11 +160,20 @@ class RedisStore implements BrokerStore {
   }
 
   async claimAnswer(answer: StoredAnswer, ttlMs: number, event: BrokerEvent, options: ClaimOptions = {}): Promise<boolean> {
-    const { row, json } = await encodeRowWithJson(this.keyv, answer, ttlMs);
+    const { row, json, tail } = await encodeRowWithJson(this.keyv, answer, ttlMs);
     const won = await this.eval(
       CLAIM_ANSWER,
       [rawKey(this.keyv, keys.answer(answer.id)), this.pendingKey, this.logKey, rawKey(this.keyv, keys.question(answer.id))],
-      [row, ttlMs, answer.id, this.channel, json, logEntry(event, ttlMs), options.open ? '1' : '0'],
+      [
+        row,
+        ttlMs,
+        answer.id,
+        this.channel,
+        tail === undefined ? json : '',
+        logEntry(event, ttlMs),
+        options.open ? '1' : '0',
+        tail ?? '',
+      ],
     );
     if (Number(won) !== 1) return false;
     this.watchers.wake(answer.id, answer);
