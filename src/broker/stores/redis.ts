@@ -47,7 +47,9 @@ const PUT_QUESTION = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]
 const UPDATE_QUESTION = `if redis.call('EXISTS', KEYS[3]) == 1 then return 0 end redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
   if redis.call('HEXISTS', KEYS[2], ARGV[3]) == 1 then redis.call('HSET', KEYS[2], ARGV[3], ARGV[4]) end return 1`;
 // KEYS[4]: the question row; with ARGV[7] = '1' (a respond) the claim needs it stored and not abandoned. A JSON
-// row without the word abandoned cannot be, so only the others are decoded to look.
+// row without the word abandoned cannot be, so only the others are decoded to look. ARGV[9]: how many of the
+// channel's subscribers are the caller's own (0 or 1); the caller wakes its own waiters, so with no other
+// subscriber nothing is published (receiving its own message back cost every cycle a fifth of its time).
 const CLAIM_ANSWER = `if ARGV[7] == '1' then
     local raw = redis.call('GET', KEYS[4]) if not raw then return 0 end
     if string.sub(raw, 1, 1) ~= '{' or string.find(raw, 'abandoned', 1, true) then
@@ -56,7 +58,9 @@ const CLAIM_ANSWER = `if ARGV[7] == '1' then
     end
   end
   if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then ${jsonOf(5, 8)}
-  redis.call('HDEL', KEYS[2], ARGV[3]) redis.call('RPUSH', KEYS[3], ARGV[6]) redis.call('PUBLISH', ARGV[4], json) return 1 end return 0`;
+  redis.call('HDEL', KEYS[2], ARGV[3]) redis.call('RPUSH', KEYS[3], ARGV[6])
+  if redis.call('PUBSUB', 'NUMSUB', ARGV[4])[2] > tonumber(ARGV[9]) then redis.call('PUBLISH', ARGV[4], json) end
+  return 1 end return 0`;
 
 // Retention: pops log entries from the head while they are past their keep-until (entries go in roughly in
 // expiry order, so the head is the oldest); bounded per call so one trim never blocks Redis for long.
@@ -84,6 +88,12 @@ class RedisStore implements BrokerStore {
   private readonly watchers = new Watchers();
   private subscriber: RedisClient | undefined;
   private subscribing: Promise<void> | undefined;
+  /**
+   * 1 while Redis surely counts our subscriber among the channel's: from its SUBSCRIBE's reply until it first
+   * drops. After a drop it stays 0 (the claim publishes whenever anyone listens), so a resubscription still in
+   * flight is never taken for one that landed.
+   */
+  private ownSubscription = 0;
   private pollTimer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
   private trimmedAt = 0;
@@ -173,6 +183,7 @@ class RedisStore implements BrokerStore {
         logEntry(event, ttlMs),
         options.open ? '1' : '0',
         tail ?? '',
+        this.ownSubscription,
       ],
     );
     if (Number(won) !== 1) return false;
@@ -249,15 +260,21 @@ class RedisStore implements BrokerStore {
   private subscribe(): Promise<void> {
     this.subscribing ??= (async () => {
       const subscriber = (await this.client()).duplicate();
-      subscriber.on('error', () => {
-        // Reconnects on its own; the fallback poll covers the gap.
-      });
+      let dropped = false;
+      const drop = (): void => {
+        dropped = true;
+        this.ownSubscription = 0;
+      };
+      subscriber.on('error', drop); // reconnects on its own; the fallback poll covers the gap
+      subscriber.on('end', drop);
+      subscriber.on('reconnecting', drop);
       this.subscriber = subscriber;
       await subscriber.connect();
       await subscriber.subscribe(this.channel, (message) => {
         const answer = JSON.parse(message) as StoredAnswer;
         this.watchers.wake(answer.id, answer);
       });
+      if (!dropped && !this.closed) this.ownSubscription = 1;
       // Anything answered while we were subscribing: let every waiter re-read once.
       for (const id of this.watchers.ids()) this.watchers.wake(id);
     })().catch(() => {
@@ -282,6 +299,7 @@ class RedisStore implements BrokerStore {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.ownSubscription = 0;
     if (this.pollTimer) clearTimeout(this.pollTimer);
     this.watchers.clear();
     // Never wait on a subscription still connecting (Redis may be down): stop it where it stands.
