@@ -5,7 +5,17 @@ import prettier from 'eslint-config-prettier';
 const noSurfaces = { group: ['**/surfaces/**'], message: 'core layers must not import surfaces' };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.tools/**', 'test/fixtures/generated/**', 'bench/results/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      '.tools/**',
+      'test/fixtures/generated/**',
+      'bench/results/**',
+      '.cmp/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -14,35 +14,13 @@ import { startRedis } from '../test/helpers/redis.js';
 import { tripCounter } from '../test/helpers/store-trips.js';
 import type { BenchFigure, BenchSuite } from './index.js';
 import { ask } from './broker.js';
+import { serverCpu } from './server-cpu.js';
 
 const CYCLES = Number(process.env.MCPX_BENCH_TRIPS_CYCLES ?? 500);
 
 const counter = tripCounter();
 /** µs over the counted cycles. */
 const cpu = new Map<string, number>();
-
-/** CPU (user + system, µs) of the server listening on `port` and every process it forked (Postgres backends). */
-function serverCpu(port: number | undefined): number {
-  if (port === undefined) return 0;
-  const procs = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
-  const stat = new Map<string, { ppid: string; cpu: number }>();
-  let root: string | undefined;
-  for (const pid of procs) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      stat.set(pid, { ppid: fields[1]!, cpu: Number(fields[11]) + Number(fields[12]) });
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      // Postgres: `postgres -D … -p <port>`; redis-server retitles itself `redis-server 127.0.0.1:<port>`.
-      if (cmd.some((a, i) => (a === '-p' && cmd[i + 1] === String(port)) || a.endsWith(`:${port}`))) root = pid;
-    } catch {
-      // gone meanwhile
-    }
-  }
-  if (!root) return 0;
-  let total = 0;
-  for (const [pid, s] of stat) if (pid === root || s.ppid === root) total += s.cpu;
-  return (total * 1_000_000) / 100; // clock ticks (USER_HZ 100) to µs
-}
 
 /** CPU (µs) of this process's threads by name: the main thread, libuv's pool, V8's helpers. */
 function threadCpu(): Map<string, number> {

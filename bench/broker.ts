@@ -27,6 +27,7 @@ import { rawKey } from '../src/broker/stores/rows.js';
 import { startPostgres } from '../test/helpers/postgres.js';
 import { startRedis } from '../test/helpers/redis.js';
 import type { BenchFigure, BenchSuite } from './index.js';
+import { serverCpu } from './server-cpu.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The one question every broker cycle opens (the trips bench counts the same cycle). */
@@ -234,6 +235,7 @@ async function timePending(broker: StoreBroker, expected: number): Promise<numbe
  * MCPX_BENCH_BROKER_BASELINE=<dir>: the broker of another checkout (`git archive <commit> src | tar -x -C <dir>`,
  * the dir inside this one so it finds node_modules) against this one, one at a time, in interleaved rounds on the
  * same servers: before and after from one run, which a loaded machine cannot skew one way. Only this is run.
+ * MCPX_BENCH_BROKER_ROUNDS (5) sets the rounds: more of them narrow the noise of a loaded machine.
  */
 async function baselineRun(baseline: string, kinds: Kind[]): Promise<BenchFigure[]> {
   type BrokerModule = typeof import('../src/broker/index.js');
@@ -242,11 +244,19 @@ async function baselineRun(baseline: string, kinds: Kind[]): Promise<BenchFigure
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-bench-baseline-'));
   const redis = await startRedis();
   const postgres = await startPostgres();
+  // A database each, so each side's tables (and indexes) are its own.
+  const pg = (await import('pg')).default;
+  const admin = new pg.Client({ connectionString: postgres.url });
+  await admin.connect();
+  for (const tag of ['before', 'after']) await admin.query(`CREATE DATABASE ${tag}`);
+  await admin.end();
+  const databaseUrl = (tag: string): string => postgres.url.replace(/\/postgres$/, `/${tag}`);
   const figures: BenchFigure[] = [];
-  const rounds = 5;
+  const rounds = Number(process.env.MCPX_BENCH_BROKER_ROUNDS ?? 5);
   try {
     for (const kind of kinds) {
       const count = Math.round(CYCLES[kind] / 5);
+      const port = kind === 'redis' ? redis.port : kind === 'postgres' ? postgres.port : undefined;
       const open = (m: BrokerModule, tag: string): Promise<BrokerStore | undefined> =>
         kind === 'memory'
           ? Promise.resolve(undefined)
@@ -254,7 +264,7 @@ async function baselineRun(baseline: string, kinds: Kind[]): Promise<BenchFigure
             ? m.openSqliteStore(join(dir, `${tag}.sqlite`))
             : kind === 'redis'
               ? m.openRedisStore(redis.url, { namespace: tag })
-              : m.openPostgresStore(postgres.url, { namespace: tag });
+              : m.openPostgresStore(databaseUrl(tag), { namespace: tag });
       const pairs = await Promise.all(
         ([before, after] as const).map(async (m, i) => {
           const store = await open(m, i ? 'after' : 'before');
@@ -262,21 +272,56 @@ async function baselineRun(baseline: string, kinds: Kind[]): Promise<BenchFigure
             store,
             broker: m.createBroker({ ...(store ? { store } : {}), allowAnySession: true }) as unknown as StoreBroker,
             rates: [] as number[],
+            /** CPU per cycle (µs), each round: this process (all its threads), and the server's processes. */
+            cpu: [] as number[],
+            server: [] as number[],
           };
         }),
       );
       for (const pair of pairs) for (let i = 0; i < 100; i++) await cycle(pair.broker);
       // Each round alternates which goes first, so neither always runs right after the other's writes.
       for (let r = 0; r < rounds; r++)
-        for (const pair of r % 2 ? [...pairs].reverse() : pairs) pair.rates.push(await cyclesPerSecond(pair.broker, count, 1));
+        for (const pair of r % 2 ? [...pairs].reverse() : pairs) {
+          const used = process.cpuUsage();
+          const server = serverCpu(port);
+          pair.rates.push(await cyclesPerSecond(pair.broker, count, 1));
+          const { user, system } = process.cpuUsage(used);
+          pair.cpu.push((user + system) / count);
+          pair.server.push((serverCpu(port) - server) / count);
+        }
       pairs.forEach((pair, i) => {
         figures.push({
           suite: 'broker',
           name: `${kind}: open/await/respond one at a time, ${i ? 'this checkout' : 'baseline'} (median of ${rounds} interleaved rounds)`,
-          value: pair.rates.sort((a, b) => a - b)[Math.floor(rounds / 2)]!,
+          value: [...pair.rates].sort((a, b) => a - b)[Math.floor(rounds / 2)]!,
           unit: 'cycles/s',
           target: CYCLE_TARGET[kind],
         });
+        const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(rounds / 2)]!;
+        const side = i ? 'this checkout' : 'baseline';
+        figures.push({
+          suite: 'broker',
+          name: `${kind}: CPU per cycle, this process, ${side}`,
+          value: median(pair.cpu),
+          unit: 'µs',
+        });
+        if (port !== undefined)
+          figures.push({
+            suite: 'broker',
+            name: `${kind}: CPU per cycle, the server, ${side}`,
+            value: median(pair.server),
+            unit: 'µs',
+          });
+      });
+      // Each round's own ratio: both sides of a round ran within a second of each other, so load drifting between
+      // rounds cancels out of it.
+      const [base, mine] = pairs.map((pair) => pair.rates) as [number[], number[]];
+      const ratios = mine.map((rate, r) => rate / base[r]!).sort((a, b) => a - b);
+      figures.push({
+        suite: 'broker',
+        name: `${kind}: this checkout / baseline, per round (median of ${rounds})`,
+        value: ratios[Math.floor(rounds / 2)]!,
+        unit: '×',
       });
       for (const pair of pairs) {
         await pair.broker.close();

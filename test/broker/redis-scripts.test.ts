@@ -1,10 +1,13 @@
 /**
  * The Redis store runs its Lua scripts by SHA1 (EVALSHA): a Redis that forgot them (restarted, SCRIPT FLUSH) gets
- * the text again, and open, respond and wake keep working. On a real redis-server.
+ * the text again, and open, respond and wake keep working. An answer is published only when a subscriber other
+ * than the answering store's own listens. On a real redis-server.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBroker, openRedisStore } from '../../src/broker/index.js';
+import { rawKey } from '../../src/broker/stores/rows.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
+import { tripCounter } from '../helpers/store-trips.js';
 
 let redis: RedisServer;
 beforeAll(async () => {
@@ -67,6 +70,45 @@ describe('the Redis store scripts', () => {
       await asker.close();
       await other.close();
       await store.close();
+    }
+  });
+
+  it('publishes an answer only when a subscriber other than its own listens', async () => {
+    const counter = tripCounter();
+    counter.label = (socket) => (socket.remotePort === redis.port ? 'redis' : undefined);
+    // The fallback polls are off: only a published answer can wake the other handle's waiter.
+    const asker = await openRedisStore(redis.url, { namespace: 'scripts-publish', fallbackPollMs: 3_600_000 });
+    const other = await openRedisStore(redis.url, { namespace: 'scripts-publish', fallbackPollMs: 3_600_000 });
+    const broker = createBroker({ store: asker, allowAnySession: true });
+    const elsewhere = createBroker({ store: other, allowAnySession: true });
+    const client = await (
+      asker.keyv.store as { getClient(): Promise<{ sendCommand(args: string[]): Promise<unknown> }> }
+    ).getClient();
+    const subscribers = async (): Promise<number> =>
+      ((await client.sendCommand(['PUBSUB', 'NUMSUB', rawKey(asker.keyv, 'answered')])) as [string, number])[1];
+    try {
+      for (let i = 0; i < 6; i++) {
+        if (i === 2) counter.phase = 'alone';
+        const { id } = await broker.openRequest(ask);
+        const woke = broker.awaitAnswer(id);
+        await broker.respond({ id, action: 'accept', content: { ok: true }, by: 'api' });
+        expect((await woke).action).toBe('accept');
+      }
+      // Alone on the channel (its own subscriber only): nothing came back on any socket unasked.
+      expect(await subscribers()).toBe(1);
+      counter.phase = undefined;
+      expect(counter.counts.get('alone redis push') ?? 0).toBe(0);
+      const { id } = await broker.openRequest(ask);
+      const woke = elsewhere.awaitAnswer(id);
+      while ((await subscribers()) < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+      await broker.respond({ id, action: 'accept', content: { ok: true }, by: 'api' });
+      expect((await woke).action).toBe('accept');
+    } finally {
+      counter.phase = undefined;
+      await broker.close();
+      await elsewhere.close();
+      await asker.close();
+      await other.close();
     }
   });
 });

@@ -31,13 +31,7 @@ export async function createTables(keyv: Keyv, rawQuery: Query, tables: Postgres
   const opts = (keyv.store as { opts: { schema?: string; table?: string } }).opts;
   const schema = opts.schema ?? 'public';
   const base = opts.table ?? 'keyv';
-  const objects = [
-    tables.table,
-    tables.pendingTable,
-    tables.logTable,
-    `${ident(schema)}.${ident(`${base}_mcpx_pending_order`)}`,
-    `${ident(schema)}.${ident(`${base}_mcpx_log_expires`)}`,
-  ];
+  const objects = [tables.table, tables.pendingTable, tables.logTable, `${ident(schema)}.${ident(`${base}_mcpx_pending_order`)}`];
   // Every open checks first: DDL on tables in use takes locks that can deadlock with other processes' writes.
   const exists = async (): Promise<boolean> => {
     const [row] = await rawQuery(
@@ -53,8 +47,9 @@ export async function createTables(keyv: Keyv, rawQuery: Query, tables: Postgres
     `CREATE TABLE IF NOT EXISTS ${tables.table} (key VARCHAR(255) PRIMARY KEY, value TEXT)`,
     `CREATE TABLE IF NOT EXISTS ${tables.pendingTable} (namespace TEXT NOT NULL, id TEXT NOT NULL, created_at BIGINT NOT NULL, expires BIGINT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (namespace, id))`,
     index(`${base}_mcpx_pending_order`, tables.pendingTable, 'namespace, created_at, id'),
+    // No index on the log's expires: every claim paid for it, and only the retention delete beside a read of the
+    // whole log used it. Tables made before keep theirs (dropping it would lock the log against writers).
     `CREATE TABLE IF NOT EXISTS ${tables.logTable} (seq BIGSERIAL PRIMARY KEY, namespace TEXT NOT NULL, at BIGINT NOT NULL, expires BIGINT NOT NULL, value TEXT NOT NULL)`,
-    index(`${base}_mcpx_log_expires`, tables.logTable, 'expires'),
   ];
   // One string, no parameters: Postgres runs it as one transaction, and the advisory lock makes processes
   // that open the same database at once create the tables one after another (concurrent IF NOT EXISTS can fail).

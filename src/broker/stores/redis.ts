@@ -36,14 +36,20 @@ export function isRedisAdapter(store: unknown): boolean {
   return typeof s?.getClient === 'function' && typeof s.createKeyPrefix === 'function';
 }
 
+// The value's JSON: sent on its own only when the row does not hold it verbatim (ARGV[tail] empty); else cut out
+// of the row, `{"value":` + json + tail characters, so the largest argument crosses the wire once.
+const jsonOf = (json: number, tail: number): string =>
+  `local json = ARGV[${json}] if ARGV[${tail}] ~= '' then json = string.sub(ARGV[1], 10, -1 - tonumber(ARGV[${tail}])) end`;
 // KEYS: the row, the pending hash, the log. One round trip each, and the row, index and event move together.
-const PUT_QUESTION = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-  redis.call('HSET', KEYS[2], ARGV[3], ARGV[4]) redis.call('RPUSH', KEYS[3], ARGV[5]) return 1 end return 0`;
+const PUT_QUESTION = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then ${jsonOf(4, 6)}
+  redis.call('HSET', KEYS[2], ARGV[3], json) redis.call('RPUSH', KEYS[3], ARGV[5]) return 1 end return 0`;
 // KEYS[3]: the answer row; a question that has one is not rewritten (abandon loses to an answer).
 const UPDATE_QUESTION = `if redis.call('EXISTS', KEYS[3]) == 1 then return 0 end redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
   if redis.call('HEXISTS', KEYS[2], ARGV[3]) == 1 then redis.call('HSET', KEYS[2], ARGV[3], ARGV[4]) end return 1`;
 // KEYS[4]: the question row; with ARGV[7] = '1' (a respond) the claim needs it stored and not abandoned. A JSON
-// row without the word abandoned cannot be, so only the others are decoded to look.
+// row without the word abandoned cannot be, so only the others are decoded to look. ARGV[9]: how many of the
+// channel's subscribers are the caller's own (0 or 1); the caller wakes its own waiters, so with no other
+// subscriber nothing is published (receiving its own message back cost each cycle about a tenth of its time).
 const CLAIM_ANSWER = `if ARGV[7] == '1' then
     local raw = redis.call('GET', KEYS[4]) if not raw then return 0 end
     if string.sub(raw, 1, 1) ~= '{' or string.find(raw, 'abandoned', 1, true) then
@@ -51,8 +57,10 @@ const CLAIM_ANSWER = `if ARGV[7] == '1' then
       if not ok or type(row) ~= 'table' or type(row.value) ~= 'table' or row.value.state == 'abandoned' then return 0 end
     end
   end
-  if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-  redis.call('HDEL', KEYS[2], ARGV[3]) redis.call('RPUSH', KEYS[3], ARGV[6]) redis.call('PUBLISH', ARGV[4], ARGV[5]) return 1 end return 0`;
+  if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then ${jsonOf(5, 8)}
+  redis.call('HDEL', KEYS[2], ARGV[3]) redis.call('RPUSH', KEYS[3], ARGV[6])
+  if redis.call('PUBSUB', 'NUMSUB', ARGV[4])[2] > tonumber(ARGV[9]) then redis.call('PUBLISH', ARGV[4], json) end
+  return 1 end return 0`;
 
 const PUT_AND_WAKE = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   redis.call('PUBLISH', ARGV[3], ARGV[4]) return 1 end return 0`;
@@ -85,6 +93,12 @@ class RedisStore implements BrokerStore {
   private readonly claims = new ClaimListeners();
   private subscriber: RedisClient | undefined;
   private subscribing: Promise<void> | undefined;
+  /**
+   * 1 while Redis surely counts our subscriber among the channel's: from its SUBSCRIBE's reply until it first
+   * drops. After a drop it stays 0 (the claim publishes whenever anyone listens), so a resubscription still in
+   * flight is never taken for one that landed.
+   */
+  private ownSubscription = 0;
   private pollTimer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
   private trimmedAt = 0;
@@ -118,11 +132,11 @@ class RedisStore implements BrokerStore {
   }
 
   async putQuestion(request: ElicitRequest, ttlMs: number, event: BrokerEvent): Promise<boolean> {
-    const { row, json } = await encodeRowWithJson(this.keyv, request, ttlMs);
+    const { row, json, tail } = await encodeRowWithJson(this.keyv, request, ttlMs);
     const won = await this.eval(
       PUT_QUESTION,
       [rawKey(this.keyv, keys.question(request.id)), this.pendingKey, this.logKey],
-      [row, ttlMs, request.id, json, logEntry(event, ttlMs)],
+      [row, ttlMs, request.id, tail === undefined ? json : '', logEntry(event, ttlMs), tail ?? ''],
     );
     return Number(won) === 1;
   }
@@ -169,11 +183,21 @@ class RedisStore implements BrokerStore {
   }
 
   async claimAnswer(answer: StoredAnswer, ttlMs: number, event: BrokerEvent, options: ClaimOptions = {}): Promise<boolean> {
-    const { row, json } = await encodeRowWithJson(this.keyv, answer, ttlMs);
+    const { row, json, tail } = await encodeRowWithJson(this.keyv, answer, ttlMs);
     const won = await this.eval(
       CLAIM_ANSWER,
       [rawKey(this.keyv, keys.answer(answer.id)), this.pendingKey, this.logKey, rawKey(this.keyv, keys.question(answer.id))],
-      [row, ttlMs, answer.id, this.channel, json, logEntry(event, ttlMs), options.open ? '1' : '0'],
+      [
+        row,
+        ttlMs,
+        answer.id,
+        this.channel,
+        tail === undefined ? json : '',
+        logEntry(event, ttlMs),
+        options.open ? '1' : '0',
+        tail ?? '',
+        this.ownSubscription,
+      ],
     );
     if (Number(won) !== 1) return false;
     this.claims.tell(event);
@@ -261,9 +285,14 @@ class RedisStore implements BrokerStore {
   private subscribe(): Promise<void> {
     this.subscribing ??= (async () => {
       const subscriber = (await this.client()).duplicate();
-      subscriber.on('error', () => {
-        // Reconnects on its own; the fallback poll covers the gap.
-      });
+      let dropped = false;
+      const drop = (): void => {
+        dropped = true;
+        this.ownSubscription = 0;
+      };
+      subscriber.on('error', drop); // reconnects on its own; the fallback poll covers the gap
+      subscriber.on('end', drop);
+      subscriber.on('reconnecting', drop);
       this.subscriber = subscriber;
       await subscriber.connect();
       await subscriber.subscribe(this.channel, (message) => {
@@ -271,6 +300,7 @@ class RedisStore implements BrokerStore {
         if ('row' in parsed) this.rowWatchers.wake(parsed.row);
         else this.watchers.wake(parsed.id, parsed);
       });
+      if (!dropped && !this.closed) this.ownSubscription = 1;
       // Anything answered or written while we were subscribing: let every waiter re-read once.
       for (const id of this.watchers.ids()) this.watchers.wake(id);
       for (const key of this.rowWatchers.ids()) this.rowWatchers.wake(key);
@@ -307,6 +337,7 @@ class RedisStore implements BrokerStore {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.ownSubscription = 0;
     if (this.pollTimer) clearTimeout(this.pollTimer);
     this.watchers.clear();
     this.rowWatchers.clear();

@@ -20,14 +20,29 @@ export async function encodeRow(keyv: Keyv, value: unknown, ttlMs: number): Prom
   return (await encodeRowWithJson(keyv, value, ttlMs)).row;
 }
 
-/** The row, and the value's own JSON beside it (the index entry, the published answer) from one stringify. */
-export async function encodeRowWithJson(keyv: Keyv, value: unknown, ttlMs: number): Promise<{ row: string; json: string }> {
+/**
+ * The row, and the value's own JSON beside it (the index entry, the published answer) from one stringify. `tail`,
+ * when set, says the row is `{"value":` + json + `tail` more characters (ASCII): a store script can cut the JSON
+ * out of the row instead of being sent it twice.
+ */
+export async function encodeRowWithJson(
+  keyv: Keyv,
+  value: unknown,
+  ttlMs: number,
+): Promise<{ row: string; json: string; tail?: number }> {
   const expires = Date.now() + ttlMs;
   const json = JSON.stringify(value);
   keyvDefaultSerialize ??= new Keyv().serialize;
   // JSON.stringify({ value, expires }) is exactly this text.
-  if (keyv.serialize === keyvDefaultSerialize && !keyv.compression && !/[:,[]":/.test(json) && !json.includes('"type":"Buffer"'))
-    return { row: `{"value":${json},"expires":${expires}}`, json };
+  if (
+    keyv.serialize === keyvDefaultSerialize &&
+    !keyv.compression &&
+    !/[:,[]":/.test(json) &&
+    !json.includes('"type":"Buffer"')
+  ) {
+    const end = `,"expires":${expires}}`;
+    return { row: `{"value":${json}${end}`, json, tail: end.length };
+  }
   return { row: (await keyv.serializeData({ value, expires })) as string, json };
 }
 
