@@ -5,6 +5,7 @@
  * time per call (from /proc, Linux: steadier than wall time on a loaded machine). BEFORE=<dir with cli.js> adds a
  * second serve from another build to every round (before/after in one run).
  *   node --import tsx bench/serve-http-paired.ts        (after npm run build; N=150 rounds by default)
+ * TOOLS=no_ask runs one of the two; SERVE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" passes node flags to the serves only (for profiling them).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -53,11 +54,14 @@ const config = join(dir, 'mcpx.json');
 writeFileSync(config, JSON.stringify({ mcpServers: { fx: { url: upstream.url } } }));
 const builds: Array<[string, string]> = [['after', join(root, 'dist')]];
 if (process.env.BEFORE) builds.unshift(['before', resolve(process.env.BEFORE)]);
-const serves = await Promise.all(builds.map(([, dist]) => start([join(dist, 'cli.js'), 'serve', '--http', '--config', config])));
+const nodeArgs = process.env.SERVE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+const serves = await Promise.all(
+  builds.map(([, dist]) => start([...nodeArgs, join(dist, 'cli.js'), 'serve', '--http', '--config', config])),
+);
 const direct = await connect(upstream.url);
 const through = await Promise.all(serves.map((s) => connect(s.url)));
 try {
-  for (const tool of ['no_ask', 'ask_form']) {
+  for (const tool of process.env.TOOLS?.split(',') ?? ['no_ask', 'ask_form']) {
     const args = tool === 'no_ask' ? { text: 'x' } : {};
     const call = async (client: Client): Promise<number> => {
       const t0 = performance.now();
