@@ -83,6 +83,7 @@ try {
     const direct_: number[] = [];
     const added = through.map(() => [] as number[]);
     const viaServe = through.map(() => [] as number[]);
+    const upstreamBefore = cpuMs(upstream.child);
     const cpuBefore = serves.map((s) => cpuMs(s.child));
     const sysBefore = serves.map((s) => cpuSplit(s.child)[1]);
     for (let i = 0; i < N; i++) {
@@ -96,7 +97,9 @@ try {
     }
     const cpuPerCall = serves.map((s, k) => (cpuMs(s.child) - cpuBefore[k]!) / N);
     const sysPerCall = serves.map((s, k) => (cpuSplit(s.child)[1] - sysBefore[k]!) / N);
-    console.log(`${tool}: direct p50 ${p50(direct_).toFixed(2)} ms`);
+    // The upstream answers every call, direct or through a serve: the SDK server's own cost per request, for scale.
+    const upstreamPerCall = (cpuMs(upstream.child) - upstreamBefore) / (N * (1 + serves.length));
+    console.log(`${tool}: direct p50 ${p50(direct_).toFixed(2)} ms, upstream CPU ${upstreamPerCall.toFixed(2)} ms/call`);
     builds.forEach(([label], k) =>
       console.log(
         `  ${label.padEnd(12)} through serve p50 ${p50(viaServe[k]!).toFixed(2)} ms, added p50 (paired) ${p50(added[k]!).toFixed(2)} ms, serve CPU ${cpuPerCall[k]!.toFixed(2)} ms/call (system ${sysPerCall[k]!.toFixed(2)})`,
