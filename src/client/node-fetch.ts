@@ -38,14 +38,17 @@ export function createNodeFetch(base: FetchLike = fetch): NodeFetch {
         void req.destroy(signal!.reason instanceof Error ? signal!.reason : new Error(String(signal!.reason)));
       signal?.addEventListener('abort', onAbort, { once: true });
       const done = (): void => signal?.removeEventListener('abort', onAbort);
+      let answered = false;
       req.once('error', (error: NodeJS.ErrnoException) => {
         done();
         // The server closed an idle kept-alive socket just as this request went out on it: it never saw the
         // request, so sending it once more on a fresh socket is safe (Node's documented reusedSocket pattern).
-        if (!retried && req.reusedSocket && error.code === 'ECONNRESET') resolve(viaNode(url, init, body, true));
+        // Never once it has answered: the request ran.
+        if (!answered && !retried && req.reusedSocket && error.code === 'ECONNRESET') resolve(viaNode(url, init, body, true));
         else reject(signal?.aborted ? signal.reason : new TypeError('fetch failed', { cause: error }));
       });
       req.once('response', (res) => {
+        answered = true;
         const status = res.statusCode ?? 500;
         const redirect = init.redirect ?? 'follow';
         if (redirect === 'follow' && REDIRECT.has(status) && res.headers.location) {
@@ -75,10 +78,13 @@ export function createNodeFetch(base: FetchLike = fetch): NodeFetch {
           done();
           resolve(new Response(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), init_));
         });
-        decoded.once('error', (error) => {
+        const failed = (error: Error): void => {
           done();
           reject(signal?.aborted ? signal.reason : new TypeError('fetch failed', { cause: error }));
-        });
+        };
+        decoded.once('error', failed);
+        // After 'end' this changes nothing; before it, the connection went mid-answer.
+        decoded.once('close', () => failed(new Error('the connection closed before the answer ended')));
       });
       req.end(body);
     });

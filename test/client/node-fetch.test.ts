@@ -14,6 +14,7 @@ let base: string;
 let nodeFetch: NodeFetch;
 const sockets = new Set<unknown>();
 let release: (() => void) | undefined;
+let posts = 0;
 
 async function bodyOf(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
@@ -35,6 +36,13 @@ beforeEach(async () => {
         .end(gzipSync(JSON.stringify({ zipped: true })));
     if (req.url === '/moved') return void res.writeHead(307, { location: '/json' }).end();
     if (req.url === '/accepted') return void res.writeHead(202).end();
+    if (req.url === '/cut') {
+      posts += 1;
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('{"partial":');
+      setTimeout(() => req.socket.destroy(), 20);
+      return;
+    }
     if (req.url === '/sse') {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write('data: {"n":1}\n\n');
@@ -49,6 +57,7 @@ beforeEach(async () => {
   nodeFetch = createNodeFetch();
   sockets.clear();
   release = undefined;
+  posts = 0;
 });
 
 afterEach(async () => {
@@ -111,6 +120,12 @@ describe('createNodeFetch', () => {
     const accepted = await nodeFetch.fetch(`${base}/accepted`, { method: 'POST', body: '{}' });
     expect(accepted.status).toBe(202);
     expect(await accepted.text()).toBe('');
+  });
+
+  it('fails an answer cut off mid-body, on a kept-alive socket too, without sending the request again', async () => {
+    await (await nodeFetch.fetch(`${base}/json`)).json();
+    await expect(nodeFetch.fetch(`${base}/cut`, { method: 'POST', body: '{}' })).rejects.toThrow(TypeError);
+    expect(posts).toBe(1);
   });
 
   it('sends a form body with its content type, as the global fetch would', async () => {
