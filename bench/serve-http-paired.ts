@@ -3,13 +3,15 @@
  * upstream (the dual-era fixture over HTTP), so load spikes hit both; reports p50s and the p50 of the per-round
  * difference, for a plain call (no_ask) and a forwarded question answered at once (ask_form), and each serve's CPU
  * time per call (from /proc, Linux: steadier than wall time on a loaded machine). BEFORE=<dir with cli.js> adds a
- * second serve from another build to every round (before/after in one run).
+ * second serve from another build to every round (before/after in one run); BEFORE=a,b adds several (each labelled
+ * with the name of its dist directory's parent).
  *   node --import tsx bench/serve-http-paired.ts        (after npm run build; N=150 rounds by default)
+ * TOOLS=no_ask runs one of the two; SERVE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" passes node flags to the serves only (for profiling them).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
 const root = resolve(import.meta.dirname, '..');
@@ -42,8 +44,14 @@ async function connect(url: string): Promise<Client> {
 
 /** CPU time (user + system, all threads) the process has used so far, in ms. */
 function cpuMs(child: ChildProcess): number {
+  const [user, system] = cpuSplit(child);
+  return user + system;
+}
+
+/** [user, system] CPU time the process has used so far, in ms. */
+function cpuSplit(child: ChildProcess): [number, number] {
   const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  return [Number(fields[11]) * 10, Number(fields[12]) * 10];
 }
 
 const p50 = (samples: number[]): number => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)]!;
@@ -52,12 +60,19 @@ const upstream = await start([FIXTURE, '--http', '--port', '0']);
 const config = join(dir, 'mcpx.json');
 writeFileSync(config, JSON.stringify({ mcpServers: { fx: { url: upstream.url } } }));
 const builds: Array<[string, string]> = [['after', join(root, 'dist')]];
-if (process.env.BEFORE) builds.unshift(['before', resolve(process.env.BEFORE)]);
-const serves = await Promise.all(builds.map(([, dist]) => start([join(dist, 'cli.js'), 'serve', '--http', '--config', config])));
+// BEFORE=a,b,...: several earlier builds, labelled by their directories' names.
+const befores = process.env.BEFORE?.split(',').filter(Boolean) ?? [];
+builds.unshift(
+  ...befores.map((dir): [string, string] => [befores.length > 1 ? basename(resolve(dir, '..')) : 'before', resolve(dir)]),
+);
+const nodeArgs = process.env.SERVE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+const serves = await Promise.all(
+  builds.map(([, dist]) => start([...nodeArgs, join(dist, 'cli.js'), 'serve', '--http', '--config', config])),
+);
 const direct = await connect(upstream.url);
 const through = await Promise.all(serves.map((s) => connect(s.url)));
 try {
-  for (const tool of ['no_ask', 'ask_form']) {
+  for (const tool of process.env.TOOLS?.split(',') ?? ['no_ask', 'ask_form']) {
     const args = tool === 'no_ask' ? { text: 'x' } : {};
     const call = async (client: Client): Promise<number> => {
       const t0 = performance.now();
@@ -68,7 +83,9 @@ try {
     const direct_: number[] = [];
     const added = through.map(() => [] as number[]);
     const viaServe = through.map(() => [] as number[]);
+    const upstreamBefore = cpuMs(upstream.child);
     const cpuBefore = serves.map((s) => cpuMs(s.child));
+    const sysBefore = serves.map((s) => cpuSplit(s.child)[1]);
     for (let i = 0; i < N; i++) {
       // Alternate the order so neither build always runs first.
       const order = i % 2 ? [...through.keys()] : [...through.keys()].reverse();
@@ -79,10 +96,13 @@ try {
       times.forEach((t, k) => (viaServe[k]!.push(t), added[k]!.push(t - d)));
     }
     const cpuPerCall = serves.map((s, k) => (cpuMs(s.child) - cpuBefore[k]!) / N);
-    console.log(`${tool}: direct p50 ${p50(direct_).toFixed(2)} ms`);
+    const sysPerCall = serves.map((s, k) => (cpuSplit(s.child)[1] - sysBefore[k]!) / N);
+    // The upstream answers every call, direct or through a serve: the SDK server's own cost per request, for scale.
+    const upstreamPerCall = (cpuMs(upstream.child) - upstreamBefore) / (N * (1 + serves.length));
+    console.log(`${tool}: direct p50 ${p50(direct_).toFixed(2)} ms, upstream CPU ${upstreamPerCall.toFixed(2)} ms/call`);
     builds.forEach(([label], k) =>
       console.log(
-        `  ${label.padEnd(6)} through serve p50 ${p50(viaServe[k]!).toFixed(2)} ms, added p50 (paired) ${p50(added[k]!).toFixed(2)} ms, serve CPU ${cpuPerCall[k]!.toFixed(2)} ms/call`,
+        `  ${label.padEnd(12)} through serve p50 ${p50(viaServe[k]!).toFixed(2)} ms, added p50 (paired) ${p50(added[k]!).toFixed(2)} ms, serve CPU ${cpuPerCall[k]!.toFixed(2)} ms/call (system ${sysPerCall[k]!.toFixed(2)})`,
       ),
     );
   }

@@ -23,6 +23,7 @@ import { serverFingerprint, type EraCache, type EraVerdict } from './era-cache.j
 import type { WireElicitResult } from './seam.js';
 import { filled, type AskedValues } from './credentials.js';
 import { createStreamLinks } from './stream-links.js';
+import { createNodeFetch } from './node-fetch.js';
 import { stdioSpawnOf, takeEarly, type StdioSpawn } from './prespawn.js';
 
 /** The modern revision mcpx speaks. */
@@ -177,7 +178,9 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
   const now = options.now ?? Date.now;
   const { server } = options;
   let stderr = '';
-  const links = createStreamLinks(fetch, (token, message) =>
+  // Its kept-alive sockets belong to this connection: closed with it.
+  const httpFetch = !isConnector(server) && isHttpServer(server) ? createNodeFetch() : undefined;
+  const links = createStreamLinks(httpFetch?.fetch ?? fetch, (token, message) =>
     options.onNotification?.(token, String(message.method), (message.params ?? {}) as Record<string, unknown>),
   );
   const makeTransport = (): Transport | Promise<Transport> => {
@@ -248,6 +251,7 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
       }
     }
   } catch (error) {
+    httpFetch?.close();
     throw connectFailed(options.name, server, error, stderr);
   }
 
@@ -272,7 +276,13 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
     },
     stderrTail: () => stderr.trim().split('\n').slice(-5).join('\n'),
     resultsWithoutType: () => client.resultsWithoutType,
-    close: () => client.close(),
+    close: async () => {
+      try {
+        await client.close();
+      } finally {
+        httpFetch?.close();
+      }
+    },
   };
 }
 
