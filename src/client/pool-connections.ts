@@ -16,7 +16,7 @@ import type { LegacyCall } from './legacy-call.js';
 import type { CallNotifications } from './outcome.js';
 import type { HeaderScan } from './param-headers.js';
 import type { WireElicitResult } from './seam.js';
-import { heldElsewhere, signInPending, type SignInHolds } from './sign-in-hold.js';
+import { heldElsewhere, signInPending, waitingSignIn, type SignInHolds } from './sign-in-hold.js';
 
 export interface Pooled {
   connection: Connection;
@@ -121,7 +121,14 @@ export function createConnections(options: ClientPoolOptions): Connections {
   const get = (name: string): Promise<Pooled> => {
     if (closed) return Promise.reject(new McpxError('CALL_FAILED', 'this mcpx instance is closed'));
     // A call is asking someone to sign in to this server: a listing (or a resume) does not wait for their browser.
-    if (heldElsewhere(holds, name)) return Promise.reject(signInPending(name));
+    // Until it asks (discovery, a token still good) the hold is only a connect, worth waiting for.
+    const held = heldElsewhere(holds, name);
+    if (held)
+      return waitingSignIn(held).then(async (waiting) => {
+        if (waiting) throw signInPending(name);
+        await held.done.catch(() => undefined);
+        return get(name);
+      });
     const existing = pool.get(name);
     if (existing) return existing;
     const server = options.servers?.[name] ?? options.config.mcpServers[name];
