@@ -53,7 +53,7 @@ async function questionsOf(server: string): Promise<Array<{ id: string; state: s
 }
 
 beforeAll(async () => {
-  await oauth.start(['--oauth'], ['notes', 'scripted']);
+  await oauth.start(['--oauth'], ['notes', 'scripted', 'refused']);
   writeFileSync(join(oauth.work, 'job.ts'), 'export default await tools.scripted.whoami({});\n');
 });
 
@@ -86,6 +86,20 @@ describe('a second call while a sign-in is pending', () => {
     }
     expect((await stats()).token.authorization_code).toBe(1);
     expect((await questionsOf('notes')).map((q) => q.state)).toEqual(['answered']);
+  }, 180_000);
+
+  it('a declined sign-in fails the call that joined it too', async () => {
+    const first = stopOf(await run(['call', 'refused.whoami', '--json']));
+    const second = stopOf(await run(['call', 'refused.whoami', '--json']));
+    expect(second.id).toBe(first.id);
+    expect((await run(['elicit', 'decline', first.id])).code).toBe(0);
+    for (const task of [first.task, second.task]) {
+      const result = await run(['task', 'result', task]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('SIGN_IN_FAILED');
+      expect(result.stderr).toContain('answered decline');
+    }
+    expect((await questionsOf('refused')).map((q) => q.state)).toEqual(['answered']);
   }, 180_000);
 
   it('a second mcpx run gets the sign-in the daemon holds for the first; the script run again asks nothing', async () => {
