@@ -211,6 +211,9 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     if (!connections.has(server)) {
       const missing = await missingCredentials(server);
       if (missing.length) return askCredentials<R>(request, missing);
+      // Another call may have started its sign-in while the credentials were read.
+      const meanwhile = joinable(server, callOptions.callId);
+      if (meanwhile) return join<R>(request, meanwhile);
       if (signsIn(server)) return connectSigningIn<R>(request);
     }
     const callId = callOptions.callId ?? newCallId();

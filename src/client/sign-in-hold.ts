@@ -127,12 +127,11 @@ async function holdAsking<T, R>(
     );
   signal?.addEventListener('abort', onAbort, { once: true });
   // Registered before anything is awaited: a request arriving while this hold discovers or registers joins it too.
-  const held: HeldSignIn | undefined = holds && {
-    callId: options.callId,
-    stops: undefined as never,
-    waits: (id) => call.waits(id),
-    done,
-  };
+  // Another call's hold stands (one sign-in per server); this one then only waits in its connect.
+  const held: HeldSignIn | undefined =
+    holds && !holds.has(server)
+      ? { callId: options.callId, stops: undefined as never, waits: (id) => call.waits(id), done }
+      : undefined;
   if (held) holds!.set(server, held);
   const work_ = (): Promise<T> => {
     const doing = work();

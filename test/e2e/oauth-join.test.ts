@@ -53,7 +53,7 @@ async function questionsOf(server: string): Promise<Array<{ id: string; state: s
 }
 
 beforeAll(async () => {
-  await oauth.start(['--oauth'], ['notes', 'scripted', 'refused']);
+  await oauth.start(['--oauth'], ['notes', 'scripted', 'refused', 'together']);
   writeFileSync(join(oauth.work, 'job.ts'), 'export default await tools.scripted.whoami({});\n');
 });
 
@@ -86,6 +86,17 @@ describe('a second call while a sign-in is pending', () => {
     }
     expect((await stats()).token.authorization_code).toBe(1);
     expect((await questionsOf('notes')).map((q) => q.state)).toEqual(['answered']);
+  }, 180_000);
+
+  it('two calls started at once get one sign-in question between them', async () => {
+    await run(['daemon', 'start']);
+    const [one, two] = (
+      await Promise.all([run(['call', 'together.whoami', '--json']), run(['call', 'together.whoami', '--json'])])
+    ).map(stopOf);
+    expect(two!.id).toBe(one!.id);
+    expect((await questionsOf('together')).map((q) => q.state)).toEqual(['pending']);
+    await browse(one!.url);
+    for (const task of [one!.task, two!.task]) expect((await run(['task', 'result', task])).code).toBe(0);
   }, 180_000);
 
   it('a declined sign-in fails the call that joined it too', async () => {
