@@ -4,6 +4,7 @@
  */
 import { join } from 'node:path';
 import { StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
+import type { SignInHolds } from '../client/sign-in-hold.js';
 import type { HttpServerConfig } from '../config/schema.js';
 import { stateDir } from '../paths.js';
 import type { SecretStore } from '../secrets/index.js';
@@ -62,6 +63,8 @@ export interface Auth {
   ): Promise<McpxOAuthProvider>;
   /** Signs in afresh for `scope` (a step-up another process met), asked as the sign-in of the call in whose work it runs. */
   signInForScope(name: string, server: HttpServerConfig, scope: string): Promise<void>;
+  /** The sign-ins being asked, per server: every pool on this Auth (a daemon's sessions) joins them, never asks twice. */
+  signIns?: SignInHolds;
   close(): Promise<void>;
 }
 
@@ -89,6 +92,7 @@ export function createAuth(options: AuthOptions): Auth {
     );
   return {
     provider,
+    signIns: new Map(),
     signInForScope: async (name, server, scope) => signInForScope(await provider(name, server), new URL(server.url), scope),
     transport: async (name, server, { secrets, ...transportOptions }) => {
       // A machine grant never asks anyone: the SDK's transport trades the credential for a token on a 401.

@@ -57,6 +57,13 @@ export interface RefreshSettings {
 export class McpxOAuthProvider implements OAuthClientProvider {
   readonly clientMetadataUrl?: string;
   private verifier: string | undefined;
+  /**
+   * The client this provider registered (for its own redirect): its sign-in in flight exchanges the code with it
+   * even if another process (a second `mcpx run`, registering for its own port) stored another meanwhile.
+   */
+  private ownClient: { issuer: string; client: StoredOAuthClientInformation } | undefined;
+  /** The client last handed to the SDK: the one its next token request uses, so the tokens are stored with it. */
+  private usedClient: { issuer: string; client: StoredOAuthClientInformation } | undefined;
   private discovery: OAuthDiscoveryState | undefined;
   private pending: URL | undefined;
   private refreshing: Promise<KeptTokens | undefined> | undefined;
@@ -112,22 +119,27 @@ export class McpxOAuthProvider implements OAuthClientProvider {
     const issuer = ctx?.issuer ?? (await this.credentials.currentIssuer());
     if (!issuer) return undefined;
     const client = await this.credentials.client(issuer);
-    // A client registered for another loopback address cannot receive this sign-in: register again; but its refresh
-    // token is bound to it, so while there is one to try the client is kept (a failed refresh forgets the tokens).
-    if (
-      client &&
-      !(await this.credentials.tokens(issuer))?.refresh_token &&
-      'redirect_uris' in client &&
-      Array.isArray(client.redirect_uris) &&
-      !client.redirect_uris.includes(this.back.redirectUrl)
-    )
-      return undefined;
-    return client;
+    const own = this.ownClient?.issuer === issuer ? this.ownClient.client : undefined;
+    // A client registered for another loopback address cannot receive this sign-in: register again (or use ours);
+    // but its refresh token is bound to it, so while there is one to try it is kept (a failed refresh forgets them).
+    let chosen = client;
+    if (client && !(await this.credentials.tokens(issuer))?.refresh_token && !this.redirectsHere(client))
+      chosen = own && this.redirectsHere(own) ? own : undefined;
+    this.usedClient = chosen && { issuer, client: chosen };
+    return chosen;
+  }
+
+  private redirectsHere(client: StoredOAuthClientInformation): boolean {
+    return (
+      !('redirect_uris' in client) || !Array.isArray(client.redirect_uris) || client.redirect_uris.includes(this.back.redirectUrl)
+    );
   }
 
   async saveClientInformation(client: StoredOAuthClientInformation, ctx?: OAuthClientInformationContext): Promise<void> {
     const issuer = ctx?.issuer ?? client.issuer;
-    if (issuer) await this.credentials.saveClient(issuer, client);
+    if (!issuer) return;
+    this.ownClient = this.usedClient = { issuer, client };
+    await this.credentials.saveClient(issuer, client);
   }
 
   /**
@@ -180,7 +192,12 @@ export class McpxOAuthProvider implements OAuthClientProvider {
     const issuer = ctx?.issuer ?? tokens.issuer;
     this.forgetRequestTokens();
     this.tokenType = tokens.token_type;
-    if (issuer) await this.credentials.saveTokens(issuer, tokens);
+    if (!issuer) return;
+    await this.credentials.saveTokens(issuer, tokens);
+    // Tokens are bound to the client that got them (its refresh token above all): stored together.
+    const own = this.ownClient?.issuer === issuer ? this.ownClient.client : undefined;
+    if (own && (await this.credentials.client(issuer))?.client_id !== own.client_id)
+      await this.credentials.saveClient(issuer, own);
   }
 
   /**
@@ -248,7 +265,10 @@ export class McpxOAuthProvider implements OAuthClientProvider {
     if (scope === 'verifier') this.verifier = undefined;
     if (scope === 'discovery' || scope === 'all') this.discovery = undefined;
     if (scope === 'tokens') await this.credentials.forget('tokens');
-    if (scope === 'client' || scope === 'all') await this.credentials.forget('all');
+    if (scope === 'client' || scope === 'all') {
+      this.ownClient = this.usedClient = undefined;
+      await this.credentials.forget('all');
+    }
   }
 
   saveDiscoveryState(state: OAuthDiscoveryState): void {

@@ -83,6 +83,11 @@ export class LegacyCall<R = CallToolResult> {
     return this.waiting.size > 0;
   }
 
+  /** Whether this question of the call still waits for its answer. */
+  waits(questionId: string): boolean {
+    return this.waiting.has(questionId);
+  }
+
   /** The server reported progress: it is working, so the watchdog starts over. */
   progress(): void {
     this.armWatchdog();

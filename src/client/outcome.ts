@@ -31,6 +31,11 @@ export interface InputRequiredOutcome<R = CallToolResult> extends CallOutcomeBas
   continuation?: Continuation;
   /** Legacy: the call is still open in this process; answer through it. */
   live?: LiveCall<R>;
+  /**
+   * The questions are another call's: a sign-in to the server that call holds, which this one joined. They are
+   * answered through that call (or by the browser's return); `live.result` follows once the sign-in is done.
+   */
+  joined?: true;
 }
 
 export type CallOutcome<R = CallToolResult> = CompleteOutcome<R> | InputRequiredOutcome<R>;

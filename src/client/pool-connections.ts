@@ -16,6 +16,7 @@ import type { LegacyCall } from './legacy-call.js';
 import type { CallNotifications } from './outcome.js';
 import type { HeaderScan } from './param-headers.js';
 import type { WireElicitResult } from './seam.js';
+import { heldElsewhere, signInPending, waitingSignIn, type SignInHolds } from './sign-in-hold.js';
 
 export interface Pooled {
   connection: Connection;
@@ -51,6 +52,8 @@ export interface Connections {
   missingCredentials(name: string): Promise<AskedEntry[]>;
   /** Calls that want their notifications, by the progress token their requests carry (unique in the pool). */
   routes: Map<string, CallNotifications>;
+  /** The sign-ins calls hold, per server: the Auth's (shared by a daemon's sessions), else this pool's. */
+  holds: SignInHolds;
   close(): Promise<void>;
 }
 
@@ -119,8 +122,18 @@ export function createConnections(options: ClientPoolOptions): Connections {
     ...new Set([...Object.keys(options.config.mcpServers), ...Object.keys(options.servers ?? {})]),
   ];
 
+  const holds: SignInHolds = options.auth?.signIns ?? new Map();
   const get = (name: string): Promise<Pooled> => {
     if (closed) return Promise.reject(new McpxError('CALL_FAILED', 'this mcpx instance is closed'));
+    // A call is asking someone to sign in to this server: a listing (or a resume) does not wait for their browser.
+    // Until it asks (discovery, a token still good) the hold is only a connect, worth waiting for.
+    const held = heldElsewhere(holds, name);
+    if (held)
+      return waitingSignIn(held).then(async (waiting) => {
+        if (waiting) throw signInPending(name);
+        await held.done.catch(() => undefined);
+        return get(name);
+      });
     const existing = pool.get(name);
     if (existing) return existing;
     const server = options.servers?.[name] ?? options.config.mcpServers[name];
@@ -246,6 +259,7 @@ export function createConnections(options: ClientPoolOptions): Connections {
     timeoutFor,
     get,
     has: (name) => pool.has(name),
+    holds,
     onProbation,
     onFailure,
     onSuccess,

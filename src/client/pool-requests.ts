@@ -18,7 +18,15 @@ import { paramHeaders } from './param-headers.js';
 import type { Connections, Pooled } from './pool-connections.js';
 import type { Listings } from './pool-listings.js';
 import { legacyRequest, notificationMeta, requestLabel, requestParams, type AskingMethod } from './requests.js';
-import { afterHeld, connectAsking, needsSignIn, retryAsking } from './sign-in-hold.js';
+import {
+  afterHeld,
+  connectAsking,
+  heldElsewhere,
+  joinSignIn,
+  needsSignIn,
+  retryAsking,
+  type HeldSignIn,
+} from './sign-in-hold.js';
 
 /** `resume` and `relay` as the pool offers them, and `run`, which its callTool, getPrompt and readResource share. */
 export interface Requests extends Pick<ClientPool, 'resume' | 'relay'> {
@@ -128,6 +136,19 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     return Boolean(options.auth && server && isHttpServer(server));
   };
   const signInTimeout = (server: string): number => Math.max(timeoutFor(server), SIGN_IN_RETURN_MS);
+  const { holds } = connections;
+  /** Another call's sign-in to this server, which the request joins rather than wait unseen in its connect. */
+  const joinable = (server: string, callId: string | undefined): HeldSignIn | undefined => {
+    const held = signsIn(server) ? heldElsewhere(holds, server) : undefined;
+    return held && held.callId !== callId ? held : undefined;
+  };
+  const join = <R>(request: AskingRequest, held: HeldSignIn): Promise<CallOutcome<R>> => {
+    const { server, target, method, callOptions } = request;
+    const callId = callOptions.callId ?? newCallId();
+    return joinSignIn<R>(held, { server, tool: target, method, callId, signal: callOptions.signal }, () =>
+      run<R>(withCallId(request, callId)),
+    );
+  };
   const connectSigningIn = <R>(request: AskingRequest): Promise<CallOutcome<R>> => {
     const { server, callOptions } = request;
     const callId = callOptions.callId ?? newCallId();
@@ -141,6 +162,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
       () => get(server),
       () => run<R>(withCallId(request, callId)),
       callOptions.signal,
+      holds,
     );
   };
 
@@ -154,6 +176,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
       () => (isHttpServer(config) ? options.auth!.signInForScope(server, config, scope) : Promise.resolve()),
       () => run<R>(withCallId({ ...request, callOptions: { ...callOptions, signInOnly: true } }, callId)),
       callOptions.signal,
+      holds,
     );
   };
 
@@ -182,10 +205,15 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
   const run = async <R>(request: AskingRequest): Promise<CallOutcome<R>> => {
     const { server, callOptions } = request;
     const { signInOnly } = callOptions;
+    const held = joinable(server, callOptions.callId);
+    if (held) return join<R>(request, held);
     if (typeof signInOnly === 'object' && signsIn(server)) return scopedSignIn<R>(request, signInOnly.scope);
     if (!connections.has(server)) {
       const missing = await missingCredentials(server);
       if (missing.length) return askCredentials<R>(request, missing);
+      // Another call may have started its sign-in while the credentials were read.
+      const meanwhile = joinable(server, callOptions.callId);
+      if (meanwhile) return join<R>(request, meanwhile);
       if (signsIn(server)) return connectSigningIn<R>(request);
     }
     const callId = callOptions.callId ?? newCallId();
@@ -197,10 +225,14 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     // call, so the sign-in is its question; the request then goes out on the fresh token.
     return first.catch((error: unknown) => {
       if (!needsSignIn(error)) throw error;
+      // Another call met the refusal first and is asking: one sign-in, which this request joins.
+      const other = joinable(server, callId);
+      if (other) return join<R>(withCallId(request, callId), other);
       return retryAsking<R>(
         { ...heldRequest(request, callId), ...answerers, requestTimeoutMs: signInTimeout(server) },
         () => make(true),
         callOptions.signal,
+        holds,
       );
     });
   };

@@ -18,6 +18,8 @@ export interface DescribedQuestion {
   ambiguous?: boolean;
   /** mcpx's own question for a secret credential: answered on stdin, kept in the secret store. */
   secret?: SecretRef;
+  /** The session the question belongs to (a sign-in another session's call asked and this call joined). */
+  session?: string;
 }
 
 export interface InputRequiredView {
@@ -28,6 +30,8 @@ export interface InputRequiredView {
   task?: string;
   /** No daemon holds the call (daemon.inline). */
   inline?: boolean;
+  /** The caller's session: a question of another session is answered with --all (as an operator). */
+  session?: string;
   /** Replaces the first line (after `mcpx: `) and the closing paragraph: for a question that is not a server's. */
   headline?: string;
   tail?: string;
@@ -78,7 +82,15 @@ export function describeInputRequired(view: InputRequiredView, options: Describe
   const clean = options.clean ?? plain;
   const offset = options.utcOffsetMinutes ?? (() => 0);
   const name = `${clean.line(view.server)}.${clean.line(view.tool)}`;
-  const blocks = view.questions.map((q) => describeQuestion(q, options.now, offset, clean));
+  const blocks = view.questions.map((q) =>
+    describeQuestion(
+      q,
+      options.now,
+      offset,
+      clean,
+      view.session !== undefined && q.session !== undefined && q.session !== view.session,
+    ),
+  );
   const tail =
     view.tail ??
     (view.task && !view.inline
@@ -88,7 +100,13 @@ export function describeInputRequired(view: InputRequiredView, options: Describe
   return `mcpx: ${headline}.\n\n${blocks.join('\n\n')}\n\n${tail}\n`;
 }
 
-function describeQuestion(q: DescribedQuestion, now: number, offset: (at: number) => number, clean: TextCleaner): string {
+function describeQuestion(
+  q: DescribedQuestion,
+  now: number,
+  offset: (at: number) => number,
+  clean: TextCleaner,
+  elsewhere: boolean,
+): string {
   const lines: string[] = [];
   lines.push(...row('asks', clean.text(q.message) || '(no message)'));
   if (q.mode === 'url') {
@@ -104,7 +122,13 @@ function describeQuestion(q: DescribedQuestion, now: number, offset: (at: number
     lines.push(
       ...row('secret', 'kept in the secret store, never recorded; give it on stdin, not on the command line (shell history)'),
     );
-  lines.push(...row('answer', `${respondWith(q, clean)}\nmcpx elicit decline ${q.id} | mcpx elicit cancel ${q.id}`));
+  // Another session's question (its call's sign-in, which this call waits on too): only an operator answers it here.
+  if (elsewhere)
+    lines.push(...row('note', 'asked by a call in another session, which this call waits on; answering here needs --all'));
+  const all = elsewhere ? '--all ' : '';
+  lines.push(
+    ...row('answer', `${respondWith(q, clean, all)}\nmcpx elicit decline ${all}${q.id} | mcpx elicit cancel ${all}${q.id}`),
+  );
   return lines.join('\n');
 }
 
@@ -125,11 +149,13 @@ function domainOf(url: string | undefined): string | undefined {
 export function respondWith(
   q: Pick<DescribedQuestion, 'id' | 'mode' | 'requestedSchema' | 'secret'>,
   clean: TextCleaner = plain,
+  /** `--all ` for another session's question. */
+  flags = '',
 ): string {
-  if (q.mode === 'url') return `mcpx elicit answer ${q.id}`;
+  if (q.mode === 'url') return `mcpx elicit answer ${flags}${q.id}`;
   if (q.secret)
-    return `mcpx elicit answer ${q.id} -   (then type ${JSON.stringify(exampleContent(q.requestedSchema, clean))} and Ctrl-D)`;
-  return `mcpx elicit answer ${q.id} ${shellQuote(JSON.stringify(exampleContent(q.requestedSchema, clean)))}`;
+    return `mcpx elicit answer ${flags}${q.id} -   (then type ${JSON.stringify(exampleContent(q.requestedSchema, clean))} and Ctrl-D)`;
+  return `mcpx elicit answer ${flags}${q.id} ${shellQuote(JSON.stringify(exampleContent(q.requestedSchema, clean)))}`;
 }
 
 /** JSON with keys sorted, so the same schema always prints the same way. */

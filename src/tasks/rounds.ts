@@ -42,6 +42,9 @@ export function legacyWatch(
     watch(outcome: InputRequiredOutcome<TaskResult>): Promise<CallOutcome<TaskResult>> {
       live = outcome.live!;
       trace = outcome.callId;
+      // Another call's sign-in, joined: that call's holder delivers its answer (and abandons it, if ever); this
+      // call only follows. Offering, delivering or abandoning it here could take the answer from its own call.
+      if (outcome.joined) return live.result;
       for (const question of outcome.questions) {
         if (unanswered.has(question.id) || !task.questions.includes(question.id)) continue;
         unanswered.add(question.id);

@@ -69,6 +69,32 @@ describe('OAuth credentials', () => {
     });
   });
 
+  it('exchanges with the client it registered when another process stored its own meanwhile, and keeps it with the tokens', async () => {
+    const { store } = await fileStore();
+    const issuer = { issuer: 'https://as.example' };
+    // The daemon registers for its loopback port and starts its sign-in.
+    const daemon = new McpxOAuthProvider(
+      'notes',
+      serverCredentials(store, 'notes'),
+      {},
+      back('http://127.0.0.1:5000/oauth/callback'),
+      neverShown,
+    );
+    await daemon.saveClientInformation(
+      { client_id: 'daemon', redirect_uris: ['http://127.0.0.1:5000/oauth/callback'] } as never,
+      issuer,
+    );
+    // A headless mcpx run (another process, another port) registers its own before handing its sign-in over.
+    await serverCredentials(store, 'notes').saveClient(issuer.issuer, {
+      client_id: 'run',
+      redirect_uris: ['http://127.0.0.1:6000/oauth/callback'],
+    } as never);
+    // The browser comes back to the daemon: its code was issued to its own client.
+    expect((await daemon.clientInformation(issuer))?.client_id).toBe('daemon');
+    await daemon.saveTokens({ access_token: 'at', token_type: 'Bearer', refresh_token: 'rt' }, issuer);
+    expect((await serverCredentials(store, 'notes').client(issuer.issuer))?.client_id).toBe('daemon');
+  });
+
   it('forgets tokens on logout and keeps the access token out of everything but the secrets file', async () => {
     const { dir, store } = await fileStore();
     const credentials = serverCredentials(store, 'notes');

@@ -44,6 +44,24 @@ describe('describeInputRequired', () => {
     expect(isoAt(form.expiresAt, 330)).toBe('2026-10-01T04:01:37+05:30');
   });
 
+  it("gives another session's question (a sign-in joined) with --all, and its own session's without", () => {
+    const signIn = {
+      id: 'elc-4d3a573238a6f955',
+      mode: 'url' as const,
+      message: 'Sign in',
+      url: 'https://auth.example.com/a',
+      expiresAt: form.expiresAt,
+    };
+    const view = { server: 'notes', tool: 'whoami', task: 'tsk-0', questions: [{ ...signIn, session: 'fp-a' }] };
+    const elsewhere = describeInputRequired({ ...view, session: 'fp-b' }, { now: 0 });
+    expect(elsewhere).toContain('asked by a call in another session');
+    expect(elsewhere).toContain('  answer   mcpx elicit answer --all elc-4d3a573238a6f955\n');
+    expect(elsewhere).toContain('mcpx elicit decline --all elc-4d3a573238a6f955 | mcpx elicit cancel --all elc-4d3a573238a6f955');
+    const own = describeInputRequired({ ...view, session: 'fp-a' }, { now: 0 });
+    expect(own).not.toContain('--all');
+    expect(own).not.toContain('another session');
+  });
+
   it('says an inline call cannot outlive the command, and marks an ambiguous question', () => {
     const text = describeInputRequired(
       { server: 's', tool: 't', task: 'tsk-0', inline: true, questions: [{ ...form, ambiguous: true }] },

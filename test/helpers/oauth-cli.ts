@@ -27,7 +27,8 @@ export interface OAuthCli {
   readonly mcpUrl: string;
   /** Starts the fixture with `args` and writes a config whose servers (default `notes`) all point at it. */
   start(args: string[], servers?: string[]): Promise<void>;
-  run(args: string[]): Promise<CliRun>;
+  /** One CLI command as its own process; `extra` adds to the environment (MCPX_SESSION_ID, BROWSER). */
+  run(args: string[], extra?: Record<string, string>): Promise<CliRun>;
   /** The fixture's counters (token grants, calls, refusals). */
   stats<T>(): Promise<T>;
   /** Stops the daemon the commands started, then the fixture. */
@@ -46,9 +47,10 @@ export function oauthCli(prefix: string): OAuthCli {
   };
   let server: ChildProcess | undefined;
   let mcpUrl = '';
-  const run = (args: string[]): Promise<CliRun> =>
+  const run = (args: string[], extra: Record<string, string> = {}): Promise<CliRun> =>
     new Promise((done) => {
-      const child = execFile(process.execPath, [cli, ...args], { cwd: work, env, timeout: 60_000 }, (error, stdout, stderr) =>
+      const options = { cwd: work, env: { ...env, ...extra }, timeout: 60_000 };
+      const child = execFile(process.execPath, [cli, ...args], options, (error, stdout, stderr) =>
         done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
       );
       child.stdin?.end();

@@ -26,6 +26,8 @@ export interface InputRequiredView {
   questions: WaitingQuestion[];
   /** The task holding the call; absent when no daemon holds it (the call dies with the command). */
   task?: string;
+  /** The caller's session: another session's question is shown with --all. */
+  session?: string;
   /** For a question that is not a server's (a script's ask()): the first line and the closing paragraph. */
   headline?: string;
   tail?: string;
@@ -44,6 +46,7 @@ export function renderInputRequired(view: InputRequiredView): string {
       tool: view.tool,
       questions: view.questions,
       ...(view.task ? { task: view.task } : {}),
+      ...(view.session ? { session: view.session } : {}),
       ...(view.headline === undefined ? {} : { headline: view.headline }),
       ...(view.tail === undefined ? {} : { tail: view.tail }),
     },

@@ -40,6 +40,7 @@ export function daemonSignIn(io: CliIO, config: string | undefined, elicitTtlMs:
         server,
         tool,
         questions: inputRequired.questions,
+        session,
         now: Date.now(),
         ...(held
           ? {

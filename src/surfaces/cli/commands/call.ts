@@ -80,19 +80,26 @@ export const command: Command = async (argv, io) => {
       });
     if (response.status === 'complete') return printResult(response.result, io, json, { server, tool });
     // The daemon answered in auto, decline and error; a question still open waits for an answer from anywhere.
-    if (mode !== 'prompt') return returnQuestions(response, io, json);
+    if (mode !== 'prompt') return returnQuestions(response, io, json, session);
     return await answerUntilDone(backend, response, io, json, session);
   } finally {
     await backend.close();
   }
 };
 
-export function returnQuestions(response: Extract<CallResponse, { status: 'input-required' }>, io: CliIO, json: boolean): number {
+export function returnQuestions(
+  response: Extract<CallResponse, { status: 'input-required' }>,
+  io: CliIO,
+  json: boolean,
+  /** The command's session: a question of another (a sign-in joined) is shown with --all. */
+  session?: string,
+): number {
   const { inputRequired } = response;
   const text = renderInputRequired({
     server: inputRequired.server,
     tool: inputRequired.tool,
     questions: inputRequired.questions,
+    ...(session ? { session } : {}),
     ...(inputRequired.task && !response.inline ? { task: inputRequired.task } : {}),
     now: Date.now(),
   });

@@ -164,7 +164,7 @@ async function request(
         );
       });
     if (response.status === 'complete') return print(response.result, io, options.json);
-    if (mode !== 'prompt') return returnQuestions(response, io, options.json);
+    if (mode !== 'prompt') return returnQuestions(response, io, options.json, session);
     return await answerUntilDone(backend, response, io, options.json, session, print);
   } finally {
     await backend.close();

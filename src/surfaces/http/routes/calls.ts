@@ -113,9 +113,10 @@ export async function startAndRespond(
   headers: CallHeaderValues,
 ): Promise<Response> {
   const { server, tool } = input;
+  const session = headers['x-mcpx-session'] || deps.defaultSession;
   const step = await deps.tasks.start({
     ...input,
-    session: headers['x-mcpx-session'] || deps.defaultSession,
+    session,
     ...(headers['x-mcpx-session'] && headers['x-mcpx-session-source'] ? { sessionSource: headers['x-mcpx-session-source'] } : {}),
     ...(headers['x-mcpx-parent'] ? { parent: headers['x-mcpx-parent'] } : {}),
     ...(headers['x-mcpx-elicit'] ? { elicit: headers['x-mcpx-elicit'] } : {}),
@@ -135,7 +136,7 @@ export async function startAndRespond(
   c.header('Retry-After', String(Math.max(0, Math.ceil(Math.min(...questions.map((q) => q.timeLeftMs)) / 1000))));
   // The CLI's §5.1 message, deadlines in UTC.
   const text = describeInputRequired(
-    { server, tool, task: step.task.id, questions, ...(deps.inline ? { inline: true } : {}) },
+    { server, tool, task: step.task.id, questions, session, ...(deps.inline ? { inline: true } : {}) },
     { now: now() },
   );
   return c.json(
