@@ -260,12 +260,19 @@ class RedisStore implements BrokerStore {
 
   private subscribe(): Promise<void> {
     this.subscribing ??= (async () => {
-      const subscriber = (await this.client()).duplicate();
+      const client = await this.client();
+      // Closed meanwhile (a watch that ended at once, as a CLI's answer): a subscriber made now would be left open.
+      if (this.closed) return;
+      const subscriber = client.duplicate();
       subscriber.on('error', () => {
         // Reconnects on its own; the fallback poll covers the gap.
       });
       this.subscriber = subscriber;
       await subscriber.connect();
+      if (this.closed) {
+        subscriber.destroy?.();
+        return;
+      }
       await subscriber.subscribe(this.channel, (message) => {
         const parsed = JSON.parse(message) as StoredAnswer | { row: string };
         if ('row' in parsed) this.rowWatchers.wake(parsed.row);
