@@ -70,6 +70,11 @@ export class LegacyCall<R = CallToolResult> {
     return this.done !== undefined;
   }
 
+  /** Whether it can still take over a question: neither settled nor failing (its request is being abandoned). */
+  get open(): boolean {
+    return this.done === undefined && this.failure === undefined;
+  }
+
   get callId(): string {
     return this.options.callId;
   }
@@ -156,12 +161,12 @@ export class LegacyCall<R = CallToolResult> {
             }
             owner.finish(question.id, wire);
           } catch (error) {
-            owner.fail(error);
+            owner.fail(error, question.id);
           }
         },
         // A handler failing after its question was settled (expired, answered elsewhere) changes nothing.
         (error: unknown) => {
-          if (entry.owner.waiting.has(question.id)) entry.owner.fail(error);
+          if (entry.owner.waiting.has(question.id)) entry.owner.fail(error, question.id);
         },
       );
     });
@@ -180,16 +185,16 @@ export class LegacyCall<R = CallToolResult> {
     this.finish(questionId, toWireResult(entry.question, answer));
   }
 
-  /** Ends the call: waiting questions are answered cancel and the request is abandoned. */
+  /** Ends the call: waiting questions are answered cancel (or go to an heir) and the request is abandoned. */
   cancel(reason: McpxError): void {
     this.fail(reason);
   }
 
-  private fail(error: unknown): void {
+  /** `refused`: the question whose handler refused or gave an unusable answer (the wire gets cancel, never it). */
+  private fail(error: unknown, refused?: string): void {
     if (this.done) return;
     this.failure ??= error;
-    // The handler refused or gave an unusable answer: the wire gets cancel, never the bad content.
-    for (const id of [...this.waiting.keys()]) this.finish(id, { action: 'cancel' });
+    this.release(refused);
     this.abort.abort(this.failure);
   }
 
@@ -215,10 +220,18 @@ export class LegacyCall<R = CallToolResult> {
     if (this.done) return;
     this.done = done;
     clearTimeout(this.watchdog);
+    this.release();
+    this.notify();
+  }
+
+  /**
+   * The call ended (with a result, failed or aborted): its waiting questions are answered cancel, except one we only
+   * guessed was ours, which goes to another call it may belong to: cancelling it would answer for the person (the
+   * flake of test/daemon/legacy-delivery: the next call completed with a cancel). Never `refused`.
+   */
+  private release(refused?: string): void {
     for (const [id, entry] of [...this.waiting]) {
-      // A question we only guessed was ours goes to another call it may belong to: cancelling it would answer
-      // for the person (the flake of test/daemon/legacy-delivery: the next call completed with a cancel).
-      const heir = entry.question.ambiguous ? this.options.heirOf?.(entry.question) : undefined;
+      const heir = entry.question.ambiguous && id !== refused ? this.options.heirOf?.(entry.question) : undefined;
       if (!heir) {
         this.finish(id, { action: 'cancel' });
         continue;
@@ -226,7 +239,6 @@ export class LegacyCall<R = CallToolResult> {
       this.waiting.delete(id);
       heir.inherit(entry);
     }
-    this.notify();
   }
 
   /** Takes over a question left waiting by a call that ended: it is reported with this call's outcome from now. */

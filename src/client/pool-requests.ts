@@ -300,7 +300,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
       ...answerers,
       heirOf: (question) => {
         const open = pooled.active.filter(
-          (c) => c !== (call as LegacyCall<unknown>) && !c.settled && question.candidateCalls?.includes(c.callId),
+          (c) => c !== (call as LegacyCall<unknown>) && c.open && question.candidateCalls?.includes(c.callId),
         );
         // As when it came: the oldest call not yet asking, else the oldest.
         return open.find((c) => !c.asking) ?? open[0];

@@ -8,7 +8,6 @@
  * exactly one stands.
  */
 import { hostname } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { StoreBroker } from '../broker/broker.js';
 import { isOffered, readOffer, takeOffer, watchOffer } from '../broker/offers.js';
 import { abandoned, eventFor, notFound, refuseAnswered } from '../broker/records.js';
@@ -129,11 +128,18 @@ export function deliveryBoundMs(leaseMs = 15_000): number {
   return 2 * leaseMs + 1_000;
 }
 
+/** How often an answerer looks whether the holder died: a fifteenth of the lease (1 s by default). */
+export function deliveryCheckMs(leaseMs = 15_000): number {
+  return Math.max(50, leaseMs / 15);
+}
+
 export interface DeliveryDeps {
   tasks: Pick<TaskStore, 'get'>;
   receipts: Receipts;
   /** How long to wait for the holder: its lease lapses within this once it is dead. */
   boundMs: number;
+  /** How often to look whether the holder died meanwhile. */
+  checkMs: number;
 }
 
 /**
@@ -141,6 +147,8 @@ export interface DeliveryDeps {
  * or throws ELICITATION_ABANDONED once the holder is found dead first (the question is then abandoned, the
  * answer never recorded). 'not-held' for a question no held call waits on (its answer was claimed as usual);
  * 'unconfirmed' when the holder could neither be heard from nor judged within `boundMs`.
+ * A live holder's take is heard on the store's answer wake (it claims the offer as the answer: pg_notify, PUBLISH,
+ * data_version, in process), so nothing polls for it.
  */
 export async function confirmDelivery(deps: DeliveryDeps, id: string, offered: StoredAnswer): Promise<Delivery> {
   const { store } = deps.receipts;
@@ -149,22 +157,36 @@ export async function confirmDelivery(deps: DeliveryDeps, id: string, offered: S
   if (!first || first.era !== 'legacy' || !first.task) return 'not-held';
   const task = await deps.tasks.get(first.task);
   const until = Date.now() + deps.boundMs;
-  // The holder takes it in milliseconds when alive; a dead one is judged once its lease lapses.
-  for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
-    const { request, answer } = await store.getEntry(id);
-    if (answer) {
-      if (isOffered(answer, offered)) return 'delivered';
-      refuseAnswered(request!, answer);
+  let wake = (): void => undefined;
+  // Armed before the first read: an answer claimed while we read wakes the next round.
+  const unwatch = store.watch(id, () => wake());
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    for (;;) {
+      const woken = new Promise<void>((resolve) => (wake = resolve));
+      const { request, answer } = await store.getEntry(id);
+      if (answer) {
+        if (isOffered(answer, offered)) return 'delivered';
+        refuseAnswered(request!, answer);
+      }
+      if (!request) throw notFound(id);
+      // Its holder closed, or was taken over: the offer was never taken.
+      if (request.state === 'abandoned') throw abandoned(request);
+      if (task && (await deps.receipts.read(id)) !== 'delivered' && (await deps.receipts.refuse(id, task))) {
+        await abandonUndelivered(store, request, task);
+        throw undelivered(id, task);
+      }
+      const left = until - Date.now();
+      if (!task || left <= 0) return 'unconfirmed';
+      // Nothing wakes anyone when a holder dies (a lapsed lease is a write that did not come, a gone pid writes
+      // nothing), nor when a live one abandons the question: both are only seen by looking again, now and then.
+      timer = setTimeout(() => wake(), Math.min(deps.checkMs, left));
+      await woken;
+      clearTimeout(timer);
     }
-    if (!request) throw notFound(id);
-    // Its holder closed, or was taken over: the offer was never taken.
-    if (request.state === 'abandoned') throw abandoned(request);
-    if (task && (await deps.receipts.read(id)) !== 'delivered' && (await deps.receipts.refuse(id, task))) {
-      await abandonUndelivered(store, request, task);
-      throw undelivered(id, task);
-    }
-    if (!task || Date.now() >= until) return 'unconfirmed';
-    await sleep(pause);
+  } finally {
+    clearTimeout(timer);
+    unwatch();
   }
 }
 
@@ -202,6 +224,7 @@ export function heldResponder(
     tasks: createTaskStore(broker.store.keyv),
     receipts: openReceipts(broker.store),
     boundMs: deliveryBoundMs(leaseMs),
+    checkMs: deliveryCheckMs(leaseMs),
   };
   return async (input) => {
     let answer: StoredAnswer;

@@ -60,10 +60,11 @@ function waiting(outcome: CallOutcome): InputRequiredOutcome & { live: NonNullab
 /** Call A works (sleep) while call B asks: the oldest open call not yet asking is A, so only a link names B. */
 async function sleeperAndAsker(
   mcpx: Mcpx,
+  aSignal?: AbortSignal,
 ): Promise<{ a: Promise<CallOutcome>; aId: string; b: Promise<CallOutcome>; bId: string }> {
   const aId = 'cal-aaaaaaaaaaaaaaaa';
   const bId = 'cal-bbbbbbbbbbbbbbbb';
-  const a = mcpx.callTool('fx', 'sleep', { ms: 1500 }, { callId: aId });
+  const a = mcpx.callTool('fx', 'sleep', { ms: 1500 }, { callId: aId, ...(aSignal ? { signal: aSignal } : {}) });
   // Let A's request reach the server first.
   await new Promise((resolve) => setTimeout(resolve, 100));
   const b = mcpx.callTool('fx', 'ask_confirm', {}, { callId: bId });
@@ -140,6 +141,26 @@ describe('legacy question attribution', () => {
     expect(guessed.questions[0]).toMatchObject({ callId: aId, ambiguous: true, candidateCalls: [aId, bId] });
     // A ends (its sleep is over) with the question unanswered: the server ended A, so the question was B's.
     expect((await guessed.live.result).status).toBe('complete');
+    const inherited = waiting(await b);
+    expect(inherited.questions.map((q) => [q.id, q.callId, q.ambiguous])).toEqual([[id, bId, true]]);
+    inherited.live.respond(id, { action: 'accept', content: { confirm: true } });
+    const doneB = await inherited.live.result;
+    expect(doneB.status === 'complete' && fixtureEcho(doneB.result).received.confirm).toEqual({
+      action: 'accept',
+      content: { confirm: true },
+    });
+  });
+
+  it('hands a guessed question to the other call when the guess is aborted, never cancelling it', async () => {
+    const { mcpx } = await inMemory('legacy-v1', 'auto');
+    const abortA = new AbortController();
+    const { a, aId, b, bId } = await sleeperAndAsker(mcpx, abortA.signal);
+    const guessed = waiting(await a);
+    const id = guessed.questions[0]!.id;
+    expect(guessed.questions[0]).toMatchObject({ callId: aId, ambiguous: true, candidateCalls: [aId, bId] });
+    // A's caller gives up on it: the question may be B's, still open, so B gets it rather than a cancel.
+    abortA.abort();
+    await expect(guessed.live.result).rejects.toMatchObject({ code: 'CALL_FAILED' });
     const inherited = waiting(await b);
     expect(inherited.questions.map((q) => [q.id, q.callId, q.ambiguous])).toEqual([[id, bId, true]]);
     inherited.live.respond(id, { action: 'accept', content: { confirm: true } });

@@ -284,7 +284,10 @@ class RedisStore implements BrokerStore {
 
   private subscribe(): Promise<void> {
     this.subscribing ??= (async () => {
-      const subscriber = (await this.client()).duplicate();
+      const client = await this.client();
+      // Closed meanwhile (a watch that ended at once, as a CLI's answer): a subscriber made now would be left open.
+      if (this.closed) return;
+      const subscriber = client.duplicate();
       let dropped = false;
       const drop = (): void => {
         dropped = true;
@@ -295,6 +298,10 @@ class RedisStore implements BrokerStore {
       subscriber.on('reconnecting', drop);
       this.subscriber = subscriber;
       await subscriber.connect();
+      if (this.closed) {
+        subscriber.destroy?.();
+        return;
+      }
       await subscriber.subscribe(this.channel, (message) => {
         const parsed = JSON.parse(message) as StoredAnswer | { row: string };
         if ('row' in parsed) this.rowWatchers.wake(parsed.row);

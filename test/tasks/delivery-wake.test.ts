@@ -1,0 +1,132 @@
+/**
+ * An answerer of a held legacy question learns that the holder took its answer from the store's wake, not by
+ * polling: while the holder (alive, its lease held) has not taken the offer yet, the answerer sends the store
+ * nothing (counted at the drivers, test/helpers/store-trips.ts); once the holder takes it, the answerer hears it.
+ * The check for a dead holder is set far off (a long lease), so only the wake can end the wait. Every broker is its
+ * own handle on one real store, as processes are.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBroker, type StoreBroker } from '../../src/broker/broker.js';
+import { openPostgresStore } from '../../src/broker/stores/postgres.js';
+import { openRedisStore } from '../../src/broker/stores/redis.js';
+import { openSqliteStore } from '../../src/broker/stores/sqlite.js';
+import type { BrokerStore } from '../../src/broker/types.js';
+import { heldResponder, openReceipts, takeOffers } from '../../src/tasks/delivery.js';
+import { leaseOf } from '../../src/tasks/handoff.js';
+import { openLeases } from '../../src/tasks/leases.js';
+import { createTaskStore } from '../../src/tasks/task-store.js';
+import type { TaskRecord } from '../../src/tasks/types.js';
+import { startPostgres, type PostgresServer } from '../helpers/postgres.js';
+import { startRedis, type RedisServer } from '../helpers/redis.js';
+import { tripCounter } from '../helpers/store-trips.js';
+
+/** Long enough that the answerer's check for a dead holder (a fifteenth of it) never comes during a test. */
+const LEASE_MS = 600_000;
+
+let redis: RedisServer;
+let postgres: PostgresServer;
+let dir: string;
+const counter = tripCounter();
+beforeAll(async () => {
+  [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
+  dir = mkdtempSync(join(tmpdir(), 'mcpx-delivery-wake-'));
+  counter.label = (socket) =>
+    socket.remotePort === redis.port ? 'redis' : socket.remotePort === postgres.port ? 'postgres' : undefined;
+}, 60_000);
+afterAll(async () => {
+  await Promise.all([redis?.stop(), postgres?.stop()]);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+// The Redis store's 250 ms safety re-read is set far off: it is the store's housekeeping, not the answerer's.
+const stores: Array<[string, string, () => Promise<BrokerStore>]> = [
+  ['SQLite', 'sqlite statement', () => openSqliteStore(join(dir, 'wake.sqlite'))],
+  ['Redis', 'redis round trip', () => openRedisStore(redis.url, { fallbackPollMs: 60_000 })],
+  ['Postgres', 'postgres round trip', () => openPostgresStore(postgres.url)],
+];
+
+describe.each(stores)('the answerer of a held legacy question on %s', (_name, trip, openStore) => {
+  const opened: BrokerStore[] = [];
+  const open = async (): Promise<StoreBroker> => {
+    const store = await openStore();
+    opened.push(store);
+    return createBroker({ store, session: 'wake' });
+  };
+  afterAll(async () => {
+    await Promise.all(opened.map((s) => s.close()));
+  });
+
+  it('waits on the store for the holder to take its answer, sending nothing meanwhile', async () => {
+    const holder = await open();
+    const leases = openLeases(holder.store);
+    const instance = `${hostname()}:${process.pid}:${Math.random().toString(16).slice(2, 10)}`;
+    const holderName = `holder-${instance}`;
+    if (leases) expect(await leases.acquire(leaseOf(holderName), instance, LEASE_MS)).toBe(true);
+    const id = `elc-${Math.random().toString(16).slice(2, 10).padEnd(16, '0')}`;
+    const now = Date.now();
+    const task: TaskRecord = {
+      id: `tsk-${id.slice(4)}`,
+      callId: 'cal-0000000000000001',
+      server: 'legacy',
+      tool: 'ask_form',
+      arguments: {},
+      session: 'wake',
+      state: 'input-required',
+      era: 'legacy',
+      questions: [id],
+      waitingOn: [id],
+      pid: process.pid,
+      holder: holderName,
+      ...(leases ? { instance } : {}),
+      host: hostname(),
+      createdAt: now,
+      updatedAt: now,
+    };
+    await createTaskStore(holder.store.keyv).put(task);
+    await holder.openRequest({
+      id,
+      task: task.id,
+      trace: task.callId,
+      server: 'legacy',
+      tool: 'ask_form',
+      mode: 'form',
+      era: 'legacy',
+      message: 'which repo?',
+      requestedSchema: { type: 'object', properties: { repo: { type: 'string' } }, required: ['repo'] },
+    });
+
+    const answerer = await open();
+    const respond = heldResponder(answerer, LEASE_MS);
+    counter.counts.clear();
+    counter.phase = 'offer';
+    const answering = respond({ id, action: 'accept', content: { repo: 'me/one' }, by: 'http', pid: 424_242 });
+    // The offer, the first read and the watch's own setup: done once the answerer sent nothing for 300 ms (a loaded
+    // machine may take a while); then it only waits. The old code never went quiet (a round every 5-100 ms).
+    const offered = (): number => counter.counts.get(`offer ${trip}`) ?? 0;
+    for (let last = -1, i = 0; i < 20 && offered() !== last; i++) {
+      last = offered();
+      await sleep(300);
+    }
+    counter.phase = 'wait';
+    await sleep(500);
+    counter.phase = undefined;
+    const waited = counter.counts.get(`wait ${trip}`) ?? 0;
+
+    const stop = new AbortController();
+    const taking = takeOffers(openReceipts(holder.store), task, id, stop.signal);
+    try {
+      const { answer, delivery } = await answering;
+      expect(delivery).toBe('delivered');
+      expect(answer.content).toEqual({ repo: 'me/one' });
+    } finally {
+      stop.abort();
+      await taking;
+    }
+    expect(counter.counts.get(`offer ${trip}`)).toBeGreaterThan(0);
+    expect(waited).toBe(0);
+  }, 30_000);
+});
