@@ -369,6 +369,12 @@ export function createConformanceServer({ codec, listens }) {
     return text(`notified: ${subscribed.has(uri)}`);
   });
 
+  // Not a scenario's (mcpx's own tests): ends the open listen streams that name the watched resource, as a server
+  // that drops them does (the stream ends without a response); says how many it ended.
+  tool('test_end_watched_listens', 'Ends the subscriptions/listen streams on test://watched-resource.', async () =>
+    text(`ended: ${listens?.end('test://watched-resource') ?? 0}`),
+  );
+
   // Prompts (prompts-get-*), arg1 completable (completion-complete).
   const userText = (value) => ({ role: 'user', content: { type: 'text', text: value } });
   server.registerPrompt('test_simple_prompt', { description: 'A simple prompt.' }, async () => ({
@@ -432,18 +438,32 @@ export function createConformanceHttpServer({ key = randomBytes(32) } = {}) {
   const codec = createRequestStateCodec({ key, ttlSeconds: 600, bind: (ctx) => ctx.mcpReq.method });
   // Open listen streams per URI (the handler's listen router serves them; this counts them for the tool above).
   const listening = new Map();
+  /** The responses of the open listen streams, per URI (to end them). */
+  const streams = new Map();
   const listens = {
     count: (uri) => listening.get(uri) ?? 0,
     updated: (uri) => handler.notify.resourceUpdated(uri),
+    end: (uri) => {
+      const open = [...(streams.get(uri) ?? [])];
+      for (const res of open) res.destroy();
+      return open.length;
+    },
   };
   const handler = createMcpHandler(() => createConformanceServer({ codec, listens }), { legacy: 'reject' });
   const modernHandler = toNodeHandler(handler);
   const modern = (req, res, body) => {
     const uris = body?.method === 'subscriptions/listen' ? (body.params?.notifications?.resourceSubscriptions ?? []) : [];
-    for (const uri of uris) listening.set(uri, listens.count(uri) + 1);
+    for (const uri of uris) {
+      listening.set(uri, listens.count(uri) + 1);
+      if (!streams.has(uri)) streams.set(uri, new Set());
+      streams.get(uri).add(res);
+    }
     if (uris.length)
       res.once('close', () => {
-        for (const uri of uris) listening.set(uri, listens.count(uri) - 1);
+        for (const uri of uris) {
+          listening.set(uri, listens.count(uri) - 1);
+          streams.get(uri)?.delete(res);
+        }
       });
     return modernHandler(req, res, body);
   };

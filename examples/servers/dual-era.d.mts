@@ -11,4 +11,9 @@ export interface DualEraOptions {
   stateTtlSeconds?: number;
 }
 export declare function createDualEraServer(options?: DualEraOptions): McpServer;
-export declare function createDualEraHttpServer(options?: Omit<DualEraOptions, 'era'>): HttpServer;
+export declare function createDualEraHttpServer(
+  options?: Omit<DualEraOptions, 'era'> & {
+    /** Adds to each server made (a fixture's own tools). */
+    extend?: (server: McpServer, era: 'legacy' | 'modern') => McpServer;
+  },
+): HttpServer;

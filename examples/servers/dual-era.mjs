@@ -296,8 +296,8 @@ export function createDualEraServer({
 }
 
 /** Node http server: modern requests go to the per-request handler; legacy ones to sessionful transports (legacy elicitation needs a session). */
-export function createDualEraHttpServer(options = {}) {
-  const factory = ({ era }) => createDualEraServer({ ...options, era });
+export function createDualEraHttpServer({ extend = (server) => server, ...options } = {}) {
+  const factory = ({ era }) => extend(createDualEraServer({ ...options, era }), era);
   const modern = toNodeHandler(createMcpHandler(factory, { legacy: 'reject' }));
   const sessions = new Map();
 
@@ -341,7 +341,7 @@ export function createDualEraHttpServer(options = {}) {
       transport.onclose = () => {
         if (transport.sessionId) sessions.delete(transport.sessionId);
       };
-      await createDualEraServer({ ...options, era: 'legacy' }).connect(transport);
+      await factory({ era: 'legacy' }).connect(transport);
     }
     await transport.handleRequest(req, res, body);
   };

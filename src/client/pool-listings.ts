@@ -32,10 +32,62 @@ export interface Listings {
 
 type Fetch<T> = (client: Client, timeout: number) => Promise<T>;
 
+/** A listen the server ends sooner than this after it opened counts as a failure (see relisten). */
+const QUICK_END_MS = 1_000;
+const RELISTEN_BACKOFF_MS = 250;
+const MAX_RELISTEN_BACKOFF_MS = 30_000;
+/** Then the subscription is given up (about two minutes of back-off); the next subscriber listens afresh. */
+const MAX_RELISTEN_FAILURES = 10;
+
 export function createListings(connections: Connections): Listings {
   const { get, timeoutFor, onFailure, onSuccess } = connections;
   /** The open `subscriptions/listen` streams on modern servers, by server and URI. */
   const listens = new Map<string, { client: Client; subscription: McpSubscription }>();
+
+  /** What is subscribed on modern servers (server and URI): listened to again when the server ends the stream. */
+  const wanted = new Set<string>();
+
+  /**
+   * One listen stream for the URI (its filter is fixed, so one per URI lets each be closed alone); false when the
+   * server leaves the URI out. `failures`: listens in a row that failed or ended at once, for the back-off.
+   */
+  const listen = async (server: string, uri: string, failures: number): Promise<boolean> => {
+    const key = `${server}\u0000${uri}`;
+    const { connection } = await get(server);
+    const subscription = await connection.client.listen({ resourceSubscriptions: [uri] }, { timeout: timeoutFor(server) });
+    if (!subscription.honoredFilter.resourceSubscriptions?.includes(uri)) {
+      await subscription.close();
+      return false;
+    }
+    // Unsubscribed (or listened again) while this one opened.
+    if (!wanted.has(key) || listens.has(key)) {
+      await subscription.close();
+      return true;
+    }
+    const opened = Date.now();
+    listens.set(key, { client: connection.client, subscription });
+    void subscription.closed.then((how) => {
+      if (listens.get(key)?.subscription !== subscription) return;
+      listens.delete(key);
+      // The server ended it (it shut down, the stream dropped) while someone still wants it: listen again. One that
+      // ends at once counts as a failure, so a server that keeps ending them is not asked in a tight loop.
+      if (how !== 'local' && wanted.has(key)) relisten(server, uri, Date.now() - opened < QUICK_END_MS ? failures + 1 : 0);
+    });
+    return true;
+  };
+
+  const relisten = (server: string, uri: string, failures: number): void => {
+    const key = `${server}\u0000${uri}`;
+    if (failures > MAX_RELISTEN_FAILURES) return void wanted.delete(key);
+    const delay = failures ? Math.min(RELISTEN_BACKOFF_MS * 2 ** (failures - 1), MAX_RELISTEN_BACKOFF_MS) : 0;
+    setTimeout(() => {
+      if (!wanted.has(key) || listens.has(key)) return;
+      listen(server, uri, failures).then(
+        (honored) => void (honored || wanted.delete(key)),
+        () => relisten(server, uri, failures + 1),
+      );
+    }, delay).unref();
+  };
 
   /** A listing, with the era checks every first request on a cached verdict gets. */
   const list = async <T>(
@@ -102,21 +154,20 @@ export function createListings(connections: Connections): Listings {
       if (!connection.client.getServerCapabilities()?.resources?.subscribe) return false;
       if (connection.era === 'modern') {
         const key = `${server}\u0000${uri}`;
+        if (on) wanted.add(key);
+        else wanted.delete(key);
         const open = listens.get(key);
         // A listen of an earlier connection (since replaced) is dead: listen again on this one.
         if (on && open?.client === connection.client) return true;
         listens.delete(key);
         await open?.subscription.close();
         if (!on) return true;
-        // One stream per URI: a listen's filter is fixed, so one per URI lets each be closed alone.
-        const subscription = await connection.client.listen({ resourceSubscriptions: [uri] }, { timeout: timeoutFor(server) });
-        if (!subscription.honoredFilter.resourceSubscriptions?.includes(uri)) {
-          await subscription.close();
-          return false;
-        }
-        listens.set(key, { client: connection.client, subscription });
-        void subscription.closed.then(() => listens.get(key)?.subscription === subscription && listens.delete(key));
-        return true;
+        const honored = await listen(server, uri, 0).catch((error: unknown) => {
+          wanted.delete(key);
+          throw error;
+        });
+        if (!honored) wanted.delete(key);
+        return honored;
       }
       await items(server, 'resource subscriptions', async (client, timeout) => {
         await client.request({ method: on ? 'resources/subscribe' : 'resources/unsubscribe', params: { uri } } as never, {

@@ -262,7 +262,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     const { notifications } = callOptions;
     if (connection.era === 'modern') {
       // A call that wants its notifications names itself with a progress token of ours (and asks for its log level).
-      const token = notifications ? `${callId}/${++calls}` : undefined;
+      const token = wants(notifications) ? `${callId}/${++calls}` : undefined;
       const untrack = token ? follow(pooled, token, notifications!) : undefined;
       return runModernCall<R>(
         modernOptions({
@@ -365,7 +365,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
       );
     }
     const { notifications } = resumeOptions;
-    const token = notifications ? `${continuation.callId}/${++calls}` : undefined;
+    const token = wants(notifications) ? `${continuation.callId}/${++calls}` : undefined;
     const untrack = token ? follow(pooled, token, notifications!) : undefined;
     return runModernCall<R>(
       modernOptions({
@@ -436,6 +436,14 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
   };
 
   return { run, resume, relay };
+}
+
+/**
+ * Whether a modern request is to ask for notifications: read as it is sent, since a call's receiver may change
+ * between rounds (mcpx serve points a resumed call at the client's retry, which may want what the first did not).
+ */
+function wants(notifications: CallNotifications | undefined): notifications is CallNotifications {
+  return Boolean(notifications?.onProgress || notifications?.logLevel);
 }
 
 /** The request again under the call id it was given (a retry, or the call after what was asked first). */

@@ -63,14 +63,30 @@ export function withProgress(
   hear: ((task: TaskRecord, progress: CallProgress, token: string) => void) | undefined,
 ): { notifications?: CallNotifications } {
   const { notifications, progressToken } = input;
-  if (!hear || progressToken === undefined) return notifications ? { notifications } : {};
+  const heard = hear && progressToken !== undefined ? (progress: CallProgress) => hear(task, progress, progressToken) : undefined;
+  const both = alongside(notifications, heard);
+  return both ? { notifications: both } : {};
+}
+
+/**
+ * The caller's notifications with a listener of the runner's beside them. Read through, never copied: the caller's
+ * receiver may change between rounds (mcpx serve points a resumed call at the client's retry).
+ */
+export function alongside(
+  caller: CallNotifications | undefined,
+  heard: ((progress: CallProgress) => void) | undefined,
+): CallNotifications | undefined {
+  if (!heard) return caller;
   return {
-    notifications: {
-      ...notifications,
-      onProgress: (progress) => {
-        notifications?.onProgress?.(progress);
-        hear(task, progress, progressToken);
-      },
+    onProgress: (progress) => {
+      caller?.onProgress?.(progress);
+      heard(progress);
     },
-  };
+    get logLevel() {
+      return caller?.logLevel;
+    },
+    get onLog() {
+      return caller?.onLog;
+    },
+  } as CallNotifications;
 }

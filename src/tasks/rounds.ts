@@ -6,9 +6,10 @@ import type { Broker } from '../broker/types.js';
 import { toAnswer } from '../broker/question.js';
 import { isMcpxError } from '../errors.js';
 import type { Answer } from '../types.js';
-import type { InputRequiredOutcome, LiveCall } from '../client/outcome.js';
+import type { CallNotifications, InputRequiredOutcome, LiveCall } from '../client/outcome.js';
 import type { CallOutcome, CallProgress, Continuation, TaskHost, TaskRecord, TaskResult } from './types.js';
 import { takeOffers, type Receipts } from './delivery.js';
+import { alongside } from './progress.js';
 
 export const errorOf = (error: unknown): NonNullable<TaskRecord['error']> =>
   isMcpxError(error)
@@ -97,6 +98,8 @@ export interface RoundDeps {
   onCall: (callId: string, task: TaskRecord) => void;
   /** Told of the progress the server reports while a re-sent round runs. */
   onProgress?: (task: TaskRecord, progress: CallProgress) => void;
+  /** Where the task's caller wants the call's notifications (in this process only): every round's, not just the first's. */
+  notificationsOf?: (task: TaskRecord) => CallNotifications | undefined;
   /**
    * Takes the round's audit writes (elicit.resumed) still in flight, for the caller to await with its own write of
    * the next stop (the two at once, before the stop is reported). Absent: the round awaits them itself.
@@ -106,7 +109,7 @@ export interface RoundDeps {
 
 /** Answers one modern round: waits for every answer, then re-sends the call with them. */
 export async function modernRound(
-  { broker, host: hostOf, onCall, onProgress, defer }: RoundDeps,
+  { broker, host: hostOf, onCall, onProgress, notificationsOf, defer }: RoundDeps,
   task: TaskRecord,
   continuation: Continuation,
   signal: AbortSignal,
@@ -117,10 +120,14 @@ export async function modernRound(
   const answers: Record<string, Answer> = {};
   waiting.forEach((q, i) => (answers[q.id] = toAnswer(stored[i]!)));
   const host = await hostOf(task.session);
+  const notifications = alongside(
+    notificationsOf?.(task),
+    onProgress ? (progress: CallProgress) => onProgress(task, progress) : undefined,
+  );
   const next = await host.resume<TaskResult>(continuation, answers, {
     signal,
     ...(task.elicitTtlMs ? { elicitTtlMs: task.elicitTtlMs } : {}),
-    ...(onProgress ? { notifications: { onProgress: (progress: CallProgress) => onProgress(task, progress) } } : {}),
+    ...(notifications ? { notifications } : {}),
   });
   onCall(next.callId, task);
   const resumed = (async () => {

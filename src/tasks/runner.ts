@@ -11,6 +11,7 @@ import type { Question } from '../types.js';
 import { questionOf } from '../broker/question.js';
 import { withProgress } from './progress.js';
 import type { CallOutcome, TaskRecord, TaskResult, TaskStep } from './types.js';
+import type { CallNotifications } from '../client/outcome.js';
 import { abandonQuietly, errorOf, legacyWatch, modernRound, roundAudits, type LegacyWatch, type RoundDeps } from './rounds.js';
 import { heldBy, receiptsOf } from './delivery.js';
 import type { TaskRunner, TaskRunnerOptions } from './runner-types.js';
@@ -46,12 +47,15 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   // and a question the client could not tie to one call goes, once announced, to the other calls it may belong to.
   const toReport = new Map<string, { request: ElicitRequest; unsure: Driving[] }>();
   const audits = roundAudits();
+  /** What each call's caller here wants of its notifications, for every round it drives (never stored). */
+  const callerNotifications = new Map<string, CallNotifications>();
   const rounds: RoundDeps = {
     broker,
     host: (session) => options.host(session),
     onCall: (callId, task) => callToTask.set(callId, task.id),
     defer: audits.defer,
     ...(options.onProgress ? { onProgress: (task, progress) => options.onProgress!(task, progress, undefined) } : {}),
+    notificationsOf: (task) => callerNotifications.get(task.id),
   };
   const offOpen = broker.onOpen(async (request) => {
     const taskId = request.task ?? callToTask.get(request.trace);
@@ -178,6 +182,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     entry.done = run(first, abort.signal).finally(() => {
       driving.delete(task.id);
       kept.delete(task.id);
+      callerNotifications.delete(task.id);
       for (const [callId, taskId] of callToTask) if (taskId === task.id) callToTask.delete(callId);
       for (const id of task.questions)
         if (![...driving.values()].some((d) => d.task.questions.includes(id)) && !inherited(id, task)) ambiguous.delete(id);
@@ -217,6 +222,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         updatedAt: at,
       };
       callToTask.set(task.callId, task.id);
+      if (input.notifications) callerNotifications.set(task.id, input.notifications);
       if (!lazy) await save(task);
       return track(task, (first, signal) => {
         const outcome = options.host(input.session, input.sessionSource).then((host): Promise<CallOutcome<TaskResult>> => {

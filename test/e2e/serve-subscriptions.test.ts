@@ -41,6 +41,8 @@ interface Subscriber {
   unsubscribe(): Promise<void>;
   /** The fixture changes the watched resource; says whether anyone listened upstream. */
   change(): Promise<string>;
+  /** Calls a tool of the fixture (through serve). */
+  call(name: string): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -81,6 +83,7 @@ async function v2(
     },
     change: async () =>
       textOf((await client.callTool({ name: 'test_update_watched_resource', arguments: {} })) as Record<string, unknown>),
+    call: (name) => client.callTool({ name, arguments: {} }),
     terminate: async () => {
       if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession();
       await client.close();
@@ -110,6 +113,7 @@ async function v1(over: { url: string } | 'stdio'): Promise<Subscriber> {
     unsubscribe: async () => void (await client.unsubscribeResource({ uri })),
     change: async () =>
       textOf((await client.callTool({ name: 'test_update_watched_resource', arguments: {} })) as Record<string, unknown>),
+    call: (name) => client.callTool({ name, arguments: {} }),
     // Over HTTP the session ends (DELETE), as a client that leaves for good does; over stdio serve exits.
     close: async () => {
       if (transport instanceof V1Http && transport.sessionId) await transport.terminateSession().catch(() => undefined);
@@ -163,6 +167,28 @@ describe('mcpx serve --http: resource subscriptions on a modern upstream', () =>
       expect(modern.updated).toEqual([uri, uri]);
     } finally {
       await Promise.all([legacy.close(), modern.close(), old.close(), bystander.close()]);
+    }
+  });
+
+  it('listens upstream again when the upstream ends its listen stream while clients are subscribed', async () => {
+    const [modern, old, bystander] = await Promise.all([v2('modern', serve), v1(serve), v2('modern', serve)]);
+    try {
+      await modern.subscribe();
+      await old.subscribe();
+      // The upstream drops mcpx's listen stream (one per URI, however many subscribe).
+      expect(textOf((await bystander.call('test_end_watched_listens')) as Record<string, unknown>)).toBe('ended: 1');
+      // mcpx listens again, and the next change reaches both subscribers.
+      await landed(async () => expect(await bystander.change()).toBe('notified: true'));
+      await landed(() => {
+        expect(modern.updated).toEqual([uri]);
+        expect(old.updated).toEqual([uri]);
+      });
+      // Once they leave, it is not listened to again.
+      await modern.unsubscribe();
+      await old.unsubscribe();
+      await landed(async () => expect(await bystander.change()).toBe('notified: false'));
+    } finally {
+      await Promise.all([modern.close(), old.close(), bystander.close()]);
     }
   });
 

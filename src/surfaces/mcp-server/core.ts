@@ -26,6 +26,7 @@ import type { CallNotifications } from '../../client/outcome.js';
 import type { ServerRequestForwarding } from '../../client/connection.js';
 import { assignNames, type ToolRef } from './names.js';
 import { requestStateKey, type RequestStateKey } from './request-state.js';
+import { callRoute, type CallRoute } from './passthrough.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -86,6 +87,11 @@ export interface ServeCore {
     method?: 'prompts/get' | 'resources/read',
     notifications?: CallNotifications,
   ): Promise<Stop>;
+  /**
+   * Where a call this process drives sends its progress and log messages from now on: a retry's request (a modern
+   * client re-sends the call with its answers). No effect on a call held elsewhere, or over.
+   */
+  notifyTo(taskId: string, notifications: CallNotifications | undefined): void;
   /** The first stop of the task after `afterSeq` (resolves at once when there is one). */
   nextStop(taskId: string, afterSeq: number, signal?: AbortSignal): Promise<Stop>;
   latestStop(taskId: string): Stop | undefined;
@@ -152,8 +158,11 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
   const waiters = new Map<string, Set<() => void>>();
   /** Questions opened here and not yet put to a client, by id (a policy's answer or the call's end drops them). */
   const opened = new Map<string, ElicitRequest>();
+  /** The notification route of each call that asked and goes on, by task. */
+  const routes = new Map<string, CallRoute>();
   const onStop = (step: TaskStep): void => {
     const id = step.task.id;
+    if (step.status !== 'input-required') routes.delete(id);
     for (const [question, request] of opened)
       if (request.task === id && !step.task.waitingOn.includes(question)) opened.delete(question);
     if (step.status === 'input-required') asked.add(id);
@@ -337,17 +346,22 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     refresh: () => void (listing = undefined),
     serverNames: () => served,
     async call(session, ref, args, method, notifications) {
+      // Always routed (even when this request wants nothing): a retry after a question may want them.
+      const route = callRoute(notifications);
       const step = await runner.start({
         server: ref.server,
         tool: ref.tool,
         ...(method ? { method } : {}),
-        ...(notifications ? { notifications } : {}),
+        notifications: route,
         arguments: args,
         session,
         sessionSource: session === fromEnv ? 'env' : 'explicit',
       });
-      return stops.get(step.task.id) ?? { seq: 1, step };
+      const stop = stops.get(step.task.id) ?? { seq: 1, step };
+      if (stop.step.status === 'input-required') routes.set(step.task.id, route);
+      return stop;
     },
+    notifyTo: (taskId, notifications) => routes.get(taskId)?.to(notifications),
     nextStop,
     respondHeld: heldResponder(broker, leaseMsFromEnv(env)),
     latestStop: (taskId) => stops.get(taskId),

@@ -121,3 +121,28 @@ export function callNotifications(ctx: ServerContext, level: string | undefined)
       : {}),
   };
 }
+
+/** A call's notifications, sent wherever the request now waiting on the call is (CallRoute.to). */
+export interface CallRoute extends CallNotifications {
+  to(receiver: CallNotifications | undefined): void;
+}
+
+/**
+ * Read through at each notification (and as each upstream request is sent), never copied: a modern client's retry
+ * is a new request, with its own progress token and level, and the resumed call's notifications are its.
+ */
+export function callRoute(receiver: CallNotifications | undefined): CallRoute {
+  let current = receiver;
+  return {
+    to: (next) => void (current = next),
+    get onProgress() {
+      return current?.onProgress;
+    },
+    get logLevel() {
+      return current?.logLevel;
+    },
+    get onLog() {
+      return current?.onLog;
+    },
+  } as CallRoute;
+}

@@ -286,6 +286,9 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
         detail: 'the requestState was minted for another call, other arguments or another session',
       });
     }
+    // From now on the call's notifications go to this request, before an answer lets the call go on. A legacy
+    // client's "retry" is the SDK re-entering its still open request: the same request, so nothing changes.
+    core.notifyTo(state.task, callNotifications(ctx, logLevels.of(ctx)));
     const responses = (ctx.mcpReq.inputResponses ?? {}) as Record<string, unknown>;
     const answeredHere = new Set<string>();
     for (const [key, id] of Object.entries(state.asked)) {
