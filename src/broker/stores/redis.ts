@@ -14,6 +14,7 @@ import { ClaimListeners, Watchers, type Watcher } from './watchers.js';
 /** The slice of the node-redis client we use. */
 interface RedisClient {
   isOpen: boolean;
+  isReady: boolean;
   sendCommand(args: string[]): Promise<unknown>;
   duplicate(): RedisClient;
   connect(): Promise<unknown>;
@@ -299,7 +300,7 @@ class RedisStore implements BrokerStore {
       this.subscriber = subscriber;
       await subscriber.connect();
       if (this.closed) {
-        subscriber.destroy?.();
+        if (subscriber.isOpen) subscriber.destroy?.();
         return;
       }
       await subscriber.subscribe(this.channel, (message) => {
@@ -348,15 +349,37 @@ class RedisStore implements BrokerStore {
     if (this.pollTimer) clearTimeout(this.pollTimer);
     this.watchers.clear();
     this.rowWatchers.clear();
-    // Never wait on a subscription still connecting (Redis may be down): stop it where it stands.
     const subscriber = this.subscriber;
     this.subscriber = undefined;
+    // A subscriber still connecting: node-redis closed now would still open its socket and then refuse to destroy
+    // it (the client counts as closed), leaving the process alive. Let the attempt land and be destroyed by
+    // subscribe(), but never wait long on a Redis that is down (then a close stops its retries).
+    if (subscriber?.isOpen && !subscriber.isReady) await settledWithin(this.subscribing, SUBSCRIBER_CONNECT_WAIT_MS);
     if (subscriber?.isOpen)
-      await Promise.resolve(subscriber.close?.() ?? subscriber.destroy?.()).catch(() => subscriber.destroy?.());
-    else subscriber?.destroy?.();
+      await Promise.resolve(subscriber.isReady ? subscriber.close?.() : subscriber.destroy?.()).catch(() =>
+        subscriber.destroy?.(),
+      );
     const store = this.keyv.store as { client: RedisClient };
     if (store.client.isOpen) await this.keyv.disconnect();
   }
+}
+
+/** How long a close waits for a subscriber's connect attempt: the client's connect timeout. */
+const SUBSCRIBER_CONNECT_WAIT_MS = 3_000;
+
+function settledWithin(promise: Promise<unknown> | undefined, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref?.();
+  });
+  return Promise.race([
+    Promise.resolve(promise).then(
+      () => undefined,
+      () => undefined,
+    ),
+    timeout,
+  ]).finally(() => clearTimeout(timer));
 }
 
 const wrapOnce = onePerKeyv((keyv: Keyv, options: RedisStoreOptions) => new RedisStore(keyv, options.fallbackPollMs ?? 250));
