@@ -8,7 +8,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBroker, type StoreBroker } from '../../src/broker/broker.js';
@@ -17,9 +17,7 @@ import type { BrokerStore, RespondInput } from '../../src/broker/types.js';
 import { isMcpxError } from '../../src/errors.js';
 import { heldResponder, openReceipts, takeOffers } from '../../src/tasks/delivery.js';
 import { leaseOf } from '../../src/tasks/handoff.js';
-import { openLeases } from '../../src/tasks/leases.js';
-import { createTaskStore } from '../../src/tasks/task-store.js';
-import type { TaskRecord } from '../../src/tasks/types.js';
+import { openHeldQuestion } from '../helpers/held-question.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 
@@ -66,41 +64,10 @@ for (const [name, url] of [
     /** A held legacy question: the holder's task names it (instance and lease on Redis/Postgres, pid on SQLite). */
     async function held(alive: boolean) {
       const holder = await open();
-      const leases = openLeases(holder.store);
-      const instance = `${hostname()}:${process.pid}:${Math.random().toString(16).slice(2, 10)}`;
-      const holderName = `holder-${instance}`;
-      if (leases) expect(await leases.acquire(leaseOf(holderName), instance, 60_000)).toBe(true);
-      const id = `elc-${Math.random().toString(16).slice(2, 10).padEnd(16, '0')}`;
-      const now = Date.now();
-      const task: TaskRecord = {
-        id: `tsk-${id.slice(4)}`,
-        callId: 'cal-0000000000000001',
-        server: 'legacy',
-        tool: 'ask_form',
-        arguments: {},
+      const { id, task, holderName, instance, leases } = await openHeldQuestion(holder, {
         session: 'retry',
-        state: 'input-required',
-        era: 'legacy',
-        questions: [id],
-        waitingOn: [id],
-        pid: alive || leases ? process.pid : deadPid(),
-        holder: holderName,
-        ...(leases ? { instance } : {}),
-        host: hostname(),
-        createdAt: now,
-        updatedAt: now,
-      };
-      await createTaskStore(holder.store.keyv).put(task);
-      await holder.openRequest({
-        id,
-        task: task.id,
-        trace: task.callId,
-        server: 'legacy',
-        tool: 'ask_form',
-        mode: 'form',
-        era: 'legacy',
-        message: 'which repo?',
-        requestedSchema: { type: 'object', properties: { repo: { type: 'string' } }, required: ['repo'] },
+        leaseMs: 60_000,
+        pid: (leases) => (alive || leases ? process.pid : deadPid()),
       });
       const die = async (): Promise<void> => {
         if (leases) await leases.lapse(leaseOf(holderName), instance);

@@ -6,7 +6,7 @@
  * own handle on one real store, as processes are.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,10 +16,7 @@ import { openRedisStore } from '../../src/broker/stores/redis.js';
 import { openSqliteStore } from '../../src/broker/stores/sqlite.js';
 import type { BrokerStore } from '../../src/broker/types.js';
 import { heldResponder, openReceipts, takeOffers } from '../../src/tasks/delivery.js';
-import { leaseOf } from '../../src/tasks/handoff.js';
-import { openLeases } from '../../src/tasks/leases.js';
-import { createTaskStore } from '../../src/tasks/task-store.js';
-import type { TaskRecord } from '../../src/tasks/types.js';
+import { openHeldQuestion } from '../helpers/held-question.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 import { tripCounter } from '../helpers/store-trips.js';
@@ -62,42 +59,7 @@ describe.each(stores)('the answerer of a held legacy question on %s', (_name, tr
 
   it('waits on the store for the holder to take its answer, sending nothing meanwhile', async () => {
     const holder = await open();
-    const leases = openLeases(holder.store);
-    const instance = `${hostname()}:${process.pid}:${Math.random().toString(16).slice(2, 10)}`;
-    const holderName = `holder-${instance}`;
-    if (leases) expect(await leases.acquire(leaseOf(holderName), instance, LEASE_MS)).toBe(true);
-    const id = `elc-${Math.random().toString(16).slice(2, 10).padEnd(16, '0')}`;
-    const now = Date.now();
-    const task: TaskRecord = {
-      id: `tsk-${id.slice(4)}`,
-      callId: 'cal-0000000000000001',
-      server: 'legacy',
-      tool: 'ask_form',
-      arguments: {},
-      session: 'wake',
-      state: 'input-required',
-      era: 'legacy',
-      questions: [id],
-      waitingOn: [id],
-      pid: process.pid,
-      holder: holderName,
-      ...(leases ? { instance } : {}),
-      host: hostname(),
-      createdAt: now,
-      updatedAt: now,
-    };
-    await createTaskStore(holder.store.keyv).put(task);
-    await holder.openRequest({
-      id,
-      task: task.id,
-      trace: task.callId,
-      server: 'legacy',
-      tool: 'ask_form',
-      mode: 'form',
-      era: 'legacy',
-      message: 'which repo?',
-      requestedSchema: { type: 'object', properties: { repo: { type: 'string' } }, required: ['repo'] },
-    });
+    const { id, task } = await openHeldQuestion(holder, { session: 'wake', leaseMs: LEASE_MS });
 
     const answerer = await open();
     const respond = heldResponder(answerer, LEASE_MS);
