@@ -1,18 +1,18 @@
 /**
  * The daemon process: serves the REST app on a unix socket (0600, no auth) and optionally on a loopback TCP port
  * (bearer token), holds connections and in-flight calls, and stops when idle. One per user and config: a lock
- * file (`wx`, holding the pid) keeps a second daemon from starting beside a live one.
+ * file holding the pid (daemon-lock.ts) keeps a second daemon from starting beside a live one.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { dirname } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { McpxError } from '../../errors.js';
 import { ownerExited } from '../../tasks/handoff.js';
+import { acquireLock, releaseLock } from './daemon-lock.js';
 import { createDaemonCore, type DaemonCore, type DaemonParts } from './daemon-core.js';
-import { isAlive, type DaemonPaths, type DaemonState } from './daemon-paths.js';
+import type { DaemonPaths, DaemonState } from './daemon-paths.js';
 
 export interface RunDaemonOptions {
   paths: DaemonPaths;
@@ -41,33 +41,6 @@ export interface RunningDaemon {
 }
 
 export const DEFAULT_IDLE_MS = 10 * 60_000;
-
-/** Takes the lock, or says who holds it. A lock whose pid is gone is stale and replaced. */
-export function acquireLock(lockPath: string, pid = process.pid): { ok: true } | { ok: false; holder: number } {
-  mkdirSync(dirname(lockPath), { recursive: true, mode: 0o700 });
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(lockPath, 'wx', 0o600);
-      writeSync(fd, String(pid));
-      closeSync(fd);
-      return { ok: true };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number(readFileSync(lockPath, 'utf8').trim());
-      if (Number.isInteger(holder) && holder > 0 && isAlive(holder)) return { ok: false, holder };
-      rmSync(lockPath, { force: true });
-    }
-  }
-  return { ok: false, holder: 0 };
-}
-
-function releaseLock(lockPath: string, pid = process.pid): void {
-  try {
-    if (Number(readFileSync(lockPath, 'utf8').trim()) === pid) rmSync(lockPath, { force: true });
-  } catch {
-    // Already gone.
-  }
-}
 
 /** Keeps idle client sockets longer than a CLI command lives, so a reused socket is rarely closed under it. */
 function serve(listener: ReturnType<typeof getRequestListener>): Server {
