@@ -3,7 +3,7 @@
  * (and with it the serve's calls), must never drive a call again. A host launched it and does not restart a stdio
  * server that exits, so it stays connected and refuses each new call with LEASE_LOST: a tool error that says what
  * happened and what to do (restart the server), not "the task runner is closed". What goes through the store
- * (mcpx_elicit_list) still works. Real processes: the built CLI, a real redis-server and a real Postgres; the stall
+ * still works: mcpx_elicit_list, and mcpx_call_result of a call it asked on, which another process resumed. Real processes: the built CLI, a real redis-server and a real Postgres; the stall
  * is SIGSTOP, and every wait is on a condition (the store's clock, the serve's answer), never on a clock of ours.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,6 +48,11 @@ for (const [name, url] of [
       let stopped: number | undefined;
       try {
         expect(textOf(await serve.client.callTool('no_ask', { text: 'before' }))).toContain('before');
+        // A modern call left waiting on a question (the client declared no elicitation): it is in the store.
+        const asked = textOf(await serve.client.callTool('ask_form', { title: `held-${name}` }));
+        const id = /elc-[0-9a-f]{16}/.exec(asked)?.[0];
+        const task = /tsk-[0-9a-f]{16}/.exec(asked)?.[0];
+        expect(id && task, asked).toBeTruthy();
         const lease = await serveLease(leases);
 
         // The serve stalls past its lease, and another process takes it (as one taking over a call of its does).
@@ -75,6 +80,16 @@ for (const [name, url] of [
         expect(textOf(await serve.client.callTool('no_ask', { text: 'again' }))).toContain('LEASE_LOST');
         const listed = await serve.client.callTool('mcpx_elicit_list', {});
         expect(listed.isError, textOf(listed)).not.toBe(true);
+
+        // The call it asked on goes on elsewhere: answered, then resumed by whoever asks for its result (another
+        // process, which takes it over), and this serve reports where it went from the store, not its own last stop.
+        const answered = await setup.cli(['elicit', 'answer', id!, '{"repo":"acme/lease-lost"}']);
+        expect(answered.code, answered.stderr).toBe(0);
+        const resumed = await setup.cli(['task', 'result', task!, '--json', '--timeout', '20']);
+        expect(resumed.code, resumed.stderr).toBe(0);
+        expect(resumed.stdout).toContain('acme/lease-lost');
+        const result = textOf(await serve.client.callTool('mcpx_call_result', { task, waitSeconds: 5 }));
+        expect(result).toContain('acme/lease-lost');
         expect(await serve.endStdin()).toBe(0);
       } finally {
         if (stopped !== undefined) process.kill(stopped, 'SIGCONT');

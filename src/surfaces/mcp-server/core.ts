@@ -151,7 +151,12 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
   const leases = openLeases(store);
   const instance = newInstance();
   // Lost (we stalled past it and another took our calls): we stop driving them, and refuse new ones (lease-lost.ts).
-  const lost = (): void => void runner.close(LOST_REASON, { lost: true });
+  const lost = (): void => {
+    // Its calls are driven elsewhere now: their stops come from the store (held-elsewhere.ts); a waiter here is told.
+    for (const [id, stop] of stops) if (stop.step.status === 'input-required') stops.delete(id);
+    for (const wake of [...waiters.values()].flatMap((set) => [...set])) wake();
+    void runner.close(LOST_REASON, { lost: true });
+  };
   const leaseMs = leaseMsFromEnv(env);
   const lease = leases ? await keepServeLease(leases, { holder, leaseMs, instance, store: store.kind, onLost: lost }) : undefined;
   /** Calls this process drove to a question: on close, the modern ones still waiting are let go for others to resume. */
@@ -315,9 +320,10 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     new Promise<Stop>((resolve, reject) => {
       const check = (): boolean => {
         const stop = stops.get(taskId);
-        if (!stop || stop.seq <= afterSeq) return false;
+        if ((!stop || stop.seq <= afterSeq) && !lease?.lost) return false;
         done();
-        resolve(stop);
+        if (stop && stop.seq > afterSeq) resolve(stop);
+        else reject(lease!.lost);
         return true;
       };
       const abort = (): void => {
