@@ -46,6 +46,8 @@ export type McpxErrorCode =
   | 'CODEGEN_STALE'
   // daemon
   | 'DAEMON_UNAVAILABLE'
+  /** `mcpx serve` stalled past its lease and another process took its calls over: it runs no more calls. */
+  | 'LEASE_LOST'
   | 'TASK_NOT_FOUND'
   // secrets
   | 'SECRET_STORE_FAILED'

@@ -13,6 +13,7 @@ import { toBrokerStore } from './broker/store.js';
 import type { BrokerStore, OpenRequestInput } from './broker/types.js';
 import { isMcpxError } from './errors.js';
 import { newElicitationId } from './ids.js';
+import { claimedCases } from './testing-claimed.js';
 
 export { createManualClock } from './broker/clock.js';
 export type { ManualClock } from './broker/clock.js';
@@ -141,6 +142,7 @@ export function storeComplianceCases(factory: StoreFactory): ComplianceCase[] {
           deepStrictEqual(await b.store.keyv.get(key), { n: 1 });
         }),
     },
+    ...claimedCases({ pair: (body) => pair(body), question, withTimeout }),
     {
       name: 'lets exactly one of an abandon and a respond racing on two handles win, and every handle agrees',
       run: () => {

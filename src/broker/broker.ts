@@ -25,7 +25,7 @@ import {
   stateOf,
 } from './records.js';
 import { awaitAnswer, type WaitDeps } from './waiter.js';
-import { putOffer } from './offers.js';
+import { offerGone, putOffer } from './offers.js';
 import { createOpenWatches } from './open-watches.js';
 import { auditOf, listPending, type ListingDeps } from './listing.js';
 import { systemClock } from './clock.js';
@@ -333,6 +333,8 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       }
       known.delete(id);
       openWatches.forget(id);
+      // An answer offered for a held call waits on its holder: its answerer hears of the abandon now.
+      if (request.era === 'legacy' && request.task) await offerGone(store, id, rowTtl(updated));
       await emit({
         kind: 'elicit.abandoned',
         elicit: id,

@@ -31,6 +31,25 @@ export async function putOffer(store: BrokerStore, offer: Omit<Offer, 'keepUntil
 export const watchOffer = (store: BrokerStore, id: string, onOffer: () => void): (() => void) =>
   store.watchRow(keyOf(id), onOffer);
 
+const goneKey = (id: string): string => `og:${id}`;
+
+/**
+ * The question was abandoned (its call ended, or its holder let it go): when an offer stands, its answerer is woken
+ * in any process (`watchOfferGone`), so it learns at once that nothing will take the answer. Best effort: an
+ * answerer not woken still finds the question abandoned at its next look.
+ */
+export async function offerGone(store: BrokerStore, id: string, ttlMs: number): Promise<void> {
+  try {
+    if (await readOffer(store, id)) await store.putIfAbsent(goneKey(id), { at: Date.now() }, ttlMs, { wake: true });
+  } catch {
+    // The abandon stands; the wake is only a shortcut.
+  }
+}
+
+/** Calls back when the question of an offer may have been abandoned (`offerGone`), in any process. */
+export const watchOfferGone = (store: BrokerStore, id: string, onGone: () => void): (() => void) =>
+  store.watchRow(goneKey(id), onGone);
+
 export const readOffer = async (store: BrokerStore, id: string): Promise<Offer | undefined> =>
   (await store.keyv.get<Offer>(keyOf(id))) ?? undefined;
 

@@ -9,7 +9,7 @@
  */
 import { hostname } from 'node:os';
 import type { StoreBroker } from '../broker/broker.js';
-import { isOffered, readOffer, takeOffer, watchOffer } from '../broker/offers.js';
+import { isOffered, offerGone, readOffer, takeOffer, watchOffer, watchOfferGone } from '../broker/offers.js';
 import { abandoned, eventFor, notFound, refuseAnswered } from '../broker/records.js';
 import type { Broker, BrokerStore, ElicitRequest, RespondInput, StoredAnswer } from '../broker/types.js';
 import { isMcpxError, McpxError } from '../errors.js';
@@ -108,6 +108,7 @@ export async function takeOffers(receipts: Receipts, task: TaskRecord, id: strin
 async function abandonUndelivered(store: BrokerStore, request: ElicitRequest, task: TaskRecord): Promise<void> {
   const ttl = Math.max(request.expiresAt - Date.now(), 0) + RETAIN_MS;
   if (!(await store.updateQuestion({ ...request, state: 'abandoned', abandonedReason: REASON }, ttl))) return;
+  await offerGone(store, request.id, ttl);
   const event = eventFor('elicit.abandoned', request, Date.now(), {
     data: { reason: REASON, undelivered: true, holderPid: task.pid },
   });
@@ -148,7 +149,8 @@ export interface DeliveryDeps {
  * answer never recorded). 'not-held' for a question no held call waits on (its answer was claimed as usual);
  * 'unconfirmed' when the holder could neither be heard from nor judged within `boundMs`.
  * A live holder's take is heard on the store's answer wake (it claims the offer as the answer: pg_notify, PUBLISH,
- * data_version, in process), so nothing polls for it.
+ * data_version, in process), and its abandon of the question on the offer's gone row (`offerGone`), so nothing
+ * polls for either.
  */
 export async function confirmDelivery(deps: DeliveryDeps, id: string, offered: StoredAnswer): Promise<Delivery> {
   const { store } = deps.receipts;
@@ -158,8 +160,14 @@ export async function confirmDelivery(deps: DeliveryDeps, id: string, offered: S
   const task = await deps.tasks.get(first.task);
   const until = Date.now() + deps.boundMs;
   let wake = (): void => undefined;
-  // Armed before the first read: an answer claimed while we read wakes the next round.
-  const unwatch = store.watch(id, () => wake());
+  // Armed before the first read: an answer claimed, or the question abandoned (offerGone), while we read wakes the
+  // next round.
+  const unwatchAnswer = store.watch(id, () => wake());
+  const unwatchGone = watchOfferGone(store, id, () => wake());
+  const unwatch = (): void => {
+    unwatchAnswer();
+    unwatchGone();
+  };
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     for (;;) {
@@ -179,7 +187,7 @@ export async function confirmDelivery(deps: DeliveryDeps, id: string, offered: S
       const left = until - Date.now();
       if (!task || left <= 0) return 'unconfirmed';
       // Nothing wakes anyone when a holder dies (a lapsed lease is a write that did not come, a gone pid writes
-      // nothing), nor when a live one abandons the question: both are only seen by looking again, now and then.
+      // nothing): that is only seen by looking again, now and then. A live holder's abandon wakes us (offerGone).
       timer = setTimeout(() => wake(), Math.min(deps.checkMs, left));
       await woken;
       clearTimeout(timer);

@@ -47,7 +47,38 @@ function checkThenAbandonStore(): BrokerStore {
   });
 }
 
+/** A store whose onClaimed is missing (undefined), or subscribes and never calls back. */
+function withoutClaimed(kind: 'missing' | 'silent'): BrokerStore {
+  const inner = openMemoryStore();
+  return new Proxy(inner, {
+    get(target, property, receiver) {
+      if (property === 'onClaimed') return kind === 'missing' ? undefined : () => () => undefined;
+      const value = Reflect.get(target, property, receiver) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+const CLAIMED_CASES = [
+  'tells onClaimed listeners of an answer a broker claims through the store object, once, until unsubscribed',
+  'tells onClaimed listeners of an answer claimed straight through the store object (a holder taking an offer)',
+];
+
 describe('store compliance suite', () => {
+  it('fails a store without onClaimed', async () => {
+    const store = withoutClaimed('missing');
+    const results = await runStoreCompliance({ open: async () => store });
+    const failed = results.filter((r) => !r.ok).map((r) => r.name);
+    expect(failed).toEqual(expect.arrayContaining(CLAIMED_CASES));
+  });
+
+  it('fails a store whose onClaimed never calls back, in its onClaimed cases alone', async () => {
+    const store = withoutClaimed('silent');
+    const results = await runStoreCompliance({ open: async () => store });
+    const failed = results.filter((r) => !r.ok).map((r) => r.name);
+    expect(failed.sort()).toEqual([...CLAIMED_CASES].sort());
+  }, 30_000);
+
   it('fails a store where an abandon and a respond can both win', async () => {
     const store = checkThenAbandonStore();
     const results = await runStoreCompliance({ open: async () => store });

@@ -16,6 +16,8 @@ import { openRedisStore } from '../../src/broker/stores/redis.js';
 import { openSqliteStore } from '../../src/broker/stores/sqlite.js';
 import type { BrokerStore } from '../../src/broker/types.js';
 import { heldResponder, openReceipts, takeOffers } from '../../src/tasks/delivery.js';
+import { readOffer } from '../../src/broker/offers.js';
+import { until } from '../helpers/daemon-fleet.js';
 import { openHeldQuestion } from '../helpers/held-question.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
@@ -91,4 +93,19 @@ describe.each(stores)('the answerer of a held legacy question on %s', (_name, tr
     expect(counter.counts.get(`offer ${trip}`)).toBeGreaterThan(0);
     expect(waited).toBe(0);
   }, 30_000);
+
+  it('is refused with ELICITATION_ABANDONED as soon as the live holder abandons the question, woken by the store', async () => {
+    const holder = await open();
+    const { id } = await openHeldQuestion(holder, { session: 'wake', leaseMs: LEASE_MS });
+    const answerer = await open();
+    const answering = heldResponder(answerer, LEASE_MS)({ id, action: 'accept', content: { repo: 'me/two' }, by: 'cli' });
+    answering.catch(() => undefined);
+    // The offer stands (the holder has not taken it) when the holder, alive and holding its lease, lets the question go.
+    await until('the offer is written', async () => ((await readOffer(holder.store, id)) ? true : undefined));
+    await holder.abandon(id, 'the call finished before this question was answered');
+    // The check for a dead holder comes only every LEASE_MS / 15 (40 s, past this test's limit): only a wake ends it.
+    await expect(answering).rejects.toMatchObject({ code: 'ELICITATION_ABANDONED' });
+    expect((await answerer.get(id))?.state).toBe('abandoned');
+    expect(await answerer.lookup(id)).toBeUndefined();
+  }, 20_000);
 });

@@ -19,7 +19,7 @@ import { loadConfig } from '../../config/index.js';
 import { ttlFromEnv, type Policy } from '../../policy/index.js';
 import { createTaskRunner, type TaskRunner } from '../../tasks/runner.js';
 import { createTaskStore, type TaskStore } from '../../tasks/task-store.js';
-import { canTakeOver, keepLease, newInstance, releaseHeld } from '../../tasks/handoff.js';
+import { canTakeOver, newInstance, releaseHeld } from '../../tasks/handoff.js';
 import { leaseMsFromEnv, openLeases } from '../../tasks/leases.js';
 import type { TaskStep } from '../../tasks/types.js';
 import type { CallNotifications } from '../../client/outcome.js';
@@ -27,6 +27,7 @@ import type { ServerRequestForwarding } from '../../client/connection.js';
 import { assignNames, type ToolRef } from './names.js';
 import { requestStateKey, type RequestStateKey } from './request-state.js';
 import { callRoute, type CallRoute } from './passthrough.js';
+import { keepServeLease, LOST_REASON } from './lease-lost.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -149,9 +150,15 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
   // On a shared store this serve holds a lease like a daemon: once it lapses (SIGKILL), others take its calls over.
   const leases = openLeases(store);
   const instance = newInstance();
-  // Lost (we stalled past it and another process took our calls): we stop driving them, writing nothing over its.
-  const lost = (): void => void runner.close('this serve stalled past its lease and another took its calls over', { lost: true });
-  const lease = leases ? await keepLease(leases, holder, leaseMsFromEnv(env), instance, lost) : undefined;
+  // Lost (we stalled past it and another took our calls): we stop driving them, and refuse new ones (lease-lost.ts).
+  const lost = (): void => {
+    // Its calls are driven elsewhere now: their stops come from the store (held-elsewhere.ts); a waiter here is told.
+    for (const [id, stop] of stops) if (stop.step.status === 'input-required') stops.delete(id);
+    for (const wake of [...waiters.values()].flatMap((set) => [...set])) wake();
+    void runner.close(LOST_REASON, { lost: true });
+  };
+  const leaseMs = leaseMsFromEnv(env);
+  const lease = leases ? await keepServeLease(leases, { holder, leaseMs, instance, store: store.kind, onLost: lost }) : undefined;
   /** Calls this process drove to a question: on close, the modern ones still waiting are let go for others to resume. */
   const asked = new Set<string>();
   const stops = new Map<string, Stop>();
@@ -313,9 +320,10 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     new Promise<Stop>((resolve, reject) => {
       const check = (): boolean => {
         const stop = stops.get(taskId);
-        if (!stop || stop.seq <= afterSeq) return false;
+        if ((!stop || stop.seq <= afterSeq) && !lease?.lost) return false;
         done();
-        resolve(stop);
+        if (stop && stop.seq > afterSeq) resolve(stop);
+        else reject(lease!.lost);
         return true;
       };
       const abort = (): void => {
@@ -346,6 +354,7 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     refresh: () => void (listing = undefined),
     serverNames: () => served,
     async call(session, ref, args, method, notifications) {
+      if (lease?.lost) throw lease.lost;
       // Always routed (even when this request wants nothing): a retry after a question may want them.
       const route = callRoute(notifications);
       const step = await runner.start({
@@ -363,7 +372,7 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     },
     notifyTo: (taskId, notifications) => routes.get(taskId)?.to(notifications),
     nextStop,
-    respondHeld: heldResponder(broker, leaseMsFromEnv(env)),
+    respondHeld: heldResponder(broker, leaseMs),
     latestStop: (taskId) => stops.get(taskId),
     async watchResource(server, uri, onUpdate) {
       const key = `${server}\u0000${uri}`;
@@ -406,6 +415,7 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
       return request;
     },
     async adopt(taskId) {
+      if (lease?.lost) return false;
       const task = await tasks.get(taskId);
       // Let go, or its serve died: exactly one process wins the claim and resumes it.
       if (!task || !(await canTakeOver(task, leases)) || !(await tasks.claim(task))) return false;
