@@ -93,6 +93,8 @@ export interface ServeCore {
    * client re-sends the call with its answers). No effect on a call held elsewhere, or over.
    */
   notifyTo(taskId: string, notifications: CallNotifications | undefined): void;
+  /** The modern request waiting on the call was answered with its questions: keep the call's notifications for the retry. */
+  holdNotifications(taskId: string): void;
   /** The first stop of the task after `afterSeq` (resolves at once when there is one). */
   nextStop(taskId: string, afterSeq: number, signal?: AbortSignal): Promise<Stop>;
   latestStop(taskId: string): Stop | undefined;
@@ -371,6 +373,7 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
       return stop;
     },
     notifyTo: (taskId, notifications) => routes.get(taskId)?.to(notifications),
+    holdNotifications: (taskId) => routes.get(taskId)?.hold(),
     nextStop,
     respondHeld: heldResponder(broker, leaseMs),
     latestStop: (taskId) => stops.get(taskId),

@@ -10,7 +10,7 @@ import {
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { CallNotifications } from '../../client/outcome.js';
+import type { CallNotifications, CallProgress } from '../../client/outcome.js';
 import type { ServeCore } from './core.js';
 
 const LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
@@ -124,8 +124,19 @@ export function callNotifications(ctx: ServerContext, level: string | undefined)
 
 /** A call's notifications, sent wherever the request now waiting on the call is (CallRoute.to). */
 export interface CallRoute extends CallNotifications {
+  /** From now on they go to this request; any kept while none waited go to it first. */
   to(receiver: CallNotifications | undefined): void;
+  /**
+   * The request was answered (input_required) and the call goes on: keep its notifications for the client's
+   * retry, instead of sending them on a request that is over.
+   */
+  hold(): void;
 }
+
+type LogParams = Parameters<NonNullable<CallNotifications['onLog']>>[0];
+
+/** At most this many notifications wait for a retry; the oldest go first. */
+const HELD_MAX = 100;
 
 /**
  * Read through at each notification (and as each upstream request is sent), never copied: a modern client's retry
@@ -133,16 +144,28 @@ export interface CallRoute extends CallNotifications {
  */
 export function callRoute(receiver: CallNotifications | undefined): CallRoute {
   let current = receiver;
+  let held: Array<(to: CallNotifications) => void> | undefined;
+  const keep = (send: (to: CallNotifications) => void): void => {
+    held!.push(send);
+    if (held!.length > HELD_MAX) held!.shift();
+  };
   return {
-    to: (next) => void (current = next),
-    get onProgress() {
-      return current?.onProgress;
+    to(next) {
+      const waiting = held ?? [];
+      held = undefined;
+      current = next;
+      if (next) for (const send of waiting) send(next);
     },
+    hold: () => void (held ??= []),
+    get onProgress() {
+      return held ? (p: CallProgress) => keep((to) => to.onProgress?.(p)) : current?.onProgress;
+    },
+    // While held, the upstream keeps the level last asked: the retry filters by its own.
     get logLevel() {
       return current?.logLevel;
     },
     get onLog() {
-      return current?.onLog;
+      return held ? (p: LogParams) => keep((to) => to.onLog?.(p)) : current?.onLog;
     },
   } as CallRoute;
 }

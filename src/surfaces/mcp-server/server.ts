@@ -140,6 +140,8 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
               });
       }
       const state: ServeState = { task: step.task.id, seq: current.seq, asked, tool: name, session, args: argsDigest(args) };
+      // A legacy client is asked within this request (the SDK's shim), which goes on; a modern one's ends here.
+      if (connection.era === 'modern') core.holdNotifications(step.task.id);
       return inputRequired({ inputRequests, requestState: await seal.mint(state, ctx) });
     }
   };
