@@ -7,13 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { startPostgres, type PostgresServer } from './postgres.js';
-import { startRedis, type RedisServer } from './redis.js';
+import { useStoreServers, type StoreServers } from './store-servers.js';
 import { tripCounter, type TripCounter } from './store-trips.js';
 
-export interface CountedServers {
-  readonly redis: RedisServer;
-  readonly postgres: PostgresServer;
+export interface CountedServers extends StoreServers {
   /** A fresh folder, removed after the tests. */
   readonly dir: string;
   readonly counter: TripCounter;
@@ -21,26 +18,24 @@ export interface CountedServers {
 
 /** Started before the tests (the folder named with `prefix`), stopped and removed after them. */
 export function useCountedServers(prefix: string): CountedServers {
-  let redis: RedisServer | undefined;
-  let postgres: PostgresServer | undefined;
+  const servers = useStoreServers();
   let dir: string | undefined;
   const counter = tripCounter();
-  beforeAll(async () => {
-    const [r, p] = await Promise.all([startRedis(), startPostgres()]);
-    [redis, postgres] = [r, p];
+  beforeAll(() => {
+    const [redis, postgres] = [servers.redis, servers.postgres];
     dir = mkdtempSync(join(tmpdir(), prefix));
-    counter.label = (socket) => (socket.remotePort === r.port ? 'redis' : socket.remotePort === p.port ? 'postgres' : undefined);
-  }, 60_000);
-  afterAll(async () => {
-    await Promise.all([redis?.stop(), postgres?.stop()]);
+    counter.label = (socket) =>
+      socket.remotePort === redis.port ? 'redis' : socket.remotePort === postgres.port ? 'postgres' : undefined;
+  });
+  afterAll(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
   return {
     get redis() {
-      return redis!;
+      return servers.redis;
     },
     get postgres() {
-      return postgres!;
+      return servers.postgres;
     },
     get dir() {
       return dir!;
