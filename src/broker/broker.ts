@@ -24,6 +24,7 @@ import {
   refuseAnswered,
   stateOf,
 } from './records.js';
+import { createExpiry } from './expiry.js';
 import { awaitAnswer, type WaitDeps } from './waiter.js';
 import { offerGone, putOffer } from './offers.js';
 import { createOpenWatches } from './open-watches.js';
@@ -69,7 +70,6 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
     typeof options.session === 'string' ? { session: options.session, sessionSource: 'explicit' as const } : options.session;
   const listeners = new Set<(event: BrokerEvent) => void>();
   const openHooks = new Set<Parameters<Broker['onOpen']>[0]>();
-  const expiryTimers = new Map<string, unknown>();
   const onClose = new Set<() => void>();
   // Questions this broker opened or read, by id: a respond to one of them is a single claim (the claim itself
   // checks, in the store, that the question is still there and not abandoned). Their fields never change.
@@ -79,13 +79,24 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
     known.set(request.id, request);
   };
   let closed = false;
+  const rowTtl = (request: ElicitRequest): number => Math.max(1, request.expiresAt - clock.now()) + retainMs;
+  const expiry = createExpiry({
+    clock,
+    store,
+    guard,
+    rowTtl,
+    ownClaims: brokerClaims,
+    forget: (id) => known.delete(id),
+    notify,
+    isClosed: () => closed,
+  });
   const openWatches = createOpenWatches(store, { max: KNOWN_MAX, graceMs: OPEN_WATCH_MS });
   // An answer to one of our questions claimed in this process past every broker (a holder taking an offered answer
   // through the store): our subscribers hear of it too, so nobody has to announce it.
   const offClaimed = store.onClaimed((event) => {
     if (brokerClaims.has(event) || event.elicit === undefined || !known.has(event.elicit)) return;
     known.delete(event.elicit);
-    clearExpiry(event.elicit);
+    expiry.clear(event.elicit);
     notify(event);
   });
 
@@ -113,8 +124,6 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       );
     });
   }
-
-  const rowTtl = (request: ElicitRequest): number => Math.max(1, request.expiresAt - clock.now()) + retainMs;
 
   const visible = (request: ElicitRequest, asking?: string): boolean => {
     if (options.allowAnySession) return true;
@@ -146,59 +155,6 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
     return { ...request, state: stateOf(request, answer, clock.now()) };
   }
 
-  /** Answers cancel by 'expiry' on the requester's behalf; exactly one process wins and logs elicit.expired. */
-  async function expire(request: ElicitRequest): Promise<StoredAnswer> {
-    const now = clock.now();
-    const answer: StoredAnswer = {
-      id: request.id,
-      action: 'cancel',
-      by: 'expiry',
-      at: Math.max(now, request.expiresAt),
-      pid: process.pid,
-    };
-    const event = eventFor('elicit.expired', request, answer.at, {
-      action: 'cancel',
-      by: 'expiry',
-      answeredAfterMs: answer.at - request.createdAt,
-    });
-    brokerClaims.add(event);
-    if (await guard(store.claimAnswer(answer, rowTtl(request), event))) {
-      known.delete(request.id);
-      clearExpiry(request.id);
-      notify(event);
-      return answer;
-    }
-    const winner = await guard(store.getAnswer(request.id));
-    if (!winner)
-      throw new McpxError(
-        'STORE_UNAVAILABLE',
-        `the ${store.kind} store lost the answer to ${request.id} it just refused to overwrite`,
-        { data: { id: request.id } },
-      );
-    return winner;
-  }
-
-  /** The answer, writing the expiry cancel first when the deadline has passed unanswered. */
-  async function settle(request: ElicitRequest): Promise<StoredAnswer | undefined> {
-    const answer = await guard(store.getAnswer(request.id));
-    if (answer || clock.now() < request.expiresAt) return answer;
-    return expire(request);
-  }
-
-  function scheduleExpiry(request: ElicitRequest): void {
-    const handle = clock.setTimer(() => {
-      expiryTimers.delete(request.id);
-      if (!closed) void settle(request).catch(() => undefined);
-    }, request.expiresAt - clock.now());
-    expiryTimers.set(request.id, handle);
-  }
-
-  function clearExpiry(id: string): void {
-    const handle = expiryTimers.get(id);
-    if (handle !== undefined) clock.clearTimer(handle);
-    expiryTimers.delete(id);
-  }
-
   /** The question (visible to this session) and its answer, in one read. */
   async function load(id: string, asking?: string): Promise<{ request: ElicitRequest; answer?: StoredAnswer }> {
     const { request, answer } = await guard(store.getEntry(id));
@@ -213,8 +169,17 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
     const request = known.get(id);
     return seen && request && visible(request) ? { request, ...seen } : undefined;
   };
-  const waitDeps: WaitDeps = { clock, store, guard, load: (id) => load(id), takeOpenWatch, expire, ensureOpen, onClose };
-  const listingDeps: ListingDeps = { clock, store, guard, settle, allowAnySession: options.allowAnySession, own };
+  const waitDeps: WaitDeps = {
+    clock,
+    store,
+    guard,
+    load: (id) => load(id),
+    takeOpenWatch,
+    expire: expiry.expire,
+    ensureOpen,
+    onClose,
+  };
+  const listingDeps: ListingDeps = { clock, store, guard, settle: expiry.settle, allowAnySession: options.allowAnySession, own };
 
   const broker: StoreBroker = {
     store,
@@ -250,7 +215,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
         const existing = await guard(store.getEntry(request.id));
         if (existing.request) return withState(existing.request, existing.answer);
       } else watching.keep();
-      scheduleExpiry(request);
+      expiry.schedule(request);
       remember(request);
       notify(event);
       return { ...request };
@@ -269,7 +234,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       if (existing) refuseAnswered(request, existing);
       if (request.state === 'abandoned') throw abandoned(request);
       const now = clock.now();
-      if (now >= request.expiresAt) refuseAnswered(request, await expire(request));
+      if (now >= request.expiresAt) refuseAnswered(request, await expiry.expire(request));
       let content = checkAnswerContent(request, input);
       // A secret is kept before the answer is claimed: if it cannot be kept, nothing is recorded and the question still waits.
       if (request.secret && content !== undefined)
@@ -292,7 +257,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
         });
       }
       known.delete(request.id);
-      clearExpiry(request.id);
+      expiry.clear(request.id);
       notify(event);
       return { ...answer };
     },
@@ -301,14 +266,14 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       ensureOpen();
       const { request, answer } = await guard(store.getEntry(id));
       if (!request || !visible(request)) return undefined;
-      return withState(request, answer ?? (await settle(request)));
+      return withState(request, answer ?? (await expiry.settle(request)));
     },
 
     async lookup(id: string): Promise<StoredAnswer | undefined> {
       ensureOpen();
       const { request, answer } = await guard(store.getEntry(id));
       if (!request || !visible(request)) return undefined;
-      return answer ?? settle(request);
+      return answer ?? expiry.settle(request);
     },
 
     async pending(filter: PendingFilter = {}): Promise<PendingEntry[]> {
@@ -319,7 +284,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
     async abandon(id: string, reason: string): Promise<ElicitRequest> {
       ensureOpen();
       const { request, answer: stored } = await load(id);
-      const answer = stored ?? (clock.now() >= request.expiresAt ? await expire(request) : undefined);
+      const answer = stored ?? (clock.now() >= request.expiresAt ? await expiry.expire(request) : undefined);
       if (answer) refuseAnswered(request, answer);
       if (request.state === 'abandoned') return request;
       const updated: ElicitRequest = { ...request, state: 'abandoned', abandonedReason: reason };
@@ -394,8 +359,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
-      for (const handle of expiryTimers.values()) clock.clearTimer(handle);
-      expiryTimers.clear();
+      expiry.close();
       known.clear();
       openWatches.close();
       offClaimed();

@@ -1,23 +1,24 @@
 /**
  * The pool's requests that may ask (tool calls, prompts, resource reads) in the era the connection speaks, their
- * resume, the relay `mcpx serve` uses, and what is asked before a configured server starts (credentials, a sign-in).
+ * resume, and what is asked before a configured server starts (credentials, a sign-in). The relay `mcpx serve`
+ * uses is in pool-relay.ts; what a modern request carries (notification routing, param headers) in pool-request-meta.ts.
  */
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/client';
 import { SIGN_IN_RETURN_MS } from '../auth/provider.js';
 import { isHttpServer } from '../config/schema.js';
 import { McpxError } from '../errors.js';
 import { newCallId } from '../ids.js';
 import type { Answer } from '../types.js';
-import type { ClientPool, ClientPoolOptions, RelayOptions } from './client-pool.js';
+import type { ClientPool, ClientPoolOptions } from './client-pool.js';
 import { credentialParams, keepAnswer, type AskedEntry } from './credentials.js';
 import { LegacyCall } from './legacy-call.js';
 import { callError, inputResponsesFor, parseContinuation, runModernCall, type ModernCallOptions } from './modern-call.js';
-import type { CallNotifications, CallOptions, CallOutcome, Continuation } from './outcome.js';
-import { paramHeaders } from './param-headers.js';
+import type { CallOptions, CallOutcome, Continuation } from './outcome.js';
 import type { Connections, Pooled } from './pool-connections.js';
 import type { Listings } from './pool-listings.js';
-import { legacyRequest, notificationMeta, requestLabel, requestParams, type AskingMethod } from './requests.js';
+import { createRelay } from './pool-relay.js';
+import { createRequestMeta, wants } from './pool-request-meta.js';
+import { legacyRequest, notificationMeta, requestLabel, type AskingMethod } from './requests.js';
 import {
   afterHeld,
   connectAsking,
@@ -59,8 +60,10 @@ interface ModernRequest {
 }
 
 export function createRequests(options: ClientPoolOptions, connections: Connections, listings: Listings): Requests {
-  const { now, get, timeoutFor, onProbation, onFailure, onSuccess, secrets, missingCredentials, routes } = connections;
+  const { now, get, timeoutFor, onFailure, onSuccess, secrets, missingCredentials, routes } = connections;
   const { listTools } = listings;
+  const meta = createRequestMeta(connections, listings);
+  const { follow, toolHeaders } = meta;
   /** Who answers a call's questions here: the same for every call of this pool. */
   const answerers = {
     ...(options.onElicit ? { onElicit: options.onElicit } : {}),
@@ -244,16 +247,6 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     return { status: 'complete', callId, server, tool: target, result: { content: [{ type: 'text', text }] } as R };
   };
 
-  /** A modern request's notifications routed to it by its token until the returned untrack. */
-  const follow = (pooled: Pooled, token: string, notifications: CallNotifications): (() => void) => {
-    routes.set(token, notifications);
-    if (notifications.logLevel) pooled.logging.add(token);
-    return () => {
-      routes.delete(token);
-      pooled.logging.delete(token);
-    };
-  };
-
   /** The request on the server's connection; `signingIn` when it is sent again inside a sign-in's hold. */
   const send = async <R>(request: AskingRequest, callId: string, signingIn = false): Promise<CallOutcome<R>> => {
     const { method, server, target, args, callOptions } = request;
@@ -321,30 +314,6 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     );
   };
 
-  /**
-   * SEP-2243: a modern tool call carries `Mcp-Param-*` headers built from the tool's schema, in every round.
-   * The schema is known before the first request (listed on a miss); a -32020 re-lists and sends once more.
-   */
-  const toolHeaders = (
-    server: string,
-    pooled: Pooled,
-    tool: string,
-    args: Record<string, unknown>,
-  ): Pick<ModernCallOptions, 'headers' | 'onHeaderMismatch'> => ({
-    headers: async () => {
-      if (!pooled.connection.carriesHeaders) return undefined;
-      // Listed first on a miss; not while a cached era is on probation (the call itself must prove it, and run once).
-      if (!pooled.tools && !onProbation(pooled)) await listTools(server).catch(() => undefined);
-      const scan = pooled.tools?.get(tool);
-      return scan?.valid ? paramHeaders(scan.declarations, args) : undefined;
-    },
-    onHeaderMismatch: async () => {
-      if (!pooled.connection.carriesHeaders) return;
-      pooled.tools = undefined;
-      await listTools(server, { refresh: true }).catch(() => undefined);
-    },
-  });
-
   const resume = async <R = CallToolResult>(
     value: Continuation | unknown,
     answers: Record<string, Answer>,
@@ -388,62 +357,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     ).finally(() => untrack?.());
   };
 
-  const relay = async (
-    server: string,
-    method: AskingMethod,
-    target: string,
-    args: Record<string, unknown>,
-    relayOptions: RelayOptions,
-  ): Promise<Record<string, unknown>> => {
-    const pooled = await get(server);
-    const { connection } = pooled;
-    if (connection.era !== 'modern')
-      throw new McpxError(
-        'CALL_FAILED',
-        `server "${server}" speaks the legacy era: its questions cannot be relayed, only asked`,
-        { data: { server, tool: target } },
-      );
-    const { notifications } = relayOptions;
-    const token = notifications ? `${newCallId()}/relay` : undefined;
-    const params: Record<string, unknown> = {
-      ...requestParams(method, target, args),
-      _meta: {
-        [CLIENT_CAPABILITIES_META_KEY]: relayOptions.capabilities,
-        ...(token ? notificationMeta(token, notifications!) : {}),
-      },
-    };
-    if (relayOptions.inputResponses !== undefined) params.inputResponses = relayOptions.inputResponses;
-    if (relayOptions.requestState !== undefined) params.requestState = relayOptions.requestState;
-    const headers = method === 'tools/call' ? await toolHeaders(server, pooled, target, args).headers!() : undefined;
-    const untrack = token ? follow(pooled, token, notifications!) : undefined;
-    try {
-      const result = await connection.client.request(
-        { method, params } as never,
-        {
-          allowInputRequired: true,
-          timeout: timeoutFor(server),
-          ...(relayOptions.signal ? { signal: relayOptions.signal } : {}),
-          ...(headers && Object.keys(headers).length ? { headers } : {}),
-        } as never,
-      );
-      await onSuccess(server, pooled);
-      return result as Record<string, unknown>;
-    } catch (error) {
-      throw callError(server, target, error, relayOptions.requestState !== undefined, method);
-    } finally {
-      untrack?.();
-    }
-  };
-
-  return { run, resume, relay };
-}
-
-/**
- * Whether a modern request is to ask for notifications: read as it is sent, since a call's receiver may change
- * between rounds (mcpx serve points a resumed call at the client's retry, which may want what the first did not).
- */
-function wants(notifications: CallNotifications | undefined): notifications is CallNotifications {
-  return Boolean(notifications?.onProgress || notifications?.logLevel);
+  return { run, resume, relay: createRelay(connections, meta) };
 }
 
 /** The request again under the call id it was given (a retry, or the call after what was asked first). */

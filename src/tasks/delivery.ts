@@ -85,22 +85,46 @@ export function heldBy(o: { holder?: string | undefined; instance?: string | und
  */
 export async function takeOffers(receipts: Receipts, task: TaskRecord, id: string, signal: AbortSignal): Promise<boolean> {
   const { store } = receipts;
-  let wake = (): void => undefined;
-  const unwatch = watchOffer(store, id, () => wake());
-  const stop = (): void => wake();
-  signal.addEventListener('abort', stop, { once: true });
-  try {
-    while (!signal.aborted) {
-      // Armed before the read: an offer written while we read wakes the next round.
-      const woken = new Promise<void>((resolve) => (wake = resolve));
+  return untilWoken(
+    (wake) => {
+      const unwatch = watchOffer(store, id, wake);
+      signal.addEventListener('abort', wake, { once: true });
+      return () => {
+        unwatch();
+        signal.removeEventListener('abort', wake);
+      };
+    },
+    async () => {
+      if (signal.aborted) return { value: false };
       const offer = await readOffer(store, id);
-      if (offer) return (await receipts.deliver(id, task)) && (await takeOffer(store, offer));
+      if (offer) return { value: (await receipts.deliver(id, task)) && (await takeOffer(store, offer)) };
+      return undefined;
+    },
+  );
+}
+
+/**
+ * Runs `round` until it settles (returns `{ value }`), each next round once woken. `watch` arms the wake once,
+ * before the first round, and returns its unwatch; each round's wake is armed before the round reads, so a write
+ * landing while it reads wakes the next round rather than being missed. A round may also wake the next itself.
+ */
+async function untilWoken<T>(
+  watch: (wake: () => void) => () => void,
+  round: (wake: () => void) => Promise<{ value: T } | undefined>,
+): Promise<T> {
+  let wake = (): void => undefined;
+  const wakeNow = (): void => wake();
+  const unwatch = watch(wakeNow);
+  try {
+    for (;;) {
+      // Armed before the round's read: a write landing while it reads wakes the next round.
+      const woken = new Promise<void>((resolve) => (wake = resolve));
+      const settled = await round(wakeNow);
+      if (settled) return settled.value;
       await woken;
     }
-    return false;
   } finally {
     unwatch();
-    signal.removeEventListener('abort', stop);
   }
 }
 
@@ -159,22 +183,25 @@ export async function confirmDelivery(deps: DeliveryDeps, id: string, offered: S
   if (!first || first.era !== 'legacy' || !first.task) return 'not-held';
   const task = await deps.tasks.get(first.task);
   const until = Date.now() + deps.boundMs;
-  let wake = (): void => undefined;
-  // Armed before the first read: an answer claimed, or the question abandoned (offerGone), while we read wakes the
-  // next round.
-  const unwatchAnswer = store.watch(id, () => wake());
-  const unwatchGone = watchOfferGone(store, id, () => wake());
-  const unwatch = (): void => {
-    unwatchAnswer();
-    unwatchGone();
-  };
   let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    for (;;) {
-      const woken = new Promise<void>((resolve) => (wake = resolve));
+  return untilWoken<Delivery>(
+    (wake) => {
+      // Armed before the first read: an answer claimed, or the question abandoned (offerGone), while we read
+      // wakes the next round.
+      const unwatchAnswer = store.watch(id, wake);
+      const unwatchGone = watchOfferGone(store, id, wake);
+      return () => {
+        clearTimeout(timer);
+        unwatchAnswer();
+        unwatchGone();
+      };
+    },
+    async (wake) => {
+      // The last round's check, if it did not fire: the next is set below.
+      clearTimeout(timer);
       const { request, answer } = await store.getEntry(id);
       if (answer) {
-        if (isOffered(answer, offered)) return 'delivered';
+        if (isOffered(answer, offered)) return { value: 'delivered' };
         refuseAnswered(request!, answer);
       }
       if (!request) throw notFound(id);
@@ -185,17 +212,13 @@ export async function confirmDelivery(deps: DeliveryDeps, id: string, offered: S
         throw undelivered(id, task);
       }
       const left = until - Date.now();
-      if (!task || left <= 0) return 'unconfirmed';
+      if (!task || left <= 0) return { value: 'unconfirmed' };
       // Nothing wakes anyone when a holder dies (a lapsed lease is a write that did not come, a gone pid writes
       // nothing): that is only seen by looking again, now and then. A live holder's abandon wakes us (offerGone).
-      timer = setTimeout(() => wake(), Math.min(deps.checkMs, left));
-      await woken;
-      clearTimeout(timer);
-    }
-  } finally {
-    clearTimeout(timer);
-    unwatch();
-  }
+      timer = setTimeout(wake, Math.min(deps.checkMs, left));
+      return undefined;
+    },
+  );
 }
 
 export interface Delivered {

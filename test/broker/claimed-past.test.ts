@@ -6,24 +6,16 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createBroker } from '../../src/broker/broker.js';
 import { readOffer, takeOffer } from '../../src/broker/offers.js';
 import { openStoreUrl } from '../../src/broker/store-url.js';
 import type { BrokerEvent, BrokerStore, OpenRequestInput } from '../../src/broker/types.js';
 import { openMemoryStore } from '../../src/broker/index.js';
-import { startPostgres, type PostgresServer } from '../helpers/postgres.js';
-import { startRedis, type RedisServer } from '../helpers/redis.js';
+import { useStoreServers } from '../helpers/store-servers.js';
 
-let redis: RedisServer;
-let postgres: PostgresServer;
+const servers = useStoreServers();
 const sqliteUrl = `sqlite:${join(mkdtempSync(join(tmpdir(), 'mcpx-claimed-')), 'shared.sqlite')}`;
-beforeAll(async () => {
-  [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
-}, 60_000);
-afterAll(async () => {
-  await Promise.all([redis?.stop(), postgres?.stop()]);
-});
 
 const plain: OpenRequestInput = {
   trace: 'cal-00000000000000aa',
@@ -40,8 +32,8 @@ const question: OpenRequestInput = { ...plain, task: 'tsk-00000000000000aa' };
 for (const [name, open] of [
   ['memory', async () => openMemoryStore()],
   ['SQLite', () => openStoreUrl(sqliteUrl)],
-  ['Redis', () => openStoreUrl(redis.url)],
-  ['Postgres', () => openStoreUrl(postgres.url)],
+  ['Redis', () => openStoreUrl(servers.redis.url)],
+  ['Postgres', () => openStoreUrl(servers.postgres.url)],
 ] as const) {
   describe(`a broker on ${name}`, () => {
     it('tells its subscribers of an answer claimed past it through its store, once', async () => {

@@ -2,10 +2,8 @@
  * What one open → await → respond cycle costs each store, counted at the drivers on real servers: one round trip
  * (or statement) to open, one to respond, none to await an answer this process gave.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createBroker,
   openPostgresStore,
@@ -14,9 +12,7 @@ import {
   type BrokerStore,
   type OpenRequestInput,
 } from '../../src/broker/index.js';
-import { startPostgres, type PostgresServer } from '../helpers/postgres.js';
-import { startRedis, type RedisServer } from '../helpers/redis.js';
-import { tripCounter } from '../helpers/store-trips.js';
+import { useCountedServers } from '../helpers/counted-servers.js';
 
 const ask: OpenRequestInput = {
   trace: 'cal-0000000000000c01',
@@ -30,26 +26,14 @@ const ask: OpenRequestInput = {
 const CYCLES = 20;
 
 describe('broker store round trips', () => {
-  let redis: RedisServer;
-  let postgres: PostgresServer;
-  let dir: string;
-  const counter = tripCounter();
-  beforeAll(async () => {
-    [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
-    dir = mkdtempSync(join(tmpdir(), 'mcpx-trips-'));
-    counter.label = (socket) =>
-      socket.remotePort === redis.port ? 'redis' : socket.remotePort === postgres.port ? 'postgres' : undefined;
-  }, 60_000);
-  afterAll(async () => {
-    await Promise.all([redis?.stop(), postgres?.stop()]);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const servers = useCountedServers('mcpx-trips-');
+  const { counter } = servers;
 
   // The fallback polls are set far off: they are housekeeping on a timer, not part of any cycle.
   const stores: Array<[string, string, () => Promise<BrokerStore>]> = [
-    ['sqlite', 'sqlite statement', () => openSqliteStore(join(dir, 'trips.sqlite'), { pollIntervalMs: 60_000 })],
-    ['redis', 'redis round trip', () => openRedisStore(redis.url, { fallbackPollMs: 60_000 })],
-    ['postgres', 'postgres round trip', () => openPostgresStore(postgres.url)],
+    ['sqlite', 'sqlite statement', () => openSqliteStore(join(servers.dir, 'trips.sqlite'), { pollIntervalMs: 60_000 })],
+    ['redis', 'redis round trip', () => openRedisStore(servers.redis.url, { fallbackPollMs: 60_000 })],
+    ['postgres', 'postgres round trip', () => openPostgresStore(servers.postgres.url)],
   ];
 
   it.each(stores)('%s: one trip to open, one to respond, none to await', async (_kind, trip, open) => {

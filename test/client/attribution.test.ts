@@ -87,6 +87,18 @@ async function expectLinked(mcpx: Mcpx): Promise<void> {
   expect((await a).status).toBe('complete');
 }
 
+/** B, once the guess A ended, holds the guessed question, still marked ambiguous; B's answer completes B. */
+async function expectInherited(b: Promise<CallOutcome>, id: string, bId: string): Promise<void> {
+  const inherited = waiting(await b);
+  expect(inherited.questions.map((q) => [q.id, q.callId, q.ambiguous])).toEqual([[id, bId, true]]);
+  inherited.live.respond(id, { action: 'accept', content: { confirm: true } });
+  const doneB = await inherited.live.result;
+  expect(doneB.status === 'complete' && fixtureEcho(doneB.result).received.confirm).toEqual({
+    action: 'accept',
+    content: { confirm: true },
+  });
+}
+
 describe('legacy question attribution', () => {
   it.each<[FixtureKind, 'auto' | 'legacy']>([
     ['legacy-v1', 'auto'],
@@ -141,14 +153,7 @@ describe('legacy question attribution', () => {
     expect(guessed.questions[0]).toMatchObject({ callId: aId, ambiguous: true, candidateCalls: [aId, bId] });
     // A ends (its sleep is over) with the question unanswered: the server ended A, so the question was B's.
     expect((await guessed.live.result).status).toBe('complete');
-    const inherited = waiting(await b);
-    expect(inherited.questions.map((q) => [q.id, q.callId, q.ambiguous])).toEqual([[id, bId, true]]);
-    inherited.live.respond(id, { action: 'accept', content: { confirm: true } });
-    const doneB = await inherited.live.result;
-    expect(doneB.status === 'complete' && fixtureEcho(doneB.result).received.confirm).toEqual({
-      action: 'accept',
-      content: { confirm: true },
-    });
+    await expectInherited(b, id, bId);
   });
 
   it('hands a guessed question to the other call when the guess is aborted, never cancelling it', async () => {
@@ -161,14 +166,7 @@ describe('legacy question attribution', () => {
     // A's caller gives up on it: the question may be B's, still open, so B gets it rather than a cancel.
     abortA.abort();
     await expect(guessed.live.result).rejects.toMatchObject({ code: 'CALL_FAILED' });
-    const inherited = waiting(await b);
-    expect(inherited.questions.map((q) => [q.id, q.callId, q.ambiguous])).toEqual([[id, bId, true]]);
-    inherited.live.respond(id, { action: 'accept', content: { confirm: true } });
-    const doneB = await inherited.live.result;
-    expect(doneB.status === 'complete' && fixtureEcho(doneB.result).received.confirm).toEqual({
-      action: 'accept',
-      content: { confirm: true },
-    });
+    await expectInherited(b, id, bId);
   });
 
   it('ties a question to the call whose progress token it names (stdio-like wire)', async () => {

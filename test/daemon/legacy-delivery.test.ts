@@ -8,20 +8,12 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cli, fleetDaemon, post, type FleetDaemon } from '../helpers/daemon-fleet.js';
-import { startPostgres, type PostgresServer } from '../helpers/postgres.js';
-import { startRedis, type RedisServer } from '../helpers/redis.js';
+import { useStoreServers } from '../helpers/store-servers.js';
 
-let redis: RedisServer;
-let postgres: PostgresServer;
+const servers = useStoreServers();
 const sqliteUrl = `sqlite:${join(mkdtempSync(join(tmpdir(), 'mcpx-delivery-')), 'shared.sqlite')}`;
-beforeAll(async () => {
-  [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
-}, 60_000);
-afterAll(async () => {
-  await Promise.all([redis?.stop(), postgres?.stop()]);
-});
 
 async function askLegacy(daemon: FleetDaemon, title: string): Promise<string> {
   const response = await daemon.fetch('/v1/call/legacy/ask_form', post({ title }));
@@ -37,8 +29,8 @@ interface LoggedEvent {
 }
 
 for (const [name, url] of [
-  ['Redis', () => redis.url],
-  ['Postgres', () => postgres.url],
+  ['Redis', () => servers.redis.url],
+  ['Postgres', () => servers.postgres.url],
   ['SQLite', () => sqliteUrl],
 ] as const) {
   describe(`a legacy answer on ${name}`, () => {

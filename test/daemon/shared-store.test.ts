@@ -6,14 +6,13 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { socketFetch } from '../../src/surfaces/daemon/daemon-client.js';
 import { runDaemon, type RunningDaemon } from '../../src/surfaces/daemon/daemon.js';
 import { daemonPaths } from '../../src/surfaces/daemon/daemon-paths.js';
 import { openDaemonParts } from '../../src/surfaces/daemon/daemon-wiring.js';
 import { fixtureEcho, stdioFixture } from '../helpers/fixture-servers.js';
-import { startPostgres, type PostgresServer } from '../helpers/postgres.js';
-import { startRedis, type RedisServer } from '../helpers/redis.js';
+import { useStoreServers } from '../helpers/store-servers.js';
 
 // The caller's session, named on every request: a question is answered from the session that raised it.
 const SESSION = { 'x-mcpx-session': 'ses-shared' };
@@ -36,18 +35,11 @@ async function startHost(storeUrl: string): Promise<RunningDaemon> {
   });
 }
 
-let redis: RedisServer;
-let postgres: PostgresServer;
-beforeAll(async () => {
-  [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
-}, 60_000);
-afterAll(async () => {
-  await Promise.all([redis?.stop(), postgres?.stop()]);
-});
+const servers = useStoreServers();
 
 for (const [name, url] of [
-  ['Redis', () => redis.url],
-  ['Postgres', () => postgres.url],
+  ['Redis', () => servers.redis.url],
+  ['Postgres', () => servers.postgres.url],
 ] as const) {
   describe(`two daemons on one ${name} store`, () => {
     for (const [era, tool] of [

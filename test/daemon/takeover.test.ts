@@ -5,22 +5,14 @@
  * and an answer to it is refused (ELICITATION_ABANDONED, exit 1), never accepted. Real daemon processes (the built
  * CLI), real fixture servers, on Redis and on Postgres started here.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openStoreUrl } from '../../src/broker/store-url.js';
 import { openLeases } from '../../src/tasks/leases.js';
 import { cli, fleetDaemon, post, until, type FleetDaemon } from '../helpers/daemon-fleet.js';
 import { fixtureEcho } from '../helpers/fixture-servers.js';
-import { startPostgres, type PostgresServer } from '../helpers/postgres.js';
-import { startRedis, type RedisServer } from '../helpers/redis.js';
+import { useStoreServers } from '../helpers/store-servers.js';
 
-let redis: RedisServer;
-let postgres: PostgresServer;
-beforeAll(async () => {
-  [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
-}, 60_000);
-afterAll(async () => {
-  await Promise.all([redis?.stop(), postgres?.stop()]);
-});
+const servers = useStoreServers();
 
 interface Started {
   inputRequired: { task: string; questions: Array<{ id: string; era: string }> };
@@ -45,8 +37,8 @@ async function taskOf(daemon: FleetDaemon, id: string): Promise<TaskView> {
 }
 
 for (const [name, url] of [
-  ['Redis', () => redis.url],
-  ['Postgres', () => postgres.url],
+  ['Redis', () => servers.redis.url],
+  ['Postgres', () => servers.postgres.url],
 ] as const) {
   describe(`a daemon killed on a shared ${name} store`, () => {
     it('takes a lapsed lease in exactly one of many racing survivors', async () => {

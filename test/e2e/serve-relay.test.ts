@@ -4,37 +4,17 @@
  * its requestState travels inside mcpx's signed envelope, and the retry may reach another `mcpx serve` process on
  * the same store. A tampered, foreign or expired envelope is a JSON-RPC error. Real processes throughout.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  modernPost,
-  serveSetup,
-  startConformanceFixture,
-  startHttpServe,
-  textOf,
-  type HttpServeProcess,
-  type ServeSetup,
-} from '../helpers/serve.js';
+import { describe, expect, it } from 'vitest';
+import { modernPost, textOf } from '../helpers/serve.js';
+import { useConformanceSetup, useHttpServe } from '../helpers/serve-hooks.js';
 
 const ALL = { elicitation: {}, sampling: {}, roots: { listChanged: true } };
 
-let upstream: { url: string; stop(): void };
-let setup: ServeSetup;
+const setup = useConformanceSetup((url) => ({ conformance: { url } }));
 /** Two serve processes on one state store (one key), and a third whose states expire after a second. */
-let first: HttpServeProcess;
-let second: HttpServeProcess;
-let shortLived: HttpServeProcess;
-
-beforeAll(async () => {
-  upstream = await startConformanceFixture();
-  setup = serveSetup({ conformance: { url: upstream.url } });
-  first = await startHttpServe(setup);
-  second = await startHttpServe(setup);
-  shortLived = await startHttpServe(setup, [], { MCPX_ELICIT_TTL_MS: '1000' });
-});
-afterAll(async () => {
-  await Promise.all([first?.close(), second?.close(), shortLived?.close()]);
-  upstream?.stop();
-});
+const first = useHttpServe(setup);
+const second = useHttpServe(setup);
+const shortLived = useHttpServe(setup, [], { MCPX_ELICIT_TTL_MS: '1000' });
 
 // The session the questions belong to, the same at every serve process (else each process is its own session).
 const SESSION = { 'x-mcpx-session': 'relay-test' };

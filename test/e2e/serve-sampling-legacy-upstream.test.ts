@@ -4,28 +4,15 @@
  * stdio and Streamable HTTP. The upstream's shared connection declares neither; a client that declared them gets
  * connections of its own that do, so the upstream's requests reach that client and no other.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import {
-  CLI,
-  serveSetup,
-  startConformanceFixture,
-  startHttpServe,
-  textOf,
-  type HttpServeProcess,
-  type ServeSetup,
-} from '../helpers/serve.js';
+import { stdioServe, textOf } from '../helpers/serve.js';
+import { useConformanceSetup, useHttpServe } from '../helpers/serve-hooks.js';
 
-let upstream: { url: string; stop(): void };
-let setup: ServeSetup;
-beforeAll(async () => {
-  upstream = await startConformanceFixture();
-  setup = serveSetup({ legacy: { url: upstream.url, era: 'legacy' } });
-});
-afterAll(() => upstream?.stop());
+const setup = useConformanceSetup((url) => ({ legacy: { url, era: 'legacy' } }));
 
 /** A v1 client declaring what it is given; its sampling answers `answer`; records what it was asked. */
 async function legacyClient(over: { url: string } | 'stdio', capabilities: Record<string, unknown>, answer = 'Paris') {
@@ -42,15 +29,7 @@ async function legacyClient(over: { url: string } | 'stdio', capabilities: Recor
       return { roots: [{ uri: `file:///work/${answer}`, name: answer }] };
     });
   const transport =
-    over === 'stdio'
-      ? new StdioClientTransport({
-          command: process.execPath,
-          args: [CLI, 'serve', '--config', setup.configPath],
-          env: setup.env,
-          cwd: setup.dir,
-          stderr: 'pipe',
-        })
-      : new StreamableHTTPClientTransport(new URL(over.url));
+    over === 'stdio' ? new StdioClientTransport(stdioServe(setup)) : new StreamableHTTPClientTransport(new URL(over.url));
   await client.connect(transport);
   return {
     asked,
@@ -85,13 +64,7 @@ describe('mcpx serve (stdio): a legacy upstream asks a legacy client that declar
 });
 
 describe('mcpx serve --http: several legacy clients, one legacy upstream', () => {
-  let serve: HttpServeProcess;
-  beforeAll(async () => {
-    serve = await startHttpServe(setup);
-  });
-  afterAll(async () => {
-    await serve?.close();
-  });
+  const serve = useHttpServe(setup);
 
   it("each client that declared sampling is asked its own calls' questions, and one that did not is asked none", async () => {
     const [paris, rome, none] = await Promise.all([

@@ -11,27 +11,14 @@ import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/s
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client, StreamableHTTPClientTransport, type McpSubscription } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  CLI,
-  serveSetup,
-  startConformanceFixture,
-  startHttpServe,
-  textOf,
-  type HttpServeProcess,
-  type ServeSetup,
-} from '../helpers/serve.js';
+import { describe, expect, it, vi } from 'vitest';
+import { CLI, serveSetup, stdioServe, textOf } from '../helpers/serve.js';
+import { useConformanceSetup, useHttpServe } from '../helpers/serve-hooks.js';
 
 const uri = 'test://watched-resource';
 const landed = (check: () => void | Promise<void>) => vi.waitFor(check, { timeout: 10_000, interval: 20 });
 
-let fixture: { url: string; stop(): void };
-let setup: ServeSetup;
-beforeAll(async () => {
-  fixture = await startConformanceFixture();
-  setup = serveSetup({ m: { url: fixture.url, era: 'modern' } });
-});
-afterAll(() => fixture?.stop());
+const setup = useConformanceSetup((url) => ({ m: { url, era: 'modern' } }));
 
 interface Subscriber {
   updated: string[];
@@ -57,15 +44,7 @@ async function v2(
   const updated: string[] = [];
   client.setNotificationHandler('notifications/resources/updated', (n) => void updated.push(n.params.uri));
   const transport =
-    over === 'stdio'
-      ? new StdioClientTransport({
-          command: process.execPath,
-          args: [CLI, 'serve', '--config', setup.configPath],
-          env: setup.env,
-          cwd: setup.dir,
-          stderr: 'pipe',
-        })
-      : new StreamableHTTPClientTransport(new URL(over.url));
+    over === 'stdio' ? new StdioClientTransport(stdioServe(setup)) : new StreamableHTTPClientTransport(new URL(over.url));
   await client.connect(transport);
   let listening: McpSubscription | undefined;
   return {
@@ -96,16 +75,7 @@ async function v1(over: { url: string } | 'stdio'): Promise<Subscriber> {
   const client = new V1Client({ name: 'v1', version: '1.0.0' });
   const updated: string[] = [];
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
-  const transport =
-    over === 'stdio'
-      ? new V1Stdio({
-          command: process.execPath,
-          args: [CLI, 'serve', '--config', setup.configPath],
-          env: setup.env,
-          cwd: setup.dir,
-          stderr: 'pipe',
-        })
-      : new V1Http(new URL(over.url));
+  const transport = over === 'stdio' ? new V1Stdio(stdioServe(setup)) : new V1Http(new URL(over.url));
   await client.connect(transport);
   return {
     updated,
@@ -123,13 +93,7 @@ async function v1(over: { url: string } | 'stdio'): Promise<Subscriber> {
 }
 
 describe('mcpx serve --http: resource subscriptions on a modern upstream', () => {
-  let serve: HttpServeProcess;
-  beforeAll(async () => {
-    serve = await startHttpServe(setup);
-  });
-  afterAll(async () => {
-    await serve?.close();
-  });
+  const serve = useHttpServe(setup);
 
   it('relays the changes to exactly the clients subscribed (legacy and modern), and stops listening upstream after the last', async () => {
     const [legacy, modern, old, bystander] = await Promise.all([

@@ -71,6 +71,17 @@ export interface TestClient {
 
 const serveArgs = (setup: ServeSetup, servers: string[]): string[] => [CLI, 'serve', '--config', setup.configPath, ...servers];
 
+/** How a stdio client transport (either SDK's) spawns `mcpx serve` on the setup: the built CLI, stderr piped. */
+export function stdioServe(setup: ServeSetup): {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+  stderr: 'pipe';
+} {
+  return { command: process.execPath, args: serveArgs(setup, []), env: setup.env, cwd: setup.dir, stderr: 'pipe' };
+}
+
 /** The v1 SDK client: legacy era only, like most hosts today. */
 export async function v1Client(
   setup: ServeSetup,

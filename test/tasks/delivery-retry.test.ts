@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createBroker, type StoreBroker } from '../../src/broker/broker.js';
 import { openStoreUrl } from '../../src/broker/store-url.js';
 import type { BrokerStore, RespondInput } from '../../src/broker/types.js';
@@ -18,18 +18,10 @@ import { isMcpxError } from '../../src/errors.js';
 import { heldResponder, openReceipts, takeOffers } from '../../src/tasks/delivery.js';
 import { leaseOf } from '../../src/tasks/handoff.js';
 import { openHeldQuestion } from '../helpers/held-question.js';
-import { startPostgres, type PostgresServer } from '../helpers/postgres.js';
-import { startRedis, type RedisServer } from '../helpers/redis.js';
+import { useStoreServers } from '../helpers/store-servers.js';
 
-let redis: RedisServer;
-let postgres: PostgresServer;
+const servers = useStoreServers();
 const sqliteUrl = `sqlite:${join(mkdtempSync(join(tmpdir(), 'mcpx-retry-')), 'shared.sqlite')}`;
-beforeAll(async () => {
-  [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
-}, 60_000);
-afterAll(async () => {
-  await Promise.all([redis?.stop(), postgres?.stop()]);
-});
 
 /** The pid of a process of this host that has exited. */
 const deadPid = (): number => spawnSync(process.execPath, ['-e', '']).pid!;
@@ -47,8 +39,8 @@ async function refusal(work: Promise<unknown>): Promise<string> {
 
 for (const [name, url] of [
   ['SQLite', () => sqliteUrl],
-  ['Redis', () => redis.url],
-  ['Postgres', () => postgres.url],
+  ['Redis', () => servers.redis.url],
+  ['Postgres', () => servers.postgres.url],
 ] as const) {
   describe(`a retried legacy answer on ${name}`, () => {
     const opened: BrokerStore[] = [];

@@ -5,11 +5,9 @@
  * The check for a dead holder is set far off (a long lease), so only the wake can end the wait. Every broker is its
  * own handle on one real store, as processes are.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createBroker, type StoreBroker } from '../../src/broker/broker.js';
 import { openPostgresStore } from '../../src/broker/stores/postgres.js';
 import { openRedisStore } from '../../src/broker/stores/redis.js';
@@ -19,33 +17,19 @@ import { heldResponder, openReceipts, takeOffers } from '../../src/tasks/deliver
 import { readOffer } from '../../src/broker/offers.js';
 import { until } from '../helpers/daemon-fleet.js';
 import { openHeldQuestion } from '../helpers/held-question.js';
-import { startPostgres, type PostgresServer } from '../helpers/postgres.js';
-import { startRedis, type RedisServer } from '../helpers/redis.js';
-import { tripCounter } from '../helpers/store-trips.js';
+import { useCountedServers } from '../helpers/counted-servers.js';
 
 /** Long enough that the answerer's check for a dead holder (a fifteenth of it) never comes during a test. */
 const LEASE_MS = 600_000;
 
-let redis: RedisServer;
-let postgres: PostgresServer;
-let dir: string;
-const counter = tripCounter();
-beforeAll(async () => {
-  [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
-  dir = mkdtempSync(join(tmpdir(), 'mcpx-delivery-wake-'));
-  counter.label = (socket) =>
-    socket.remotePort === redis.port ? 'redis' : socket.remotePort === postgres.port ? 'postgres' : undefined;
-}, 60_000);
-afterAll(async () => {
-  await Promise.all([redis?.stop(), postgres?.stop()]);
-  rmSync(dir, { recursive: true, force: true });
-});
+const servers = useCountedServers('mcpx-delivery-wake-');
+const { counter } = servers;
 
 // The Redis store's 250 ms safety re-read is set far off: it is the store's housekeeping, not the answerer's.
 const stores: Array<[string, string, () => Promise<BrokerStore>]> = [
-  ['SQLite', 'sqlite statement', () => openSqliteStore(join(dir, 'wake.sqlite'))],
-  ['Redis', 'redis round trip', () => openRedisStore(redis.url, { fallbackPollMs: 60_000 })],
-  ['Postgres', 'postgres round trip', () => openPostgresStore(postgres.url)],
+  ['SQLite', 'sqlite statement', () => openSqliteStore(join(servers.dir, 'wake.sqlite'))],
+  ['Redis', 'redis round trip', () => openRedisStore(servers.redis.url, { fallbackPollMs: 60_000 })],
+  ['Postgres', 'postgres round trip', () => openPostgresStore(servers.postgres.url)],
 ];
 
 describe.each(stores)('the answerer of a held legacy question on %s', (_name, trip, openStore) => {

@@ -6,7 +6,7 @@
  * (the process really stops), and every wait is on a condition in the store, never on a clock.
  */
 import { hostname } from 'node:os';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { openStoreUrl } from '../../src/broker/store-url.js';
 import type { BrokerStore } from '../../src/broker/types.js';
 import { openReceipts } from '../../src/tasks/delivery.js';
@@ -14,17 +14,9 @@ import { canTakeOver, keepLease, leaseOf } from '../../src/tasks/handoff.js';
 import { openLeases, type Leases } from '../../src/tasks/leases.js';
 import type { TaskRecord } from '../../src/tasks/types.js';
 import { until } from '../helpers/daemon-fleet.js';
-import { startPostgres, type PostgresServer } from '../helpers/postgres.js';
-import { startRedis, type RedisServer } from '../helpers/redis.js';
+import { useStoreServers } from '../helpers/store-servers.js';
 
-let redis: RedisServer;
-let postgres: PostgresServer;
-beforeAll(async () => {
-  [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
-}, 60_000);
-afterAll(async () => {
-  await Promise.all([redis?.stop(), postgres?.stop()]);
-});
+const servers = useStoreServers();
 
 const TTL = 300;
 const unique = (): string => Math.random().toString(16).slice(2, 10);
@@ -76,8 +68,8 @@ function heldTask(holder: string, instance: string): TaskRecord {
 }
 
 for (const [name, url] of [
-  ['Redis', () => redis.url],
-  ['Postgres', () => postgres.url],
+  ['Redis', () => servers.redis.url],
+  ['Postgres', () => servers.postgres.url],
 ] as const) {
   describe(`a lease on ${name}`, () => {
     const opened: BrokerStore[] = [];

@@ -5,7 +5,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
 import { createBroker } from '../../broker/index.js';
 import { createElicitationPipeline } from '../../elicitation/pipeline.js';
 import { openStoreFromEnv } from '../../broker/store-url.js';
@@ -24,12 +23,17 @@ import { leaseMsFromEnv, openLeases } from '../../tasks/leases.js';
 import type { TaskStep } from '../../tasks/types.js';
 import type { CallNotifications } from '../../client/outcome.js';
 import type { ServerRequestForwarding } from '../../client/connection.js';
-import { assignNames, type ToolRef } from './names.js';
+import { listCatalog, type Catalog } from './catalog.js';
+import type { ToolRef } from './names.js';
 import { requestStateKey, type RequestStateKey } from './request-state.js';
+import { createOwnConnections } from './own-connections.js';
 import { callRoute, type CallRoute } from './passthrough.js';
 import { keepServeLease, LOST_REASON } from './lease-lost.js';
+import { createResourceWatchers } from './resource-watchers.js';
 
 type Env = Record<string, string | undefined>;
+
+export type { Catalog };
 
 export interface ServeCoreOptions {
   env: Env;
@@ -41,23 +45,6 @@ export interface ServeCoreOptions {
   version: string;
   /** Names mcpx serves itself, kept away from upstream tools. */
   reserved: ReadonlySet<string>;
-}
-
-export interface Catalog {
-  /** The upstream tools under their served names, everything else as the upstream gave it. */
-  tools: Tool[];
-  byName: Map<string, ToolRef>;
-  /** Servers whose tools could not be listed, with why. */
-  failed: Map<string, string>;
-  /** Prompts under served names (named as tools are), and which upstream prompt each is. */
-  prompts: Prompt[];
-  promptsByName: Map<string, ToolRef>;
-  /** Resources keep their URIs; each remembers the server that listed it. */
-  resources: Resource[];
-  resourceTemplates: ResourceTemplate[];
-  serverOfUri: Map<string, string>;
-  /** Which server listed each URI template. */
-  serverOfTemplate: Map<string, string>;
 }
 
 /** A stop of a call (a round of questions, or the end), numbered per task so a waiter knows what is new. */
@@ -198,14 +185,12 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     },
   };
 
-  /** The clients watching each subscribed resource, by server and URI. */
-  const watchers = new Map<string, Set<() => void>>();
-  /** Sessions with connections of their own (ownConnections). */
-  const sessionHosts = new Map<string, Promise<Mcpx>>();
+  const watchers = createResourceWatchers((server, uri, on) => mcpx.subscribe(server, uri, on));
+  const own = createOwnConnections((forward) => createMcpx({ ...upstreams, forward }));
   const runner = createTaskRunner({
     broker,
     store: tasks,
-    host: async (session) => (session !== undefined ? sessionHosts.get(session) : undefined) ?? mcpx,
+    host: async (session) => (session !== undefined ? own.of(session) : undefined) ?? mcpx,
     holder,
     pid: process.pid,
     // Its tasks name its lease, so an answerer can tell it died (its legacy answers are refused then: tasks/delivery.ts).
@@ -231,9 +216,7 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
   };
   const mcpx: Mcpx = await createMcpx({
     ...upstreams,
-    onResourceUpdated: (server, uri) => {
-      for (const onUpdate of watchers.get(`${server}\u0000${uri}`) ?? []) onUpdate();
-    },
+    onResourceUpdated: (server, uri) => watchers.updated(server, uri),
   });
 
   const configured = mcpx.serverNames();
@@ -256,66 +239,10 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
   let listing: Promise<Catalog> | undefined;
   const catalog = (): Promise<Catalog> =>
     (listing ??= (async () => {
-      const failed = new Map<string, string>();
-      const lists = await Promise.all(
-        served.map(async (server) => {
-          try {
-            return { server, tools: await mcpx.listTools(server) };
-          } catch (error) {
-            failed.set(server, error instanceof Error ? error.message : String(error));
-            return { server, tools: [] as Tool[] };
-          }
-        }),
-      );
-      const defs = new Map<string, Tool>();
-      const refs: ToolRef[] = [];
-      for (const { server, tools } of lists) {
-        for (const tool of tools) {
-          refs.push({ server, tool: tool.name });
-          defs.set(`${server}\u0000${tool.name}`, tool);
-        }
-      }
-      const byName = assignNames(refs, { prefixed: served.length > 1, reserved: options.reserved });
-      const tools = [...byName].map(([name, ref]) => ({ ...defs.get(`${ref.server}\u0000${ref.tool}`)!, name }));
-      // Prompts and resources only where a server has them: a server without them answers -32601, which is no failure.
-      const quietly = <T>(work: () => Promise<T[]>): Promise<T[]> => work().catch(() => []);
-      const extras = await Promise.all(
-        served
-          .filter((server) => !failed.has(server))
-          .map(async (server) => ({
-            server,
-            prompts: await quietly(() => mcpx.listPrompts(server)),
-            resources: await quietly(() => mcpx.listResources(server)),
-            templates: await quietly(() => mcpx.listResourceTemplates(server)),
-          })),
-      );
-      const promptDefs = new Map<string, Prompt>();
-      for (const { server, prompts } of extras)
-        for (const prompt of prompts) promptDefs.set(`${server}\u0000${prompt.name}`, prompt);
-      const promptsByName = assignNames(
-        [...promptDefs.keys()].map((key) => ({ server: key.split('\u0000')[0]!, tool: key.split('\u0000')[1]! })),
-        { prefixed: served.length > 1 },
-      );
-      const prompts = [...promptsByName].map(([name, ref]) => ({ ...promptDefs.get(`${ref.server}\u0000${ref.tool}`)!, name }));
-      const serverOfUri = new Map<string, string>();
-      for (const { server, resources } of extras)
-        for (const resource of resources) if (!serverOfUri.has(resource.uri)) serverOfUri.set(resource.uri, server);
-      const serverOfTemplate = new Map<string, string>();
-      for (const { server, templates } of extras)
-        for (const t of templates) if (!serverOfTemplate.has(t.uriTemplate)) serverOfTemplate.set(t.uriTemplate, server);
+      const listed = await listCatalog(mcpx, served, options.reserved);
       // A server that failed is listed again on the next tools/list.
-      if (failed.size) listing = undefined;
-      return {
-        tools,
-        byName,
-        failed,
-        prompts,
-        promptsByName,
-        resources: extras.flatMap((e) => e.resources),
-        resourceTemplates: extras.flatMap((e) => e.templates),
-        serverOfUri,
-        serverOfTemplate,
-      };
+      if (listed.failed.size) listing = undefined;
+      return listed;
     })());
 
   const nextStop = (taskId: string, afterSeq: number, signal?: AbortSignal): Promise<Stop> =>
@@ -377,41 +304,8 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     nextStop,
     respondHeld: heldResponder(broker, leaseMs),
     latestStop: (taskId) => stops.get(taskId),
-    async watchResource(server, uri, onUpdate) {
-      const key = `${server}\u0000${uri}`;
-      let set = watchers.get(key);
-      const first = !set;
-      if (!set) watchers.set(key, (set = new Set()));
-      set.add(onUpdate);
-      const unwatch = async (): Promise<void> => {
-        if (!set.delete(onUpdate) || set.size) return;
-        watchers.delete(key);
-        await mcpx.subscribe(server, uri, false);
-      };
-      if (first) {
-        try {
-          await mcpx.subscribe(server, uri, true);
-        } catch (error) {
-          set.delete(onUpdate);
-          if (!set.size) watchers.delete(key);
-          throw error;
-        }
-      }
-      return unwatch;
-    },
-    ownConnections(session, forward) {
-      if (sessionHosts.has(session)) return undefined;
-      // Opened lazily per server like the shared ones; a legacy call of this session runs on them.
-      const own = createMcpx({ ...upstreams, forward });
-      sessionHosts.set(session, own);
-      let released = false;
-      return async () => {
-        if (released) return;
-        released = true;
-        if (sessionHosts.get(session) === own) sessionHosts.delete(session);
-        await (await own).close().catch(() => undefined);
-      };
-    },
+    watchResource: (server, uri, onUpdate) => watchers.watch(server, uri, onUpdate),
+    ownConnections: (session, forward) => own.hold(session, forward),
     takeOpened(id) {
       const request = opened.get(id);
       opened.delete(id);
@@ -428,7 +322,7 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     },
     async close() {
       await runner.close('mcpx serve stopped');
-      await Promise.all([...sessionHosts.values()].map(async (own) => (await own).close().catch(() => undefined)));
+      await own.close();
       // The client is gone, but a modern call's questions stay answerable (mcpx elicit, REST) until their deadline:
       // whoever asks for its result next (mcpx task result, another serve's mcpx_call_result) resumes it.
       await releaseHeld(tasks, asked, holder, loaded.path);

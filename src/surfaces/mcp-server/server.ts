@@ -13,7 +13,6 @@ import {
   Server,
   inputRequired,
   type CallToolResult,
-  type InputRequiredResult,
   type ClientCapabilities,
   type ServerContext,
 } from '@modelcontextprotocol/server';
@@ -22,6 +21,7 @@ import { isMcpxError } from '../../errors.js';
 import type { ServeCore, Stop } from './core.js';
 import { createFallbackTools } from './fallback-tools.js';
 import { failedResult, passResult, stopResult } from './render.js';
+import { asKind, failedOrThrow, METHODS, type Kind, type Served } from './served-kind.js';
 import { stopFromStore } from './held-elsewhere.js';
 import { relay, wantsRelay, type RelayState } from './relay.js';
 import { callNotifications, registerPassThrough } from './passthrough.js';
@@ -360,47 +360,10 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
   return server;
 }
 
-type Kind = 'tool' | 'prompt' | 'resource';
 /** The request a stop is answered to: its kind, the name the client called, its arguments and its context. */
 interface ServedCall {
   kind: Kind;
   name: string;
   args: Record<string, unknown>;
   ctx: ServerContext;
-}
-type Served = CallToolResult | InputRequiredResult | Record<string, unknown>;
-const METHODS: Record<Kind, 'prompts/get' | 'resources/read' | undefined> = {
-  tool: undefined,
-  prompt: 'prompts/get',
-  resource: 'resources/read',
-};
-
-/**
- * A call refused for a client capability the upstream needs is the same refusal here (-32021). Anything else is a
- * tool error for a tool; a prompt or resource has no error result, so it is a JSON-RPC error naming the server.
- */
-function failedOrThrow(
-  kind: Kind,
-  task: { server: string; tool: string },
-  error: { code: string; message: string; data?: Record<string, unknown> },
-): CallToolResult {
-  if (error.data?.code === -32021) {
-    throw new ProtocolError(-32021 as ProtocolErrorCode, error.message, {
-      requiredCapabilities: error.data.requiredCapabilities ?? {},
-    });
-  }
-  if (kind !== 'tool') {
-    const code = typeof error.data?.code === 'number' ? (error.data.code as ProtocolErrorCode) : ProtocolErrorCode.InternalError;
-    throw new ProtocolError(code, `mcpx: ${task.server} ${kind} ${task.tool} failed (${error.code}): ${error.message}`);
-  }
-  return failedResult(task, error);
-}
-
-/** The fallback text in the shape of the request: a tool result, a prompt's one message, or a resource's text. */
-function asKind(kind: Kind, result: CallToolResult, name: string): Served {
-  if (kind === 'tool') return result;
-  const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
-  if (kind === 'prompt')
-    return { messages: [{ role: 'user', content: { type: 'text', text } }], ...(result._meta ? { _meta: result._meta } : {}) };
-  return { contents: [{ uri: name, mimeType: 'text/plain', text }], ...(result._meta ? { _meta: result._meta } : {}) };
 }
