@@ -87,7 +87,8 @@ export class AnswerListener {
       client.on('error', lost);
       client.on('end', lost);
       client.on('notification', (message: Notification) => {
-        if (!message.payload) return;
+        // Sent by a claim run on this very connection (run()): the store woke its waiters when the claim returned.
+        if (!message.payload || message.processId === (client as unknown as { processID?: number }).processID) return;
         const parsed = JSON.parse(message.payload) as StoredAnswer | { row: string };
         if ('row' in parsed) this.rowWatchers.wake(parsed.row);
         else this.wake(parsed.id, parsed.action ? parsed : undefined);
