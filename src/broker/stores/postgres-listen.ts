@@ -6,12 +6,16 @@
 import type { Client, Notification } from 'pg';
 import type { StoredAnswer } from '../types.js';
 import { ident } from './postgres-schema.js';
+import { listenSql } from './postgres-presence.js';
 import { Watchers, type Watcher } from './watchers.js';
 
 export class AnswerListener {
   private readonly watchers = new Watchers();
   private readonly rowWatchers = new Watchers();
   private listener: Promise<Client | undefined> | undefined;
+  /** The connection while it listens, and how many statements run on it (postgres-presence.ts). */
+  private live: Client | undefined;
+  private running = 0;
   private closed = false;
 
   constructor(
@@ -37,6 +41,26 @@ export class AnswerListener {
     this.rowWatchers.wake(key);
   }
 
+  /**
+   * Runs a statement on the LISTEN connection when it listens and runs nothing else, else undefined (use the pool):
+   * a claim run here NOTIFYs only if another connection listens.
+   */
+  run(name: string, text: string, values: unknown[]): Promise<Array<Record<string, unknown>>> | undefined {
+    const client = this.live;
+    if (!client || this.running > 0) return undefined;
+    this.running++;
+    return client.query({ name, text, values }).then(
+      (result) => {
+        this.running--;
+        return result.rows as Array<Record<string, unknown>>;
+      },
+      (error: unknown) => {
+        this.running--;
+        throw error;
+      },
+    );
+  }
+
   private get waiting(): boolean {
     return this.watchers.size > 0 || this.rowWatchers.size > 0;
   }
@@ -54,6 +78,7 @@ export class AnswerListener {
       const client = await this.connectListener();
       const lost = (): void => {
         this.listener = undefined;
+        if (this.live === client) this.live = undefined;
         client.removeAllListeners('notification');
         if (this.closed) return;
         // Reconnect after a pause while anyone waits; an answer committed meanwhile is found by the re-read.
@@ -62,16 +87,19 @@ export class AnswerListener {
       client.on('error', lost);
       client.on('end', lost);
       client.on('notification', (message: Notification) => {
-        if (!message.payload) return;
+        // Sent by a claim run on this very connection (run()): the store woke its waiters when the claim returned.
+        if (!message.payload || message.processId === (client as unknown as { processID?: number }).processID) return;
         const parsed = JSON.parse(message.payload) as StoredAnswer | { row: string };
         if ('row' in parsed) this.rowWatchers.wake(parsed.row);
         else this.wake(parsed.id, parsed.action ? parsed : undefined);
       });
-      await client.query(`LISTEN ${ident(this.channel)}`);
+      // One transaction: LISTEN and be present, after any claim that found nobody present has committed.
+      await client.query(listenSql(`LISTEN ${ident(this.channel)}`, this.channel));
       if (this.closed) {
         await client.end().catch(() => undefined);
         return undefined;
       }
+      this.live = client;
       // Anything answered or written while we were connecting: let every waiter re-read once.
       for (const id of this.watchers.ids()) this.wake(id);
       for (const key of this.rowWatchers.ids()) this.rowWatchers.wake(key);
@@ -87,6 +115,7 @@ export class AnswerListener {
   /** Stops listening: the waiters are dropped and the connection ended. */
   async close(): Promise<void> {
     this.closed = true;
+    this.live = undefined;
     this.watchers.clear();
     this.rowWatchers.clear();
     const client = await this.listener?.catch(() => undefined);

@@ -16,6 +16,7 @@ import { createTables, tablesOf, type Query } from './postgres-schema.js';
 import { ClaimListeners } from './watchers.js';
 import { AnswerListener } from './postgres-listen.js';
 import { onePerKeyv } from './per-keyv.js';
+import { othersListenSql, presenceKey } from './postgres-presence.js';
 
 export interface PostgresStoreOptions {
   /** Give up connecting after this long (ms): 3 000. */
@@ -40,6 +41,8 @@ class PostgresStore implements BrokerStore {
   private readonly pendingTable: string;
   private readonly logTable: string;
   private readonly channel: string;
+  /** The channel's presence lock key (postgres-presence.ts). */
+  private readonly presence: number;
   private readonly namespace: string;
   private readonly answers: AnswerListener;
   private readonly claims = new ClaimListeners();
@@ -60,6 +63,7 @@ class PostgresStore implements BrokerStore {
     this.logTable = tables.logTable;
     this.namespace = tables.namespace;
     this.channel = tables.channel;
+    this.presence = presenceKey(tables.channel);
     this.statements = this.buildStatements();
     this.ready = createTables(keyv, rawQuery, tables);
     this.ready.catch(() => undefined);
@@ -83,7 +87,8 @@ class PostgresStore implements BrokerStore {
   }
 
   private buildStatements(): { putQuestion: string; respond: string; claim: string } {
-    const notified = `notified AS (SELECT pg_notify($9::text, $10::text) FROM won)`;
+    // Announced only when another connection listens: this process wakes its own waiters (postgres-presence.ts).
+    const notified = `notified AS (SELECT pg_notify($9::text, $10::text) FROM won WHERE ${othersListenSql('$11')})`;
     const answered = (open: boolean): string =>
       open
         ? // A respond: the claim takes the question's pending row, deleting it (an abandon racing us waits on that row,
@@ -114,7 +119,7 @@ class PostgresStore implements BrokerStore {
   async putQuestion(request: ElicitRequest, ttlMs: number, event: BrokerEvent): Promise<boolean> {
     const { row, json } = await encodeRowWithJson(this.keyv, request, ttlMs);
     const expires = Date.now() + ttlMs;
-    const [result] = await this.query(this.statements.putQuestion, [
+    const params = [
       rawKey(this.keyv, keys.question(request.id)),
       row,
       Date.now(),
@@ -125,7 +130,9 @@ class PostgresStore implements BrokerStore {
       request.id,
       request.createdAt,
       json,
-    ]);
+    ];
+    const sql = this.statements.putQuestion;
+    const [result] = await (this.answers.run(statementName(sql), sql, params) ?? this.query(sql, params));
     return Number(result?.won) === 1;
   }
 
@@ -186,7 +193,8 @@ class PostgresStore implements BrokerStore {
     const { row, json: message } = await encodeRowWithJson(this.keyv, answer, ttlMs);
     const payload = Buffer.byteLength(message) <= MAX_PAYLOAD ? message : JSON.stringify({ id: answer.id });
     // A data-modifying CTE always runs; the notify is a SELECT, so the final SELECT must read it.
-    const [result] = await this.query(options.open ? this.statements.respond : this.statements.claim, [
+    const sql = options.open ? this.statements.respond : this.statements.claim;
+    const params = [
       rawKey(this.keyv, keys.answer(answer.id)),
       row,
       Date.now(),
@@ -197,7 +205,10 @@ class PostgresStore implements BrokerStore {
       answer.id,
       this.channel,
       payload,
-    ]);
+      this.presence,
+    ];
+    // On our LISTEN connection when it is idle: there, a claim with no other listener sends no NOTIFY.
+    const [result] = await (this.answers.run(statementName(sql), sql, params) ?? this.query(sql, params));
     if (Number(result?.won) !== 1) return false;
     this.claims.tell(event);
     this.answers.wake(answer.id, answer);
