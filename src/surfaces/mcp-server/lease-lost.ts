@@ -39,6 +39,16 @@ export function leaseLostError(holder: string, leaseMs: number, store: string): 
   );
 }
 
+/** The refusal of a retry (or a wait) of a call nobody drives any more: its answers are stored, and it resumes elsewhere. */
+export function leaseLostFor(lost: McpxError, task: string): McpxError {
+  return new McpxError(
+    'LEASE_LOST',
+    `${lost.message} This call (${task}) is not lost: the answers given are stored, and \`mcpx task result ${task}\` ` +
+      `(or mcpx_call_result in the restarted server) resumes it and returns its result or its next questions.`,
+    { data: { ...(lost.data ?? {}), task } },
+  );
+}
+
 /**
  * Holds the serve's lease (`keepLease`); once another process took it, `lost` is set, a line goes to stderr (the
  * host's log of the server) and `onLost` stops the runner.
