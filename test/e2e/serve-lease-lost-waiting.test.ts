@@ -11,7 +11,7 @@ import { openLeases, type Leases } from '../../src/tasks/leases.js';
 import { until } from '../helpers/daemon-fleet.js';
 import { stdioFixture } from '../helpers/fixture-servers.js';
 import { useStoreServers } from '../helpers/store-servers.js';
-import { serveSetup, textOf, v2Client, type TestClient } from '../helpers/serve.js';
+import { serveSetup, textOf, v1Client, v2Client, type Answer, type TestClient } from '../helpers/serve.js';
 
 const stores = useStoreServers();
 
@@ -97,6 +97,33 @@ for (const [name, url] of [
         })) as unknown as Record<string, unknown>;
         expect(done.isError, textOf(done)).not.toBe(true);
         expect(JSON.stringify(done)).toContain(`acme/retry-${name}`);
+      } finally {
+        await client.close().catch(() => undefined);
+        await store.close();
+      }
+    }, 90_000);
+
+    it('a legacy (v1) client whose request waits on its call gets LEASE_LOST, not a hang', async () => {
+      const setup = setupFor('lease-lost-legacy');
+      let release: (answer: Answer) => void = () => undefined;
+      const answered = new Promise<Answer>((resolve) => (release = resolve));
+      // The person answers only after the serve lost its lease; the v1 request stays open meanwhile.
+      const client = await v1Client(setup, { answer: (() => answered) as unknown as () => Answer });
+      const store = await openStoreUrl(url());
+      try {
+        const waiting = client.callTool('ask_form', { title: `legacy-${name}` });
+        await until('the question reached the client', async () => (client.asked.length ? true : undefined));
+
+        await loseLease(openLeases(store)!, seen);
+        await heard(client);
+
+        release({ action: 'accept', content: { repo: `acme/legacy-${name}` } });
+        const result = await waiting;
+        expect(result.isError).toBe(true);
+        const text = textOf(result);
+        expect(text).toContain('LEASE_LOST');
+        expect(text).toMatch(/Restart this MCP server/);
+        expect(text).not.toContain('task runner is closed');
       } finally {
         await client.close().catch(() => undefined);
         await store.close();
