@@ -224,7 +224,8 @@ export async function createDurableMcpx(
         // Lost our lease: we drive nothing more (nor judge others); a call nobody drives is another process's to resume.
         if (lost && !drivenHere && isModernRound(record) && (!record.holder || (await processHolderGone(record, leases))))
           throw appLeaseLostError(holder, leaseMsFromEnv(env), store.kind, record.id);
-        const takeable = !lost && !drivenHere && (resultOptions.adopt ? isModernRound(record) : await canTakeOver(record, leases));
+        const takeable =
+          !lost && !drivenHere && (resultOptions.adopt ? isModernRound(record) : await canTakeOver(record, leases));
         // Exactly one process wins the claim and resumes the call; a loser follows the record the winner writes.
         if (takeable && (await tasks.claim(record))) {
           started.add(record.id);
