@@ -9,7 +9,8 @@
  * new call with LEASE_LOST, a tool error the agent reads and passes on, saying what happened and what to do
  * (restart the server in the client). Everything that goes through the store keeps working: a retry or
  * mcpx_call_result follows a call to where it was taken over, and mcpx_elicit_list / mcpx_elicit_answer answer
- * questions.
+ * questions. A serve over HTTP runs under a supervisor or behind a load balancer, which restart or drop a process
+ * that exits: the `serve` command exits 70 then (`ServeCore.whenLost`), as the daemon does (docs/serve.md).
  */
 import { McpxError } from '../../errors.js';
 import { keepLease } from '../../tasks/handoff.js';
