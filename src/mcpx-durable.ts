@@ -21,7 +21,7 @@ import { loadConfig } from './config/load.js';
 import { parsePolicy, type Policy, type PolicyMode } from './policy/index.js';
 import { createTaskRunner, type TaskRunner } from './tasks/runner.js';
 import { createTaskStore } from './tasks/task-store.js';
-import { canTakeOver, isModernRound, keepLease, newInstance, releaseHeld } from './tasks/handoff.js';
+import { canTakeOver, isModernRound, keepLease, newInstance, processHolderGone, releaseHeld } from './tasks/handoff.js';
 import { heldResponder } from './tasks/delivery.js';
 import { leaseMsFromEnv, openLeases } from './tasks/leases.js';
 import type { TaskRecord, TaskResult, TaskStep } from './tasks/types.js';
@@ -53,11 +53,32 @@ export interface DurableMcpx extends Mcpx {
   task(id: string): Promise<TaskRecord | undefined>;
   /** The call's outcome once it ends (complete; a failure throws its McpxError), driving a modern call let go by its asker. */
   result<R = TaskResult>(taskId: string, options?: ResultOptions): Promise<CallOutcome<R>>;
+  /**
+   * Set once this process lost its lease on a shared store (it stalled past it, and another process took its calls
+   * over): the LEASE_LOST error every new call (and a result it would have to drive) then throws. Close the instance
+   * and create a new one to make calls again.
+   */
+  readonly lost: McpxError | undefined;
 }
 
 const POLL_MS = 200;
 
 const LOST = 'this process stalled past its lease and another took its calls over';
+
+/** What an app's calls throw once it lost its lease: what happened and what to do (close, create a new instance). */
+export function appLeaseLostError(holder: string, leaseMs: number, store: string, task?: string): McpxError {
+  return new McpxError(
+    'LEASE_LOST',
+    `this mcpx instance runs no more calls: its process was paused longer than its lease on the shared ${store} ` +
+      `store (MCPX_LEASE_MS ${leaseMs} ms: a suspended machine, a stopped or starved process), and another mcpx ` +
+      `process took over the calls it held, so this instance stopped driving calls (two processes never drive one ` +
+      `call). Close it and create a new one (createMcpx({ store })) to make new calls. Calls that were waiting on ` +
+      `questions go on where they were taken over: answer them with answer() or \`mcpx elicit answer\`, read their ` +
+      `results with result() on the new instance or \`mcpx task result\`` +
+      (task ? ` (this call: ${task}; its answers are stored, and whoever asks for its result resumes it).` : '.'),
+    { data: { holder, leaseMs, store, restart: true, ...(task ? { task } : {}) } },
+  );
+}
 
 export async function createDurableMcpx(
   options: McpxOptions & { store: StoreOption },
@@ -79,6 +100,7 @@ export async function createDurableMcpx(
   const tasks = createTaskStore(store.keyv);
   const leases = openLeases(store);
   let lease: Awaited<ReturnType<typeof keepLease>> | undefined;
+  let lost: McpxError | undefined;
   const { store: _store, policy: _policy, session: _session, ...plain } = options;
   const ttlMs = options.elicitTtlMs ?? chosen.ttlMs;
   let inner: Mcpx | undefined;
@@ -98,7 +120,10 @@ export async function createDurableMcpx(
     // On a shared store this process holds a lease, so a call it drove is taken over by another once it dies.
     // Lost (we stalled past it and another process took our calls): we stop driving them, writing nothing over its.
     if (leases)
-      lease = await keepLease(leases, holder, leaseMsFromEnv(env), instance, () => void runner.close(LOST, { lost: true }));
+      lease = await keepLease(leases, holder, leaseMsFromEnv(env), instance, () => {
+        lost = appLeaseLostError(holder, leaseMsFromEnv(env), store.kind);
+        void runner.close(LOST, { lost: true });
+      });
     inner = await createPlain({
       ...plain,
       // The policy first, then the host's onElicit; unanswered, the question waits in the store for anyone.
@@ -123,6 +148,7 @@ export async function createDurableMcpx(
   const started = new Set<string>();
 
   async function start<R>(input: Parameters<TaskRunner['start']>[0]): Promise<CallOutcome<R>> {
+    if (lost) throw lost;
     const step = await runner.start(input);
     started.add(step.task.id);
     return outcomeOf<R>(step);
@@ -194,8 +220,12 @@ export async function createDurableMcpx(
             { data: { id } },
           );
         if (record.state === 'complete' || record.state === 'failed') return outcomeOf<R>(stepOf(record, []));
-        const drivenHere = runner.taskOfCall(record.callId) === record.id;
-        const takeable = !drivenHere && (resultOptions.adopt ? isModernRound(record) : await canTakeOver(record, leases));
+        const drivenHere = !lost && runner.taskOfCall(record.callId) === record.id;
+        // Lost our lease: we drive nothing more (nor judge others); a call nobody drives is another process's to resume.
+        if (lost && !drivenHere && isModernRound(record) && (!record.holder || (await processHolderGone(record, leases))))
+          throw appLeaseLostError(holder, leaseMsFromEnv(env), store.kind, record.id);
+        const takeable =
+          !lost && !drivenHere && (resultOptions.adopt ? isModernRound(record) : await canTakeOver(record, leases));
         // Exactly one process wins the claim and resumes the call; a loser follows the record the winner writes.
         if (takeable && (await tasks.claim(record))) {
           started.add(record.id);
@@ -213,10 +243,14 @@ export async function createDurableMcpx(
       }
     },
 
+    get lost() {
+      return lost;
+    },
     async close() {
       await runner.close('the process that asked closed');
-      // Modern calls this process was driving are let go: whoever asks for their result next resumes them.
-      await releaseHeld(tasks, started, holder, undefined);
+      // Modern calls this process was driving are let go: whoever asks for their result next resumes them (unless
+      // the lease was lost: they are another process's now, and we write nothing over them).
+      if (!lost) await releaseHeld(tasks, started, holder, undefined);
       await lease?.stop();
       await first.close();
       await broker.close();

@@ -18,7 +18,7 @@ import { loadConfig } from '../../config/index.js';
 import { ttlFromEnv, type Policy } from '../../policy/index.js';
 import { createTaskRunner, type TaskRunner } from '../../tasks/runner.js';
 import { createTaskStore, type TaskStore } from '../../tasks/task-store.js';
-import { canTakeOver, newInstance, releaseHeld } from '../../tasks/handoff.js';
+import { canTakeOver, isModernRound, isReleased, newInstance, processHolderGone, releaseHeld } from '../../tasks/handoff.js';
 import { leaseMsFromEnv, openLeases } from '../../tasks/leases.js';
 import type { TaskStep } from '../../tasks/types.js';
 import type { CallNotifications } from '../../client/outcome.js';
@@ -28,7 +28,7 @@ import type { ToolRef } from './names.js';
 import { requestStateKey, type RequestStateKey } from './request-state.js';
 import { createOwnConnections } from './own-connections.js';
 import { callRoute, type CallRoute } from './passthrough.js';
-import { keepServeLease, LOST_REASON } from './lease-lost.js';
+import { keepServeLease, leaseLostFor, LOST_REASON } from './lease-lost.js';
 import { createResourceWatchers } from './resource-watchers.js';
 
 type Env = Record<string, string | undefined>;
@@ -96,6 +96,12 @@ export interface ServeCore {
    * take (held, finished, legacy, unknown, or another process won).
    */
   adopt(taskId: string): Promise<boolean>;
+  /**
+   * Set once this serve lost its lease (lease-lost.ts): the LEASE_LOST error. `whenLost` resolves with it then (never
+   * without a shared store). A call nobody drives any more is then not ours to take: `adopt` throws it instead.
+   */
+  readonly lost: McpxError | undefined;
+  readonly whenLost: Promise<McpxError>;
   /** Answers as any answerer in another process would: a held legacy call's holder passes it on (tasks/delivery.ts). */
   respondHeld(input: RespondInput): Promise<Delivered>;
   /**
@@ -145,7 +151,10 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     for (const [id, stop] of stops) if (stop.step.status === 'input-required') stops.delete(id);
     for (const wake of [...waiters.values()].flatMap((set) => [...set])) wake();
     void runner.close(LOST_REASON, { lost: true });
+    if (lease?.lost) onLost(lease.lost);
   };
+  let onLost: (error: McpxError) => void = () => undefined;
+  const whenLost = new Promise<McpxError>((resolve) => (onLost = resolve));
   const leaseMs = leaseMsFromEnv(env);
   const lease = leases ? await keepServeLease(leases, { holder, leaseMs, instance, store: store.kind, onLost: lost }) : undefined;
   /** Calls this process drove to a question: on close, the modern ones still waiting are let go for others to resume. */
@@ -311,9 +320,18 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
       opened.delete(id);
       return request;
     },
+    get lost() {
+      return lease?.lost;
+    },
+    whenLost,
     async adopt(taskId) {
-      if (lease?.lost) return false;
       const task = await tasks.get(taskId);
+      if (lease?.lost) {
+        // Not ours to drive any more; nobody drives it (let go, or its holder, this process, lost its lease): say so.
+        if (isReleased(task) || (isModernRound(task) && (await processHolderGone(task, leases))))
+          throw leaseLostFor(lease.lost, taskId);
+        return false;
+      }
       // Let go, or its serve died: exactly one process wins the claim and resumes it.
       if (!task || !(await canTakeOver(task, leases)) || !(await tasks.claim(task))) return false;
       // Its first stop here arrives through onStop, like any call's; a failure to resume is a failed stop too.
@@ -325,7 +343,8 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
       await own.close();
       // The client is gone, but a modern call's questions stay answerable (mcpx elicit, REST) until their deadline:
       // whoever asks for its result next (mcpx task result, another serve's mcpx_call_result) resumes it.
-      await releaseHeld(tasks, asked, holder, loaded.path);
+      // Unless the lease was lost: its calls are another process's to take, and we write nothing over them.
+      if (!lease?.lost) await releaseHeld(tasks, asked, holder, loaded.path);
       await lease?.stop();
       await mcpx.close();
       await broker.close();

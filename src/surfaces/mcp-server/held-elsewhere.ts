@@ -24,6 +24,10 @@ export async function stopFromStore(core: ServeCore, taskId: string, signal: Abo
     if (here) return here;
     const task = await core.tasks.get(taskId);
     if (!task) return undefined;
+    // A serve that lost its lease drives nothing: what the store shows first; core.adopt throws LEASE_LOST when
+    // nobody drives the call any more (the retry's answers stay stored: whoever asks for its result resumes it).
+    const stored = core.lost ? await stepOf(core, task) : undefined;
+    if (stored) return { seq: 0, step: stored };
     if (await core.adopt(taskId)) return core.nextStop(taskId, 0, signal);
     const step = await stepOf(core, task);
     if (step) return { seq: 0, step };

@@ -9,7 +9,8 @@
  * new call with LEASE_LOST, a tool error the agent reads and passes on, saying what happened and what to do
  * (restart the server in the client). Everything that goes through the store keeps working: a retry or
  * mcpx_call_result follows a call to where it was taken over, and mcpx_elicit_list / mcpx_elicit_answer answer
- * questions.
+ * questions. A serve over HTTP runs under a supervisor or behind a load balancer, which restart or drop a process
+ * that exits: the `serve` command exits 70 then (`ServeCore.whenLost`), as the daemon does (docs/serve.md).
  */
 import { McpxError } from '../../errors.js';
 import { keepLease } from '../../tasks/handoff.js';
@@ -36,6 +37,16 @@ export function leaseLostError(holder: string, leaseMs: number, store: string): 
       `calls. Calls that were waiting on questions go on where they were taken over: answer with ` +
       `mcpx_elicit_answer or \`mcpx elicit answer\`, read results with mcpx_call_result or \`mcpx task result\`.`,
     { data: { holder, leaseMs, store, restart: true } },
+  );
+}
+
+/** The refusal of a retry (or a wait) of a call nobody drives any more: its answers are stored, and it resumes elsewhere. */
+export function leaseLostFor(lost: McpxError, task: string): McpxError {
+  return new McpxError(
+    'LEASE_LOST',
+    `${lost.message} This call (${task}) is not lost: the answers given are stored, and \`mcpx task result ${task}\` ` +
+      `(or mcpx_call_result in the restarted server) resumes it and returns its result or its next questions.`,
+    { data: { ...(lost.data ?? {}), task } },
   );
 }
 

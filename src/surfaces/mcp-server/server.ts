@@ -230,6 +230,10 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
     inFlight.add(ctx.mcpReq.id);
     try {
       return await runOnce(kind, name, ref, args, ctx);
+    } catch (error) {
+      // This serve lost its lease while the request waited on its call (lease-lost.ts): a tool error that says so.
+      if (!isMcpxError(error, 'LEASE_LOST')) throw error;
+      return failedOrThrow(kind, ref, { code: error.code, message: error.message });
     } finally {
       inFlight.delete(ctx.mcpReq.id);
     }

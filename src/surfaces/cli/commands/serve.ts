@@ -25,6 +25,9 @@ it (as do mcpx elicit and REST, from anywhere).
 env: MCPX_SESSION_ID (the session questions belong to), MCPX_ELICIT_TTL_MS, MCPX_STORE_URL,
      MCPX_SERVE_STATE_KEY (HMAC key for request state, >= 32 bytes; default: one kept in the state store),
      MCPX_SERVE_TOKEN (with --http: the bearer token every request must carry)
+
+exit: 0 when stopped; with --http on a shared store (Redis, Postgres), 70 once another process took over its calls
+(it was paused past its lease, MCPX_LEASE_MS): its supervisor starts a fresh one
 `;
 
 export const command: Command = async (argv, io) => {
@@ -83,7 +86,18 @@ export const command: Command = async (argv, io) => {
     });
   }
   // The host ends the connection by closing stdin (or a signal): close upstream connections, then exit.
+  let lostLease = false;
   await new Promise<void>((resolve) => {
+    // Over HTTP a lost lease ends the process (70, like the daemon), for its supervisor to start a fresh one; over
+    // stdio the host would not restart it, so it stays and refuses new calls (docs/serve.md, lease-lost.ts).
+    if (http)
+      void core.whenLost.then(() => {
+        io.stderr.write(
+          'mcpx serve: exiting 70 (lease lost: another process took over our calls while we were paused); a supervisor restarts a fresh one\n',
+        );
+        lostLease = true;
+        resolve();
+      });
     // Over stdio the host ends the connection by closing stdin; over HTTP only a signal ends it.
     if (!http) {
       io.stdin.once('end', resolve);
@@ -94,5 +108,5 @@ export const command: Command = async (argv, io) => {
   });
   await served.close().catch(() => undefined);
   await core.close().catch(() => undefined);
-  return EXIT.OK;
+  return lostLease ? EXIT.SOFTWARE : EXIT.OK;
 };
