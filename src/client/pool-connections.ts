@@ -54,6 +54,11 @@ export interface Connections {
   routes: Map<string, CallNotifications>;
   /** The sign-ins calls hold, per server: the Auth's (shared by a daemon's sessions), else this pool's. */
   holds: SignInHolds;
+  /**
+   * Called when a pooled connection ends without mcpx closing it (a stdio server exited): it has left the pool, so
+   * the next request connects afresh (and its subscriptions are gone with it).
+   */
+  onDropped(listener: (name: string) => void): void;
   close(): Promise<void>;
 }
 
@@ -183,6 +188,16 @@ export function createConnections(options: ClientPoolOptions): Connections {
       .then((connection) => {
         const pooled: Pooled = { connection, active, logging, proven: false };
         opened.set(pooled, opening);
+        // Ended under us (not by retire or close, which take it out of the pool first): out of the pool.
+        const { client } = connection;
+        const previous = client.onclose;
+        client.onclose = () => {
+          previous?.();
+          if (closed || pool.get(name) !== opening) return;
+          pool.delete(name);
+          retired.add(connection);
+          for (const listener of dropped) listener(name);
+        };
         return pooled;
       });
     pool.set(name, opening);
@@ -192,6 +207,7 @@ export function createConnections(options: ClientPoolOptions): Connections {
 
   // Connections dropped from the pool while requests may still run on them: closed with the pool.
   const retired = new Set<Connection>();
+  const dropped = new Set<(name: string) => void>();
   const retire = async (name: string, pooled: Pooled): Promise<void> => {
     await pooled.connection.forgetVerdict();
     if (pool.get(name) === opened.get(pooled)) pool.delete(name);
@@ -266,6 +282,7 @@ export function createConnections(options: ClientPoolOptions): Connections {
     secrets,
     missingCredentials,
     routes,
+    onDropped: (listener) => void dropped.add(listener),
     close: async () => {
       closed = true;
       const all = await Promise.allSettled([...pool.values()]);
