@@ -61,7 +61,7 @@ function elicited(ctx, key) {
  * `listens` (modern requests): which URIs open `subscriptions/listen` streams name, and `updated(uri)` to put a
  * change on them. A legacy session has its own resources/subscribe set.
  */
-export function createConformanceServer({ codec, listens }) {
+export function createConformanceServer({ codec, listens, endSessions }) {
   const server = new McpServer(
     { name: 'mcpx-conformance-fixture', version: '1.0.0' },
     {
@@ -374,6 +374,13 @@ export function createConformanceServer({ codec, listens }) {
   tool('test_end_watched_listens', 'Ends the subscriptions/listen streams on test://watched-resource.', async () =>
     text(`ended: ${listens?.end('test://watched-resource') ?? 0}`),
   );
+  // Not a scenario's (mcpx's own tests): forgets every legacy session just after answering, as a server that
+  // restarted does (their ids get 404).
+  if (endSessions)
+    tool('test_end_legacy_sessions', 'Ends every legacy session.', async () => {
+      setTimeout(endSessions, 50);
+      return text('ending');
+    });
   // Not a scenario's (mcpx's own tests): the same, and the resource changes while no listen stream names it (a new
   // listen waits until it has), so the change is told to nobody.
   tool('test_change_watched_between_listens', 'Ends the listens on test://watched-resource, then changes it.', async () =>
@@ -518,7 +525,12 @@ export function createConformanceHttpServer({ key = randomBytes(32) } = {}) {
         onsessioninitialized: (id) => sessions.set(id, opened),
       });
       opened.onclose = () => opened.sessionId && sessions.delete(opened.sessionId);
-      await createConformanceServer({ codec }).connect(opened);
+      const endSessions = () => {
+        const open = [...sessions.values()];
+        sessions.clear();
+        for (const t of open) void t.close();
+      };
+      await createConformanceServer({ codec, endSessions }).connect(opened);
       transport = opened;
     }
     await transport.handleRequest(req, res, body);

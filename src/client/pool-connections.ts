@@ -198,6 +198,15 @@ export function createConnections(options: ClientPoolOptions): Connections {
           retired.add(connection);
           for (const listener of dropped) listener(name);
         };
+        // A legacy Streamable HTTP session the server no longer knows (it restarted): `404` to the session id, which
+        // the SDK tells as its event stream fails to reopen. The spec's answer is a new session: this one is dropped.
+        const previousError = client.onerror;
+        client.onerror = (error) => {
+          previousError?.(error);
+          const session = (client.transport as { sessionId?: string } | undefined)?.sessionId;
+          if (connection.era === 'legacy' && session && error instanceof SdkHttpError && error.status === 404)
+            void connection.close().catch(() => undefined);
+        };
         return pooled;
       });
     pool.set(name, opening);

@@ -154,3 +154,40 @@ describe('mcpx serve: a legacy upstream whose process dies takes its subscriptio
     }
   });
 });
+
+describe('mcpx serve: a legacy Streamable HTTP upstream that forgets its sessions (a restart)', () => {
+  const uri = 'test://watched-resource';
+  const setup = useConformanceSetup((url) => ({ l: { url, era: 'legacy' } }));
+  const serve = useHttpServe(setup);
+
+  it('opens a new session, subscribes again, and tells each subscribed client once (a bystander nothing)', async () => {
+    const [old, modern, bystander] = await Promise.all([
+      connect('v1', serve),
+      connect('v2-modern', serve),
+      connect('v2-modern', serve),
+    ]);
+    try {
+      await Promise.all([old.subscribe(uri), modern.subscribe(uri)]);
+      expect(await bystander.call('test_update_watched_resource')).toBe('notified: true');
+      await landed(() => {
+        expect(old.updated).toEqual([uri]);
+        expect(modern.updated).toEqual([uri]);
+      });
+      // The upstream forgets mcpx's session, and its subscription with it.
+      expect(await bystander.call('test_end_legacy_sessions')).toBe('ending');
+      await landed(() => {
+        expect(old.updated).toEqual([uri, uri]);
+        expect(modern.updated).toEqual([uri, uri]);
+      });
+      // The new session was subscribed: the upstream's changes reach them again.
+      expect(await bystander.call('test_update_watched_resource')).toBe('notified: true');
+      await landed(() => {
+        expect(old.updated).toEqual([uri, uri, uri]);
+        expect(modern.updated).toEqual([uri, uri, uri]);
+      });
+      expect(bystander.updated).toEqual([]);
+    } finally {
+      await Promise.all([old.close(), modern.close(), bystander.close()]);
+    }
+  });
+});
