@@ -102,7 +102,10 @@ export function createListings(connections: Connections, onResourceUpdated?: (se
   const subscribed = new Map<string, Set<string>>();
   /** Per server: when its subscriptions were last restored, and how many restores in a row ended at once. */
   const restores = new Map<string, { at: number; failures: number }>();
+  /** Unsubscribes so far, by server and URI: a subscribe that an unsubscribe overtook is not kept. */
+  const dropsOf = new Map<string, number>();
   const keep = (server: string, uri: string, on: boolean): void => {
+    if (!on) dropsOf.set(`${server}\u0000${uri}`, (dropsOf.get(`${server}\u0000${uri}`) ?? 0) + 1);
     const uris = subscribed.get(server) ?? new Set<string>();
     if (on) subscribed.set(server, uris.add(uri));
     else if (uris.delete(uri) && !uris.size) subscribed.delete(server);
@@ -196,6 +199,7 @@ export function createListings(connections: Connections, onResourceUpdated?: (se
       }),
     subscribe: async (server, uri, on) => {
       if (!on) keep(server, uri, false);
+      const drops = dropsOf.get(`${server}\u0000${uri}`);
       const { connection } = await get(server);
       if (!connection.client.getServerCapabilities()?.resources?.subscribe) return false;
       if (connection.era === 'modern') {
@@ -222,7 +226,7 @@ export function createListings(connections: Connections, onResourceUpdated?: (se
         });
         return true;
       });
-      if (on) keep(server, uri, true);
+      if (on && dropsOf.get(`${server}\u0000${uri}`) === drops) keep(server, uri, true);
       return true;
     },
   };
