@@ -55,8 +55,8 @@ export interface Connections {
   /** The sign-ins calls hold, per server: the Auth's (shared by a daemon's sessions), else this pool's. */
   holds: SignInHolds;
   /**
-   * Called when a pooled connection ends without mcpx closing it (a stdio server exited): it has left the pool, so
-   * the next request connects afresh (and its subscriptions are gone with it).
+   * Called when a pooled connection ends without mcpx closing it (a stdio server exited; a legacy HTTP server answers
+   * `404` to its session): it has left the pool, so the next request connects afresh (its subscriptions are gone).
    */
   onDropped(listener: (name: string) => void): void;
   close(): Promise<void>;
