@@ -61,7 +61,7 @@ function elicited(ctx, key) {
  * `listens` (modern requests): which URIs open `subscriptions/listen` streams name, and `updated(uri)` to put a
  * change on them. A legacy session has its own resources/subscribe set.
  */
-export function createConformanceServer({ codec, listens }) {
+export function createConformanceServer({ codec, listens, endSessions }) {
   const server = new McpServer(
     { name: 'mcpx-conformance-fixture', version: '1.0.0' },
     {
@@ -374,6 +374,18 @@ export function createConformanceServer({ codec, listens }) {
   tool('test_end_watched_listens', 'Ends the subscriptions/listen streams on test://watched-resource.', async () =>
     text(`ended: ${listens?.end('test://watched-resource') ?? 0}`),
   );
+  // Not a scenario's (mcpx's own tests): forgets every legacy session just after answering, as a server that
+  // restarted does (their ids get 404).
+  if (endSessions)
+    tool('test_end_legacy_sessions', 'Ends every legacy session.', async () => {
+      setTimeout(endSessions, 50);
+      return text('ending');
+    });
+  // Not a scenario's (mcpx's own tests): the same, and the resource changes while no listen stream names it (a new
+  // listen waits until it has), so the change is told to nobody.
+  tool('test_change_watched_between_listens', 'Ends the listens on test://watched-resource, then changes it.', async () =>
+    text(`ended: ${(await listens?.endThenUpdate('test://watched-resource')) ?? 0}`),
+  );
 
   // Prompts (prompts-get-*), arg1 completable (completion-complete).
   const userText = (value) => ({ role: 'user', content: { type: 'text', text: value } });
@@ -448,11 +460,25 @@ export function createConformanceHttpServer({ key = randomBytes(32) } = {}) {
       for (const res of open) res.destroy();
       return open.length;
     },
+    endThenUpdate: async (uri) => {
+      let reopen = () => undefined;
+      gate = new Promise((resolve) => (reopen = resolve));
+      const ended = listens.end(uri);
+      // Every stream closed (its close handler ran), then the change, which reaches no stream; then listens come in.
+      while (listens.count(uri) > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      listens.updated(uri);
+      gate = undefined;
+      reopen();
+      return ended;
+    },
   };
+  /** While a change is made between listens: new listens wait for it. */
+  let gate;
   const handler = createMcpHandler(() => createConformanceServer({ codec, listens }), { legacy: 'reject' });
   const modernHandler = toNodeHandler(handler);
-  const modern = (req, res, body) => {
+  const modern = async (req, res, body) => {
     const uris = body?.method === 'subscriptions/listen' ? (body.params?.notifications?.resourceSubscriptions ?? []) : [];
+    if (uris.length) await gate;
     for (const uri of uris) {
       listening.set(uri, listens.count(uri) + 1);
       if (!streams.has(uri)) streams.set(uri, new Set());
@@ -499,7 +525,12 @@ export function createConformanceHttpServer({ key = randomBytes(32) } = {}) {
         onsessioninitialized: (id) => sessions.set(id, opened),
       });
       opened.onclose = () => opened.sessionId && sessions.delete(opened.sessionId);
-      await createConformanceServer({ codec }).connect(opened);
+      const endSessions = () => {
+        const open = [...sessions.values()];
+        sessions.clear();
+        for (const t of open) void t.close();
+      };
+      await createConformanceServer({ codec, endSessions }).connect(opened);
       transport = opened;
     }
     await transport.handleRequest(req, res, body);

@@ -92,7 +92,7 @@ export interface RelayOptions {
 
 export function createClientPool(options: ClientPoolOptions): ClientPool {
   const connections = createConnections(options);
-  const listings = createListings(connections);
+  const listings = createListings(connections, options.onResourceUpdated);
   const { run, resume, relay } = createRequests(options, connections, listings);
   return {
     serverNames: connections.serverNames,

@@ -54,6 +54,11 @@ export interface Connections {
   routes: Map<string, CallNotifications>;
   /** The sign-ins calls hold, per server: the Auth's (shared by a daemon's sessions), else this pool's. */
   holds: SignInHolds;
+  /**
+   * Called when a pooled connection ends without mcpx closing it (a stdio server exited; a legacy HTTP server answers
+   * `404` to its session): it has left the pool, so the next request connects afresh (its subscriptions are gone).
+   */
+  onDropped(listener: (name: string) => void): void;
   close(): Promise<void>;
 }
 
@@ -183,6 +188,25 @@ export function createConnections(options: ClientPoolOptions): Connections {
       .then((connection) => {
         const pooled: Pooled = { connection, active, logging, proven: false };
         opened.set(pooled, opening);
+        // Ended under us (not by retire or close, which take it out of the pool first): out of the pool.
+        const { client } = connection;
+        const previous = client.onclose;
+        client.onclose = () => {
+          previous?.();
+          if (closed || pool.get(name) !== opening) return;
+          pool.delete(name);
+          retired.add(connection);
+          for (const listener of dropped) listener(name);
+        };
+        // A legacy Streamable HTTP session the server no longer knows (it restarted): `404` to the session id, which
+        // the SDK tells as its event stream fails to reopen. The spec's answer is a new session: this one is dropped.
+        const previousError = client.onerror;
+        client.onerror = (error) => {
+          previousError?.(error);
+          const session = (client.transport as { sessionId?: string } | undefined)?.sessionId;
+          if (connection.era === 'legacy' && session && error instanceof SdkHttpError && error.status === 404)
+            void connection.close().catch(() => undefined);
+        };
         return pooled;
       });
     pool.set(name, opening);
@@ -192,6 +216,7 @@ export function createConnections(options: ClientPoolOptions): Connections {
 
   // Connections dropped from the pool while requests may still run on them: closed with the pool.
   const retired = new Set<Connection>();
+  const dropped = new Set<(name: string) => void>();
   const retire = async (name: string, pooled: Pooled): Promise<void> => {
     await pooled.connection.forgetVerdict();
     if (pool.get(name) === opened.get(pooled)) pool.delete(name);
@@ -266,6 +291,7 @@ export function createConnections(options: ClientPoolOptions): Connections {
     secrets,
     missingCredentials,
     routes,
+    onDropped: (listener) => void dropped.add(listener),
     close: async () => {
       closed = true;
       const all = await Promise.allSettled([...pool.values()]);

@@ -39,7 +39,12 @@ const MAX_RELISTEN_BACKOFF_MS = 30_000;
 /** Then the subscription is given up (about two minutes of back-off); the next subscriber listens afresh. */
 const MAX_RELISTEN_FAILURES = 10;
 
-export function createListings(connections: Connections): Listings {
+/**
+ * `onResourceUpdated`: told for each subscribed URI once its subscription is back after a gap (a modern server's
+ * listen stream ended and was listened again; a legacy server's connection dropped and was subscribed again on a
+ * new one): a change during the gap was told to nobody, so the resource may have changed.
+ */
+export function createListings(connections: Connections, onResourceUpdated?: (server: string, uri: string) => void): Listings {
   const { get, timeoutFor, onFailure, onSuccess } = connections;
   /** The open `subscriptions/listen` streams on modern servers, by server and URI. */
   const listens = new Map<string, { client: Client; subscription: McpSubscription }>();
@@ -83,11 +88,54 @@ export function createListings(connections: Connections): Listings {
     setTimeout(() => {
       if (!wanted.has(key) || listens.has(key)) return;
       listen(server, uri, failures).then(
-        (honored) => void (honored || wanted.delete(key)),
+        (honored) => {
+          if (!honored) return void wanted.delete(key);
+          // Listened again after a gap: whatever changed meanwhile was told to nobody.
+          if (wanted.has(key)) onResourceUpdated?.(server, uri);
+        },
         () => relisten(server, uri, failures + 1),
       );
     }, delay).unref();
   };
+
+  /** What is subscribed on legacy servers, by server: subscribed again on a new connection when the old one drops. */
+  const subscribed = new Map<string, Set<string>>();
+  /** Per server: when its subscriptions were last restored, and how many restores in a row ended at once. */
+  const restores = new Map<string, { at: number; failures: number }>();
+  /** Unsubscribes so far, by server and URI: a subscribe that an unsubscribe overtook is not kept. */
+  const dropsOf = new Map<string, number>();
+  const keep = (server: string, uri: string, on: boolean): void => {
+    if (!on) dropsOf.set(`${server}\u0000${uri}`, (dropsOf.get(`${server}\u0000${uri}`) ?? 0) + 1);
+    const uris = subscribed.get(server) ?? new Set<string>();
+    if (on) subscribed.set(server, uris.add(uri));
+    else if (uris.delete(uri) && !uris.size) subscribed.delete(server);
+  };
+
+  /**
+   * A legacy server's subscriptions live in its connection: one that drops takes them along. While someone is
+   * subscribed, the server is connected again (with the re-listen's back-off), subscribed again, and each URI told
+   * as updated: a change between the drop and the new subscription was told to nobody.
+   */
+  const resubscribe = (server: string, failures: number): void => {
+    if (failures > MAX_RELISTEN_FAILURES) return void subscribed.delete(server);
+    const delay = failures ? Math.min(RELISTEN_BACKOFF_MS * 2 ** (failures - 1), MAX_RELISTEN_BACKOFF_MS) : 0;
+    setTimeout(() => {
+      if (!subscribed.get(server)?.size) return;
+      void (async () => {
+        for (const uri of [...(subscribed.get(server) ?? [])]) {
+          if (!subscribed.get(server)?.has(uri)) continue;
+          if (await api.subscribe(server, uri, true)) onResourceUpdated?.(server, uri);
+        }
+        restores.set(server, { at: Date.now(), failures });
+      })().catch(() => resubscribe(server, failures + 1));
+    }, delay).unref();
+  };
+  connections.onDropped((server) => {
+    if (!subscribed.get(server)?.size) return;
+    // Dropped again at once after a restore: a failure, so a server that keeps dying is not reconnected in a tight loop.
+    const last = restores.get(server);
+    resubscribe(server, last && Date.now() - last.at < QUICK_END_MS ? last.failures + 1 : 0);
+  });
 
   /** A listing, with the era checks every first request on a cached verdict gets. */
   const list = async <T>(
@@ -132,7 +180,7 @@ export function createListings(connections: Connections): Listings {
     return items;
   };
 
-  return {
+  const api: Listings = {
     listTools,
     listPrompts: (server) =>
       items(server, 'prompts', async (client, timeout) => (await client.listPrompts(undefined, { timeout })).prompts),
@@ -150,9 +198,12 @@ export function createListings(connections: Connections): Listings {
         return result as Record<string, unknown>;
       }),
     subscribe: async (server, uri, on) => {
+      if (!on) keep(server, uri, false);
+      const drops = dropsOf.get(`${server}\u0000${uri}`);
       const { connection } = await get(server);
       if (!connection.client.getServerCapabilities()?.resources?.subscribe) return false;
       if (connection.era === 'modern') {
+        keep(server, uri, false);
         const key = `${server}\u0000${uri}`;
         if (on) wanted.add(key);
         else wanted.delete(key);
@@ -175,7 +226,9 @@ export function createListings(connections: Connections): Listings {
         });
         return true;
       });
+      if (on && dropsOf.get(`${server}\u0000${uri}`) === drops) keep(server, uri, true);
       return true;
     },
   };
+  return api;
 }
