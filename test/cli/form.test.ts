@@ -122,9 +122,12 @@ describe('terminal form', () => {
       message: 'Deploy to which region?',
       requestedSchema: { type: 'object', properties: { region: { type: 'string', enum: ['eu', 'us'] } }, required: ['region'] },
     });
-    await t.waitFor('the script asks');
+    // Keys only once a prompt shows: the note ('the script asks', the message) is drawn before the prompt takes
+    // the keyboard, and a key sent then reaches a terminal still in line mode.
+    await t.waitFor('Answer this question?');
+    expect(t.screen()).toContain('the script asks');
     t.keys('Enter');
-    await t.waitFor('region');
+    await t.waitFor(/\bus\b/); // the region field's choices (the message also says "region")
     t.keys('Down', 'Enter');
     expect(await answer()).toEqual({ action: 'accept', content: { region: 'us' } });
   });
