@@ -73,18 +73,20 @@ export function createNodeFetch(base: FetchLike = fetch): NodeFetch {
           return resolve(new Response(Readable.toWeb(decoded) as ReadableStream<Uint8Array>, init_));
         }
         const chunks: Buffer[] = [];
+        let ended = false;
         decoded.on('data', (chunk: Buffer) => chunks.push(chunk));
         decoded.once('end', () => {
+          ended = true;
           done();
-          resolve(new Response(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), init_));
+          resolve(wholeResponse(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), init_));
         });
         const failed = (error: Error): void => {
           done();
           reject(signal?.aborted ? signal.reason : new TypeError('fetch failed', { cause: error }));
         };
         decoded.once('error', failed);
-        // After 'end' this changes nothing; before it, the connection went mid-answer.
-        decoded.once('close', () => failed(new Error('the connection closed before the answer ended')));
+        // Before 'end', the connection went mid-answer (after it, every answer closes: no error to build).
+        decoded.once('close', () => ended || failed(new Error('the connection closed before the answer ended')));
       });
       req.end(body);
     });
@@ -112,6 +114,94 @@ export function createNodeFetch(base: FetchLike = fetch): NodeFetch {
     },
     close: () => agent.destroy(),
   };
+}
+
+/**
+ * A whole answer, already read: its json(), text() and arrayBuffer() read the buffer directly, where a Response
+ * built on the bytes runs them through a web stream first (measured: about a tenth of serve's CPU per plain
+ * upstream call). `body` (a stream) is built only when asked for; reading it, or clone(), behaves as a Response.
+ */
+// Typed as a plain base: the DOM typings declare Response's methods as properties, which a subclass may not override.
+const ResponseBase = Response as unknown as new (
+  body: null,
+  init: ResponseInit,
+) => {
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: Headers;
+};
+
+class WholeResponse extends ResponseBase {
+  #bytes: Buffer;
+  #stream: Response | undefined;
+  #used = false;
+
+  constructor(bytes: Buffer, init: ResponseInit) {
+    super(null, init);
+    this.#bytes = bytes;
+  }
+
+  /** The stream-backed Response, once anything reads the body as a stream. */
+  #streamed(): Response {
+    return (this.#stream ??= new Response(this.#used ? null : this.#bytes, {
+      status: this.status,
+      statusText: this.statusText,
+      headers: this.headers,
+    }));
+  }
+
+  #take(): Buffer {
+    if (this.#stream || this.#used) throw new TypeError('Body is unusable: Body has already been read');
+    this.#used = true;
+    return this.#bytes;
+  }
+
+  get body(): ReadableStream<Uint8Array> | null {
+    return this.#used && !this.#stream ? null : this.#streamed().body;
+  }
+
+  get bodyUsed(): boolean {
+    return this.#stream ? this.#stream.bodyUsed : this.#used;
+  }
+
+  async text(): Promise<string> {
+    return this.#stream ? this.#stream.text() : utf8(this.#take());
+  }
+
+  async json(): Promise<unknown> {
+    return this.#stream ? this.#stream.json() : JSON.parse(utf8(this.#take()));
+  }
+
+  async blob(): Promise<Blob> {
+    if (this.#used && !this.#stream) this.#take();
+    return this.#streamed().blob();
+  }
+
+  async formData(): Promise<FormData> {
+    if (this.#used && !this.#stream) this.#take();
+    return this.#streamed().formData();
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    if (this.#stream) return this.#stream.arrayBuffer();
+    const bytes = this.#take();
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  }
+
+  clone(): Response {
+    if (this.bodyUsed) throw new TypeError('Response.clone: Body has already been consumed.');
+    return this.#stream
+      ? this.#stream.clone()
+      : wholeResponse(this.#bytes, { status: this.status, statusText: this.statusText, headers: this.headers });
+  }
+}
+
+const wholeResponse = (bytes: Buffer, init: ResponseInit): Response => new WholeResponse(bytes, init) as unknown as Response;
+
+/** UTF-8 decoded as fetch decodes a body: a leading byte order mark dropped. */
+function utf8(bytes: Buffer): string {
+  const text = bytes.toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 function headerRecord(headers: RequestInit['headers']): Record<string, string> {

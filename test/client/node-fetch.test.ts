@@ -1,7 +1,7 @@
 /**
  * The node:http fetch of Streamable HTTP upstreams against a real local server: a JSON answer whole, an event
  * stream delivered as it is written (not when it ends), sockets kept alive, an abort mid-stream, a compressed
- * answer, a redirect followed, and what it leaves to the global fetch.
+ * answer, a redirect followed, and what it leaves to the global fetch. A whole answer reads as a Response reads.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -126,6 +126,27 @@ describe('createNodeFetch', () => {
     await (await nodeFetch.fetch(`${base}/json`)).json();
     await expect(nodeFetch.fetch(`${base}/cut`, { method: 'POST', body: '{}' })).rejects.toThrow(TypeError);
     expect(posts).toBe(1);
+  });
+
+  it('reads a whole JSON answer as a Response reads one: once, as text, bytes, a stream or a clone', async () => {
+    const url = `${base}/json`;
+    const expected = { method: 'GET', body: '', type: null };
+    const first = await nodeFetch.fetch(url);
+    expect(first).toBeInstanceOf(Response);
+    expect(first.bodyUsed).toBe(false);
+    expect(await first.json()).toEqual(expected);
+    expect(first.bodyUsed).toBe(true);
+    await expect(first.text()).rejects.toThrow(TypeError);
+    expect(() => first.clone()).toThrow(TypeError);
+    const cloned = await nodeFetch.fetch(url);
+    expect(JSON.parse(await cloned.clone().text())).toEqual(expected);
+    expect(new TextDecoder().decode(await cloned.arrayBuffer())).toBe(JSON.stringify(expected));
+    const streamed = await nodeFetch.fetch(url);
+    const read = await new Response(streamed.body).json();
+    expect(read).toEqual(expected);
+    expect(streamed.bodyUsed).toBe(true);
+    await expect(streamed.json()).rejects.toThrow(TypeError);
+    expect((await (await nodeFetch.fetch(url)).blob()).size).toBe(JSON.stringify(expected).length);
   });
 
   it('sends a form body with its content type, as the global fetch would', async () => {
