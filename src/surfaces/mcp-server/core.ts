@@ -124,6 +124,8 @@ export interface ServeCore {
 
 /** Opened questions kept for their first stop; a bound, in case a stop never comes. */
 const MAX_OPENED = 1000;
+/** How long a finished call that asked keeps its last stop here, for mcpx_call_result. */
+const FINISHED_KEPT_MS = 30 * 60_000;
 
 function ttlOf(env: Env, policy: Policy): number {
   return policy.ttlMs ?? ttlFromEnv(env.MCPX_ELICIT_TTL_MS, DEFAULT_ELICIT_TTL_MS);
@@ -165,16 +167,28 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
   const opened = new Map<string, ElicitRequest>();
   /** The notification route of each call that asked and goes on, by task. */
   const routes = new Map<string, CallRoute>();
+  /** When each finished call's last stop goes (insertion order is expiry order): swept, not a timer per call. */
+  const keptUntil = new Map<string, number>();
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [id, until] of keptUntil) {
+      if (until > now) break;
+      keptUntil.delete(id);
+      stops.delete(id);
+    }
+  }, 60_000).unref();
   const onStop = (step: TaskStep): void => {
     const id = step.task.id;
-    if (step.status !== 'input-required') routes.delete(id);
+    const finished = step.status !== 'input-required';
+    if (finished) routes.delete(id);
     for (const [question, request] of opened)
       if (request.task === id && !step.task.waitingOn.includes(question)) opened.delete(question);
-    if (step.status === 'input-required') asked.add(id);
+    if (finished) asked.delete(id);
+    else asked.add(id);
     stops.set(id, { seq: (stops.get(id)?.seq ?? 0) + 1, step });
     for (const wake of waiters.get(id) ?? []) wake();
     // A finished call's last stop stays readable for a while (mcpx_call_result), then goes.
-    if (step.status !== 'input-required') setTimeout(() => stops.get(id)?.step === step && stops.delete(id), 30 * 60_000).unref();
+    if (finished) keptUntil.set(id, Date.now() + FINISHED_KEPT_MS);
   };
 
   // Questions belong to the session of the call that asked: the task holding the call names the session.
@@ -306,6 +320,11 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
       });
       const stop = stops.get(step.task.id) ?? { seq: 1, step };
       if (stop.step.status === 'input-required') routes.set(step.task.id, route);
+      else if (stop.seq === 1) {
+        // Finished without asking: its id went to nobody, so nobody will ask for it again; this request has it.
+        stops.delete(step.task.id);
+        keptUntil.delete(step.task.id);
+      }
       return stop;
     },
     notifyTo: (taskId, notifications) => routes.get(taskId)?.to(notifications),
@@ -339,6 +358,7 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
       return true;
     },
     async close() {
+      clearInterval(sweep);
       await runner.close('mcpx serve stopped');
       await own.close();
       // The client is gone, but a modern call's questions stay answerable (mcpx elicit, REST) until their deadline:
