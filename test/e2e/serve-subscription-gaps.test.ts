@@ -12,7 +12,7 @@ import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { describe, expect, it, vi } from 'vitest';
-import { serveSetup, startHttpServe, stdioServe, textOf, type ServeSetup } from '../helpers/serve.js';
+import { serveSetup, startHttpServe, stdioServe, textOf, type HttpServeProcess, type ServeSetup } from '../helpers/serve.js';
 import { useConformanceSetup, useHttpServe } from '../helpers/serve-hooks.js';
 
 const landed = (check: () => void | Promise<void>) => vi.waitFor(check, { timeout: 15_000, interval: 20 });
@@ -116,6 +116,39 @@ describe('mcpx serve: a modern upstream that ends its listen stream and changes 
   });
 });
 
+/**
+ * Two subscribers (v1 and v2 modern) and a bystander on `serve`: a change (`touch`) reaches the subscribers; after
+ * `gap` (the upstream loses its subscription) each hears of the URI once; the upstream's later changes reach them
+ * again, which shows it was subscribed again; the bystander hears nothing.
+ */
+async function acrossGap(
+  serve: HttpServeProcess,
+  uri: string,
+  steps: { touch: [tool: string, reply: string]; gap: [tool: string, reply: string] },
+): Promise<void> {
+  const [old, modern, bystander] = await Promise.all([
+    connect('v1', serve),
+    connect('v2-modern', serve),
+    connect('v2-modern', serve),
+  ]);
+  const heard = (times: number) => () => {
+    expect(old.updated).toEqual(Array(times).fill(uri));
+    expect(modern.updated).toEqual(Array(times).fill(uri));
+  };
+  try {
+    await Promise.all([old.subscribe(uri), modern.subscribe(uri)]);
+    expect(await bystander.call(steps.touch[0])).toBe(steps.touch[1]);
+    await landed(heard(1));
+    expect(await bystander.call(steps.gap[0])).toBe(steps.gap[1]);
+    await landed(heard(2));
+    expect(await bystander.call(steps.touch[0])).toBe(steps.touch[1]);
+    await landed(heard(3));
+    expect(bystander.updated).toEqual([]);
+  } finally {
+    await Promise.all([old.close(), modern.close(), bystander.close()]);
+  }
+}
+
 describe('mcpx serve: a legacy upstream whose process dies takes its subscriptions along', () => {
   const FIXTURE = join(resolve(import.meta.dirname, '..'), 'fixtures', 'servers', 'resources.mjs');
   const watched = 'test://stdio-watched';
@@ -123,71 +156,24 @@ describe('mcpx serve: a legacy upstream whose process dies takes its subscriptio
   it('connects again, subscribes again, and tells each subscribed client once (a bystander nothing)', async () => {
     const local = serveSetup({ watched: { command: process.execPath, args: [FIXTURE], era: 'legacy' } });
     const serve = await startHttpServe(local);
-    const [old, modern, bystander] = await Promise.all([
-      connect('v1', serve),
-      connect('v2-modern', serve),
-      connect('v2-modern', serve),
-    ]);
     try {
-      await Promise.all([old.subscribe(watched), modern.subscribe(watched)]);
-      expect(await bystander.call('touch_watched')).toBe('notified: true');
-      await landed(() => {
-        expect(old.updated).toEqual([watched]);
-        expect(modern.updated).toEqual([watched]);
-      });
       // The upstream exits: the resource may change before (or as) it comes back, and its subscription is gone.
-      expect(await bystander.call('exit_watched')).toBe('exiting');
-      await landed(() => {
-        expect(old.updated).toEqual([watched, watched]);
-        expect(modern.updated).toEqual([watched, watched]);
-      });
-      // The new process was subscribed: its changes reach them.
-      expect(await bystander.call('touch_watched')).toBe('notified: true');
-      await landed(() => {
-        expect(old.updated).toEqual([watched, watched, watched]);
-        expect(modern.updated).toEqual([watched, watched, watched]);
-      });
-      expect(bystander.updated).toEqual([]);
+      await acrossGap(serve, watched, { touch: ['touch_watched', 'notified: true'], gap: ['exit_watched', 'exiting'] });
     } finally {
-      await Promise.all([old.close(), modern.close(), bystander.close()]);
       await serve.close();
     }
   });
 });
 
 describe('mcpx serve: a legacy Streamable HTTP upstream that forgets its sessions (a restart)', () => {
-  const uri = 'test://watched-resource';
   const setup = useConformanceSetup((url) => ({ l: { url, era: 'legacy' } }));
   const serve = useHttpServe(setup);
 
   it('opens a new session, subscribes again, and tells each subscribed client once (a bystander nothing)', async () => {
-    const [old, modern, bystander] = await Promise.all([
-      connect('v1', serve),
-      connect('v2-modern', serve),
-      connect('v2-modern', serve),
-    ]);
-    try {
-      await Promise.all([old.subscribe(uri), modern.subscribe(uri)]);
-      expect(await bystander.call('test_update_watched_resource')).toBe('notified: true');
-      await landed(() => {
-        expect(old.updated).toEqual([uri]);
-        expect(modern.updated).toEqual([uri]);
-      });
-      // The upstream forgets mcpx's session, and its subscription with it.
-      expect(await bystander.call('test_end_legacy_sessions')).toBe('ending');
-      await landed(() => {
-        expect(old.updated).toEqual([uri, uri]);
-        expect(modern.updated).toEqual([uri, uri]);
-      });
-      // The new session was subscribed: the upstream's changes reach them again.
-      expect(await bystander.call('test_update_watched_resource')).toBe('notified: true');
-      await landed(() => {
-        expect(old.updated).toEqual([uri, uri, uri]);
-        expect(modern.updated).toEqual([uri, uri, uri]);
-      });
-      expect(bystander.updated).toEqual([]);
-    } finally {
-      await Promise.all([old.close(), modern.close(), bystander.close()]);
-    }
+    // The upstream forgets mcpx's session, and its subscription with it.
+    await acrossGap(serve, 'test://watched-resource', {
+      touch: ['test_update_watched_resource', 'notified: true'],
+      gap: ['test_end_legacy_sessions', 'ending'],
+    });
   });
 });
