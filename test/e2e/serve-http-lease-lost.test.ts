@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { openStoreUrl } from '../../src/broker/store-url.js';
 import { openLeases } from '../../src/tasks/leases.js';
 import { until } from '../helpers/daemon-fleet.js';
+import { stallPastLease } from '../helpers/stall.js';
 import { stdioFixture } from '../helpers/fixture-servers.js';
 import { useStoreServers } from '../helpers/store-servers.js';
 import { CLI, modernPost, serveSetup } from '../helpers/serve.js';
@@ -37,7 +38,6 @@ for (const [name, url] of [
       const exited = new Promise<number | null>((done) => child.once('exit', (code) => done((exitCode = code))));
       const store = await openStoreUrl(url());
       const leases = openLeases(store)!;
-      let stopped = false;
       try {
         const endpoint = await new Promise<string>((done) => {
           let out = '';
@@ -60,15 +60,7 @@ for (const [name, url] of [
         const lease = await until('the serve holds its lease', async () =>
           (await leases.list()).leases.find((l) => l.name.startsWith(`holder:serve-${child.pid}-`)),
         );
-        process.kill(child.pid!, 'SIGSTOP');
-        stopped = true;
-        await until('the lease lapses on the store clock', async () => {
-          const { now, leases: rows } = await leases.list();
-          return (rows.find((l) => l.name === lease.name)?.expiresAt ?? 0) < now ? true : undefined;
-        });
-        expect(await leases.seize(lease.name, lease.owner)).toBe(true);
-        process.kill(child.pid!, 'SIGCONT');
-        stopped = false;
+        await stallPastLease(child.pid!, leases, lease);
 
         // Until it hears its renewal refused it may still answer; then it either exits or (before) refuses calls.
         const outcome = await until('the serve exits or refuses calls', async () => {
@@ -90,7 +82,6 @@ for (const [name, url] of [
         expect(resumed.code, resumed.stderr).toBe(0);
         expect(resumed.stdout).toContain('acme/http-lease-lost');
       } finally {
-        if (stopped) process.kill(child.pid!, 'SIGCONT');
         if (exitCode === undefined) child.kill('SIGKILL');
         await exited;
         await store.close();

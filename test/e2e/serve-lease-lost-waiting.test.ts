@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { openStoreUrl } from '../../src/broker/store-url.js';
 import { openLeases, type Leases } from '../../src/tasks/leases.js';
 import { until } from '../helpers/daemon-fleet.js';
+import { stallPastLease } from '../helpers/stall.js';
 import { stdioFixture } from '../helpers/fixture-servers.js';
 import { useStoreServers } from '../helpers/store-servers.js';
 import { serveSetup, textOf, v1Client, v2Client, type Answer, type TestClient } from '../helpers/serve.js';
@@ -23,17 +24,7 @@ async function loseLease(leases: Leases, seen: Set<string>): Promise<void> {
     (await leases.list()).leases.find((l) => l.name.startsWith('holder:serve-') && !seen.has(l.name)),
   );
   seen.add(lease.name);
-  const pid = Number(lease.name.split('-')[1]);
-  process.kill(pid, 'SIGSTOP');
-  try {
-    await until('the lease lapses on the store clock', async () => {
-      const { now, leases: rows } = await leases.list();
-      return (rows.find((l) => l.name === lease.name)?.expiresAt ?? 0) < now ? true : undefined;
-    });
-    expect(await leases.seize(lease.name, lease.owner)).toBe(true);
-  } finally {
-    process.kill(pid, 'SIGCONT');
-  }
+  await stallPastLease(Number(lease.name.split('-')[1]), leases, lease);
 }
 
 /** Until the serve has heard its renewal refused: a new call is refused. */

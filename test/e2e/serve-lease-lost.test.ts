@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStoreUrl } from '../../src/broker/store-url.js';
 import { openLeases, type Leases } from '../../src/tasks/leases.js';
 import { until } from '../helpers/daemon-fleet.js';
+import { stallPastLease } from '../helpers/stall.js';
 import { stdioFixture } from '../helpers/fixture-servers.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
@@ -45,7 +46,6 @@ for (const [name, url] of [
       const serve = await ownedServe(setup);
       const store = await openStoreUrl(url());
       const leases = openLeases(store)!;
-      let stopped: number | undefined;
       try {
         expect(textOf(await serve.client.callTool('no_ask', { text: 'before' }))).toContain('before');
         // A modern call left waiting on a question (the client declared no elicitation): it is in the store.
@@ -56,15 +56,7 @@ for (const [name, url] of [
         const lease = await serveLease(leases);
 
         // The serve stalls past its lease, and another process takes it (as one taking over a call of its does).
-        process.kill(lease.pid, 'SIGSTOP');
-        stopped = lease.pid;
-        await until('the lease lapses on the store clock', async () => {
-          const { now, leases: rows } = await leases.list();
-          return (rows.find((l) => l.name === lease.name)?.expiresAt ?? 0) < now ? true : undefined;
-        });
-        expect(await leases.seize(lease.name, lease.owner)).toBe(true);
-        process.kill(lease.pid, 'SIGCONT');
-        stopped = undefined;
+        await stallPastLease(lease.pid, leases, lease);
 
         // Until its next renewal is refused, the serve still runs calls (one in flight then fails as abandoned).
         await until('the serve hears its lease was taken', async () =>
@@ -92,7 +84,6 @@ for (const [name, url] of [
         expect(result).toContain('acme/lease-lost');
         expect(await serve.endStdin()).toBe(0);
       } finally {
-        if (stopped !== undefined) process.kill(stopped, 'SIGCONT');
         await serve.kill().catch(() => undefined);
         await store.close();
       }

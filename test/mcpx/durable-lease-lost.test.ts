@@ -16,6 +16,7 @@ import { describe, expect, it } from 'vitest';
 import { openStoreUrl } from '../../src/broker/store-url.js';
 import { openLeases } from '../../src/tasks/leases.js';
 import { until } from '../helpers/daemon-fleet.js';
+import { stallPastLease } from '../helpers/stall.js';
 import { useStoreServers } from '../helpers/store-servers.js';
 import { serveSetup } from '../helpers/serve.js';
 
@@ -83,7 +84,6 @@ for (const [name, url] of [
       const store = await openStoreUrl(url());
       const leases = openLeases(store)!;
       const cli = serveSetup({}, { MCPX_STORE_URL: url() }).cli;
-      let stopped: number | undefined;
       try {
         expect((await app.send('call no_ask {"text":"before"}')).outcome?.status).toBe('complete');
         const asked = await app.send(`call ask_form {"title":"app-${name}"}`);
@@ -93,15 +93,7 @@ for (const [name, url] of [
         const lease = await until('the app holds its lease', async () =>
           (await leases.list()).leases.find((l) => l.name.startsWith('holder:app-') && l.owner.split(':')[1] === String(app.pid)),
         );
-        process.kill(app.pid, 'SIGSTOP');
-        stopped = app.pid;
-        await until('the lease lapses on the store clock', async () => {
-          const { now, leases: rows } = await leases.list();
-          return (rows.find((l) => l.name === lease.name)?.expiresAt ?? 0) < now ? true : undefined;
-        });
-        expect(await leases.seize(lease.name, lease.owner)).toBe(true);
-        process.kill(app.pid, 'SIGCONT');
-        stopped = undefined;
+        await stallPastLease(app.pid, leases, lease);
 
         await until('the app hears its lease was taken', async () =>
           (await app.send('call no_ask {"text":"after"}')).error ? true : undefined,
@@ -126,7 +118,6 @@ for (const [name, url] of [
         expect((await app.send('call no_ask {"text":"last"}')).error?.code).toBe('LEASE_LOST');
         await app.stop();
       } finally {
-        if (stopped !== undefined) process.kill(stopped, 'SIGCONT');
         await store.close();
       }
     }, 90_000);
