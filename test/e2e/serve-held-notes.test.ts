@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CLI, serveSetup, startHttpServe, type HttpServeProcess, type ServeSetup } from '../helpers/serve.js';
+import { serveSetup, startHttpServe, stdioServe, type HttpServeProcess, type ServeSetup } from '../helpers/serve.js';
 
 const FIXTURE = join(resolve(import.meta.dirname, '..'), 'fixtures', 'servers', 'waits-with-progress.mjs');
 
@@ -61,15 +61,7 @@ describe.each(['stdio', 'http'] as const)('mcpx serve over %s: progress while a 
       },
     );
     await client.connect(
-      wire === 'stdio'
-        ? new StdioClientTransport({
-            command: process.execPath,
-            args: [CLI, 'serve', '--config', setup.configPath],
-            env: setup.env,
-            cwd: setup.dir,
-            stderr: 'pipe',
-          })
-        : new StreamableHTTPClientTransport(new URL(http.url)),
+      wire === 'stdio' ? new StdioClientTransport(stdioServe(setup)) : new StreamableHTTPClientTransport(new URL(http.url)),
     );
     const requests: Tick[][] = [[], [], []];
     const call = (n: number, extra: Record<string, unknown> = {}) =>

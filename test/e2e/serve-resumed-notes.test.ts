@@ -15,7 +15,7 @@ import { ElicitRequestSchema, LoggingMessageNotificationSchema } from '@modelcon
 import { Client, LOG_LEVEL_META_KEY, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CLI, serveSetup, startHttpServe, type HttpServeProcess, type ServeSetup } from '../helpers/serve.js';
+import { serveSetup, startHttpServe, stdioServe, type HttpServeProcess, type ServeSetup } from '../helpers/serve.js';
 
 const FIXTURE = join(resolve(import.meta.dirname, '..'), 'fixtures', 'servers', 'progress.mjs');
 const ARGS = { steps: 2, everyMs: 5, ask: true, log: 'answered' };
@@ -42,14 +42,6 @@ afterAll(async () => {
   fixture?.kill('SIGTERM');
 });
 
-const overStdio = () => ({
-  command: process.execPath,
-  args: [CLI, 'serve', '--config', setup.configPath],
-  env: setup.env,
-  cwd: setup.dir,
-  stderr: 'pipe' as const,
-});
-
 describe.each(['stdio', 'http'] as const)('mcpx serve over %s: notifications after a round of questions', (wire) => {
   it.each(['l', 'm'] as const)(
     'a modern client gets them on its retry, under its token and at its level (%s upstream)',
@@ -65,7 +57,7 @@ describe.each(['stdio', 'http'] as const)('mcpx serve over %s: notifications aft
       const logs: Logged[] = [];
       client.setNotificationHandler('notifications/message', (n) => void logs.push(n.params as Logged));
       await client.connect(
-        wire === 'stdio' ? new StdioClientTransport(overStdio()) : new StreamableHTTPClientTransport(new URL(http.url)),
+        wire === 'stdio' ? new StdioClientTransport(stdioServe(setup)) : new StreamableHTTPClientTransport(new URL(http.url)),
       );
       try {
         const name = `${upstream}__progress`;
@@ -119,7 +111,7 @@ describe.each(['stdio', 'http'] as const)('mcpx serve over %s: notifications aft
       const logs: Logged[] = [];
       client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params as Logged));
       client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { confirm: true } }));
-      await client.connect(wire === 'stdio' ? new V1Stdio(overStdio()) : new V1Http(new URL(http.url)));
+      await client.connect(wire === 'stdio' ? new V1Stdio(stdioServe(setup)) : new V1Http(new URL(http.url)));
       try {
         await client.setLoggingLevel('info');
         const progress: number[] = [];

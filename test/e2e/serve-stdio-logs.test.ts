@@ -11,7 +11,7 @@ import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/type
 import { Client, LOG_LEVEL_META_KEY, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, serveSetup, startHttpServe, textOf, type HttpServeProcess, type ServeSetup } from '../helpers/serve.js';
+import { serveSetup, startHttpServe, stdioServe, textOf, type HttpServeProcess, type ServeSetup } from '../helpers/serve.js';
 
 const FIXTURE = join(resolve(import.meta.dirname, '..'), 'fixtures', 'servers', 'logging.mjs');
 type Logged = { level: string; data: unknown };
@@ -21,21 +21,13 @@ beforeAll(() => {
   setup = serveSetup({ logs: { command: process.execPath, args: [FIXTURE], era: 'modern' } });
 });
 
-const serveOverStdio = () => ({
-  command: process.execPath,
-  args: [CLI, 'serve', '--config', setup.configPath],
-  env: setup.env,
-  cwd: setup.dir,
-  stderr: 'pipe' as const,
-});
-
 /** A modern v2 client that records the log messages it gets and names a level (or none) on each call. */
 async function modernClient(over: { url: string } | 'stdio') {
   const client = new Client({ name: 'v2', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
   const logs: Logged[] = [];
   client.setNotificationHandler('notifications/message', (n) => void logs.push(n.params as Logged));
   await client.connect(
-    over === 'stdio' ? new StdioClientTransport(serveOverStdio()) : new StreamableHTTPClientTransport(new URL(over.url)),
+    over === 'stdio' ? new StdioClientTransport(stdioServe(setup)) : new StreamableHTTPClientTransport(new URL(over.url)),
   );
   return {
     logs,
@@ -74,7 +66,7 @@ describe('mcpx serve relays the log messages of a call to a modern stdio upstrea
     const client = new V1Client({ name: 'v1', version: '1.0.0' });
     const logs: Logged[] = [];
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params as Logged));
-    await client.connect(new V1Stdio(serveOverStdio()));
+    await client.connect(new V1Stdio(stdioServe(setup)));
     try {
       await client.setLoggingLevel('info');
       await client.callTool({ name: 'log_steps', arguments: { tag: 'a' } });
