@@ -110,9 +110,13 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
     if (closed) throw new McpxError('BROKER_CLOSED', 'the broker is closed; create a new one');
   };
 
-  /** Every store call goes through here: a store that fails is STORE_UNAVAILABLE, never "not found". */
-  function guard<T>(operation: Promise<T>): Promise<T> {
+  /**
+   * Every store call goes through here: a store that fails is STORE_UNAVAILABLE, never "not found". `failed` runs
+   * first on a failure (in this one handler: a second `.catch` would be one more promise on the success path).
+   */
+  function guard<T>(operation: Promise<T>, failed?: () => void): Promise<T> {
     return operation.catch((error: unknown) => {
+      failed?.();
       if (isMcpxError(error)) throw error;
       throw new McpxError(
         'STORE_UNAVAILABLE',
@@ -205,10 +209,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       });
       // Watched from before the write, so the wait that follows needs no read (open-watches.ts).
       const watching = openWatches.begin(request.id);
-      const written = await guard(store.putQuestion(request, rowTtl(request), event)).catch((error: unknown) => {
-        watching.drop();
-        throw error;
-      });
+      const written = await guard(store.putQuestion(request, rowTtl(request), event), () => watching.drop());
       if (!written) {
         watching.drop();
         // Opening the same id twice is idempotent: the first question stands.
