@@ -43,6 +43,7 @@ import type {
   PendingFilter,
   RespondInput,
   StoredAnswer,
+  StoreRow,
 } from './types.js';
 
 const DEFAULT_RETAIN_MS = 7 * 24 * 60 * 60 * 1000;
@@ -134,6 +135,22 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
   const eventOf = (event: Omit<BrokerEvent, 'at' | 'pid'> & { at?: number }): BrokerEvent =>
     compact({ ...event, at: event.at ?? clock.now(), pid: process.pid });
 
+  /**
+   * The question with the rows its hooks gave: one write where the store can, else the rows first. Their own
+   * writes run beside it; the question is reported only once all have landed.
+   */
+  async function putQuestion(request: ElicitRequest, event: BrokerEvent, rows: StoreRow[], alongside: Array<Promise<unknown>>) {
+    const ttl = rowTtl(request);
+    const put = async (): Promise<boolean> => {
+      if (rows.length === 0) return store.putQuestion(request, ttl, event);
+      if (store.putQuestionWith) return store.putQuestionWith(request, ttl, event, rows);
+      for (const row of rows) await store.keyv.set(row.key, row.value, row.ttlMs);
+      return store.putQuestion(request, ttl, event);
+    };
+    const [written] = await Promise.all([put(), ...alongside]);
+    return written;
+  }
+
   async function emit(event: Omit<BrokerEvent, 'at' | 'pid'> & { at?: number }): Promise<void> {
     const full = eventOf(event);
     await guard(store.appendEvent(full, retainMs));
@@ -196,16 +213,20 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
         expiresAt: now + requestTtl,
       };
       let request = newRequest(input, filled);
+      const rows: StoreRow[] = [];
+      const alongside: Array<Promise<unknown>> = [];
       for (const hook of openHooks) {
-        const task = (await hook(request))?.task;
-        if (task !== undefined && request.task === undefined) request = newRequest({ ...input, task }, filled);
+        const said = await hook(request);
+        if (said?.rows) rows.push(...said.rows);
+        if (said?.alongside) alongside.push(said.alongside);
+        if (said?.task !== undefined && request.task === undefined) request = newRequest({ ...input, task: said.task }, filled);
       }
       const event = eventFor('elicit.open', request, now, {
         data: { sessionSource: request.sessionSource, expiresAt: request.expiresAt, mode: request.mode },
       });
       // Watched from before the write, so the wait that follows needs no read (open-watches.ts).
       const watching = openWatches.begin(request.id);
-      const written = await guard(store.putQuestion(request, rowTtl(request), event)).catch((error: unknown) => {
+      const written = await guard(putQuestion(request, event, rows, alongside)).catch((error: unknown) => {
         watching.drop();
         throw error;
       });

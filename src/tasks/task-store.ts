@@ -8,6 +8,7 @@
 import Keyv from 'keyv';
 import { toBrokerStore } from '../broker/store.js';
 import { McpxError } from '../errors.js';
+import type { StoreRow } from '../broker/types.js';
 import type { TaskRecord } from './types.js';
 
 export interface TaskStore {
@@ -28,6 +29,11 @@ export interface TaskStore {
    * writes the record with its own holder; the others leave the call to it.
    */
   claim(task: TaskRecord): Promise<boolean>;
+  /**
+   * `put` split for a task stored with its first question, when this store's keyv is the broker's (else undefined):
+   * the record as a row for the question's write, and the live-row update, started now.
+   */
+  withQuestion?(task: TaskRecord, keyv: Keyv): { rows: StoreRow[]; live: Promise<void> } | undefined;
 }
 
 export interface TaskStoreOptions {
@@ -129,6 +135,10 @@ export function createTaskStore(kv: Keyv = new Keyv(), options: TaskStoreOptions
     // and a finished task leaves the row lazily (track), so neither order of the two writes misleads a reader.
     put: (task) =>
       guard('save a task', async () => void (await Promise.all([kv.set(PREFIX + task.id, task, retainMs), track(task)]))),
+    withQuestion: (task, keyv) =>
+      keyv === kv
+        ? { rows: [{ key: PREFIX + task.id, value: task, ttlMs: retainMs }], live: guard('save a task', () => track(task)) }
+        : undefined,
     get: (id) => guard('read a task', async () => (await kv.get(PREFIX + id)) as TaskRecord | undefined),
     unfinished: (holder) =>
       guard('list tasks', async () => {
