@@ -301,10 +301,10 @@ class SqliteStore implements BrokerStore {
 
   private async tick(): Promise<void> {
     this.pollTimer = undefined;
-    if ((this.watchers.size === 0 && this.rowWatchers.size === 0) || this.closed) {
-      this.dataVersion = -1;
-      return;
-    }
+    // The version seen last is kept while nobody watches: a commit by another process since moves it (and
+    // the next watch's tick reads); anything older a new waiter's own read saw, or (a question opened here)
+    // cannot have answered a question not written yet. Forgetting it cost a read after every idle spell.
+    if ((this.watchers.size === 0 && this.rowWatchers.size === 0) || this.closed) return;
     try {
       const [row] = await this.query('PRAGMA data_version');
       const version = Number(row?.data_version);
