@@ -144,7 +144,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
     const put = async (): Promise<boolean> => {
       if (rows.length === 0) return store.putQuestion(request, ttl, event);
       if (store.putQuestionWith) return store.putQuestionWith(request, ttl, event, rows);
-      for (const row of rows) await store.keyv.set(row.key, row.value, row.ttlMs);
+      await Promise.all(rows.map((row) => store.keyv.set(row.key, row.value, row.ttlMs)));
       return store.putQuestion(request, ttl, event);
     };
     const [written] = await Promise.all([put(), ...alongside]);
@@ -215,18 +215,33 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       let request = newRequest(input, filled);
       const rows: StoreRow[] = [];
       const alongside: Array<Promise<unknown>> = [];
-      for (const hook of openHooks) {
-        const said = await hook(request);
-        if (said?.rows) rows.push(...said.rows);
-        if (said?.alongside) alongside.push(said.alongside);
-        if (said?.task !== undefined && request.task === undefined) request = newRequest({ ...input, task: said.task }, filled);
+      const told: Array<(write: Promise<unknown>) => void> = [];
+      const tell = (write: () => Promise<unknown>): void => {
+        if (told.length) told.forEach((written) => written(write()));
+      };
+      let write: Promise<boolean>;
+      let watching: ReturnType<typeof openWatches.begin>;
+      let event: BrokerEvent;
+      try {
+        for (const hook of openHooks) {
+          const said = await hook(request);
+          if (said?.rows) rows.push(...said.rows);
+          if (said?.alongside) alongside.push(said.alongside);
+          if (said?.written) told.push(said.written);
+          if (said?.task !== undefined && request.task === undefined) request = newRequest({ ...input, task: said.task }, filled);
+        }
+        event = eventFor('elicit.open', request, now, {
+          data: { sessionSource: request.sessionSource, expiresAt: request.expiresAt, mode: request.mode },
+        });
+        // Watched from before the write, so the wait that follows needs no read (open-watches.ts).
+        watching = openWatches.begin(request.id);
+        write = guard(putQuestion(request, event, rows, alongside));
+      } catch (error) {
+        tell(() => Promise.reject(error));
+        throw error;
       }
-      const event = eventFor('elicit.open', request, now, {
-        data: { sessionSource: request.sessionSource, expiresAt: request.expiresAt, mode: request.mode },
-      });
-      // Watched from before the write, so the wait that follows needs no read (open-watches.ts).
-      const watching = openWatches.begin(request.id);
-      const written = await guard(putQuestion(request, event, rows, alongside)).catch((error: unknown) => {
+      tell(() => write);
+      const written = await write.catch((error: unknown) => {
         watching.drop();
         throw error;
       });

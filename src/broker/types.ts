@@ -85,15 +85,22 @@ export interface RespondInput {
 export interface StoreRow {
   key: string;
   value: unknown;
-  ttlMs: number;
+  /** None: kept until overwritten. */
+  ttlMs?: number;
 }
 
 /**
  * What an `onOpen` hook may say of a question: the task holding the asking call; rows of the broker store's keyv
  * that must be stored no later than the question (in the same write where the store can); a write of its own
- * that must land before the question is reported.
+ * that must land before the question is reported; `written`, told of the question's write (with the rows) once it
+ * starts, or of the open's failure before it.
  */
-export type OpenHookResult = { task?: string; rows?: StoreRow[]; alongside?: Promise<unknown> } | void;
+export type OpenHookResult = {
+  task?: string;
+  rows?: StoreRow[];
+  alongside?: Promise<unknown>;
+  written?: (write: Promise<unknown>) => void;
+} | void;
 
 export interface PendingFilter {
   session?: string;

@@ -67,12 +67,18 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       if (unsure.length) toReport.set(request.id, { request, unsure });
     }
     // A lazily kept task is stored no later than its first question names it: in the question's own write when
-    // they share a store (its live-row entry beside it), else before it.
+    // they share a store (its live-row entry too, unless another write of that row is pending), else before it.
     const held = taskId ? driving.get(taskId)?.task : undefined;
     if (held && lazy && !kept.has(held.id)) {
       const keyv = (broker as Partial<StoreBroker>).store?.keyv;
       const along = keyv && store.withQuestion ? store.withQuestion(stamp(held), keyv) : undefined;
-      if (along) return { task: taskId!, rows: along.rows, alongside: along.live };
+      if (along)
+        return {
+          task: taskId!,
+          rows: along.rows,
+          ...(along.live ? { alongside: along.live } : {}),
+          ...(along.landed ? { written: along.landed } : {}),
+        };
       await save(held);
     }
     return taskId ? { task: taskId } : undefined;

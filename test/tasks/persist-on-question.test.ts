@@ -24,6 +24,8 @@ describe.each(['memory', 'sqlite'] as const)('task runner, persist on-question (
   let seenAtOpen: (TaskRecord | undefined)[];
   /** Which write each question went by. */
   let puts: string[];
+  /** Questions whose write carried their holder's live row. */
+  let liveRides: number;
 
   beforeEach(async () => {
     const clock = createManualClock(Date.now());
@@ -37,6 +39,7 @@ describe.each(['memory', 'sqlite'] as const)('task runner, persist on-question (
     writes = [];
     seenAtOpen = [];
     puts = [];
+    liveRides = 0;
     store = { ...inner, put: async (task) => (writes.push(`${task.id}:${task.state}`), inner.put(task)) };
     runner = createTaskRunner({
       broker,
@@ -54,6 +57,8 @@ describe.each(['memory', 'sqlite'] as const)('task runner, persist on-question (
       if (!put) continue;
       bs[method] = async (...args: unknown[]): Promise<boolean> => {
         puts.push(method);
+        const rows = (args[3] ?? []) as Array<{ key: string }>;
+        if (rows.some((row) => row.key.startsWith('tasks-live:'))) liveRides++;
         const written = await put(...args);
         const task = (args[0] as { task?: string }).task;
         seenAtOpen.push(task ? await store.get(task) : undefined);
@@ -71,6 +76,17 @@ describe.each(['memory', 'sqlite'] as const)('task runner, persist on-question (
   });
 
   for (const server of ['modern', 'legacy'] as const) {
+    it(`calls asking one after another and all at once are each in the live row (${server})`, async () => {
+      const ask = () => runner.start({ server, tool: 'ask_form', arguments: { title: 'bug' }, session: 's1' });
+      const first = await ask();
+      // No live-row write pending now: this one's question carries the row (SQLite).
+      const second = await ask();
+      const rest = await Promise.all([ask(), ask(), ask(), ask()]);
+      const ids = [first, second, ...rest].map((step) => step.task.id);
+      expect(new Set(await broker.store.keyv.get<string[]>('tasks-live:test'))).toEqual(new Set(ids));
+      expect(liveRides).toBeGreaterThanOrEqual(kind === 'sqlite' ? 1 : 0);
+    });
+
     it(`a call that asks nothing is never written (${server})`, async () => {
       const step = await runner.start({ server, tool: 'no_ask', arguments: { text: 'hi' }, session: 's1' });
       expect(step.status).toBe('complete');

@@ -16,7 +16,7 @@ let keyvDefaultSerialize: Keyv['serialize'] | undefined;
  * own encoding) unless a string starts with ':' (which keyv escapes: `":` right after `:`, `,` or `[`) or a
  * Buffer is inside; those go through keyv's serializer.
  */
-export async function encodeRow(keyv: Keyv, value: unknown, ttlMs: number): Promise<string> {
+export async function encodeRow(keyv: Keyv, value: unknown, ttlMs: number | undefined): Promise<string> {
   return (await encodeRowWithJson(keyv, value, ttlMs)).row;
 }
 
@@ -28,9 +28,10 @@ export async function encodeRow(keyv: Keyv, value: unknown, ttlMs: number): Prom
 export async function encodeRowWithJson(
   keyv: Keyv,
   value: unknown,
-  ttlMs: number,
+  ttlMs: number | undefined,
 ): Promise<{ row: string; json: string; tail?: number }> {
-  const expires = Date.now() + ttlMs;
+  // No TTL: kept until overwritten, as keyv.set without one.
+  const expires = ttlMs === undefined ? undefined : Date.now() + ttlMs;
   const json = JSON.stringify(value);
   keyvDefaultSerialize ??= new Keyv().serialize;
   // JSON.stringify({ value, expires }) is exactly this text.
@@ -40,7 +41,7 @@ export async function encodeRowWithJson(
     !/[:,[]":/.test(json) &&
     !json.includes('"type":"Buffer"')
   ) {
-    const end = `,"expires":${expires}}`;
+    const end = expires === undefined ? '}' : `,"expires":${expires}}`;
     return { row: `{"value":${json}${end}`, json, tail: end.length };
   }
   return { row: (await keyv.serializeData({ value, expires })) as string, json };
