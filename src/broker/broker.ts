@@ -111,9 +111,13 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
     if (closed) throw new McpxError('BROKER_CLOSED', 'the broker is closed; create a new one');
   };
 
-  /** Every store call goes through here: a store that fails is STORE_UNAVAILABLE, never "not found". */
-  function guard<T>(operation: Promise<T>): Promise<T> {
+  /**
+   * Every store call goes through here: a store that fails is STORE_UNAVAILABLE, never "not found". `failed` runs
+   * first on a failure (in this one handler: a second `.catch` would be one more promise on the success path).
+   */
+  function guard<T>(operation: Promise<T>, failed?: () => void): Promise<T> {
     return operation.catch((error: unknown) => {
+      failed?.();
       if (isMcpxError(error)) throw error;
       throw new McpxError(
         'STORE_UNAVAILABLE',
@@ -139,16 +143,22 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
    * The question with the rows its hooks gave: one write where the store can, else the rows first. Their own
    * writes run beside it; the question is reported only once all have landed.
    */
-  async function putQuestion(request: ElicitRequest, event: BrokerEvent, rows: StoreRow[], alongside: Array<Promise<unknown>>) {
+  function putQuestion(
+    request: ElicitRequest,
+    event: BrokerEvent,
+    rows: StoreRow[],
+    alongside: Array<Promise<unknown>>,
+  ): Promise<boolean> {
     const ttl = rowTtl(request);
+    // Nothing beside it (every open but a task's first question): the store's write itself, no promise layer more.
+    if (rows.length === 0 && alongside.length === 0) return store.putQuestion(request, ttl, event);
     const put = async (): Promise<boolean> => {
       if (rows.length === 0) return store.putQuestion(request, ttl, event);
       if (store.putQuestionWith) return store.putQuestionWith(request, ttl, event, rows);
       await Promise.all(rows.map((row) => store.keyv.set(row.key, row.value, row.ttlMs)));
       return store.putQuestion(request, ttl, event);
     };
-    const [written] = await Promise.all([put(), ...alongside]);
-    return written;
+    return Promise.all([put(), ...alongside]).then(([written]) => written);
   }
 
   async function emit(event: Omit<BrokerEvent, 'at' | 'pid'> & { at?: number }): Promise<void> {
@@ -235,16 +245,13 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
         });
         // Watched from before the write, so the wait that follows needs no read (open-watches.ts).
         watching = openWatches.begin(request.id);
-        write = guard(putQuestion(request, event, rows, alongside));
+        write = guard(putQuestion(request, event, rows, alongside), () => watching.drop());
       } catch (error) {
         tell(() => Promise.reject(error));
         throw error;
       }
       tell(() => write);
-      const written = await write.catch((error: unknown) => {
-        watching.drop();
-        throw error;
-      });
+      const written = await write;
       if (!written) {
         watching.drop();
         // Opening the same id twice is idempotent: the first question stands.

@@ -22,8 +22,9 @@ export function createStreamLinks(
   return {
     fetch: async (url, init) => {
       const response = await base(url, init);
-      // Only a stream can carry a call's messages: a JSON answer (most of them) is passed on without parsing the body.
-      if (!response.body || !response.headers.get('content-type')?.includes('text/event-stream')) return response;
+      // Only a stream can carry a call's messages: a JSON answer (most of them) is passed on without parsing the body,
+      // or touching it: node-fetch.ts's whole answer builds a stream only once `body` is read.
+      if (!response.headers.get('content-type')?.includes('text/event-stream') || !response.body) return response;
       const token = progressTokenOf(init?.body);
       if (token === undefined) return response;
       const tapped = response.body.pipeThrough(

@@ -1,6 +1,6 @@
 import { Keyv } from 'keyv';
 import { describe, expect, it } from 'vitest';
-import { encodeRow, encodeRowWithJson } from '../../src/broker/stores/rows.js';
+import { encodeRow, encodeRowSync, encodeRowWithJson } from '../../src/broker/stores/rows.js';
 
 // encodeRow skips keyv's serializer when JSON.stringify gives the same text: these are the cases where it would not.
 const values: Array<[string, unknown]> = [
@@ -35,11 +35,23 @@ describe('broker rows', () => {
     expect(row).toBe(await keyv.serializeData({ value, expires: (JSON.parse(row) as { expires: number }).expires }));
   });
 
+  it.each(values)("encodes %s synchronously exactly when that gives keyv's own text", async (_name, value) => {
+    const keyv = new Keyv();
+    const sync = encodeRowSync(keyv, value, 60_000);
+    // Undefined exactly when the async encoder needs keyv's serializer (its row then has no tail to cut).
+    expect(sync === undefined).toBe((await encodeRowWithJson(keyv, value, 60_000)).tail === undefined);
+    if (!sync) return;
+    expect(sync.json).toBe(JSON.stringify(value));
+    expect(sync.row).toBe(await keyv.serializeData({ value, expires: (JSON.parse(sync.row) as { expires: number }).expires }));
+    expect(sync.row.slice('{"value":'.length, -sync.tail)).toBe(sync.json);
+  });
+
   it("uses a host's own serializer when it set one", async () => {
     const keyv = new Keyv({
       serialize: (data) => `custom:${JSON.stringify(data)}`,
       deserialize: (text) => JSON.parse(text.slice(7)),
     });
     expect(await encodeRow(keyv, { a: 1 }, 1_000)).toMatch(/^custom:/);
+    expect(encodeRowSync(keyv, { a: 1 }, 1_000)).toBeUndefined();
   });
 });

@@ -23,6 +23,22 @@ const question = (id: number): string =>
   JSON.stringify({ jsonrpc: '2.0', id, method: 'elicitation/create', params: { message: 'q' } });
 
 describe('createStreamLinks', () => {
+  it("passes a JSON answer on without touching its body (a whole answer's stream is built only when read)", async () => {
+    const answer = new Response('{"jsonrpc":"2.0","id":3,"result":{}}', { headers: { 'content-type': 'application/json' } });
+    let bodyRead = false;
+    const watched = new Proxy(answer, {
+      get: (target, key) => {
+        if (key === 'body') bodyRead = true;
+        const value = Reflect.get(target, key, target) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const links = createStreamLinks(async () => watched);
+    const response = await links.fetch('http://x/mcp', { method: 'POST', body: callBody('cal-0123456789abcdef/1') });
+    expect(response).toBe(watched);
+    expect(bodyRead).toBe(false);
+  });
+
   it('links a question to the call whose stream carried it, even split across chunks, and passes every byte on', async () => {
     const event = `event: message\r\nid: 1\r\ndata: ${question(7)}\r\n\r\n`;
     const chunks = [

@@ -6,7 +6,7 @@
 import { Keyv } from 'keyv';
 import { McpxError } from '../../errors.js';
 import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, PutOptions, StoredAnswer } from '../types.js';
-import { decodeRowsSync, encodeRow, encodeRowWithJson, keys, rawKey } from './rows.js';
+import { decodeRowsSync, encodeRow, encodeRowSync, encodeRowWithJson, keys, rawKey } from './rows.js';
 import { onePerKeyv } from './per-keyv.js';
 import { CLAIM_ANSWER, PUT_AND_WAKE, PUT_QUESTION, TRIM_LOG, UPDATE_QUESTION, scriptSha } from './redis-scripts.js';
 import { ClaimListeners, Watchers, type Watcher } from './watchers.js';
@@ -37,8 +37,12 @@ export function isRedisAdapter(store: unknown): boolean {
   return typeof s?.getClient === 'function' && typeof s.createKeyPrefix === 'function';
 }
 
-/** A log entry carries its own keep-until, so the list can be trimmed by retention. */
-const logEntry = (event: BrokerEvent, ttlMs: number): string => JSON.stringify({ ...event, _expires: Date.now() + ttlMs });
+/**
+ * A log entry carries its own keep-until, so the list can be trimmed by retention. Spliced onto the event's JSON
+ * (the same text as stringifying `{ ...event, _expires }`, in half the time: the spread was the cost).
+ */
+const logEntry = (event: BrokerEvent, ttlMs: number): string =>
+  `${JSON.stringify(event).slice(0, -1)},"_expires":${Date.now() + ttlMs}}`;
 
 class RedisStore implements BrokerStore {
   readonly kind = 'redis' as const;
@@ -73,20 +77,25 @@ class RedisStore implements BrokerStore {
     return (this.keyv.store as { getClient(): Promise<RedisClient> }).getClient();
   }
 
-  /** Runs a script by its SHA1 (its text crosses the wire only when this Redis has not seen it: NOSCRIPT). */
-  private async eval(script: string, keyList: string[], args: Array<string | number>): Promise<unknown> {
-    const client = await this.client();
-    const rest = [String(keyList.length), ...keyList, ...args.map(String)];
-    try {
-      return await client.sendCommand(['EVALSHA', scriptSha(script), ...rest]);
-    } catch (error) {
-      if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
-      return client.sendCommand(['EVAL', script, ...rest]);
-    }
+  /**
+   * Runs a script by its SHA1 (its text crosses the wire only when this Redis has not seen it: NOSCRIPT). Not
+   * async, and an open client taken as is: each promise layer between the call and the write is one more turn of
+   * the microtask queue on the cycle's critical path.
+   */
+  private eval(script: string, keyList: string[], args: Array<string | number>): Promise<unknown> {
+    const command = ['EVALSHA', scriptSha(script), String(keyList.length), ...keyList];
+    for (const arg of args) command.push(String(arg));
+    const send = (client: RedisClient): Promise<unknown> =>
+      client.sendCommand(command).catch((error: unknown) => {
+        if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
+        return client.sendCommand(['EVAL', script, ...command.slice(2)]);
+      });
+    const { client } = this.keyv.store as { client: RedisClient };
+    return client.isOpen ? send(client) : this.client().then(send);
   }
 
   async putQuestion(request: ElicitRequest, ttlMs: number, event: BrokerEvent): Promise<boolean> {
-    const { row, json, tail } = await encodeRowWithJson(this.keyv, request, ttlMs);
+    const { row, json, tail } = encodeRowSync(this.keyv, request, ttlMs) ?? (await encodeRowWithJson(this.keyv, request, ttlMs));
     const won = await this.eval(
       PUT_QUESTION,
       [rawKey(this.keyv, keys.question(request.id)), this.pendingKey, this.logKey],
@@ -137,7 +146,7 @@ class RedisStore implements BrokerStore {
   }
 
   async claimAnswer(answer: StoredAnswer, ttlMs: number, event: BrokerEvent, options: ClaimOptions = {}): Promise<boolean> {
-    const { row, json, tail } = await encodeRowWithJson(this.keyv, answer, ttlMs);
+    const { row, json, tail } = encodeRowSync(this.keyv, answer, ttlMs) ?? (await encodeRowWithJson(this.keyv, answer, ttlMs));
     const won = await this.eval(
       CLAIM_ANSWER,
       [rawKey(this.keyv, keys.answer(answer.id)), this.pendingKey, this.logKey, rawKey(this.keyv, keys.question(answer.id))],
