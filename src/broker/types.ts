@@ -81,8 +81,26 @@ export interface RespondInput {
   offer?: boolean;
 }
 
-/** What an `onOpen` hook may say of a question: the task holding the asking call. */
-export type OpenHookResult = { task?: string } | void;
+/** A keyv row (its key without the namespace) a host writes beside a question. */
+export interface StoreRow {
+  key: string;
+  value: unknown;
+  /** None: kept until overwritten. */
+  ttlMs?: number;
+}
+
+/**
+ * What an `onOpen` hook may say of a question: the task holding the asking call; rows of the broker store's keyv
+ * that must be stored no later than the question (in the same write where the store can); a write of its own
+ * that must land before the question is reported; `written`, told of the question's write (with the rows) once it
+ * starts, or of the open's failure before it.
+ */
+export type OpenHookResult = {
+  task?: string;
+  rows?: StoreRow[];
+  alongside?: Promise<unknown>;
+  written?: (write: Promise<unknown>) => void;
+} | void;
 
 export interface PendingFilter {
   session?: string;
@@ -194,6 +212,8 @@ export interface BrokerStore {
   readonly keyv: import('keyv').Keyv;
   /** Writes the question, its pending-index entry and its open event unless the id exists; false when it already did. */
   putQuestion(request: ElicitRequest, ttlMs: number, event: BrokerEvent): Promise<boolean>;
+  /** As putQuestion, with rows of this keyv written in the same atomic write (whether or not the question is). */
+  putQuestionWith?(request: ElicitRequest, ttlMs: number, event: BrokerEvent, rows: StoreRow[]): Promise<boolean>;
   /**
    * Rewrites a question (and its index entry) only while it has no answer row: how a question is abandoned.
    * False when an answer is there. Atomic with `claimAnswer(…, { open: true })`: of an abandon and a respond

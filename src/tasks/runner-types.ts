@@ -24,8 +24,8 @@ export interface TaskRunnerOptions {
   onStop?: (step: TaskStep) => void;
   /**
    * `always` (default): a task is stored when it starts and at each stop. `on-question`: only once its call asks
-   * (before the question is opened, so the question's task is always readable); a call that never asks never
-   * touches the store, and its caller has the result from its stop.
+   * (with its first question, in the same write where the store allows, so the question's task is always
+   * readable); a call that never asks never touches the store, and its caller has the result from its stop.
    */
   persist?: 'always' | 'on-question';
   /**

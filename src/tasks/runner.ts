@@ -6,6 +6,7 @@
  * Expiry is the broker answering cancel, so cancel reaches the server in both eras.
  */
 import type { ElicitRequest } from '../broker/types.js';
+import type { StoreBroker } from '../broker/broker.js';
 import { newCallId, newTaskId } from '../ids.js';
 import type { Question } from '../types.js';
 import { questionOf } from '../broker/question.js';
@@ -65,9 +66,21 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       const unsure = [...driving.values()].filter((d) => d.task.id !== taskId && candidates.has(d.task.id) && !d.reported);
       if (unsure.length) toReport.set(request.id, { request, unsure });
     }
-    // A lazily kept task is stored before its first question names it.
+    // A lazily kept task is stored no later than its first question names it: in the question's own write when
+    // they share a store (its live-row entry too, unless another write of that row is pending), else before it.
     const held = taskId ? driving.get(taskId)?.task : undefined;
-    if (held && lazy && !kept.has(held.id)) await save(held);
+    if (held && lazy && !kept.has(held.id)) {
+      const keyv = (broker as Partial<StoreBroker>).store?.keyv;
+      const along = keyv && store.withQuestion ? store.withQuestion(stamp(held), keyv) : undefined;
+      if (along)
+        return {
+          task: taskId!,
+          rows: along.rows,
+          ...(along.live ? { alongside: along.live } : {}),
+          ...(along.landed ? { written: along.landed } : {}),
+        };
+      await save(held);
+    }
     return taskId ? { task: taskId } : undefined;
   });
   const offEvents = broker.subscribe((event) => {
@@ -88,11 +101,13 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       return other !== undefined && other !== task.id && driving.has(other);
     });
 
-  const save = async (task: TaskRecord): Promise<void> => {
+  /** The record as stored now: from here on every change of the task is stored. */
+  const stamp = (task: TaskRecord): TaskRecord => {
     task.updatedAt = now();
     kept.add(task.id);
-    await store.put(structuredClone(task));
+    return structuredClone(task);
   };
+  const save = async (task: TaskRecord): Promise<void> => void (await store.put(stamp(task)));
   /** A change of a task that may never have asked: stored only if the task is. */
   const update = (task: TaskRecord): Promise<void> => (!lazy || kept.has(task.id) ? save(task) : Promise.resolve());
 

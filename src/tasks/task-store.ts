@@ -8,6 +8,7 @@
 import Keyv from 'keyv';
 import { toBrokerStore } from '../broker/store.js';
 import { McpxError } from '../errors.js';
+import type { StoreRow } from '../broker/types.js';
 import type { TaskRecord } from './types.js';
 
 export interface TaskStore {
@@ -28,6 +29,19 @@ export interface TaskStore {
    * writes the record with its own holder; the others leave the call to it.
    */
   claim(task: TaskRecord): Promise<boolean>;
+  /**
+   * `put` split for a task stored with its first question, when this store's keyv is the broker's (else undefined):
+   * rows for the question's write (the record, and its holder's live row when no other write of that row is
+   * pending), and either the live-row update started now (`live`) or `landed`, to be told of the question's write.
+   */
+  withQuestion?(task: TaskRecord, keyv: Keyv): WithQuestion | undefined;
+}
+
+export interface WithQuestion {
+  rows: StoreRow[];
+  live?: Promise<void>;
+  /** Called with the question's write (which carries the live row): the next live-row write waits for it. */
+  landed?: (write: Promise<unknown>) => void;
 }
 
 export interface TaskStoreOptions {
@@ -71,7 +85,15 @@ export function createTaskStore(kv: Keyv = new Keyv(), options: TaskStoreOptions
 
   // This process's view of each holder's live row: loaded once, then written only when membership changes.
   const live = new Map<string, Promise<Set<string>>>();
+  /** The same sets, once loaded (read synchronously by withQuestion). */
+  const loaded = new Map<string, Set<string>>();
   let writes: Promise<unknown> = Promise.resolve();
+  /** Live-row writes queued or in flight. */
+  let pending = 0;
+  const enqueue = (step: Promise<unknown>): void => {
+    pending++;
+    writes = step.catch(() => undefined).finally(() => pending--);
+  };
   const liveSet = (holder: string): Promise<Set<string>> => {
     let set = live.get(holder);
     if (!set) {
@@ -89,7 +111,10 @@ export function createTaskStore(kv: Keyv = new Keyv(), options: TaskStoreOptions
         await kv.set(INDEXED, true);
         return new Set(byHolder.get(holder));
       })();
-      set.catch(() => live.delete(holder));
+      set.then(
+        (loadedSet) => live.get(holder) === set && loaded.set(holder, loadedSet),
+        () => live.delete(holder),
+      );
       live.set(holder, set);
     }
     return set;
@@ -110,7 +135,7 @@ export function createTaskStore(kv: Keyv = new Keyv(), options: TaskStoreOptions
       set.add(task.id);
       await kv.set(LIVE + holder, [...set]);
     });
-    writes = step.catch(() => undefined);
+    enqueue(step);
     return step;
   };
 
@@ -129,6 +154,19 @@ export function createTaskStore(kv: Keyv = new Keyv(), options: TaskStoreOptions
     // and a finished task leaves the row lazily (track), so neither order of the two writes misleads a reader.
     put: (task) =>
       guard('save a task', async () => void (await Promise.all([kv.set(PREFIX + task.id, task, retainMs), track(task)]))),
+    withQuestion(task, keyv) {
+      if (keyv !== kv) return undefined;
+      const rows: StoreRow[] = [{ key: PREFIX + task.id, value: task, ttlMs: retainMs }];
+      const set = task.holder === undefined ? undefined : loaded.get(task.holder);
+      // The row rides in the question's write only when no other write of it can land after and undo it.
+      if (!set || pending > 0 || !isUnfinished(task) || set.has(task.id))
+        return { rows, live: guard('save a task', () => track(task)) };
+      set.add(task.id);
+      rows.push({ key: LIVE + task.holder!, value: [...set] });
+      let landed!: () => void;
+      enqueue(new Promise<void>((resolve) => (landed = resolve)));
+      return { rows, landed: (write) => void write.then(landed, landed) };
+    },
     get: (id) => guard('read a task', async () => (await kv.get(PREFIX + id)) as TaskRecord | undefined),
     unfinished: (holder) =>
       guard('list tasks', async () => {
@@ -155,6 +193,7 @@ export function createTaskStore(kv: Keyv = new Keyv(), options: TaskStoreOptions
     setLive: (holder, ids) =>
       guard('save a task', async () => {
         live.delete(holder);
+        loaded.delete(holder);
         await kv.set(LIVE + holder, ids);
       }),
   };

@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createBroker, createManualClock, type StoreBroker } from '../../src/broker/index.js';
+import { createBroker, createManualClock, openSqliteStore, type BrokerStore, type StoreBroker } from '../../src/broker/index.js';
 import { createElicitationPipeline } from '../../src/elicitation/pipeline.js';
 import { createTaskRunner, type TaskRunner } from '../../src/tasks/runner.js';
 import { createTaskStore, type TaskStore } from '../../src/tasks/task-store.js';
@@ -8,22 +11,35 @@ import { fixtureEcho } from '../helpers/fixture-servers.js';
 import { fixtureMcpx } from './helpers.js';
 
 // `persist: 'on-question'` (what mcpx serve runs with): a call that never asks never touches the task store; one
-// that asks is stored before its first question is opened, so every question's task is readable from the store.
-describe('task runner, persist on-question', () => {
+// that asks is stored no later than its first question (SQLite: in the question's own statement; other stores:
+// before it), so every question's task is readable from the store.
+describe.each(['memory', 'sqlite'] as const)('task runner, persist on-question (%s)', (kind) => {
+  let dir: string | undefined;
   let broker: StoreBroker;
   let store: TaskStore;
   let mcpx: Awaited<ReturnType<typeof fixtureMcpx>>;
   let runner: TaskRunner;
   let writes: string[];
-  /** The task each question named, as the store had it when the question was opened. */
+  /** The task each question named, as the store had it once the question's write landed. */
   let seenAtOpen: (TaskRecord | undefined)[];
+  /** Which write each question went by. */
+  let puts: string[];
+  /** Questions whose write carried their holder's live row. */
+  let liveRides: number;
 
   beforeEach(async () => {
     const clock = createManualClock(Date.now());
-    broker = createBroker({ clock, allowAnySession: true });
+    dir = kind === 'sqlite' ? mkdtempSync(join(tmpdir(), 'mcpx-persist-')) : undefined;
+    broker = createBroker({
+      clock,
+      allowAnySession: true,
+      ...(dir ? { store: await openSqliteStore(join(dir, 's.sqlite')) } : {}),
+    });
     const inner = createTaskStore(broker.store.keyv);
     writes = [];
     seenAtOpen = [];
+    puts = [];
+    liveRides = 0;
     store = { ...inner, put: async (task) => (writes.push(`${task.id}:${task.state}`), inner.put(task)) };
     runner = createTaskRunner({
       broker,
@@ -34,17 +50,43 @@ describe('task runner, persist on-question', () => {
       clock: clock.now,
       persist: 'on-question',
     });
-    // Heard after the runner's own hook, which names the task.
-    broker.onOpen(async (request) => void seenAtOpen.push(request.task ? await store.get(request.task) : undefined));
+    // Read before the broker goes on, so no later write of the task can have landed.
+    const bs = broker.store as { -readonly [K in keyof BrokerStore]: BrokerStore[K] };
+    for (const method of ['putQuestion', 'putQuestionWith'] as const) {
+      const put = bs[method]?.bind(bs) as ((...args: unknown[]) => Promise<boolean>) | undefined;
+      if (!put) continue;
+      bs[method] = async (...args: unknown[]): Promise<boolean> => {
+        puts.push(method);
+        const rows = (args[3] ?? []) as Array<{ key: string }>;
+        if (rows.some((row) => row.key.startsWith('tasks-live:'))) liveRides++;
+        const written = await put(...args);
+        const task = (args[0] as { task?: string }).task;
+        seenAtOpen.push(task ? await store.get(task) : undefined);
+        return written;
+      };
+    }
     mcpx = await fixtureMcpx(createElicitationPipeline({ broker, session: 's1', clock }));
   });
   afterEach(async () => {
     await runner.close();
     await mcpx.closeFixtures();
     await broker.close();
+    if (dir) await broker.store.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   for (const server of ['modern', 'legacy'] as const) {
+    it(`calls asking one after another and all at once are each in the live row (${server})`, async () => {
+      const ask = () => runner.start({ server, tool: 'ask_form', arguments: { title: 'bug' }, session: 's1' });
+      const first = await ask();
+      // No live-row write pending now: this one's question carries the row (SQLite).
+      const second = await ask();
+      const rest = await Promise.all([ask(), ask(), ask(), ask()]);
+      const ids = [first, second, ...rest].map((step) => step.task.id);
+      expect(new Set(await broker.store.keyv.get<string[]>('tasks-live:test'))).toEqual(new Set(ids));
+      expect(liveRides).toBeGreaterThanOrEqual(kind === 'sqlite' ? 1 : 0);
+    });
+
     it(`a call that asks nothing is never written (${server})`, async () => {
       const step = await runner.start({ server, tool: 'no_ask', arguments: { text: 'hi' }, session: 's1' });
       expect(step.status).toBe('complete');
@@ -58,6 +100,7 @@ describe('task runner, persist on-question', () => {
       if (step.status !== 'input-required') throw new Error(`expected input-required, got ${step.status}`);
       expect(seenAtOpen).toHaveLength(1);
       expect(seenAtOpen[0]).toMatchObject({ id: step.task.id, state: 'running', session: 's1' });
+      expect(puts).toEqual([kind === 'sqlite' ? 'putQuestionWith' : 'putQuestion']);
       expect(await store.get(step.task.id)).toMatchObject({ state: 'input-required', waitingOn: [step.questions[0]!.id] });
 
       await broker.respond({ id: step.questions[0]!.id, action: 'decline', by: 'cli' });

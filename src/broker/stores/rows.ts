@@ -16,7 +16,7 @@ let keyvDefaultSerialize: Keyv['serialize'] | undefined;
  * own encoding) unless a string starts with ':' (which keyv escapes: `":` right after `:`, `,` or `[`) or a
  * Buffer is inside; those go through keyv's serializer.
  */
-export async function encodeRow(keyv: Keyv, value: unknown, ttlMs: number): Promise<string> {
+export async function encodeRow(keyv: Keyv, value: unknown, ttlMs: number | undefined): Promise<string> {
   return (await encodeRowWithJson(keyv, value, ttlMs)).row;
 }
 
@@ -28,13 +28,14 @@ export async function encodeRow(keyv: Keyv, value: unknown, ttlMs: number): Prom
 export async function encodeRowWithJson(
   keyv: Keyv,
   value: unknown,
-  ttlMs: number,
+  ttlMs: number | undefined,
 ): Promise<{ row: string; json: string; tail?: number }> {
   const json = JSON.stringify(value);
-  return (
-    plainRow(keyv, json, ttlMs) ?? { row: (await keyv.serializeData({ value, expires: Date.now() + ttlMs })) as string, json }
-  );
+  return plainRow(keyv, json, ttlMs) ?? { row: (await keyv.serializeData({ value, expires: expiresAt(ttlMs) })) as string, json };
 }
+
+/** No TTL: kept until overwritten, as keyv.set without one. */
+const expiresAt = (ttlMs: number | undefined): number | undefined => (ttlMs === undefined ? undefined : Date.now() + ttlMs);
 
 /**
  * encodeRowWithJson without a promise when keyv's own serializer is not needed (undefined when it is): a hot
@@ -48,12 +49,13 @@ export function encodeRowSync(
   return plainRow(keyv, JSON.stringify(value), ttlMs);
 }
 
-function plainRow(keyv: Keyv, json: string, ttlMs: number): { row: string; json: string; tail: number } | undefined {
+function plainRow(keyv: Keyv, json: string, ttlMs: number | undefined): { row: string; json: string; tail: number } | undefined {
   keyvDefaultSerialize ??= new Keyv().serialize;
   // JSON.stringify({ value, expires }) is exactly this text.
   if (keyv.serialize !== keyvDefaultSerialize || keyv.compression || /[:,[]":/.test(json) || json.includes('"type":"Buffer"'))
     return undefined;
-  const end = `,"expires":${Date.now() + ttlMs}}`;
+  const expires = expiresAt(ttlMs);
+  const end = expires === undefined ? '}' : `,"expires":${expires}}`;
   return { row: `{"value":${json}${end}`, json, tail: end.length };
 }
 

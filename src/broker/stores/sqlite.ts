@@ -10,7 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Keyv } from 'keyv';
 import { McpxError } from '../../errors.js';
-import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, PutOptions, StoredAnswer } from '../types.js';
+import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, PutOptions, StoredAnswer, StoreRow } from '../types.js';
 import { decodeRowsSync, encodeRow, keys, prefixEnd, rawKey } from './rows.js';
 import { schemaStatements } from './sqlite-schema.js';
 import { connectSqlite, keyvSqliteOn, type SqliteConnection } from './sqlite-connection.js';
@@ -86,26 +86,45 @@ class SqliteStore implements BrokerStore {
     return true;
   }
 
-  private async put(key: string, value: unknown, ttlMs: number, openQuestion: string | null = null): Promise<boolean> {
+  private async put(
+    key: string,
+    value: unknown,
+    ttlMs: number,
+    openQuestion: string | null = null,
+    rows: StoreRow[] = [],
+  ): Promise<boolean> {
     const row = await encodeRow(this.keyv, value, ttlMs);
+    const along = await Promise.all(
+      rows.map(async (r) => ({ key: rawKey(this.keyv, r.key), row: await encodeRow(this.keyv, r.value, r.ttlMs) })),
+    );
     return new Promise<boolean>((resolve, reject) =>
-      this.puts.add({ key: rawKey(this.keyv, key), row, openQuestion, resolve, reject }),
+      this.puts.add({ key: rawKey(this.keyv, key), row, openQuestion, along, resolve, reject }),
     );
   }
 
   /**
    * Group commit: while one put-if-absent statement is in flight, the next ones queue and go together as one
-   * multi-row upsert; RETURNING names the rows written. A key twice in one batch: the later one loses.
+   * multi-row upsert; RETURNING names the rows written. A key twice in one batch: the later one loses. Rows that
+   * go `along` with a put (a task's record with its question) are in the same statement and replace what is there.
    */
   private readonly puts = createBatcher<{
     key: string;
     row: string;
     openQuestion: string | null;
+    along?: Array<{ key: string; row: string }>;
     resolve: (won: boolean) => void;
     reject: (error: unknown) => void;
   }>(async (batch) => {
-    const first = new Map<string, (typeof batch)[number]>();
-    for (const entry of batch) if (!first.has(entry.key)) first.set(entry.key, entry);
+    const first = new Map<string, { key: string; row: string; openQuestion: string | null }>();
+    const always: string[] = [];
+    for (const entry of batch) {
+      for (const row of entry.along ?? []) {
+        if (first.has(row.key)) continue;
+        first.set(row.key, { ...row, openQuestion: null });
+        always.push(row.key);
+      }
+      if (!first.has(entry.key)) first.set(entry.key, entry);
+    }
     const unique = [...first.values()];
     const t = this.table;
     const now = Date.now();
@@ -115,10 +134,13 @@ class SqliteStore implements BrokerStore {
         `INSERT INTO ${t} (key, value) SELECT v.column1, v.column2 FROM (VALUES ${unique.map(() => '(?, ?, ?)').join(', ')}) AS v
          WHERE v.column3 IS NULL OR EXISTS (SELECT 1 FROM ${t} q WHERE q.key = v.column3 AND json_extract(q.value, '$.expires') >= ?
            AND json_extract(q.value, '$.value.state') IS NOT 'abandoned')
-         ON CONFLICT(key) DO UPDATE SET value = excluded.value WHERE json_extract(${t}.value, '$.expires') < ? RETURNING key`,
+         ON CONFLICT(key) DO UPDATE SET value = excluded.value WHERE json_extract(${t}.value, '$.expires') < ?${
+           always.length ? ' OR excluded.key IN (SELECT value FROM json_each(?))' : ''
+         } RETURNING key`,
         ...unique.flatMap((e) => [e.key, e.row, e.openQuestion]),
         now,
         now,
+        ...(always.length ? [JSON.stringify(always)] : []),
       );
       const written = new Set(rows.map((r) => r.key));
       for (const entry of batch) entry.resolve(first.get(entry.key) === entry && written.has(entry.key));
@@ -154,6 +176,11 @@ class SqliteStore implements BrokerStore {
   // The event rides in the row and a trigger logs it: the question, its index entry and its event are one write.
   putQuestion(request: ElicitRequest, ttlMs: number, event: BrokerEvent): Promise<boolean> {
     return this.put(keys.question(request.id), { ...request, _event: event }, ttlMs);
+  }
+
+  /** The rows (a task's record) ride in the question's statement: both stored, or neither. */
+  putQuestionWith(request: ElicitRequest, ttlMs: number, event: BrokerEvent, rows: StoreRow[]): Promise<boolean> {
+    return this.put(keys.question(request.id), { ...request, _event: event }, ttlMs, null, rows);
   }
 
   async updateQuestion(request: ElicitRequest, ttlMs: number): Promise<boolean> {
@@ -274,10 +301,10 @@ class SqliteStore implements BrokerStore {
 
   private async tick(): Promise<void> {
     this.pollTimer = undefined;
-    if ((this.watchers.size === 0 && this.rowWatchers.size === 0) || this.closed) {
-      this.dataVersion = -1;
-      return;
-    }
+    // The version seen last is kept while nobody watches: a commit by another process since moves it (and
+    // the next watch's tick reads); anything older a new waiter's own read saw, or (a question opened here)
+    // cannot have answered a question not written yet. Forgetting it cost a read after every idle spell.
+    if ((this.watchers.size === 0 && this.rowWatchers.size === 0) || this.closed) return;
     try {
       const [row] = await this.query('PRAGMA data_version');
       const version = Number(row?.data_version);
