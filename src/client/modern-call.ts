@@ -126,6 +126,13 @@ export async function runModernCall<R = CallToolResult>(
   }
 }
 
+/**
+ * The result as the SDK's wire decode accepted it (that decode validates it against the wire schema). Without a
+ * schema the SDK validates it a second time per call, after a probe parse that fails and formats an error; that
+ * second pass only strips fields it does not know from content blocks, which a pass-through should keep.
+ */
+export const asReceived = { '~standard': { version: 1, vendor: 'mcpx', validate: (value: unknown) => ({ value }) } } as const;
+
 /** Sends one request of the call with its headers; a -32020 (the headers no longer match the server's view) re-lists and resends once. */
 async function send(
   options: ModernCallOptions,
@@ -135,15 +142,12 @@ async function send(
 ): Promise<unknown> {
   const headers = await options.headers?.();
   try {
-    return await options.client.request(
-      { method, params },
-      {
-        allowInputRequired: true,
-        timeout: options.requestTimeoutMs,
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(headers && Object.keys(headers).length ? { headers } : {}),
-      },
-    );
+    return await options.client.request({ method, params }, asReceived, {
+      allowInputRequired: true,
+      timeout: options.requestTimeoutMs,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(headers && Object.keys(headers).length ? { headers } : {}),
+    });
   } catch (error) {
     if (!mayRetry || !options.onHeaderMismatch || !(error instanceof ProtocolError) || error.code !== HEADER_MISMATCH)
       throw error;

@@ -6,7 +6,7 @@ import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/client';
 import { McpxError } from '../errors.js';
 import { newCallId } from '../ids.js';
 import type { ClientPool } from './client-pool.js';
-import { callError } from './modern-call.js';
+import { asReceived, callError } from './modern-call.js';
 import type { Connections } from './pool-connections.js';
 import type { RequestMeta } from './pool-request-meta.js';
 import { notificationMeta, requestParams } from './requests.js';
@@ -36,15 +36,12 @@ export function createRelay(connections: Connections, { follow, toolHeaders }: R
     const headers = method === 'tools/call' ? await toolHeaders(server, pooled, target, args).headers!() : undefined;
     const untrack = token ? follow(pooled, token, notifications!) : undefined;
     try {
-      const result = await connection.client.request(
-        { method, params } as never,
-        {
-          allowInputRequired: true,
-          timeout: timeoutFor(server),
-          ...(relayOptions.signal ? { signal: relayOptions.signal } : {}),
-          ...(headers && Object.keys(headers).length ? { headers } : {}),
-        } as never,
-      );
+      const result = await connection.client.request({ method, params } as never, asReceived, {
+        allowInputRequired: true,
+        timeout: timeoutFor(server),
+        ...(relayOptions.signal ? { signal: relayOptions.signal } : {}),
+        ...(headers && Object.keys(headers).length ? { headers } : {}),
+      } as never);
       await onSuccess(server, pooled);
       return result as Record<string, unknown>;
     } catch (error) {

@@ -12,6 +12,8 @@ const serverInfo = { 'io.modelcontextprotocol/serverInfo': { name: 'raw', versio
 const tools = [
   { name: 'no_result_type', inputSchema: { type: 'object' } },
   { name: 'with_result_type', inputSchema: { type: 'object' } },
+  { name: 'extra_fields', inputSchema: { type: 'object' } },
+  { name: 'bad_content', inputSchema: { type: 'object' } },
 ];
 
 /** A modern server written by hand: answers discover, tools/list and tools/call; `no_result_type` omits resultType. */
@@ -40,11 +42,16 @@ function rawModernServer(): { connect(): InMemoryTransport; calls: string[] } {
         } else if (message.method === 'tools/call') {
           calls.push(JSON.stringify(params));
           const content = [{ type: 'text', text: `${String(params.name)} done` }];
-          reply(
-            params.name === 'no_result_type'
-              ? { content, _meta: serverInfo }
-              : { resultType: 'complete', content, _meta: serverInfo },
-          );
+          if (params.name === 'extra_fields')
+            reply({ resultType: 'complete', content: [{ ...content[0], newField: { kept: true } }], _meta: serverInfo });
+          else if (params.name === 'bad_content')
+            reply({ resultType: 'complete', content: [{ type: 'text' }], _meta: serverInfo });
+          else
+            reply(
+              params.name === 'no_result_type'
+                ? { content, _meta: serverInfo }
+                : { resultType: 'complete', content, _meta: serverInfo },
+            );
         } else {
           void serverSide.send({
             jsonrpc: '2.0',
@@ -91,5 +98,20 @@ describe('a modern result without resultType', () => {
     expect(calls[0]).not.toContain('inputResponses');
     const stamped = await mcpx.callTool('raw', 'with_result_type', {});
     expect(stamped.status === 'complete' && stamped.result.content).toEqual([{ type: 'text', text: 'with_result_type done' }]);
+  });
+});
+
+describe('a modern result', () => {
+  it('keeps content-block fields the SDK does not know, as the server sent them', async () => {
+    const { mcpx } = await setup('modern');
+    const outcome = await mcpx.callTool('raw', 'extra_fields', {});
+    expect(outcome.status === 'complete' && outcome.result.content).toEqual([
+      { type: 'text', text: 'extra_fields done', newField: { kept: true } },
+    ]);
+  });
+
+  it('is still refused when it breaks the wire schema', async () => {
+    const { mcpx } = await setup('modern');
+    await expect(mcpx.callTool('raw', 'bad_content', {})).rejects.toThrow(/Invalid result/);
   });
 });
