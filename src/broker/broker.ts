@@ -28,6 +28,7 @@ import { createExpiry } from './expiry.js';
 import { awaitAnswer, type WaitDeps } from './waiter.js';
 import { offerGone, putOffer } from './offers.js';
 import { createOpenWatches } from './open-watches.js';
+import { askOpenHooks, noHooksSaid, writeQuestion, type OpenHook } from './open-hooks.js';
 import { auditOf, listPending, type ListingDeps } from './listing.js';
 import { systemClock } from './clock.js';
 import { toBrokerStore } from './store.js';
@@ -43,7 +44,6 @@ import type {
   PendingFilter,
   RespondInput,
   StoredAnswer,
-  StoreRow,
 } from './types.js';
 
 const DEFAULT_RETAIN_MS = 7 * 24 * 60 * 60 * 1000;
@@ -70,7 +70,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
   const own =
     typeof options.session === 'string' ? { session: options.session, sessionSource: 'explicit' as const } : options.session;
   const listeners = new Set<(event: BrokerEvent) => void>();
-  const openHooks = new Set<Parameters<Broker['onOpen']>[0]>();
+  const openHooks = new Set<OpenHook>();
   const onClose = new Set<() => void>();
   // Questions this broker opened or read, by id: a respond to one of them is a single claim (the claim itself
   // checks, in the store, that the question is still there and not abandoned). Their fields never change.
@@ -139,28 +139,6 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
   const eventOf = (event: Omit<BrokerEvent, 'at' | 'pid'> & { at?: number }): BrokerEvent =>
     compact({ ...event, at: event.at ?? clock.now(), pid: process.pid });
 
-  /**
-   * The question with the rows its hooks gave: one write where the store can, else the rows first. Their own
-   * writes run beside it; the question is reported only once all have landed.
-   */
-  function putQuestion(
-    request: ElicitRequest,
-    event: BrokerEvent,
-    rows: StoreRow[],
-    alongside: Array<Promise<unknown>>,
-  ): Promise<boolean> {
-    const ttl = rowTtl(request);
-    // Nothing beside it (every open but a task's first question): the store's write itself, no promise layer more.
-    if (rows.length === 0 && alongside.length === 0) return store.putQuestion(request, ttl, event);
-    const put = async (): Promise<boolean> => {
-      if (rows.length === 0) return store.putQuestion(request, ttl, event);
-      if (store.putQuestionWith) return store.putQuestionWith(request, ttl, event, rows);
-      await Promise.all(rows.map((row) => store.keyv.set(row.key, row.value, row.ttlMs)));
-      return store.putQuestion(request, ttl, event);
-    };
-    return Promise.all([put(), ...alongside]).then(([written]) => written);
-  }
-
   async function emit(event: Omit<BrokerEvent, 'at' | 'pid'> & { at?: number }): Promise<void> {
     const full = eventOf(event);
     await guard(store.appendEvent(full, retainMs));
@@ -222,35 +200,27 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
         createdAt: now,
         expiresAt: now + requestTtl,
       };
-      let request = newRequest(input, filled);
-      const rows: StoreRow[] = [];
-      const alongside: Array<Promise<unknown>> = [];
-      const told: Array<(write: Promise<unknown>) => void> = [];
-      const tell = (write: () => Promise<unknown>): void => {
-        if (told.length) told.forEach((written) => written(write()));
-      };
+      const asked = newRequest(input, filled);
+      const said =
+        openHooks.size === 0
+          ? noHooksSaid(asked)
+          : await askOpenHooks(openHooks, asked, (task) => newRequest({ ...input, task }, filled));
+      const { request } = said;
       let write: Promise<boolean>;
       let watching: ReturnType<typeof openWatches.begin>;
       let event: BrokerEvent;
       try {
-        for (const hook of openHooks) {
-          const said = await hook(request);
-          if (said?.rows) rows.push(...said.rows);
-          if (said?.alongside) alongside.push(said.alongside);
-          if (said?.written) told.push(said.written);
-          if (said?.task !== undefined && request.task === undefined) request = newRequest({ ...input, task: said.task }, filled);
-        }
         event = eventFor('elicit.open', request, now, {
           data: { sessionSource: request.sessionSource, expiresAt: request.expiresAt, mode: request.mode },
         });
         // Watched from before the write, so the wait that follows needs no read (open-watches.ts).
         watching = openWatches.begin(request.id);
-        write = guard(putQuestion(request, event, rows, alongside), () => watching.drop());
+        write = guard(writeQuestion(store, request, rowTtl(request), event, said), () => watching.drop());
       } catch (error) {
-        tell(() => Promise.reject(error));
+        said.tell(() => Promise.reject(error));
         throw error;
       }
-      tell(() => write);
+      said.tell(() => write);
       const written = await write;
       if (!written) {
         watching.drop();
