@@ -10,27 +10,26 @@ import { createRequestStateSeal, type RequestStateKey } from '../../src/surfaces
 const KEY = 's'.repeat(40);
 const fixedKey = (key: string): RequestStateKey => ({ current: async () => key, reread: async () => false });
 const call = { mcpReq: { method: 'tools/call' } } as unknown as ServerContext;
-const prompt = { mcpReq: { method: 'prompts/get' } } as unknown as ServerContext;
 const sdk = createRequestStateCodec({ key: KEY, ttlSeconds: 600, bind: (ctx) => ctx.mcpReq.method });
 const seal = createRequestStateSeal(fixedKey(KEY), 600_000);
 const payload = { task: 'tsk-1', seq: 2, asked: { repo: 'elc-1' } };
 
 describe('the request-state seal', () => {
   it('reads states the SDK codec minted, and the SDK codec reads its states', async () => {
-    expect(await seal.verify(await sdk.mint(payload, call), call)).toEqual(payload);
-    expect(await sdk.verify(await seal.mint(payload, call), call)).toEqual(payload);
+    expect(await seal.verify(await sdk.mint(payload, call), 'tools/call')).toEqual(payload);
+    expect(await sdk.verify(await seal.mint(payload, 'tools/call'), call)).toEqual(payload);
   });
 
   it('refuses a state with any character changed, another method, another key or a past expiry', async () => {
-    const state = await seal.mint(payload, call);
+    const state = await seal.mint(payload, 'tools/call');
     const dot = state.lastIndexOf('.');
     const flip = (s: string, at: number): string => s.slice(0, at) + (s[at] === 'A' ? 'B' : 'A') + s.slice(at + 1);
-    await expect(seal.verify(flip(state, state.length - 1), call)).rejects.toThrow('mac');
-    await expect(seal.verify(flip(state, dot - 1), call)).rejects.toThrow('mac');
-    await expect(seal.verify(state.slice(0, dot), call)).rejects.toThrow();
-    await expect(seal.verify(state, prompt)).rejects.toThrow('bind');
-    await expect(createRequestStateSeal(fixedKey('o'.repeat(40)), 600_000).verify(state, call)).rejects.toThrow('mac');
+    await expect(seal.verify(flip(state, state.length - 1), 'tools/call')).rejects.toThrow('mac');
+    await expect(seal.verify(flip(state, dot - 1), 'tools/call')).rejects.toThrow('mac');
+    await expect(seal.verify(state.slice(0, dot), 'tools/call')).rejects.toThrow();
+    await expect(seal.verify(state, 'prompts/get')).rejects.toThrow('bind');
+    await expect(createRequestStateSeal(fixedKey('o'.repeat(40)), 600_000).verify(state, 'tools/call')).rejects.toThrow('mac');
     const expired = createRequestStateCodec({ key: KEY, ttlSeconds: -120, bind: (ctx) => ctx.mcpReq.method });
-    await expect(seal.verify(await expired.mint(payload, call), call)).rejects.toThrow('expired');
+    await expect(seal.verify(await expired.mint(payload, call), 'tools/call')).rejects.toThrow('expired');
   });
 });

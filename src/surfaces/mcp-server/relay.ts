@@ -6,13 +6,7 @@
  * client's `inputResponses` back as given, so any `mcpx serve` on the same store (the same key) can take it:
  * nothing of the round is held in a process or written to the store.
  */
-import {
-  ProtocolError,
-  ProtocolErrorCode,
-  type CallToolResult,
-  type ClientCapabilities,
-  type ServerContext,
-} from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, type CallToolResult, type ClientCapabilities } from '@modelcontextprotocol/server';
 import type { AskingMethod } from '../../client/requests.js';
 import type { CallNotifications } from '../../client/outcome.js';
 import type { ServeCore } from './core.js';
@@ -60,7 +54,9 @@ export interface RelayRequest {
   argsDigest: string;
   session: string;
   caps: ClientCapabilities;
-  ctx: ServerContext;
+  signal: AbortSignal;
+  /** A retry's answers, as the client gave them. */
+  inputResponses?: Record<string, unknown> | undefined;
   /** A retry: the verified envelope. */
   state?: RelayState;
   notifications?: CallNotifications | undefined;
@@ -68,7 +64,7 @@ export interface RelayRequest {
 
 /** Sends the request (or its retry) upstream; returns the upstream's result, or its round of questions under mcpx's envelope. */
 export async function relay(core: ServeCore, seal: RequestStateSeal, request: RelayRequest): Promise<Record<string, unknown>> {
-  const { ref, state, ctx } = request;
+  const { ref, state, inputResponses } = request;
   if (
     state &&
     (state.server !== ref.server ||
@@ -81,12 +77,11 @@ export async function relay(core: ServeCore, seal: RequestStateSeal, request: Re
       detail: 'the requestState was minted for another call, other arguments or another session',
     });
   }
-  const inputResponses = ctx.mcpReq.inputResponses;
   const result = await core.mcpx.relay(ref.server, request.method, ref.tool, request.args, {
     capabilities: declaredUpstream(request.caps),
     ...(inputResponses !== undefined ? { inputResponses } : {}),
     ...(state?.upstream !== undefined ? { requestState: state.upstream } : {}),
-    signal: ctx.mcpReq.signal,
+    signal: request.signal,
     ...(request.notifications ? { notifications: request.notifications } : {}),
   });
   if (result.resultType !== 'input_required') return passResult(result as CallToolResult) as Record<string, unknown>;
@@ -126,5 +121,5 @@ export async function relay(core: ServeCore, seal: RequestStateSeal, request: Re
     args: request.argsDigest,
   };
   if (typeof result.requestState === 'string') envelope.upstream = result.requestState;
-  return { resultType: 'input_required', inputRequests, requestState: await seal.mintRelay(envelope, ctx) };
+  return { resultType: 'input_required', inputRequests, requestState: await seal.mintRelay(envelope, request.method) };
 }

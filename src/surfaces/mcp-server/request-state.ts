@@ -7,14 +7,14 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type Keyv from 'keyv';
-import type { ServerContext } from '@modelcontextprotocol/server';
 import { McpxError } from '../../errors.js';
 
+/** `method`: the request's method, which a state is bound to (one minted for tools/call is refused on prompts/get). */
 export interface RequestStateSeal {
-  mint(payload: unknown, ctx: ServerContext): Promise<string>;
+  mint(payload: unknown, method: string): Promise<string>;
   /** A relayed round's state: it lives exactly as long as a question may wait (nothing else holds the call). */
-  mintRelay(payload: unknown, ctx: ServerContext): Promise<string>;
-  verify(state: string, ctx: ServerContext): Promise<unknown>;
+  mintRelay(payload: unknown, method: string): Promise<string>;
+  verify(state: string, method: string): Promise<unknown>;
 }
 
 const KEY_RECORD = 'serve:request-state-key';
@@ -58,8 +58,8 @@ export async function requestStateKey(env: Record<string, string | undefined>, k
 }
 
 interface RequestStateCodec {
-  mint(payload: unknown, ctx: ServerContext): string;
-  verify(state: string, ctx: ServerContext): unknown;
+  mint(payload: unknown, method: string): string;
+  verify(state: string, method: string): unknown;
 }
 
 const PREFIX = 'v1.';
@@ -83,12 +83,12 @@ function createCodec(key: string, ttlSeconds: number): RequestStateCodec {
   };
   const same = (a: string, b: string): boolean => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
   return {
-    mint(payload, ctx) {
-      const envelope = { p: payload, exp: Math.floor(Date.now() / 1000) + ttlSeconds, b: bindTag(ctx.mcpReq.method) };
+    mint(payload, method) {
+      const envelope = { p: payload, exp: Math.floor(Date.now() / 1000) + ttlSeconds, b: bindTag(method) };
       const body = Buffer.from(JSON.stringify(envelope), 'utf8').toString('base64url');
       return `${PREFIX}${body}.${mac(PREFIX + body).toString('base64url')}`;
     },
-    verify(state, ctx) {
+    verify(state, method) {
       const dot = state.lastIndexOf('.');
       if (!state.startsWith(PREFIX) || dot <= PREFIX.length) throw new Error('malformed');
       const body = state.slice(PREFIX.length, dot);
@@ -101,7 +101,7 @@ function createCodec(key: string, ttlSeconds: number): RequestStateCodec {
         throw new Error('malformed');
       }
       if (typeof envelope.exp !== 'number' || envelope.exp < Math.floor(Date.now() / 1000)) throw new Error('expired');
-      if (typeof envelope.b !== 'string' || !same(envelope.b, bindTag(ctx.mcpReq.method))) throw new Error('bind');
+      if (typeof envelope.b !== 'string' || !same(envelope.b, bindTag(method))) throw new Error('bind');
       return envelope.p;
     },
   };
@@ -124,14 +124,14 @@ export function createRequestStateSeal(key: RequestStateKey, ttlMs: number): Req
     return made;
   };
   return {
-    mint: async (payload, ctx) => (await codecsOf()).codec.mint(payload, ctx),
-    mintRelay: async (payload, ctx) => (await codecsOf()).relay.mint(payload, ctx),
-    async verify(state, ctx) {
+    mint: async (payload, method) => (await codecsOf()).codec.mint(payload, method),
+    mintRelay: async (payload, method) => (await codecsOf()).relay.mint(payload, method),
+    async verify(state, method) {
       try {
-        return (await codecsOf()).codec.verify(state, ctx);
+        return (await codecsOf()).codec.verify(state, method);
       } catch (error) {
         if (!(await key.reread())) throw error;
-        return (await codecsOf()).codec.verify(state, ctx);
+        return (await codecsOf()).codec.verify(state, method);
       }
     },
   };
