@@ -22,6 +22,7 @@ import type { ServeCore } from './core.js';
 import { createResourceWatches, listenedUris } from './listens.js';
 import { createRequestStateSeal } from './request-state.js';
 import { createServeServer } from './server.js';
+import { createFastToolCalls } from './fast-call.js';
 
 export interface HttpServeOptions {
   env: Record<string, string | undefined>;
@@ -189,16 +190,14 @@ export async function serveOverHttp(core: ServeCore, options: HttpServeOptions):
   const seal = createRequestStateSeal(core.stateKey, core.ttlMs);
 
   // Modern: one instance per request. Its session: the X-Mcpx-Session header, else this process's.
+  const sessionOf = (headers: { get(name: string): string | null } | undefined): string =>
+    headers?.get(SESSION_HEADER)?.trim() || core.defaultSession;
   const modernHandler = createMcpHandler(
-    ({ era, requestInfo }) =>
-      createServeServer(
-        core,
-        seal,
-        { era, session: requestInfo?.headers.get(SESSION_HEADER)?.trim() || core.defaultSession },
-        options.version,
-      ),
+    ({ era, requestInfo }) => createServeServer(core, seal, { era, session: sessionOf(requestInfo?.headers) }, options.version),
     { legacy: 'reject' },
   );
+  // MCPX_SERVE_FAST_PATH=off: the SDK's handler serves every modern request (to rule the fast path out).
+  const fast = options.env.MCPX_SERVE_FAST_PATH === 'off' ? undefined : createFastToolCalls(core, seal, options.version);
   // A modern client's subscriptions/listen is served by the handler's listen router (one stream per listen, filtered
   // by its URIs); mcpx watches the URIs upstream while a stream names them, and puts each change on the bus once.
   const listens = createResourceWatches(core, (uri) => modernHandler.notify.resourceUpdated(uri));
@@ -214,6 +213,8 @@ export async function serveOverHttp(core: ServeCore, options: HttpServeOptions):
     const closed = new AbortController();
     // Gone before the whole answer was written: the call is cancelled, as the SDK's adapter does.
     res.once('close', () => !res.writableFinished && closed.abort());
+    if (fast && body !== undefined && (await fast.serve(req, res, body, sessionOf(headersOnly(req).headers), closed.signal)))
+      return;
     const response =
       body === undefined
         ? await modernHandler.fetch(webRequest(req, closed.signal))
