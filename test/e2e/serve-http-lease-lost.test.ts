@@ -2,7 +2,8 @@
  * `mcpx serve --http` on a shared store that stalled past its lease while another process took it (and with it the
  * serve's calls) exits 70 (EX_SOFTWARE, like `mcpx daemon run`), saying why on stderr, so the supervisor (systemd,
  * a container's restart policy, a load balancer's pool) starts a fresh one instead of keeping a process that refuses
- * every call. The call it had asked on is not lost: answered from elsewhere, it resumes in another process. Real
+ * every call. A call it was still running gets a tool error saying why before the process goes. The call it had
+ * asked on is not lost: answered from elsewhere, it resumes in another process. Real
  * processes: the built CLI, a real redis-server and Postgres; the stall is SIGSTOP, every wait is on a condition.
  */
 import { spawn } from 'node:child_process';
@@ -57,6 +58,12 @@ for (const [name, url] of [
         const task = /tsk-[0-9a-f]{16}/.exec(asked)?.[0];
         expect(id && task, asked).toBeTruthy();
 
+        // A call still running when the lease goes: answered (failed, saying why) before the process exits.
+        const running = modernPost(endpoint, 'tools/call', { name: 'sleep', arguments: { ms: 60_000 } }, session).then(
+          (answer) => JSON.stringify(answer.body),
+          (error: Error) => `no answer: ${error.message}`,
+        );
+
         const lease = await until('the serve holds its lease', async () =>
           (await leases.list()).leases.find((l) => l.name.startsWith(`holder:serve-${child.pid}-`)),
         );
@@ -74,6 +81,9 @@ for (const [name, url] of [
         expect(outcome, stderr).toBe('exited');
         expect(await exited, stderr).toBe(70);
         expect(stderr).toMatch(/exiting 70 \(lease lost: another process took over our calls/);
+        const cut = await running;
+        expect(cut).toContain('"isError":true');
+        expect(cut).toContain('paused past its lease and another process took its calls over');
 
         // Nothing of the call is lost: answered from elsewhere, another process resumes it.
         const answered = await setup.cli(['elicit', 'answer', '--all', id!, '{"repo":"acme/http-lease-lost"}']);

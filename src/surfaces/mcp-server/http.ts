@@ -7,6 +7,7 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import {
   createMcpHandler,
@@ -41,6 +42,8 @@ export interface HttpServe {
 }
 
 const SESSION_HEADER = 'x-mcpx-session';
+/** How long a closing serve lets the calls it is answering finish before it cuts their connections. */
+const DRAIN_MS = 1000;
 
 export function isLoopback(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, '');
@@ -269,7 +272,13 @@ export async function serveOverHttp(core: ServeCore, options: HttpServeOptions):
     await transport.handleRequest(req, res, body);
   };
 
+  /** Calls being answered (POSTs: a GET is a stream that lasts as long as its session). */
+  const answering = new Set<ServerResponse>();
   const server: HttpServer = createServer((req, res) => {
+    if (req.method === 'POST') {
+      answering.add(res);
+      res.once('close', () => answering.delete(res));
+    }
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) jsonError(res, 500, -32603, `Internal error: ${(error as Error)?.message ?? String(error)}`);
       else res.end();
@@ -286,11 +295,14 @@ export async function serveOverHttp(core: ServeCore, options: HttpServeOptions):
     url: `http://${shownHost}:${port}/mcp`,
     ...(token ? { token } : {}),
     async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      // Calls failed as the process stops (a lost lease fails every call in flight at once) get their answer out.
+      const answered = [...answering].map((res) => new Promise((done) => res.once('close', done)));
+      await Promise.race([Promise.all(answered), sleep(DRAIN_MS, undefined, { ref: false })]);
       await Promise.allSettled([...sessions.values()].map((t) => t.close()));
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      server.closeAllConnections();
+      await closed;
     },
   };
 }
