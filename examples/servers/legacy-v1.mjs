@@ -257,6 +257,8 @@ async function main(argv) {
     return;
   }
   await createLegacyServer().connect(new StdioServerTransport());
+  // Its client is gone (stdin ended): nothing can answer a question now, so do not live on for its 600 s timer.
+  process.stdin.once('end', () => process.exit(0));
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
