@@ -87,6 +87,20 @@ describe('mcpx serve --http', () => {
     expect(await post({ origin: 'http://evil.example.com' })).toBe(403);
     expect(await post({ origin: 'http://localhost:1234' })).toBe(200);
   });
+
+  it('refuses a body over 4 MiB with 413, as the SDK does, and goes on serving', async () => {
+    const huge = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', pad: 'x'.repeat(5 << 20) } });
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const refused = await fetch(serve.url, { method: 'POST', headers, body: huge });
+    expect(refused.status).toBe(413);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('must not exceed 4194304 bytes');
+    const client = await httpClient(serve.url, { sdk: 'v2', era: 'modern' });
+    try {
+      expect(textOf(await client.callTool('modern__no_ask', { text: 'after' }))).toContain('after');
+    } finally {
+      await client.close();
+    }
+  });
 });
 
 describe('mcpx serve --http off loopback', () => {

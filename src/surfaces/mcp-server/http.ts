@@ -10,6 +10,7 @@ import { isIP } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import {
+  DEFAULT_MAX_REQUEST_BODY_SIZE,
   createMcpHandler,
   isLegacyRequest,
   PROTOCOL_VERSION_META_KEY,
@@ -154,14 +155,27 @@ async function writeResponse(res: ServerResponse, response: Response, closed: Ab
   res.end();
 }
 
-/** The body parsed, or undefined (empty, or not JSON). Read by events: an async iterator costs more per request. */
+/** A body over the SDK's limit (4 MiB): refused with 413 unread, as the SDK's own handler does. */
+const TOO_LARGE = Symbol('too large');
+
+/**
+ * The body parsed, undefined (empty, or not JSON), or TOO_LARGE. Read by events: an async iterator costs more per
+ * request.
+ */
 function readBody(req: IncomingMessage): Promise<unknown> {
+  if (Number(req.headers['content-length']) > DEFAULT_MAX_REQUEST_BODY_SIZE) return Promise.resolve(TOO_LARGE);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= DEFAULT_MAX_REQUEST_BODY_SIZE) chunks.push(chunk);
+      else resolve(TOO_LARGE);
+    });
     req.once('error', reject);
     req.once('close', () => req.complete || reject(new Error('the request closed before its body ended')));
     req.once('end', () => {
+      if (size > DEFAULT_MAX_REQUEST_BODY_SIZE) return;
       const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8');
       if (!text) return resolve(undefined);
       try {
@@ -246,6 +260,14 @@ export async function serveOverHttp(core: ServeCore, options: HttpServeOptions):
     if (path !== '/mcp')
       return void res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: the MCP endpoint is /mcp');
     const body = req.method === 'POST' ? await readBody(req) : undefined;
+    if (body === TOO_LARGE)
+      return jsonError(
+        res,
+        413,
+        -32000,
+        `Payload Too Large: Request body must not exceed ${DEFAULT_MAX_REQUEST_BODY_SIZE} bytes`,
+        { connection: 'close' },
+      );
     const sessionId = req.headers['mcp-session-id'];
     const legacy =
       typeof sessionId === 'string' || (!claimsModern(req, body) && (await isLegacyRequest(headersOnly(req), body ?? {})));
