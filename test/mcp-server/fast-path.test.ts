@@ -93,7 +93,13 @@ beforeAll(async () => {
   const configPath = join(dir, 'mcpx.json');
   writeFileSync(
     configPath,
-    JSON.stringify({ mcpServers: { fx: { ...stdioFixture('dual-era'), era: 'modern' }, raw: { url: raw.url, era: 'modern' } } }),
+    JSON.stringify({
+      mcpServers: {
+        fx: { ...stdioFixture('dual-era'), era: 'modern' },
+        legacy: stdioFixture('legacy-v1'),
+        raw: { url: raw.url, era: 'modern' },
+      },
+    }),
   );
   const env = { PATH: process.env.PATH ?? '', HOME: dir, MCPX_STATE_DIR: join(dir, 'state') };
   core = await createServeCore({ env, cwd: dir, configPath, version: 'test', reserved: RESERVED_NAMES });
@@ -209,23 +215,27 @@ describe('the modern HTTP fast path', () => {
   });
 
   it('asks, takes each answer (accept, decline, cancel) on the retry, and asks again for one that does not fit', async () => {
-    const retry = (inputResponses: Record<string, unknown>) => (first: Answered, url: string) =>
-      call(url, 'fx__ask_form', { title: 't' }, { extra: { requestState: stateOf(first), inputResponses } });
+    /** Answers every question of the first answer's round (a legacy upstream's are keyed by question id) alike. */
+    const retry =
+      (response: Record<string, unknown>, tool = 'fx__ask_form') =>
+      (first: Answered, url: string) => {
+        const keys = Object.keys(resultOf(first).inputRequests as Record<string, unknown>);
+        const inputResponses = Object.fromEntries(keys.map((key) => [key, response]));
+        return call(url, tool, { title: 't' }, { extra: { requestState: stateOf(first), inputResponses } });
+      };
     for (const response of [
       { action: 'accept', content: { repo: 'me/repo', private: true, priority: 'high' } },
       { action: 'decline' },
       { action: 'cancel' },
     ]) {
-      const done = await same('fx__ask_form', { title: 't' }, {}, retry({ details: response }));
-      expect(JSON.stringify(resultOf(done).structuredContent)).toContain(`"action":"${response.action}"`);
+      // A modern upstream's round, and a legacy upstream's question held open by the broker for the retry.
+      for (const tool of ['fx__ask_form', 'legacy__ask_form']) {
+        const done = await same(tool, { title: 't' }, {}, retry(response, tool));
+        expect(JSON.stringify(resultOf(done))).toContain(`\\"action\\":\\"${response.action}\\"`);
+      }
     }
     // A repo under three characters does not fit the schema: the same question comes back, still pending.
-    const again = await same(
-      'fx__ask_form',
-      { title: 't' },
-      {},
-      retry({ details: { action: 'accept', content: { repo: 'x' } } }),
-    );
+    const again = await same('fx__ask_form', { title: 't' }, {}, retry({ action: 'accept', content: { repo: 'x' } }));
     expect(resultOf(again).resultType).toBe('input_required');
     expect(await serversBuilt(() => call(fast.url, 'fx__ask_form', { title: 'u' }))).toBe(0);
   });
