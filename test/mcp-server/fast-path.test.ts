@@ -2,8 +2,9 @@
  * The modern HTTP fast path (fast-call.ts) answers a plain `tools/call` without the SDK's per-request server. Two
  * `mcpx serve --http` listeners on one core, one with the fast path and one without, get the same requests: every
  * answer is the same, status and body (ids a call mints itself set aside), and only the SDK's listener builds a
- * server for them. Upstreams: the dual-era fixture over stdio, and a hand-written modern server over HTTP whose
- * results carry what the SDK's own server would change (unknown fields, no content, another server's identity).
+ * server for them. Upstreams: the dual-era (modern) and legacy-v1 fixtures over stdio, and a hand-written modern
+ * server over HTTP whose results carry what the SDK's own server would change (unknown fields, no content, another
+ * server's identity).
  */
 import { createServer, type Server as HttpServer } from 'node:http';
 import { mkdtempSync, writeFileSync } from 'node:fs';
