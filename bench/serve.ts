@@ -1,7 +1,8 @@
 /**
  * `npm run bench -- serve`: a tools/call through `mcpx serve` (the built CLI) against the same call made directly
  * to the upstream (the dual-era fixture), over stdio and over Streamable HTTP, as a ratio and as added p50; and a
- * forwarded question's round trip (the client answers at once) beyond the same question asked directly.
+ * forwarded question's round trip (the client answers at once) beyond the same question asked directly. Paired:
+ * each round makes the call both ways (in turn first), and "added" is the p50 of the rounds' differences.
  * Requires `npm run build`. Figures on a shared machine are noisy: read them as orders of magnitude.
  */
 import { spawn } from 'node:child_process';
@@ -33,15 +34,42 @@ async function connect(transport: StdioClientTransport | StreamableHTTPClientTra
   return client;
 }
 
-async function time(client: Client, tool: string, args: Record<string, unknown>): Promise<number> {
-  for (let i = 0; i < WARMUP; i++) await client.callTool({ name: tool, arguments: args });
-  const samples: number[] = [];
-  for (let i = 0; i < CALLS; i++) {
+interface Paired {
+  direct: number;
+  through: number;
+  /** The p50 of each round's difference: a load spike hits both calls of a round, not one phase of the run. */
+  added: number;
+}
+
+/** Each round makes the call both ways, in turn first, so both paths see the same machine. */
+async function timePaired(direct: Client, through: Client, tool: string, args: Record<string, unknown>): Promise<Paired> {
+  for (let i = 0; i < WARMUP; i++) {
+    await direct.callTool({ name: tool, arguments: args });
+    await through.callTool({ name: tool, arguments: args });
+  }
+  const once = async (client: Client): Promise<number> => {
     const t0 = performance.now();
     await client.callTool({ name: tool, arguments: args });
-    samples.push(performance.now() - t0);
+    return performance.now() - t0;
+  };
+  const directs: number[] = [];
+  const throughs: number[] = [];
+  const added: number[] = [];
+  for (let i = 0; i < CALLS; i++) {
+    let d: number;
+    let t: number;
+    if (i % 2) {
+      d = await once(direct);
+      t = await once(through);
+    } else {
+      t = await once(through);
+      d = await once(direct);
+    }
+    directs.push(d);
+    throughs.push(t);
+    added.push(t - d);
   }
-  return p50(samples);
+  return { direct: p50(directs), through: p50(throughs), added: p50(added) };
 }
 
 function startPrinting(args: string[], env: NodeJS.ProcessEnv): Promise<{ url: string; stop(): Promise<void> }> {
@@ -69,13 +97,13 @@ export async function run(): Promise<BenchFigure[]> {
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-bench-serve-'));
   const env = { ...process.env, MCPX_STATE_DIR: join(dir, 'state'), HOME: dir };
   const figures: BenchFigure[] = [];
-  const pair = (name: string, direct: number, through: number, target?: string): void => {
+  const pair = (name: string, { direct, through, added }: Paired, target?: string): void => {
     figures.push({ suite: 'serve', name: `${name}: direct p50`, value: direct, unit: 'ms' });
     figures.push({ suite: 'serve', name: `${name}: through mcpx serve p50`, value: through, unit: 'ms' });
     figures.push({
       suite: 'serve',
       name: `${name}: added p50`,
-      value: through - direct,
+      value: added,
       unit: 'ms',
       ...(target ? { target } : {}),
     });
@@ -96,16 +124,10 @@ export async function run(): Promise<BenchFigure[]> {
       }),
     );
     try {
-      pair(
-        'stdio tools/call no_ask',
-        await time(direct, 'no_ask', { text: 'x' }),
-        await time(through, 'no_ask', { text: 'x' }),
-        'at most 1 ms added',
-      );
+      pair('stdio tools/call no_ask', await timePaired(direct, through, 'no_ask', { text: 'x' }), 'at most 1 ms added');
       pair(
         'stdio forwarded question (ask_form, answered at once)',
-        await time(direct, 'ask_form', {}),
-        await time(through, 'ask_form', {}),
+        await timePaired(direct, through, 'ask_form', {}),
         'at most 5 ms beyond the answer',
       );
     } finally {
@@ -120,16 +142,10 @@ export async function run(): Promise<BenchFigure[]> {
     const directHttp = await connect(new StreamableHTTPClientTransport(new URL(upstream.url)));
     const throughHttp = await connect(new StreamableHTTPClientTransport(new URL(serve.url)));
     try {
-      pair(
-        'http tools/call no_ask',
-        await time(directHttp, 'no_ask', { text: 'x' }),
-        await time(throughHttp, 'no_ask', { text: 'x' }),
-        'at most 1 ms added',
-      );
+      pair('http tools/call no_ask', await timePaired(directHttp, throughHttp, 'no_ask', { text: 'x' }), 'at most 1 ms added');
       pair(
         'http forwarded question (ask_form, answered at once)',
-        await time(directHttp, 'ask_form', {}),
-        await time(throughHttp, 'ask_form', {}),
+        await timePaired(directHttp, throughHttp, 'ask_form', {}),
         'at most 5 ms beyond the answer',
       );
     } finally {
