@@ -95,7 +95,7 @@ const answers: Record<string, Answer> = {
 interface Seen {
   method: string;
   url: string;
-  headers: Record<string, string | string[] | undefined>;
+  headers: string[];
   body: string;
 }
 let seen: Seen[] = [];
@@ -107,8 +107,7 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks).toString();
-    const { host: _host, ...headers } = req.headers;
-    seen.push({ method: req.method!, url: req.url!, headers, body });
+    seen.push({ method: req.method!, url: req.url!, headers: req.rawHeaders, body });
     if (req.method !== 'POST') return void res.writeHead(405).end();
     const message = JSON.parse(body) as { id?: unknown; method: string; params?: { name?: string } };
     if (message.id === undefined) return void res.writeHead(202).end();
@@ -128,14 +127,21 @@ const sdk: Make = (u, o) => new StreamableHTTPClientTransport(u, o);
 const plain: Make = (u, o) => new PlainPostTransport(u, o);
 
 /** One call through a fresh client on the given transport: what the server saw and what came back. */
-async function run(make: Make, tool: string, opts: { abortAfterMs?: number; headers?: Record<string, string> } = {}) {
+async function run(
+  make: Make,
+  tool: string,
+  opts: { abortAfterMs?: number; headers?: Record<string, string>; init?: RequestInit['headers'] } = {},
+) {
   seen = [];
   const nodeFetch = createNodeFetch();
   const links = createStreamLinks(nodeFetch.fetch);
   const client = new Client({ name: 'mcpx', version: '0.1.0' }, { capabilities: { elicitation: { form: {} } } });
   const reported: string[] = [];
   client.onerror = (error) => reported.push(`${error.constructor.name}: ${error.message}`);
-  const transport = make(url, { fetch: links.fetch, requestInit: { headers: { 'x-config': 'c', accept: 'Application/JSON' } } });
+  const transport = make(url, {
+    fetch: links.fetch,
+    requestInit: { headers: opts.init ?? { 'x-config': 'c', accept: 'Application/JSON' } },
+  });
   await client.connect(transport, { prior: { kind: 'modern', discover: discover as never } });
   const abort = new AbortController();
   if (opts.abortAfterMs !== undefined) setTimeout(() => abort.abort(new Error('stop')), opts.abortAfterMs);
@@ -179,14 +185,33 @@ describe('PlainPostTransport', () => {
       const expected = await run(sdk, tool);
       expect(await run(plain, tool)).toEqual(expected);
     }
-    const expected = await run(sdk, 'plain', { headers: { 'Bad Name': 'x' } });
-    expect(await run(plain, 'plain', { headers: { 'Bad Name': 'x' } })).toEqual(expected);
+    const cases: Array<Parameters<typeof run>[2]> = [
+      { headers: { 'Bad Name': 'x' } },
+      { headers: { 'Mcp-Param-B': ' padded ', 'X-Tab': 'a\tb' } },
+      { init: { 'X-Dup': 'a', 'x-dup': 'b', Accept: 'text/html,, Application/Json' } },
+      { init: { Accept: 'text/html ' } },
+      { init: { 'x-space': ' v ' } },
+      { init: new Headers({ 'x-h': '1' }) },
+      {
+        init: [
+          ['x-a', '1'],
+          ['x-a', '2'],
+        ],
+      },
+      { init: { 'set-cookie': 'c=1' } },
+    ];
+    for (const opts of cases) {
+      const expected = await run(sdk, 'plain', opts);
+      expect(await run(plain, 'plain', opts)).toEqual(expected);
+    }
   });
 
   it('sends a plain call once, with the SDK transport headers', async () => {
     const got = await run(plain, 'plain');
     expect(got.seen).toHaveLength(1);
-    expect(got.seen[0]!.headers).toMatchObject({
+    const headers: Record<string, string> = {};
+    for (let i = 0; i < got.seen[0]!.headers.length; i += 2) headers[got.seen[0]!.headers[i]!] = got.seen[0]!.headers[i + 1]!;
+    expect(headers).toMatchObject({
       'mcp-protocol-version': '2026-07-28',
       'mcp-method': 'tools/call',
       'mcp-name': 'plain',
