@@ -3,14 +3,7 @@
  * transport, in the era the server speaks. `auto` probes once (in place on stdio: one spawn) and caches the verdict;
  * later connects adopt it with zero round trips.
  */
-import {
-  Client,
-  SdkError,
-  StreamableHTTPClientTransport,
-  type JSONRPCErrorResponse,
-  type JSONRPCResponse,
-  type Transport,
-} from '@modelcontextprotocol/client';
+import { Client, SdkError, type JSONRPCErrorResponse, type JSONRPCResponse, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { ChildProcess } from 'node:child_process';
 import type { PassThrough } from 'node:stream';
@@ -24,6 +17,7 @@ import type { WireElicitResult } from './seam.js';
 import { filled, type AskedValues } from './credentials.js';
 import { createStreamLinks } from './stream-links.js';
 import { createNodeFetch } from './node-fetch.js';
+import { PlainPostTransport } from './plain-post.js';
 import { stdioSpawnOf, takeEarly, type StdioSpawn } from './prespawn.js';
 
 /** The modern revision mcpx speaks. */
@@ -195,7 +189,7 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
             ...http,
             ...(options.asked?.oauth ? { secrets: options.asked.oauth } : {}),
           })
-        : new StreamableHTTPClientTransport(new URL(server.url), http);
+        : new PlainPostTransport(new URL(server.url), http);
     }
     const transport = new InPlaceStdioTransport(stdioSpawnOf(server, options.env, options.cwd, options.asked));
     transport.stderr?.on('data', (chunk: Buffer) => {
