@@ -1,8 +1,8 @@
 /**
  * `npm run bench -- serve`: a tools/call through `mcpx serve` (the built CLI) against the same call made directly
  * to the upstream (the dual-era fixture), over stdio and over Streamable HTTP, as a ratio and as added p50; and a
- * forwarded question's round trip (the client answers at once) beyond the same question asked directly. Paired:
- * each round makes the call both ways (in turn first), and "added" is the p50 of the rounds' differences.
+ * forwarded question's round trip (the client answers at once) beyond the same question asked directly. The two
+ * paths run in alternating blocks (timeBlocks), so load that changes during the run weighs on both.
  * Requires `npm run build`. Figures on a shared machine are noisy: read them as orders of magnitude.
  */
 import { spawn } from 'node:child_process';
@@ -37,39 +37,41 @@ async function connect(transport: StdioClientTransport | StreamableHTTPClientTra
 interface Paired {
   direct: number;
   through: number;
-  /** The p50 of each round's difference: a load spike hits both calls of a round, not one phase of the run. */
   added: number;
 }
 
-/** Each round makes the call both ways, in turn first, so both paths see the same machine. */
-async function timePaired(direct: Client, through: Client, tool: string, args: Record<string, unknown>): Promise<Paired> {
-  for (let i = 0; i < WARMUP; i++) {
-    await direct.callTool({ name: tool, arguments: args });
-    await through.callTool({ name: tool, arguments: args });
-  }
+/** Calls per block: long enough that each path runs warm, as a client calling in a loop finds it. */
+const BLOCK = 25;
+
+/**
+ * Blocks of calls made directly and through serve, in turn first, so a load spike during the run falls on both
+ * paths alike; within a block the same path runs back to back (the processes on it stay awake). Alternating call
+ * by call instead measured serve cold every time: on this VM an idle vCPU halts at once, and waking it costs more
+ * than the whole of serve's work.
+ */
+async function timeBlocks(direct: Client, through: Client, tool: string, args: Record<string, unknown>): Promise<Paired> {
   const once = async (client: Client): Promise<number> => {
     const t0 = performance.now();
     await client.callTool({ name: tool, arguments: args });
     return performance.now() - t0;
   };
+  const block = async (client: Client, into: number[]): Promise<void> => {
+    await once(client); // the first call of a block wakes its path
+    for (let i = 0; i < BLOCK; i++) into.push(await once(client));
+  };
+  for (let i = 0; i < WARMUP; i++) {
+    await once(direct);
+    await once(through);
+  }
   const directs: number[] = [];
   const throughs: number[] = [];
-  const added: number[] = [];
-  for (let i = 0; i < CALLS; i++) {
-    let d: number;
-    let t: number;
-    if (i % 2) {
-      d = await once(direct);
-      t = await once(through);
-    } else {
-      t = await once(through);
-      d = await once(direct);
-    }
-    directs.push(d);
-    throughs.push(t);
-    added.push(t - d);
+  for (let b = 0; b < Math.ceil(CALLS / BLOCK); b++) {
+    const [first, second] = b % 2 ? [direct, through] : [through, direct];
+    await block(first, first === direct ? directs : throughs);
+    await block(second, second === direct ? directs : throughs);
   }
-  return { direct: p50(directs), through: p50(throughs), added: p50(added) };
+  const [d, t] = [p50(directs), p50(throughs)];
+  return { direct: d, through: t, added: t - d };
 }
 
 function startPrinting(args: string[], env: NodeJS.ProcessEnv): Promise<{ url: string; stop(): Promise<void> }> {
@@ -124,10 +126,10 @@ export async function run(): Promise<BenchFigure[]> {
       }),
     );
     try {
-      pair('stdio tools/call no_ask', await timePaired(direct, through, 'no_ask', { text: 'x' }), 'at most 1 ms added');
+      pair('stdio tools/call no_ask', await timeBlocks(direct, through, 'no_ask', { text: 'x' }), 'at most 1 ms added');
       pair(
         'stdio forwarded question (ask_form, answered at once)',
-        await timePaired(direct, through, 'ask_form', {}),
+        await timeBlocks(direct, through, 'ask_form', {}),
         'at most 5 ms beyond the answer',
       );
     } finally {
@@ -142,10 +144,10 @@ export async function run(): Promise<BenchFigure[]> {
     const directHttp = await connect(new StreamableHTTPClientTransport(new URL(upstream.url)));
     const throughHttp = await connect(new StreamableHTTPClientTransport(new URL(serve.url)));
     try {
-      pair('http tools/call no_ask', await timePaired(directHttp, throughHttp, 'no_ask', { text: 'x' }), 'at most 1 ms added');
+      pair('http tools/call no_ask', await timeBlocks(directHttp, throughHttp, 'no_ask', { text: 'x' }), 'at most 1 ms added');
       pair(
         'http forwarded question (ask_form, answered at once)',
-        await timePaired(directHttp, throughHttp, 'ask_form', {}),
+        await timeBlocks(directHttp, throughHttp, 'ask_form', {}),
         'at most 5 ms beyond the answer',
       );
     } finally {
