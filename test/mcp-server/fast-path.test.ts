@@ -7,9 +7,6 @@
  * server's identity).
  */
 import { createServer, type Server as HttpServer } from 'node:http';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Server } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
@@ -20,6 +17,7 @@ import {
   type ServeCore,
 } from '../../src/surfaces/mcp-server/index.js';
 import { stdioFixture } from '../helpers/fixture-servers.js';
+import { serveSetup } from '../helpers/serve.js';
 
 const upstreamInfo = { 'io.modelcontextprotocol/serverInfo': { name: 'raw', version: '1.0.0' } };
 const RAW_RESULTS: Record<string, Record<string, unknown>> = {
@@ -90,19 +88,11 @@ let raw: { url: string; close(): Promise<void> };
 
 beforeAll(async () => {
   raw = await rawModernUpstream();
-  const dir = mkdtempSync(join(tmpdir(), 'mcpx-fast-path-'));
-  const configPath = join(dir, 'mcpx.json');
-  writeFileSync(
-    configPath,
-    JSON.stringify({
-      mcpServers: {
-        fx: { ...stdioFixture('dual-era'), era: 'modern' },
-        legacy: stdioFixture('legacy-v1'),
-        raw: { url: raw.url, era: 'modern' },
-      },
-    }),
-  );
-  const env = { PATH: process.env.PATH ?? '', HOME: dir, MCPX_STATE_DIR: join(dir, 'state') };
+  const { dir, env, configPath } = serveSetup({
+    fx: { ...stdioFixture('dual-era'), era: 'modern' },
+    legacy: stdioFixture('legacy-v1'),
+    raw: { url: raw.url, era: 'modern' },
+  });
   core = await createServeCore({ env, cwd: dir, configPath, version: 'test', reserved: RESERVED_NAMES });
   fast = await serveOverHttp(core, { env, version: 'test', host: '127.0.0.1', port: 0 });
   sdk = await serveOverHttp(core, { env: { ...env, MCPX_SERVE_FAST_PATH: 'off' }, version: 'test', host: '127.0.0.1', port: 0 });
