@@ -255,5 +255,10 @@ describe('the modern HTTP fast path', () => {
     expect((unknown.body.error as { message?: string }).message).toContain('Unknown tool: fx__nope');
     const mismatchedHeader = await same('fx__no_ask', {}, { headers: { 'mcp-name': 'fx__other' } });
     expect(mismatchedHeader.status).toBe(400);
+    // An envelope the SDK's classifier refuses, after a valid one was seen (the fast path keeps valid ones only).
+    await same('fx__no_ask', {});
+    const badEnvelope = await same('fx__no_ask', {}, { capabilities: 'none' as never });
+    expect(badEnvelope.status).toBe(400);
+    expect((badEnvelope.body.error as { code?: number }).code).toBe(-32602);
   });
 });

@@ -64,11 +64,7 @@ function plainCall(req: IncomingMessage, body: unknown): PlainCall | undefined {
   // Present and equal to the body, as sent by every SDK client: anything else (absent, encoded) is the SDK's to judge.
   if (req.headers['mcp-protocol-version'] !== MODERN || req.headers['mcp-method'] !== METHOD || req.headers['mcp-name'] !== name)
     return undefined;
-  const headers = { protocolVersionHeader: MODERN, mcpMethodHeader: METHOD, mcpNameHeader: name };
-  if (meta[PROTOCOL_VERSION_META_KEY] !== MODERN) return undefined;
-  const outcome = classifyInboundRequest({ httpMethod: 'POST', ...headers, body });
-  if (outcome.kind !== 'modern' || outcome.messageKind !== 'request' || outcome.classification.revision !== MODERN)
-    return undefined;
+  if (meta[PROTOCOL_VERSION_META_KEY] !== MODERN || !modernEnvelope(meta, body)) return undefined;
   const capabilities = (meta[CLIENT_CAPABILITIES_META_KEY] ?? {}) as ClientCapabilities;
   return {
     id,
@@ -78,6 +74,26 @@ function plainCall(req: IncomingMessage, body: unknown): PlainCall | undefined {
     requestState,
     inputResponses: inputResponses as Record<string, unknown> | undefined,
   };
+}
+
+/** Envelopes the SDK's classifier found valid, by their JSON: a client sends the same one with every request. */
+const validEnvelopes = new Set<string>();
+const ENVELOPES_KEPT = 64;
+
+/**
+ * Whether the SDK's classifier serves this request as modern (its envelope valid). Everything else it reads is pinned
+ * before this (method, id, params' keys, the headers equal to the body), so its verdict follows from the envelope.
+ */
+function modernEnvelope(meta: Record<string, unknown>, body: Record<string, unknown>): boolean {
+  const key = JSON.stringify(meta);
+  if (validEnvelopes.has(key)) return true;
+  const params = body.params as { name: string };
+  const headers = { protocolVersionHeader: MODERN, mcpMethodHeader: METHOD, mcpNameHeader: params.name };
+  const outcome = classifyInboundRequest({ httpMethod: 'POST', ...headers, body });
+  if (outcome.kind !== 'modern' || outcome.messageKind !== 'request' || outcome.classification.revision !== MODERN) return false;
+  if (validEnvelopes.size >= ENVELOPES_KEPT) validEnvelopes.clear();
+  validEnvelopes.add(key);
+  return true;
 }
 
 /** Answers to elicitations, each as the spec shapes it; anything else (a wrapped or malformed entry) is the SDK's. */
