@@ -23,6 +23,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { createCalls, type CallContext } from './calls.js';
 import type { ServeCore } from './core.js';
+import { isObject } from './json-values.js';
 import { wantsRelay } from './relay.js';
 import type { RequestStateSeal } from './request-state.js';
 
@@ -33,9 +34,6 @@ const PARAM_KEYS = new Set(['name', 'arguments', '_meta', 'requestState', 'input
 const ENVELOPE_KEYS = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY]);
 /** The SDK's in-band refusal that the spec answers with 400 (a missing client capability); every other is 200. */
 const MISSING_CAPABILITY = -32021;
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 const onlyKeys = (value: Record<string, unknown>, allowed: ReadonlySet<string>): boolean =>
   Object.keys(value).every((key) => allowed.has(key));

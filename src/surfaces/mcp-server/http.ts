@@ -21,6 +21,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { McpxError } from '../../errors.js';
 import type { ServeCore } from './core.js';
+import { isObject } from './json-values.js';
 import { createResourceWatches, listenedUris } from './listens.js';
 import { createRequestStateSeal } from './request-state.js';
 import { createServeServer } from './server.js';
@@ -74,11 +75,13 @@ function sameToken(given: string, expected: string): boolean {
  * full web Request (the modern handler builds its own), which every modern request would otherwise pay twice.
  */
 function headersOnly(req: IncomingMessage): Request {
-  const header = (name: string): string | null => {
-    const value = req.headers[name.toLowerCase()];
-    return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
-  };
-  return { method: req.method ?? 'GET', headers: { get: header } } as unknown as Request;
+  return { method: req.method ?? 'GET', headers: { get: (name: string) => headerOf(req, name) } } as unknown as Request;
+}
+
+/** A header as a web `Headers.get` gives it: repeated ones joined, null when absent. */
+function headerOf(req: IncomingMessage, name: string): string | null {
+  const value = req.headers[name.toLowerCase()];
+  return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
 }
 
 /**
@@ -93,19 +96,13 @@ function claimsModern(req: IncomingMessage, body: unknown): boolean {
   return isObject(params) && isObject(params._meta) && PROTOCOL_VERSION_META_KEY in params._meta;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
-
 /**
  * What the modern handler reads of a request whose body is already parsed: its method, URL, headers and abort
  * signal (the SDK reads the body of a Request only when it is given none parsed). Cheaper than a full web Request,
  * which undici builds at a cost comparable to the rest of the call.
  */
 function parsedRequest(req: IncomingMessage, signal: AbortSignal): Request {
-  const header = (name: string): string | null => {
-    const value = req.headers[name.toLowerCase()];
-    return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
-  };
+  const header = (name: string): string | null => headerOf(req, name);
   const has = (name: string): boolean => req.headers[name.toLowerCase()] !== undefined;
   return {
     method: req.method ?? 'GET',
@@ -207,10 +204,10 @@ export async function serveOverHttp(core: ServeCore, options: HttpServeOptions):
   const seal = createRequestStateSeal(core.stateKey, core.ttlMs);
 
   // Modern: one instance per request. Its session: the X-Mcpx-Session header, else this process's.
-  const sessionOf = (headers: { get(name: string): string | null } | undefined): string =>
-    headers?.get(SESSION_HEADER)?.trim() || core.defaultSession;
+  const sessionOf = (header: string | null | undefined): string => header?.trim() || core.defaultSession;
   const modernHandler = createMcpHandler(
-    ({ era, requestInfo }) => createServeServer(core, seal, { era, session: sessionOf(requestInfo?.headers) }, options.version),
+    ({ era, requestInfo }) =>
+      createServeServer(core, seal, { era, session: sessionOf(requestInfo?.headers.get(SESSION_HEADER)) }, options.version),
     { legacy: 'reject' },
   );
   // MCPX_SERVE_FAST_PATH=off: the SDK's handler serves every modern request (to rule the fast path out).
@@ -230,7 +227,7 @@ export async function serveOverHttp(core: ServeCore, options: HttpServeOptions):
     const closed = new AbortController();
     // Gone before the whole answer was written: the call is cancelled, as the SDK's adapter does.
     res.once('close', () => !res.writableFinished && closed.abort());
-    if (fast && body !== undefined && (await fast.serve(req, res, body, sessionOf(headersOnly(req).headers), closed.signal)))
+    if (fast && body !== undefined && (await fast.serve(req, res, body, sessionOf(headerOf(req, SESSION_HEADER)), closed.signal)))
       return;
     const response =
       body === undefined

@@ -6,6 +6,7 @@
  */
 import { SUBSCRIPTION_ID_META_KEY, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
 import type { ServeCore } from './core.js';
+import { isObject } from './json-values.js';
 
 /** The server that listed a URI, else the only one served; undefined when no server is known to have it. */
 export async function ownerOf(core: ServeCore, uri: string): Promise<string | undefined> {
@@ -55,9 +56,6 @@ export function createResourceWatches(core: ServeCore, onUpdate: (uri: string) =
     },
   };
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** The URIs a `subscriptions/listen` request names (none for any other message). */
 export function listenedUris(message: unknown): string[] {
