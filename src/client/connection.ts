@@ -15,9 +15,9 @@ import { signInErrorOf } from '../auth/sign-in-question.js';
 import { serverFingerprint, type EraCache, type EraVerdict } from './era-cache.js';
 import type { WireElicitResult } from './seam.js';
 import { filled, type AskedValues } from './credentials.js';
-import { createStreamLinks } from './stream-links.js';
-import { createNodeFetch } from './node-fetch.js';
-import { PlainPostTransport } from './plain-post.js';
+import { createStreamLinks, type StreamLinks } from './stream-links.js';
+import { createNodeFetch, type NodeFetch } from './node-fetch.js';
+import { PlainPostTransport, nodePostJson, type PostJson } from './plain-post.js';
 import { stdioSpawnOf, takeEarly, type StdioSpawn } from './prespawn.js';
 
 /** The modern revision mcpx speaks. */
@@ -164,6 +164,11 @@ export interface Connection {
   close(): Promise<void>;
 }
 
+/** A plain http: upstream's requests go straight through node:http. */
+function plainPost(node: NodeFetch | undefined, links: StreamLinks, url: string): { postJson?: PostJson } {
+  return node && new URL(url).protocol === 'http:' ? { postJson: nodePostJson(node, links) } : {};
+}
+
 function isConnector(server: ServerConfig | ServerConnector): server is ServerConnector {
   return typeof (server as ServerConnector).connect === 'function';
 }
@@ -189,7 +194,7 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
             ...http,
             ...(options.asked?.oauth ? { secrets: options.asked.oauth } : {}),
           })
-        : new PlainPostTransport(new URL(server.url), http);
+        : new PlainPostTransport(new URL(server.url), { ...http, ...plainPost(httpFetch, links, server.url) });
     }
     const transport = new InPlaceStdioTransport(stdioSpawnOf(server, options.env, options.cwd, options.asked));
     transport.stderr?.on('data', (chunk: Buffer) => {

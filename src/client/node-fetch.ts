@@ -9,12 +9,41 @@
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import type { FetchLike } from '@modelcontextprotocol/client';
+import { isJsonContentType, type FetchLike } from '@modelcontextprotocol/client';
 
 export interface NodeFetch {
   fetch: FetchLike;
+  /**
+   * A POST of a JSON-RPC body whose answer is wanted parsed: a 2xx JSON answer (not 202) comes back as its parsed
+   * value, with no web Headers or Response built; any other answer as the Response `fetch` gives (redirects not
+   * followed). For http: URLs only; `headers` lower-cased. Aborted when any of `signals` is.
+   */
+  postJson(
+    url: URL,
+    headers: Record<string, string>,
+    body: string,
+    signals: readonly AbortSignal[],
+  ): Promise<JsonAnswer | Response>;
   /** Closes the kept-alive sockets. */
   close(): void;
+}
+
+/** A whole 2xx JSON answer, parsed. */
+export class JsonAnswer {
+  constructor(readonly value: unknown) {}
+}
+
+interface NodeRequest {
+  method: string;
+  /** Lower-cased names. */
+  headers: Record<string, string>;
+  body: string | Uint8Array | undefined;
+  signals: readonly AbortSignal[];
+  redirect: NonNullable<RequestInit['redirect']>;
+  /** A 2xx JSON answer (not 202) is resolved as a JsonAnswer. */
+  parsed: boolean;
+  /** What the global fetch is given when a redirect is to be followed. */
+  init: RequestInit;
 }
 
 const REDIRECT = new Set([301, 302, 303, 307, 308]);
@@ -23,54 +52,67 @@ const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 export function createNodeFetch(base: FetchLike = fetch): NodeFetch {
   const agent = new Agent({ keepAlive: true });
 
-  const viaNode = (url: URL, init: RequestInit, body: string | Uint8Array | undefined, retried: boolean): Promise<Response> =>
+  const viaNode = (url: URL, request: NodeRequest, retried: boolean): Promise<Response | JsonAnswer> =>
     new Promise((resolve, reject) => {
-      const signal = init.signal ?? undefined;
-      if (signal?.aborted) return reject(signal.reason);
-      const headers: Record<string, string> = {};
-      if (init.headers instanceof Headers) init.headers.forEach((value, key) => (headers[key] = value));
-      else if (init.headers) new Headers(init.headers).forEach((value, key) => (headers[key] = value));
-      if (body !== undefined)
-        headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.length);
-      const method = (init.method ?? 'GET').toUpperCase();
+      const { signals, body, method } = request;
+      const aborted = signals.find((signal) => signal.aborted);
+      if (aborted) return reject(aborted.reason);
+      const headers =
+        body === undefined
+          ? request.headers
+          : { ...request.headers, 'content-length': String(typeof body === 'string' ? Buffer.byteLength(body) : body.length) };
       const req = httpRequest(url, { method, headers, agent });
-      const onAbort = (): void =>
-        void req.destroy(signal!.reason instanceof Error ? signal!.reason : new Error(String(signal!.reason)));
-      signal?.addEventListener('abort', onAbort, { once: true });
-      const done = (): void => signal?.removeEventListener('abort', onAbort);
+      let abortedBy: AbortSignal | undefined;
+      const onAbort = (event: Event): void => {
+        abortedBy = event.target as AbortSignal;
+        const reason: unknown = abortedBy.reason;
+        req.destroy(reason instanceof Error ? reason : new Error(String(reason)));
+      };
+      for (const signal of signals) signal.addEventListener('abort', onAbort, { once: true });
+      const done = (): void => {
+        for (const signal of signals) signal.removeEventListener('abort', onAbort);
+      };
+      const failure = (error: Error): unknown => abortedBy?.reason ?? new TypeError('fetch failed', { cause: error });
       let answered = false;
       req.once('error', (error: NodeJS.ErrnoException) => {
         done();
         // The server closed an idle kept-alive socket just as this request went out on it: it never saw the
         // request, so sending it once more on a fresh socket is safe (Node's documented reusedSocket pattern).
         // Never once it has answered: the request ran.
-        if (!answered && !retried && req.reusedSocket && error.code === 'ECONNRESET') resolve(viaNode(url, init, body, true));
-        else reject(signal?.aborted ? signal.reason : new TypeError('fetch failed', { cause: error }));
+        if (!answered && !retried && req.reusedSocket && error.code === 'ECONNRESET') resolve(viaNode(url, request, true));
+        else reject(failure(error));
       });
       req.once('response', (res) => {
         answered = true;
         const status = res.statusCode ?? 500;
-        const redirect = init.redirect ?? 'follow';
-        if (redirect === 'follow' && REDIRECT.has(status) && res.headers.location) {
+        if (request.redirect === 'follow' && REDIRECT.has(status) && res.headers.location) {
           // Rare: the global fetch follows it, from the start, as it would have.
           res.resume();
           done();
-          return resolve(base(url, init));
+          return resolve(base(url, request.init));
         }
-        const responseHeaders = new Headers();
-        const raw = res.rawHeaders;
-        for (let i = 0; i < raw.length; i += 2) responseHeaders.append(raw[i]!, raw[i + 1]!);
-        const init_ = { status, statusText: res.statusMessage ?? '', headers: responseHeaders };
+        const parsed =
+          request.parsed &&
+          status >= 200 &&
+          status < 300 &&
+          status !== 202 &&
+          isJsonContentType(res.headers['content-type'] ?? '');
+        const init = (): ResponseInit => {
+          const responseHeaders = new Headers();
+          const raw = res.rawHeaders;
+          for (let i = 0; i < raw.length; i += 2) responseHeaders.append(raw[i]!, raw[i + 1]!);
+          return { status, statusText: res.statusMessage ?? '', headers: responseHeaders };
+        };
         if (NULL_BODY.has(status) || method === 'HEAD') {
           res.resume();
           done();
-          return resolve(new Response(null, init_));
+          return resolve(new Response(null, init()));
         }
         const decoded = decode(res);
-        if (/^\s*text\/event-stream/i.test(res.headers['content-type'] ?? '')) {
+        if (!parsed && /^\s*text\/event-stream/i.test(res.headers['content-type'] ?? '')) {
           // A stream lives on after this call returns: the abort listener stays until it ends.
           res.once('close', done);
-          return resolve(new Response(Readable.toWeb(decoded) as ReadableStream<Uint8Array>, init_));
+          return resolve(new Response(Readable.toWeb(decoded) as ReadableStream<Uint8Array>, init()));
         }
         const chunks: Buffer[] = [];
         let ended = false;
@@ -78,11 +120,18 @@ export function createNodeFetch(base: FetchLike = fetch): NodeFetch {
         decoded.once('end', () => {
           ended = true;
           done();
-          resolve(wholeResponse(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), init_));
+          const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+          if (!parsed) return resolve(wholeResponse(bytes, init()));
+          // As Response.json(): a body that is not JSON rejects with the parser's SyntaxError.
+          try {
+            resolve(new JsonAnswer(JSON.parse(utf8(bytes))));
+          } catch (error) {
+            reject(error as Error);
+          }
         });
         const failed = (error: Error): void => {
           done();
-          reject(signal?.aborted ? signal.reason : new TypeError('fetch failed', { cause: error }));
+          reject(failure(error));
         };
         decoded.once('error', failed);
         // Before 'end', the connection went mid-answer (after it, every answer closes: no error to build).
@@ -105,12 +154,27 @@ export function createNodeFetch(base: FetchLike = fetch): NodeFetch {
               : null;
       if (!(url instanceof URL) || url.protocol !== 'http:' || plain === null || init.redirect === 'error')
         return base(input, init);
-      if (body instanceof URLSearchParams && !new Headers(init.headers).has('content-type'))
-        init = {
-          ...init,
-          headers: { ...headerRecord(init.headers), 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8' },
-        };
-      return viaNode(url, init, plain, false);
+      const headers = headerRecord(init.headers);
+      if (body instanceof URLSearchParams && headers['content-type'] === undefined)
+        headers['content-type'] = 'application/x-www-form-urlencoded;charset=UTF-8';
+      return viaNode(
+        url,
+        {
+          method: (init.method ?? 'GET').toUpperCase(),
+          headers,
+          body: plain,
+          signals: init.signal ? [init.signal] : [],
+          redirect: init.redirect ?? 'follow',
+          parsed: false,
+          init,
+        },
+        false,
+      ) as Promise<Response>;
+    },
+    postJson: (url, headers, body, signals) => {
+      if (url.protocol !== 'http:') throw new TypeError(`postJson takes http: URLs, not ${url.protocol}`);
+      const init = { method: 'POST', headers, body, redirect: 'manual' } as const;
+      return viaNode(url, { method: 'POST', headers, body, signals, redirect: 'manual', parsed: true, init }, false);
     },
     close: () => agent.destroy(),
   };
@@ -204,9 +268,11 @@ function utf8(bytes: Buffer): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
-function headerRecord(headers: RequestInit['headers']): Record<string, string> {
+/** Headers as a record with lower-cased names (repeated ones joined), as a web Headers holds them. */
+export function headerRecord(headers: RequestInit['headers']): Record<string, string> {
   const record: Record<string, string> = {};
-  new Headers(headers).forEach((value, key) => (record[key] = value));
+  if (headers === undefined) return record;
+  (headers instanceof Headers ? headers : new Headers(headers)).forEach((value, key) => (record[key] = value));
   return record;
 }
 

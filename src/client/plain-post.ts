@@ -17,9 +17,21 @@ import {
   type FetchLike,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/client';
+import { JsonAnswer, headerRecord, type NodeFetch } from './node-fetch.js';
+import type { StreamLinks } from './stream-links.js';
 
 type Options = NonNullable<ConstructorParameters<typeof StreamableHTTPClientTransport>[1]>;
 type SendOptions = Parameters<StreamableHTTPClientTransport['send']>[1];
+/**
+ * Posts a plain request's body and gives its answer: a 2xx JSON answer (not 202) parsed, any other as a Response
+ * (node-fetch.ts's postJson, with what the transport's `fetch` would do to a fetched answer).
+ */
+export type PostJson = (
+  url: URL,
+  headers: Record<string, string>,
+  body: string,
+  signals: readonly AbortSignal[],
+) => Promise<JsonAnswer | Response>;
 
 /** As the SDK's transport: these names are its own to set, whatever a caller's extra headers say. */
 const RESERVED = new Set([
@@ -37,19 +49,30 @@ const PLAIN_NAME = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
 
 const resultResponse = specTypeSchemas.JSONRPCResultResponse['~standard'];
 
+/** A PostJson over node-fetch.ts, whose other answers are tapped as the transport's `fetch` (stream-links.ts) taps them. */
+export function nodePostJson(node: NodeFetch, links: Pick<StreamLinks, 'tap'>): PostJson {
+  return async (url, headers, body, signals) => {
+    const answer = await node.postJson(url, headers, body, signals);
+    return answer instanceof Response ? links.tap(answer, body) : answer;
+  };
+}
+
 export class PlainPostTransport extends StreamableHTTPClientTransport {
   readonly #url: URL;
   readonly #fetch: FetchLike;
   readonly #requestInit: RequestInit | undefined;
+  readonly #postJson: PostJson | undefined;
   /** Answers already received, by request body, for the SDK's `send` to read instead of fetching. */
   readonly #received: Map<string, Response>;
   #closing: AbortController | undefined;
 
-  constructor(url: URL, options: Pick<Options, 'fetch' | 'requestInit'> & { fetch: FetchLike }) {
+  /** `postJson`: how a plain request is sent, when given; else through `fetch`. */
+  constructor(url: URL, options: Pick<Options, 'fetch' | 'requestInit'> & { fetch: FetchLike; postJson?: PostJson }) {
+    const { postJson, ...transportOptions } = options;
     const base = options.fetch;
     const received = new Map<string, Response>();
     super(url, {
-      ...options,
+      ...transportOptions,
       fetch: (input, init) => {
         const held = typeof init?.body === 'string' ? received.get(init.body) : undefined;
         if (held === undefined) return base(input, init);
@@ -61,6 +84,7 @@ export class PlainPostTransport extends StreamableHTTPClientTransport {
     this.#url = url;
     this.#fetch = base;
     this.#requestInit = options.requestInit;
+    this.#postJson = postJson;
   }
 
   override async start(): Promise<void> {
@@ -81,21 +105,27 @@ export class PlainPostTransport extends StreamableHTTPClientTransport {
     try {
       const headers = this.#headers(plain, options!);
       body = JSON.stringify(message);
-      const signal = AbortSignal.any([this.#closing!.signal, options!.requestSignal!]);
-      response = await this.#fetch(this.#url, {
-        ...this.#requestInit,
-        method: 'POST',
-        headers,
-        body,
-        signal,
-        redirect: 'manual',
-      });
-      if (response.ok && response.status !== 202 && isJsonContentType(response.headers.get('content-type') ?? undefined)) {
-        const data: unknown = await response.json();
+      const signals = [this.#closing!.signal, options!.requestSignal!];
+      const answer = this.#postJson
+        ? await this.#postJson(this.#url, headers, body, signals)
+        : await this.#fetch(this.#url, {
+            ...this.#requestInit,
+            method: 'POST',
+            headers,
+            body,
+            signal: AbortSignal.any(signals),
+            redirect: 'manual',
+          });
+      const whole =
+        answer instanceof JsonAnswer ||
+        (answer.ok && answer.status !== 202 && isJsonContentType(answer.headers.get('content-type') ?? undefined));
+      if (whole) {
+        const data: unknown = answer instanceof JsonAnswer ? answer.value : await answer.json();
         const messages = Array.isArray(data) ? data.map((m) => parseJSONRPCMessage(m)) : [asMessage(data)];
         for (const m of messages) this.onmessage?.(m);
         return;
       }
+      response = answer;
     } catch (error) {
       if (options?.requestSignal?.aborted !== true) this.onerror?.(error as Error);
       throw error;
@@ -124,10 +154,21 @@ export class PlainPostTransport extends StreamableHTTPClientTransport {
     return request as PlainRequest;
   }
 
-  /** The headers the SDK's send builds for this request. */
-  #headers(request: PlainRequest, options: NonNullable<SendOptions>): Headers {
+  /** The headers the SDK's send builds for this request, lower-cased as a web Headers holds them. */
+  #headers(request: PlainRequest, options: NonNullable<SendOptions>): Record<string, string> {
+    const version = request.params._meta[PROTOCOL_VERSION_META_KEY] as string;
+    // Nothing of the caller's to merge (the usual case): the SDK's headers, as its send builds them.
+    if (this.#requestInit?.headers === undefined && options.headers === undefined)
+      // In a web Headers' order (sorted), so the wire is the same either way.
+      return {
+        accept: 'application/json, text/event-stream',
+        'content-type': 'application/json',
+        'mcp-method': request.method,
+        'mcp-name': request.params.name,
+        'mcp-protocol-version': version,
+      };
     const headers = new Headers(this.#requestInit?.headers || undefined);
-    headers.set('mcp-protocol-version', request.params._meta[PROTOCOL_VERSION_META_KEY] as string);
+    headers.set('mcp-protocol-version', version);
     headers.set('mcp-method', request.method);
     headers.set('mcp-name', request.params.name);
     if (options.headers !== undefined)
@@ -143,7 +184,7 @@ export class PlainPostTransport extends StreamableHTTPClientTransport {
       'text/event-stream',
     ];
     headers.set('accept', [...new Set(types)].join(', '));
-    return headers;
+    return headerRecord(headers);
   }
 }
 

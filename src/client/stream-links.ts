@@ -9,6 +9,8 @@ import type { FetchLike } from '@modelcontextprotocol/client';
 export interface StreamLinks {
   /** For the transport's `fetch` option. */
   fetch: FetchLike;
+  /** What `fetch` does to an answer it got: for an answer fetched otherwise (`body`: the request's). */
+  tap(response: Response, body: unknown): Response;
   /** The progress token of the call whose stream carried `elicitation/create` request `id`, once (the entry is dropped). */
   take(id: string | number): string | undefined;
 }
@@ -19,24 +21,25 @@ export function createStreamLinks(
   onNotification?: (token: string, message: Record<string, unknown>) => void,
 ): StreamLinks {
   const links = new Map<string | number, string>();
+  const tap = (response: Response, body: unknown): Response => {
+    // Only a stream can carry a call's messages: a JSON answer (most of them) is passed on without parsing the body,
+    // or touching it: node-fetch.ts's whole answer builds a stream only once `body` is read.
+    if (!response.headers.get('content-type')?.includes('text/event-stream') || !response.body) return response;
+    const token = progressTokenOf(body);
+    if (token === undefined) return response;
+    const tapped = response.body.pipeThrough(
+      sseTap((message) => {
+        // Only questions are looked up (and dropped once read); other server requests would pile up unread.
+        if (message.method === 'elicitation/create' && (typeof message.id === 'string' || typeof message.id === 'number'))
+          links.set(message.id, token);
+        else if (message.method === 'notifications/message') onNotification?.(token, message);
+      }),
+    );
+    return new Response(tapped, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
   return {
-    fetch: async (url, init) => {
-      const response = await base(url, init);
-      // Only a stream can carry a call's messages: a JSON answer (most of them) is passed on without parsing the body,
-      // or touching it: node-fetch.ts's whole answer builds a stream only once `body` is read.
-      if (!response.headers.get('content-type')?.includes('text/event-stream') || !response.body) return response;
-      const token = progressTokenOf(init?.body);
-      if (token === undefined) return response;
-      const tapped = response.body.pipeThrough(
-        sseTap((message) => {
-          // Only questions are looked up (and dropped once read); other server requests would pile up unread.
-          if (message.method === 'elicitation/create' && (typeof message.id === 'string' || typeof message.id === 'number'))
-            links.set(message.id, token);
-          else if (message.method === 'notifications/message') onNotification?.(token, message);
-        }),
-      );
-      return new Response(tapped, { status: response.status, statusText: response.statusText, headers: response.headers });
-    },
+    fetch: async (url, init) => tap(await base(url, init), init?.body),
+    tap,
     take: (id) => {
       const token = links.get(id);
       links.delete(id);

@@ -12,7 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeFetch } from '../../src/client/node-fetch.js';
 import { createStreamLinks } from '../../src/client/stream-links.js';
 import { asReceived } from '../../src/client/modern-call.js';
-import { PlainPostTransport } from '../../src/client/plain-post.js';
+import { PlainPostTransport, nodePostJson } from '../../src/client/plain-post.js';
+import type { NodeFetch } from '../../src/client/node-fetch.js';
+import type { StreamLinks } from '../../src/client/stream-links.js';
 
 const serverInfo = { name: 'scripted', version: '1.0.0' };
 const discover = {
@@ -122,15 +124,23 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-type Make = (url: URL, options: { fetch: FetchLike; requestInit?: RequestInit }) => Transport;
+type Make = (
+  url: URL,
+  options: { fetch: FetchLike; requestInit?: RequestInit },
+  node: NodeFetch,
+  links: StreamLinks,
+) => Transport;
 const sdk: Make = (u, o) => new StreamableHTTPClientTransport(u, o);
+/** Through the transport's fetch (as for an https: upstream). */
 const plain: Make = (u, o) => new PlainPostTransport(u, o);
+/** Through node:http directly (an http: upstream, as mcpx connects one). */
+const plainNode: Make = (u, o, node, links) => new PlainPostTransport(u, { ...o, postJson: nodePostJson(node, links) });
 
 /** One call through a fresh client on the given transport: what the server saw and what came back. */
 async function run(
   make: Make,
   tool: string,
-  opts: { abortAfterMs?: number; headers?: Record<string, string>; init?: RequestInit['headers'] } = {},
+  opts: { abortAfterMs?: number; headers?: Record<string, string>; init?: RequestInit['headers']; bare?: boolean } = {},
 ) {
   seen = [];
   const nodeFetch = createNodeFetch();
@@ -138,10 +148,16 @@ async function run(
   const client = new Client({ name: 'mcpx', version: '0.1.0' }, { capabilities: { elicitation: { form: {} } } });
   const reported: string[] = [];
   client.onerror = (error) => reported.push(`${error.constructor.name}: ${error.message}`);
-  const transport = make(url, {
-    fetch: links.fetch,
-    requestInit: { headers: opts.init ?? { 'x-config': 'c', accept: 'Application/JSON' } },
-  });
+  // bare: no headers of the caller's at all (the usual call).
+  const transport = make(
+    url,
+    {
+      fetch: links.fetch,
+      ...(opts.bare ? {} : { requestInit: { headers: opts.init ?? { 'x-config': 'c', accept: 'Application/JSON' } } }),
+    },
+    nodeFetch,
+    links,
+  );
   await client.connect(transport, { prior: { kind: 'modern', discover: discover as never } });
   const abort = new AbortController();
   if (opts.abortAfterMs !== undefined) setTimeout(() => abort.abort(new Error('stop')), opts.abortAfterMs);
@@ -151,7 +167,7 @@ async function run(
       allowInputRequired: true,
       timeout: 1_000,
       signal: abort.signal,
-      headers: { 'Mcp-Param-A': '1', 'mcp-method': 'ignored', ...opts.headers },
+      ...(opts.bare ? {} : { headers: { 'Mcp-Param-A': '1', 'mcp-method': 'ignored', ...opts.headers } }),
     });
     outcome = { value: JSON.stringify(value) };
   } catch (error) {
@@ -168,22 +184,26 @@ describe('PlainPostTransport', () => {
   for (const tool of Object.keys(answers).filter((t) => t !== 'slow'))
     it(`matches the SDK's transport: ${tool}`, async () => {
       const expected = await run(sdk, tool);
-      const got = await run(plain, tool);
-
-      expect(got).toEqual(expected);
+      expect(await run(plain, tool)).toEqual(expected);
+      expect(await run(plainNode, tool)).toEqual(expected);
+      const bare = await run(sdk, tool, { bare: true });
+      expect(await run(plainNode, tool, { bare: true })).toEqual(bare);
     });
 
   it("matches the SDK's transport when the call is cancelled", async () => {
     const expected = await run(sdk, 'slow', { abortAfterMs: 50 });
-    const got = await run(plain, 'slow', { abortAfterMs: 50 });
-    expect(got).toEqual(expected);
-    expect(got.outcome).toMatchObject({ message: expect.stringContaining('stop') });
+    for (const make of [plain, plainNode]) {
+      const got = await run(make, 'slow', { abortAfterMs: 50 });
+      expect(got).toEqual(expected);
+      expect(got.outcome).toMatchObject({ message: expect.stringContaining('stop') });
+    }
   });
 
   it('takes names the SDK would encode, and odd extra headers, the SDK way', async () => {
     for (const tool of ['ünïcode', ' padded', '=?base64?x?=']) {
       const expected = await run(sdk, tool);
       expect(await run(plain, tool)).toEqual(expected);
+      expect(await run(plainNode, tool)).toEqual(expected);
     }
     const cases: Array<Parameters<typeof run>[2]> = [
       { headers: { 'Bad Name': 'x' } },
@@ -203,6 +223,7 @@ describe('PlainPostTransport', () => {
     for (const opts of cases) {
       const expected = await run(sdk, 'plain', opts);
       expect(await run(plain, 'plain', opts)).toEqual(expected);
+      expect(await run(plainNode, 'plain', opts)).toEqual(expected);
     }
   });
 
