@@ -16,7 +16,7 @@ import type { BenchFigure } from './index.js';
 const root = resolve(import.meta.dirname, '..');
 const CLI = join(root, 'dist', 'cli.js');
 const FIXTURE = join(root, 'examples', 'servers', 'dual-era.mjs');
-const CALLS = Number(process.env.MCPX_BENCH_SERVE_CALLS ?? 150);
+const CALLS = Number(process.env.MCPX_BENCH_SERVE_CALLS ?? 300);
 /** Calls of a fresh serve measured on their own (after the first few, which connect and fill caches). */
 const FRESH = 100;
 /**
