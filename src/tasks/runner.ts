@@ -29,6 +29,13 @@ interface Driving {
   reported: boolean;
 }
 
+/**
+ * The record as it stands, for a write or a caller's step: a copy of what the runner changes in place (the top level,
+ * the id lists). What it holds (arguments, continuation, result, error) is only ever replaced, so it is shared, not
+ * deep-copied (a deep copy per write and per stop was most of the runner's own cost of a question's round).
+ */
+const snapshot = (task: TaskRecord): TaskRecord => ({ ...task, questions: [...task.questions], waitingOn: [...task.waitingOn] });
+
 export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   const { broker, store, receipts = receiptsOf(options.broker) } = options;
   const now = options.clock ?? Date.now;
@@ -105,7 +112,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   const stamp = (task: TaskRecord): TaskRecord => {
     task.updatedAt = now();
     kept.add(task.id);
-    return structuredClone(task);
+    return snapshot(task);
   };
   const save = async (task: TaskRecord): Promise<void> => void (await store.put(stamp(task)));
   /** A change of a task that may never have asked: stored only if the task is. */
@@ -123,7 +130,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     if (!task.questions.includes(request.id)) task.questions.push(request.id);
     if (!task.waitingOn.includes(request.id)) task.waitingOn.push(request.id);
     await save(task).catch(() => undefined);
-    other.first({ status: 'input-required', task: structuredClone(task), questions: [questionOf(request)] });
+    other.first({ status: 'input-required', task: snapshot(task), questions: [questionOf(request)] });
   }
 
   /** Runs rounds until the call completes or fails; `first` resolves at the first stop. */
@@ -141,7 +148,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
           Object.assign(task, { state: 'complete', result: current.result, waitingOn: [] });
           delete task.continuation;
           await audits.with(task, update(task));
-          first({ status: 'complete', task: structuredClone(task), result: current.result });
+          first({ status: 'complete', task: snapshot(task), result: current.result });
           return;
         }
         const questions: Question[] = current.questions;
@@ -153,7 +160,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
           : questions.map((q) => q.id);
         if (current.continuation) task.continuation = current.continuation;
         await audits.with(task, save(task));
-        first({ status: 'input-required', task: structuredClone(task), questions });
+        first({ status: 'input-required', task: snapshot(task), questions });
         if (current.live) {
           legacy ??= legacyWatch(broker, task, signal, receipts, (id) => inherited(id, task));
           current = await legacy.watch(current);
@@ -175,7 +182,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       Object.assign(task, { state: 'failed', error: errorOf(error), waitingOn: [] });
       delete task.continuation;
       await update(task).catch(() => undefined);
-      first({ status: 'failed', task: structuredClone(task), error: task.error! });
+      first({ status: 'failed', task: snapshot(task), error: task.error! });
     }
   }
 
@@ -206,7 +213,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       if (!entry.reported)
         first({
           status: 'failed',
-          task: structuredClone(task),
+          task: snapshot(task),
           error: task.error ?? { code: 'DAEMON_UNAVAILABLE', message: 'the daemon stopped before the call finished' },
         });
     });

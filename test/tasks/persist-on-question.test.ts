@@ -26,6 +26,8 @@ describe.each(['memory', 'sqlite'] as const)('task runner, persist on-question (
   let puts: string[];
   /** Questions whose write carried their holder's live row. */
   let liveRides: number;
+  /** Each record handed to the store, and its JSON as it was handed. */
+  let handed: Array<[TaskRecord, string]>;
 
   beforeEach(async () => {
     const clock = createManualClock(Date.now());
@@ -40,7 +42,11 @@ describe.each(['memory', 'sqlite'] as const)('task runner, persist on-question (
     seenAtOpen = [];
     puts = [];
     liveRides = 0;
-    store = { ...inner, put: async (task) => (writes.push(`${task.id}:${task.state}`), inner.put(task)) };
+    handed = [];
+    store = {
+      ...inner,
+      put: async (task) => (writes.push(`${task.id}:${task.state}`), handed.push([task, JSON.stringify(task)]), inner.put(task)),
+    };
     runner = createTaskRunner({
       broker,
       store,
@@ -107,6 +113,28 @@ describe.each(['memory', 'sqlite'] as const)('task runner, persist on-question (
       const done = await runner.wait(step.task.id, { timeoutMs: 20_000 });
       expect(done?.state).toBe('complete');
       expect(fixtureEcho(done!.result!).received.details).toEqual({ action: 'decline' });
+    });
+
+    it(`a stop's task and every record written stay as they were while the call goes on (${server})`, async () => {
+      const step = await runner.start({ server, tool: 'ask_rounds', arguments: { title: 'bug' }, session: 's1' });
+      if (step.status !== 'input-required') throw new Error(`expected input-required, got ${step.status}`);
+      const atStop = JSON.stringify(step.task);
+      const held = runner.wait(step.task.id, { timeoutMs: 20_000 });
+      await broker.respond({ id: step.questions[0]!.id, action: 'accept', content: { repo: 'me/thing' }, by: 'cli' });
+      // The second round's question, then the end.
+      const second = await new Promise<string>((resolve) => {
+        const off = broker.subscribe((e) => {
+          if (e.kind !== 'elicit.open' || e.elicit === step.questions[0]!.id) return;
+          off();
+          resolve(e.elicit!);
+        });
+      });
+      await broker.respond({ id: second, action: 'accept', content: { confirm: true }, by: 'cli' });
+      expect((await held)?.state).toBe('complete');
+      expect(JSON.stringify(step.task)).toBe(atStop);
+      expect(step.task).toMatchObject({ state: 'input-required', waitingOn: [step.questions[0]!.id] });
+      expect(handed.map(([task]) => task.state)).toEqual(['input-required', 'input-required', 'complete']);
+      for (const [task, json] of handed) expect(JSON.stringify(task)).toBe(json);
     });
   }
 });
