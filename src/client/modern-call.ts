@@ -9,6 +9,7 @@ import * as z from 'zod';
 import { McpxError } from '../errors.js';
 import type { Answer, ElicitHandler, Question } from '../types.js';
 import type { CallOutcome, Continuation } from './outcome.js';
+import { QUESTION_ID, isExactContinuation } from './continuation-shape.js';
 import { questionsFromInputRequests, toWireResult, type WireElicitResult } from './seam.js';
 import { methodField, requestLabel, requestParams, type AskingMethod } from './requests.js';
 
@@ -191,7 +192,7 @@ const answerSchema = z.union([
 ]);
 
 const questionSchema = z.looseObject({
-  id: z.string().regex(/^elc-[0-9a-f]{16}$/),
+  id: z.string().regex(QUESTION_ID),
   server: z.string(),
   tool: z.string(),
   mode: z.enum(['form', 'url']),
@@ -221,6 +222,8 @@ const continuationSchema = z.object({
 
 /** Checks a continuation read back from JSON. Throws CONTINUATION_INVALID naming the field. */
 export function parseContinuation(value: unknown): Continuation {
+  // One the schema would return field for field (a call of this process just stopped with it) is used as it is.
+  if (isExactContinuation(value)) return value;
   const parsed = continuationSchema.safeParse(value);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => ({
