@@ -7,7 +7,7 @@
 import { ProtocolError, isInputRequiredResult, type CallToolResult, type Client } from '@modelcontextprotocol/client';
 import * as z from 'zod';
 import { McpxError } from '../errors.js';
-import type { Answer, ElicitHandler, Question } from '../types.js';
+import type { Answer, ElicitContext, ElicitHandler, Question } from '../types.js';
 import type { CallOutcome, Continuation } from './outcome.js';
 import { QUESTION_ID, isExactContinuation } from './continuation-shape.js';
 import { questionsFromInputRequests, toWireResult, type WireElicitResult } from './seam.js';
@@ -159,16 +159,25 @@ async function send(
 
 /** Asks the handler one question; its deadline answers cancel. Invalid content throws (nothing is sent). */
 async function askHandler(options: ModernCallOptions, question: Question, expiresAt: number): Promise<Answer | undefined> {
-  const abort = new AbortController();
+  // The handler's signal is made when it first reads it, aborted once the question is settled (already, if read
+  // after): a handler that never reads it (serve's, with nobody in-process to ask) costs no controller and no abort.
+  let abort: AbortController | undefined;
+  let settled = false;
+  const context: ElicitContext = {
+    get signal() {
+      abort ??= new AbortController();
+      if (settled) abort.abort();
+      return abort.signal;
+    },
+    arguments: options.arguments,
+    expiresAt,
+  };
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<Answer>((resolve) => {
     timer = setTimeout(() => resolve({ action: 'cancel' }), Math.max(0, expiresAt - options.now()));
   });
   try {
-    const answer = await Promise.race([
-      options.onElicit!(question, { signal: abort.signal, arguments: options.arguments, expiresAt }),
-      deadline,
-    ]);
+    const answer = await Promise.race([options.onElicit!(question, context), deadline]);
     if (answer === undefined) return undefined;
     const wire = toWireResult(question, answer);
     if (question.mode === 'url' && wire.action === 'accept') {
@@ -181,7 +190,8 @@ async function askHandler(options: ModernCallOptions, question: Question, expire
     return answer;
   } finally {
     clearTimeout(timer);
-    abort.abort();
+    settled = true;
+    abort?.abort();
   }
 }
 
