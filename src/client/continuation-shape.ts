@@ -38,9 +38,8 @@ function isPlainRecord(value: unknown): value is Record<string, unknown> {
   return Object.getOwnPropertySymbols(value).length === 0 && !Object.hasOwn(value, '__proto__');
 }
 
-function isQuestion(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const q = value as Record<string, unknown>;
+function isQuestion(q: unknown): boolean {
+  if (!isPlainRecord(q)) return false;
   return (
     isString(q.id) &&
     QUESTION_ID.test(q.id) &&

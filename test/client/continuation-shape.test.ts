@@ -61,6 +61,7 @@ const variants: Array<[string, unknown]> = [
   ['arguments a class instance', { ...valid, arguments: new Date(0) }],
   ['a symbol key in arguments', { ...valid, arguments: { [Symbol('s')]: 1 } }],
   ['an own __proto__ key in inputRequests', { ...valid, inputRequests: JSON.parse('{"__proto__": {"x": 1}}') }],
+  ['a question that is a class instance', { ...valid, questions: [Object.assign(new (class Q {})(), question)] }],
   ['a question id of another shape', { ...valid, questions: [{ ...question, id: 'elc-XYZ' }] }],
   ['a question without its key', { ...valid, questions: [{ ...question, key: undefined }] }],
   ['a question of an unknown mode', { ...valid, questions: [{ ...question, mode: 'voice' }] }],
