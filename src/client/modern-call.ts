@@ -42,6 +42,8 @@ export interface ModernCallOptions {
   signal?: AbortSignal;
   /** Added to each request's `_meta` (a progress token, a log level). */
   meta?: Record<string, unknown>;
+  /** See CallOptions.onRound. */
+  onRound?: (continuation: Continuation) => void;
   now: () => number;
 }
 
@@ -84,6 +86,23 @@ export async function runModernCall<R = CallToolResult>(
     const inputRequests = (response.inputRequests ?? {}) as Record<string, unknown>;
     const nextState = typeof response.requestState === 'string' ? response.requestState : undefined;
     const questions = questionsFromInputRequests(inputRequests, { server, tool, era: 'modern', callId, ...methodField(method) });
+    // The round as it waits if no handler here answers: the continuation the call stops with then.
+    const waiting: Continuation = {
+      version: 1,
+      server,
+      tool,
+      arguments: options.arguments,
+      callId,
+      ...methodField(method),
+      era: 'modern',
+      round,
+      inputRequests,
+      questions,
+      askedAt,
+    };
+    if (options.parent !== undefined) waiting.parent = options.parent;
+    if (nextState !== undefined) waiting.requestState = nextState;
+    options.onRound?.(waiting);
     const answers = options.onElicit
       ? await Promise.all(questions.map((q) => askHandler(options, q, askedAt + options.ttlMs)))
       : questions.map(() => undefined);
@@ -94,22 +113,7 @@ export async function runModernCall<R = CallToolResult>(
         const a = answers[i];
         if (a) answered[q.id] = a;
       });
-      const continuation: Continuation = {
-        version: 1,
-        server,
-        tool,
-        arguments: options.arguments,
-        callId,
-        ...methodField(method),
-        era: 'modern',
-        round,
-        inputRequests,
-        questions,
-        askedAt,
-      };
-      if (options.parent !== undefined) continuation.parent = options.parent;
-      if (nextState !== undefined) continuation.requestState = nextState;
-      if (Object.keys(answered).length) continuation.answered = answered;
+      const continuation: Continuation = Object.keys(answered).length ? { ...waiting, answered } : waiting;
       return {
         status: 'input-required',
         callId,

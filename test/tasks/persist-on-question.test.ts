@@ -12,7 +12,8 @@ import { fixtureMcpx } from './helpers.js';
 
 // `persist: 'on-question'` (what mcpx serve runs with): a call that never asks never touches the task store; one
 // that asks is stored no later than its first question (SQLite: in the question's own statement; other stores:
-// before it), so every question's task is readable from the store.
+// before it), so every question's task is readable from the store. A modern call whose one question waits stops
+// right there: its record goes as it stands at that stop, and that stop is not written again.
 describe.each(['memory', 'sqlite'] as const)('task runner, persist on-question (%s)', (kind) => {
   let dir: string | undefined;
   let broker: StoreBroker;
@@ -105,14 +106,39 @@ describe.each(['memory', 'sqlite'] as const)('task runner, persist on-question (
       const step = await runner.start({ server, tool: 'ask_form', arguments: { title: 'bug' }, session: 's1' });
       if (step.status !== 'input-required') throw new Error(`expected input-required, got ${step.status}`);
       expect(seenAtOpen).toHaveLength(1);
-      expect(seenAtOpen[0]).toMatchObject({ id: step.task.id, state: 'running', session: 's1' });
       expect(puts).toEqual([kind === 'sqlite' ? 'putQuestionWith' : 'putQuestion']);
       expect(await store.get(step.task.id)).toMatchObject({ state: 'input-required', waitingOn: [step.questions[0]!.id] });
+      if (server === 'modern') {
+        // Its one question waits (nobody here to ask): the stop's record went with the question, and is not written again.
+        expect(seenAtOpen[0]).toEqual(JSON.parse(JSON.stringify(step.task)));
+        expect(seenAtOpen[0]?.continuation?.questions.map((q) => q.id)).toEqual([step.questions[0]!.id]);
+        expect(writes).toEqual([]);
+      } else {
+        expect(seenAtOpen[0]).toMatchObject({ id: step.task.id, state: 'running', session: 's1' });
+        expect(writes).toEqual([`${step.task.id}:input-required`]);
+      }
 
       await broker.respond({ id: step.questions[0]!.id, action: 'decline', by: 'cli' });
       const done = await runner.wait(step.task.id, { timeoutMs: 20_000 });
       expect(done?.state).toBe('complete');
       expect(fixtureEcho(done!.result!).received.details).toEqual({ action: 'decline' });
+    });
+
+    it(`a question something here may answer is stored with its call as running (${server})`, async () => {
+      const waiting = mcpx;
+      const decline = async () => ({ action: 'decline' as const });
+      mcpx = await fixtureMcpx(
+        createElicitationPipeline({ broker, session: 's1', answerers: [{ kind: 'script', answer: decline }] }),
+      );
+      try {
+        const step = await runner.start({ server, tool: 'ask_form', arguments: { title: 'bug' }, session: 's1' });
+        expect(step.status).toBe('complete');
+        expect(seenAtOpen).toHaveLength(1);
+        expect(seenAtOpen[0]).toMatchObject({ id: step.task.id, state: 'running' });
+        expect(seenAtOpen[0]).not.toHaveProperty('continuation');
+      } finally {
+        await waiting.closeFixtures();
+      }
     });
 
     it(`a stop's task and every record written stay as they were while the call goes on (${server})`, async () => {
@@ -133,7 +159,9 @@ describe.each(['memory', 'sqlite'] as const)('task runner, persist on-question (
       expect((await held)?.state).toBe('complete');
       expect(JSON.stringify(step.task)).toBe(atStop);
       expect(step.task).toMatchObject({ state: 'input-required', waitingOn: [step.questions[0]!.id] });
-      expect(handed.map(([task]) => task.state)).toEqual(['input-required', 'input-required', 'complete']);
+      // A modern call's first stop went with its question (not handed to put); the second round's is written.
+      const stops = server === 'modern' ? ['input-required', 'complete'] : ['input-required', 'input-required', 'complete'];
+      expect(handed.map(([task]) => task.state)).toEqual(stops);
       for (const [task, json] of handed) expect(JSON.stringify(task)).toBe(json);
     });
   }
