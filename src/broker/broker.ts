@@ -204,7 +204,9 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       const said =
         openHooks.size === 0
           ? noHooksSaid(asked)
-          : await askOpenHooks(openHooks, asked, (task) => newRequest({ ...input, task }, filled));
+          : await askOpenHooks(openHooks, asked, (task) => newRequest({ ...input, task }, filled), {
+              waits: input.waits === true,
+            });
       const { request } = said;
       let write: Promise<boolean>;
       let watching: ReturnType<typeof openWatches.begin>;

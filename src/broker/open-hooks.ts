@@ -20,6 +20,7 @@ export async function askOpenHooks(
   hooks: Iterable<OpenHook>,
   request: ElicitRequest,
   withTask: (task: string) => ElicitRequest,
+  opening: { waits: boolean },
 ): Promise<HooksSaid> {
   const rows: StoreRow[] = [];
   const alongside: Array<Promise<unknown>> = [];
@@ -34,7 +35,7 @@ export async function askOpenHooks(
   };
   try {
     for (const hook of hooks) {
-      const result = await hook(said.request);
+      const result = await hook(said.request, opening);
       if (result?.rows) rows.push(...result.rows);
       if (result?.alongside) alongside.push(result.alongside);
       if (result?.written) told.push(result.written);

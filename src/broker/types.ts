@@ -47,6 +47,11 @@ export type OpenRequestInput = Omit<ElicitRequest, 'id' | 'createdAt' | 'expires
   sessionSource?: ElicitRequest['sessionSource'];
   /** Per-request TTL; the broker's default otherwise (120 s). */
   ttlMs?: number;
+  /**
+   * The asker will leave the question to wait (nobody in this process is there to answer it): told to `onOpen`
+   * hooks, never stored.
+   */
+  waits?: boolean;
 };
 
 /** A stored answer (the first respond wins; expiry answers cancel by 'expiry'). */
@@ -187,7 +192,9 @@ export interface Broker {
    * (the task runner) names the task holding the asking call, and hears of the question first; the broker awaits a
    * hook that returns a promise. Returns an unsubscribe.
    */
-  onOpen(hook: (request: Readonly<ElicitRequest>) => OpenHookResult | Promise<OpenHookResult>): () => void;
+  onOpen(
+    hook: (request: Readonly<ElicitRequest>, opening: { waits: boolean }) => OpenHookResult | Promise<OpenHookResult>,
+  ): () => void;
   audit(query?: AuditQuery): Promise<BrokerEvent[]>;
   close(): Promise<void>;
 }

@@ -7,8 +7,9 @@
 import { ProtocolError, isInputRequiredResult, type CallToolResult, type Client } from '@modelcontextprotocol/client';
 import * as z from 'zod';
 import { McpxError } from '../errors.js';
-import type { Answer, ElicitHandler, Question } from '../types.js';
+import type { Answer, ElicitContext, ElicitHandler, Question } from '../types.js';
 import type { CallOutcome, Continuation } from './outcome.js';
+import { QUESTION_ID, isExactContinuation } from './continuation-shape.js';
 import { questionsFromInputRequests, toWireResult, type WireElicitResult } from './seam.js';
 import { methodField, requestLabel, requestParams, type AskingMethod } from './requests.js';
 
@@ -41,6 +42,8 @@ export interface ModernCallOptions {
   signal?: AbortSignal;
   /** Added to each request's `_meta` (a progress token, a log level). */
   meta?: Record<string, unknown>;
+  /** See CallOptions.onRound. */
+  onRound?: (continuation: Continuation) => void;
   now: () => number;
 }
 
@@ -83,6 +86,23 @@ export async function runModernCall<R = CallToolResult>(
     const inputRequests = (response.inputRequests ?? {}) as Record<string, unknown>;
     const nextState = typeof response.requestState === 'string' ? response.requestState : undefined;
     const questions = questionsFromInputRequests(inputRequests, { server, tool, era: 'modern', callId, ...methodField(method) });
+    // The round as it waits if no handler here answers: the continuation the call stops with then.
+    const waiting: Continuation = {
+      version: 1,
+      server,
+      tool,
+      arguments: options.arguments,
+      callId,
+      ...methodField(method),
+      era: 'modern',
+      round,
+      inputRequests,
+      questions,
+      askedAt,
+    };
+    if (options.parent !== undefined) waiting.parent = options.parent;
+    if (nextState !== undefined) waiting.requestState = nextState;
+    options.onRound?.(waiting);
     const answers = options.onElicit
       ? await Promise.all(questions.map((q) => askHandler(options, q, askedAt + options.ttlMs)))
       : questions.map(() => undefined);
@@ -93,22 +113,7 @@ export async function runModernCall<R = CallToolResult>(
         const a = answers[i];
         if (a) answered[q.id] = a;
       });
-      const continuation: Continuation = {
-        version: 1,
-        server,
-        tool,
-        arguments: options.arguments,
-        callId,
-        ...methodField(method),
-        era: 'modern',
-        round,
-        inputRequests,
-        questions,
-        askedAt,
-      };
-      if (options.parent !== undefined) continuation.parent = options.parent;
-      if (nextState !== undefined) continuation.requestState = nextState;
-      if (Object.keys(answered).length) continuation.answered = answered;
+      const continuation: Continuation = Object.keys(answered).length ? { ...waiting, answered } : waiting;
       return {
         status: 'input-required',
         callId,
@@ -158,16 +163,25 @@ async function send(
 
 /** Asks the handler one question; its deadline answers cancel. Invalid content throws (nothing is sent). */
 async function askHandler(options: ModernCallOptions, question: Question, expiresAt: number): Promise<Answer | undefined> {
-  const abort = new AbortController();
+  // The handler's signal is made when it first reads it, aborted once the question is settled (already, if read
+  // after): a handler that never reads it (serve's, with nobody in-process to ask) costs no controller and no abort.
+  let abort: AbortController | undefined;
+  let settled = false;
+  const context: ElicitContext = {
+    get signal() {
+      abort ??= new AbortController();
+      if (settled) abort.abort();
+      return abort.signal;
+    },
+    arguments: options.arguments,
+    expiresAt,
+  };
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<Answer>((resolve) => {
     timer = setTimeout(() => resolve({ action: 'cancel' }), Math.max(0, expiresAt - options.now()));
   });
   try {
-    const answer = await Promise.race([
-      options.onElicit!(question, { signal: abort.signal, arguments: options.arguments, expiresAt }),
-      deadline,
-    ]);
+    const answer = await Promise.race([options.onElicit!(question, context), deadline]);
     if (answer === undefined) return undefined;
     const wire = toWireResult(question, answer);
     if (question.mode === 'url' && wire.action === 'accept') {
@@ -180,7 +194,8 @@ async function askHandler(options: ModernCallOptions, question: Question, expire
     return answer;
   } finally {
     clearTimeout(timer);
-    abort.abort();
+    settled = true;
+    abort?.abort();
   }
 }
 
@@ -191,7 +206,7 @@ const answerSchema = z.union([
 ]);
 
 const questionSchema = z.looseObject({
-  id: z.string().regex(/^elc-[0-9a-f]{16}$/),
+  id: z.string().regex(QUESTION_ID),
   server: z.string(),
   tool: z.string(),
   mode: z.enum(['form', 'url']),
@@ -221,6 +236,8 @@ const continuationSchema = z.object({
 
 /** Checks a continuation read back from JSON. Throws CONTINUATION_INVALID naming the field. */
 export function parseContinuation(value: unknown): Continuation {
+  // One the schema would return field for field (a call of this process just stopped with it) is used as it is.
+  if (isExactContinuation(value)) return value;
   const parsed = continuationSchema.safeParse(value);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => ({

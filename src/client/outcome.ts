@@ -94,6 +94,11 @@ export interface CallOptions {
    * With `scope`, a fresh sign-in for those scopes (a step-up the host met on a `403 insufficient_scope`).
    */
   signInOnly?: boolean | { scope: string };
+  /**
+   * Told of each modern round before its questions go to the handler: the continuation the call stops with if no
+   * handler here answers them (the very object; a task runner stores it with the round's question).
+   */
+  onRound?: (continuation: Continuation) => void;
 }
 
 /** A call's notifications from its server, for whoever made the call. */

@@ -57,6 +57,7 @@ interface ModernRequest {
   meta?: Record<string, unknown> | undefined;
   /** Sent again inside a sign-in's hold: the person may take minutes, longer than a server may stay silent. */
   signingIn?: boolean | undefined;
+  onRound?: CallOptions['onRound'];
 }
 
 export function createRequests(options: ClientPoolOptions, connections: Connections, listings: Listings): Requests {
@@ -200,6 +201,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
       requestTimeoutMs: request.signingIn ? signInTimeout(server) : timeoutFor(server),
       ...(request.signal ? { signal: request.signal } : {}),
       ...(request.meta ? { meta: request.meta } : {}),
+      ...(request.onRound ? { onRound: request.onRound } : {}),
       now,
     };
   };
@@ -270,6 +272,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
           elicitTtlMs: callOptions.elicitTtlMs,
           meta: token ? notificationMeta(token, notifications!) : undefined,
           signingIn,
+          onRound: callOptions.onRound,
         }),
       )
         .finally(() => untrack?.())

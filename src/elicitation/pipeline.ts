@@ -65,6 +65,8 @@ export function createElicitationPipeline(options: PipelineOptions): ElicitHandl
       ...openInputOf(question, audience === 'person' ? 'user' : undefined),
       ...binding,
       ttlMs: Math.max(1, context.expiresAt - clock.now()),
+      // Asked, and nobody here to ask: it waits in the broker for any surface (ask returns at once).
+      ...(decision.kind === 'ask' && eligibleFor(answerers, decision.audience).length === 0 ? { waits: true } : {}),
     });
     const about = {
       elicit: request.id,
@@ -113,7 +115,7 @@ async function ask(
   audience: 'person' | 'any',
   about: Record<string, string | undefined>,
 ): Promise<Answer | undefined> {
-  const eligible = answerers.filter((a) => !(a.kind === 'agent' && audience === 'person'));
+  const eligible = eligibleFor(answerers, audience);
   // Nobody here to ask: the question waits in the broker for any surface.
   if (eligible.length === 0) return undefined;
   const done = new AbortController();
@@ -199,6 +201,10 @@ async function ask(
     await fromBroker;
   }
 }
+
+/** The answerers that may answer a question for this audience (an agent never answers one meant for a person). */
+const eligibleFor = (answerers: Answerer[], audience: 'person' | 'any'): Answerer[] =>
+  answerers.filter((a) => !(a.kind === 'agent' && audience === 'person'));
 
 /** Records the answer; when someone else got there first, their answer is the one that counts. */
 async function record(broker: Broker, request: ElicitRequest, answer: Answer, by: AnsweredBy): Promise<StoredAnswer> {

@@ -11,7 +11,7 @@ import { newCallId, newTaskId } from '../ids.js';
 import type { Question } from '../types.js';
 import { questionOf } from '../broker/question.js';
 import { withProgress } from './progress.js';
-import type { CallOutcome, TaskRecord, TaskResult, TaskStep } from './types.js';
+import type { CallOutcome, Continuation, TaskRecord, TaskResult, TaskStep } from './types.js';
 import type { CallNotifications } from '../client/outcome.js';
 import { abandonQuietly, errorOf, legacyWatch, modernRound, roundAudits, type LegacyWatch, type RoundDeps } from './rounds.js';
 import { heldBy, receiptsOf } from './delivery.js';
@@ -29,6 +29,20 @@ interface Driving {
   reported: boolean;
 }
 
+/**
+ * The record as it stands, for a write or a caller's step: a copy of what the runner changes in place (the top level,
+ * the id lists). What it holds (arguments, continuation, result, error) is only ever replaced, so it is shared, not
+ * deep-copied (a deep copy per write and per stop was most of the runner's own cost of a question's round).
+ */
+const snapshot = (task: TaskRecord): TaskRecord => ({ ...task, questions: [...task.questions], waitingOn: [...task.waitingOn] });
+
+/** A modern task's record at a stop on its round's one question, as drive() would store it there. */
+const stopRecord = (record: TaskRecord, round: Continuation): Partial<TaskRecord> => {
+  const id = round.questions[0]!.id;
+  const questions = record.questions.includes(id) ? record.questions : [...record.questions, id];
+  return { state: 'input-required', era: 'modern', questions, waitingOn: [id], continuation: round };
+};
+
 export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   const { broker, store, receipts = receiptsOf(options.broker) } = options;
   const now = options.clock ?? Date.now;
@@ -43,6 +57,10 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   const holding = heldBy(options);
   /** Tasks written to the store at least once: from then on every change is. */
   const kept = new Set<string>();
+  /** Each call's round as it stops if nothing here answers it, told by the call before its questions are asked. */
+  const waitingRounds = new Map<string, Continuation>();
+  /** A round whose stop was stored with its question (onOpen), exactly as the call stops there: not written twice. */
+  const storedRounds = new Map<string, Continuation>();
 
   // The broker shows the runner each question before storing it: the record gets the task holding the asking call,
   // and a question the client could not tie to one call goes, once announced, to the other calls it may belong to.
@@ -58,7 +76,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     ...(options.onProgress ? { onProgress: (task, progress) => options.onProgress!(task, progress, undefined) } : {}),
     notificationsOf: (task) => callerNotifications.get(task.id),
   };
-  const offOpen = broker.onOpen(async (request) => {
+  const offOpen = broker.onOpen(async (request, { waits }) => {
     const taskId = request.task ?? callToTask.get(request.trace);
     if (request.ambiguous) {
       ambiguous.set(request.id, request.candidateCalls ?? []);
@@ -71,14 +89,23 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     const held = taskId ? driving.get(taskId)?.task : undefined;
     if (held && lazy && !kept.has(held.id)) {
       const keyv = (broker as Partial<StoreBroker>).store?.keyv;
-      const along = keyv && store.withQuestion ? store.withQuestion(stamp(held), keyv) : undefined;
-      if (along)
+      const record = stamp(held);
+      // The round's only question, left to wait: the call stops right here, so its record goes as it stands then.
+      const round = waits ? waitingRounds.get(held.id) : undefined;
+      const stops = round?.questions.length === 1 && round.questions[0]!.id === request.id;
+      if (stops) Object.assign(record, stopRecord(record, round));
+      const along = keyv && store.withQuestion ? store.withQuestion(record, keyv) : undefined;
+      if (along) {
+        // Its era is known now: a lease lost before its stop leaves this stored stop to whoever takes the call over.
+        if (stops) held.era = 'modern';
+        if (stops) storedRounds.set(held.id, round);
         return {
           task: taskId!,
           rows: along.rows,
           ...(along.live ? { alongside: along.live } : {}),
           ...(along.landed ? { written: along.landed } : {}),
         };
+      }
       await save(held);
     }
     return taskId ? { task: taskId } : undefined;
@@ -105,7 +132,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   const stamp = (task: TaskRecord): TaskRecord => {
     task.updatedAt = now();
     kept.add(task.id);
-    return structuredClone(task);
+    return snapshot(task);
   };
   const save = async (task: TaskRecord): Promise<void> => void (await store.put(stamp(task)));
   /** A change of a task that may never have asked: stored only if the task is. */
@@ -123,7 +150,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     if (!task.questions.includes(request.id)) task.questions.push(request.id);
     if (!task.waitingOn.includes(request.id)) task.waitingOn.push(request.id);
     await save(task).catch(() => undefined);
-    other.first({ status: 'input-required', task: structuredClone(task), questions: [questionOf(request)] });
+    other.first({ status: 'input-required', task: snapshot(task), questions: [questionOf(request)] });
   }
 
   /** Runs rounds until the call completes or fails; `first` resolves at the first stop. */
@@ -141,7 +168,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
           Object.assign(task, { state: 'complete', result: current.result, waitingOn: [] });
           delete task.continuation;
           await audits.with(task, update(task));
-          first({ status: 'complete', task: structuredClone(task), result: current.result });
+          first({ status: 'complete', task: snapshot(task), result: current.result });
           return;
         }
         const questions: Question[] = current.questions;
@@ -152,8 +179,11 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
           ? [...new Set([...(legacy?.unanswered ?? []), ...questions.map((q) => q.id)])]
           : questions.map((q) => q.id);
         if (current.continuation) task.continuation = current.continuation;
-        await audits.with(task, save(task));
-        first({ status: 'input-required', task: structuredClone(task), questions });
+        // Stored with its question already, exactly as it stands now (onOpen): not written a second time.
+        const stored = current.continuation !== undefined && storedRounds.get(task.id) === current.continuation;
+        storedRounds.delete(task.id);
+        await audits.with(task, stored ? Promise.resolve() : save(task));
+        first({ status: 'input-required', task: snapshot(task), questions });
         if (current.live) {
           legacy ??= legacyWatch(broker, task, signal, receipts, (id) => inherited(id, task));
           current = await legacy.watch(current);
@@ -175,7 +205,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       Object.assign(task, { state: 'failed', error: errorOf(error), waitingOn: [] });
       delete task.continuation;
       await update(task).catch(() => undefined);
-      first({ status: 'failed', task: structuredClone(task), error: task.error! });
+      first({ status: 'failed', task: snapshot(task), error: task.error! });
     }
   }
 
@@ -197,6 +227,8 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     entry.done = run(first, abort.signal).finally(() => {
       driving.delete(task.id);
       kept.delete(task.id);
+      waitingRounds.delete(task.id);
+      storedRounds.delete(task.id);
       callerNotifications.delete(task.id);
       for (const [callId, taskId] of callToTask) if (taskId === task.id) callToTask.delete(callId);
       for (const id of task.questions)
@@ -206,7 +238,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       if (!entry.reported)
         first({
           status: 'failed',
-          task: structuredClone(task),
+          task: snapshot(task),
           error: task.error ?? { code: 'DAEMON_UNAVAILABLE', message: 'the daemon stopped before the call finished' },
         });
     });
@@ -248,6 +280,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
             ...(input.signInOnly ? { signInOnly: input.signInOnly } : {}),
             // Only a caller who follows asks the server for progress; re-sent rounds always do (`task result` may follow).
             ...withProgress(input, task, options.onProgress),
+            ...(lazy ? { onRound: (round: Continuation) => void waitingRounds.set(task.id, round) } : {}),
             signal,
           };
           if (input.method === 'prompts/get')

@@ -1,6 +1,10 @@
 import { Keyv } from 'keyv';
 import { describe, expect, it } from 'vitest';
-import { encodeRow, encodeRowSync, encodeRowWithJson } from '../../src/broker/stores/rows.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openSqliteStore } from '../../src/broker/index.js';
+import { encodeRow, encodeRowSync, encodeRowWithJson, serializeLikeKeyv } from '../../src/broker/stores/rows.js';
 
 // encodeRow skips keyv's serializer when JSON.stringify gives the same text: these are the cases where it would not.
 const values: Array<[string, unknown]> = [
@@ -44,6 +48,30 @@ describe('broker rows', () => {
     expect(sync.json).toBe(JSON.stringify(value));
     expect(sync.row).toBe(await keyv.serializeData({ value, expires: (JSON.parse(sync.row) as { expires: number }).expires }));
     expect(sync.row.slice('{"value":'.length, -sync.tail)).toBe(sync.json);
+  });
+
+  it.each(values)("serializeLikeKeyv writes %s exactly as keyv's default serializer does", async (_name, value) => {
+    const data = { value, expires: 1_700_000_000_000 };
+    expect(serializeLikeKeyv(data)).toBe(await new Keyv().serializeData(data));
+    expect(serializeLikeKeyv({ value })).toBe(await new Keyv().serializeData({ value, expires: undefined }));
+  });
+
+  it('the SQLite store writes through keyv as before, and encodes rows on its fast path', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpx-rows-'));
+    const store = await openSqliteStore(join(dir, 's.sqlite'));
+    try {
+      expect(store.keyv.serialize).toBe(serializeLikeKeyv);
+      for (const [name, value] of values) {
+        await store.keyv.set(`row:${name}`, value);
+        const raw = (await store.keyv.store.get(`mcpx:row:${name}`)) as string;
+        expect(raw).toBe(await new Keyv().serializeData({ value, expires: undefined }));
+        expect(await store.keyv.get(`row:${name}`)).toEqual(await new Keyv().deserializeData(raw).then((r) => r?.value));
+      }
+      expect(encodeRowSync(store.keyv, { a: 1 }, 1_000)).toBeDefined();
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("uses a host's own serializer when it set one", async () => {

@@ -264,6 +264,38 @@ describe('a handler that never answers', () => {
   });
 });
 
+describe("a modern handler's signal", () => {
+  it('is live while the handler runs, aborted once it answered, and aborted when first read after', async () => {
+    const seen: Array<{ whileAsked: boolean; signal: AbortSignal; late: () => AbortSignal }> = [];
+    const { mcpx } = await setup('dual-era', 'auto', {
+      onElicit: async (_q, ctx) => {
+        seen.push({ whileAsked: ctx.signal.aborted, signal: ctx.signal, late: () => ctx.signal });
+        return { action: 'accept', content: { repo: 'me/thing' } };
+      },
+    });
+    const outcome = await mcpx.callTool('fx', 'ask_form', {});
+    expect(outcome.status).toBe('complete');
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.whileAsked).toBe(false);
+    expect(seen[0]!.signal.aborted).toBe(true);
+    expect(seen[0]!.late()).toBe(seen[0]!.signal);
+  });
+
+  it('read only after the handler returned is already aborted, with an AbortError', async () => {
+    let kept: { signal: AbortSignal } | undefined;
+    const { mcpx } = await setup('dual-era', 'auto', {
+      onElicit: async (_q, ctx) => {
+        kept = ctx;
+        return undefined;
+      },
+    });
+    const outcome = await mcpx.callTool('fx', 'ask_form', {});
+    expect(outcome.status).toBe('input-required');
+    expect(kept!.signal.aborted).toBe(true);
+    expect(kept!.signal.reason).toMatchObject({ name: 'AbortError' });
+  });
+});
+
 describe('a handler that refuses', () => {
   it.each<[FixtureKind, 'legacy' | 'auto']>([
     ['legacy-v1', 'auto'],

@@ -12,7 +12,8 @@ import { fixtureMcpx } from './helpers.js';
 
 // `persist: 'on-question'` (what mcpx serve runs with): a call that never asks never touches the task store; one
 // that asks is stored no later than its first question (SQLite: in the question's own statement; other stores:
-// before it), so every question's task is readable from the store.
+// before it), so every question's task is readable from the store. A modern call whose one question waits stops
+// right there: its record goes as it stands at that stop, and that stop is not written again.
 describe.each(['memory', 'sqlite'] as const)('task runner, persist on-question (%s)', (kind) => {
   let dir: string | undefined;
   let broker: StoreBroker;
@@ -26,6 +27,8 @@ describe.each(['memory', 'sqlite'] as const)('task runner, persist on-question (
   let puts: string[];
   /** Questions whose write carried their holder's live row. */
   let liveRides: number;
+  /** Each record handed to the store, and its JSON as it was handed. */
+  let handed: Array<[TaskRecord, string]>;
 
   beforeEach(async () => {
     const clock = createManualClock(Date.now());
@@ -40,7 +43,11 @@ describe.each(['memory', 'sqlite'] as const)('task runner, persist on-question (
     seenAtOpen = [];
     puts = [];
     liveRides = 0;
-    store = { ...inner, put: async (task) => (writes.push(`${task.id}:${task.state}`), inner.put(task)) };
+    handed = [];
+    store = {
+      ...inner,
+      put: async (task) => (writes.push(`${task.id}:${task.state}`), handed.push([task, JSON.stringify(task)]), inner.put(task)),
+    };
     runner = createTaskRunner({
       broker,
       store,
@@ -99,14 +106,63 @@ describe.each(['memory', 'sqlite'] as const)('task runner, persist on-question (
       const step = await runner.start({ server, tool: 'ask_form', arguments: { title: 'bug' }, session: 's1' });
       if (step.status !== 'input-required') throw new Error(`expected input-required, got ${step.status}`);
       expect(seenAtOpen).toHaveLength(1);
-      expect(seenAtOpen[0]).toMatchObject({ id: step.task.id, state: 'running', session: 's1' });
       expect(puts).toEqual([kind === 'sqlite' ? 'putQuestionWith' : 'putQuestion']);
       expect(await store.get(step.task.id)).toMatchObject({ state: 'input-required', waitingOn: [step.questions[0]!.id] });
+      if (server === 'modern') {
+        // Its one question waits (nobody here to ask): the stop's record went with the question, and is not written again.
+        expect(seenAtOpen[0]).toEqual(JSON.parse(JSON.stringify(step.task)));
+        expect(seenAtOpen[0]?.continuation?.questions.map((q) => q.id)).toEqual([step.questions[0]!.id]);
+        expect(writes).toEqual([]);
+      } else {
+        expect(seenAtOpen[0]).toMatchObject({ id: step.task.id, state: 'running', session: 's1' });
+        expect(writes).toEqual([`${step.task.id}:input-required`]);
+      }
 
       await broker.respond({ id: step.questions[0]!.id, action: 'decline', by: 'cli' });
       const done = await runner.wait(step.task.id, { timeoutMs: 20_000 });
       expect(done?.state).toBe('complete');
       expect(fixtureEcho(done!.result!).received.details).toEqual({ action: 'decline' });
+    });
+
+    it(`a question something here may answer is stored with its call as running (${server})`, async () => {
+      const waiting = mcpx;
+      const decline = async () => ({ action: 'decline' as const });
+      mcpx = await fixtureMcpx(
+        createElicitationPipeline({ broker, session: 's1', answerers: [{ kind: 'script', answer: decline }] }),
+      );
+      try {
+        const step = await runner.start({ server, tool: 'ask_form', arguments: { title: 'bug' }, session: 's1' });
+        expect(step.status).toBe('complete');
+        expect(seenAtOpen).toHaveLength(1);
+        expect(seenAtOpen[0]).toMatchObject({ id: step.task.id, state: 'running' });
+        expect(seenAtOpen[0]).not.toHaveProperty('continuation');
+      } finally {
+        await waiting.closeFixtures();
+      }
+    });
+
+    it(`a stop's task and every record written stay as they were while the call goes on (${server})`, async () => {
+      const step = await runner.start({ server, tool: 'ask_rounds', arguments: { title: 'bug' }, session: 's1' });
+      if (step.status !== 'input-required') throw new Error(`expected input-required, got ${step.status}`);
+      const atStop = JSON.stringify(step.task);
+      const held = runner.wait(step.task.id, { timeoutMs: 20_000 });
+      await broker.respond({ id: step.questions[0]!.id, action: 'accept', content: { repo: 'me/thing' }, by: 'cli' });
+      // The second round's question, then the end.
+      const second = await new Promise<string>((resolve) => {
+        const off = broker.subscribe((e) => {
+          if (e.kind !== 'elicit.open' || e.elicit === step.questions[0]!.id) return;
+          off();
+          resolve(e.elicit!);
+        });
+      });
+      await broker.respond({ id: second, action: 'accept', content: { confirm: true }, by: 'cli' });
+      expect((await held)?.state).toBe('complete');
+      expect(JSON.stringify(step.task)).toBe(atStop);
+      expect(step.task).toMatchObject({ state: 'input-required', waitingOn: [step.questions[0]!.id] });
+      // A modern call's first stop went with its question (not handed to put); the second round's is written.
+      const stops = server === 'modern' ? ['input-required', 'complete'] : ['input-required', 'input-required', 'complete'];
+      expect(handed.map(([task]) => task.state)).toEqual(stops);
+      for (const [task, json] of handed) expect(JSON.stringify(task)).toBe(json);
     });
   }
 });

@@ -1,5 +1,5 @@
 /** keyv's own row format, so rows written by our atomic steps read back through ordinary `keyv.get`. */
-import { Keyv } from 'keyv';
+import { Keyv, type DeserializedData } from 'keyv';
 
 /** The key as the adapter stores it: keyv's `namespace:` prefix, then the adapter's own (Redis adds `ns::`). */
 export function rawKey(keyv: Keyv, key: string): string {
@@ -49,11 +49,24 @@ export function encodeRowSync(
   return plainRow(keyv, JSON.stringify(value), ttlMs);
 }
 
+/** Whether keyv's default serializer writes exactly this JSON.stringify text (see encodeRow). */
+const sameAsKeyv = (json: string): boolean => !/[:,[]":/.test(json) && !json.includes('"type":"Buffer"');
+
+/**
+ * keyv's default serializer, through JSON.stringify wherever that is the same text: keyv's recursion in JS cost
+ * several times as much on a task's record (written twice per question round). For the keyv of a store mcpx opens.
+ */
+export function serializeLikeKeyv<Value>(data: DeserializedData<Value>): string {
+  keyvDefaultSerialize ??= new Keyv().serialize;
+  const json = JSON.stringify(data) as string | undefined;
+  return json !== undefined && sameAsKeyv(json) ? json : (keyvDefaultSerialize!(data) as string);
+}
+
 function plainRow(keyv: Keyv, json: string, ttlMs: number | undefined): { row: string; json: string; tail: number } | undefined {
   keyvDefaultSerialize ??= new Keyv().serialize;
+  const keyvText = keyv.serialize === keyvDefaultSerialize || keyv.serialize === serializeLikeKeyv;
   // JSON.stringify({ value, expires }) is exactly this text.
-  if (keyv.serialize !== keyvDefaultSerialize || keyv.compression || /[:,[]":/.test(json) || json.includes('"type":"Buffer"'))
-    return undefined;
+  if (!keyvText || keyv.compression || !sameAsKeyv(json)) return undefined;
   const expires = expiresAt(ttlMs);
   const end = expires === undefined ? '}' : `,"expires":${expires}}`;
   return { row: `{"value":${json}${end}`, json, tail: end.length };

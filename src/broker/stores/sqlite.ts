@@ -11,7 +11,7 @@ import { dirname } from 'node:path';
 import { Keyv } from 'keyv';
 import { McpxError } from '../../errors.js';
 import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, PutOptions, StoredAnswer, StoreRow } from '../types.js';
-import { decodeRowsSync, encodeRow, keys, prefixEnd, rawKey } from './rows.js';
+import { decodeRowsSync, encodeRow, keys, prefixEnd, rawKey, serializeLikeKeyv } from './rows.js';
 import { schemaStatements } from './sqlite-schema.js';
 import { connectSqlite, keyvSqliteOn, type SqliteConnection } from './sqlite-connection.js';
 import { onePerKeyv } from './per-keyv.js';
@@ -377,7 +377,7 @@ export async function openSqliteStore(path: string, options: SqliteStoreOptions 
     mkdirSync(dirname(path), { recursive: true });
     connection = await connectSqlite(path, options.busyTimeoutMs ?? 10_000);
     const adapter = await keyvSqliteOn(KeyvSqlite, connection, path);
-    const keyv = new Keyv({ store: adapter, namespace: 'mcpx', throwOnErrors: true });
+    const keyv = new Keyv({ store: adapter, namespace: 'mcpx', throwOnErrors: true, serialize: serializeLikeKeyv });
     const query = connection.query;
     // WAL lets readers and the one writer proceed together; NORMAL sync is durable across process crashes.
     await query('PRAGMA journal_mode = WAL');
