@@ -4,7 +4,8 @@
  * difference, for a plain call (no_ask) and a forwarded question answered at once (ask_form), and each serve's CPU
  * time per call (from /proc, Linux: steadier than wall time on a loaded machine). BEFORE=<dir with cli.js> adds a
  * second serve from another build to every round (before/after in one run); BEFORE=a,b adds several (each labelled
- * with the name of its dist directory's parent).
+ * with the name of its dist directory's parent). BEFORE=bench/bare-proxy runs a bare node:http proxy in serve's
+ * place: the floor any HTTP intermediary pays on this machine, measured in the same rounds.
  *   node --import tsx bench/serve-http-paired.ts        (after npm run build; N=150 rounds by default)
  * TOOLS=no_ask runs one of the two; SERVE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" passes node flags to the serves only (for profiling them).
  */
@@ -60,11 +61,10 @@ const upstream = await start([FIXTURE, '--http', '--port', '0']);
 const config = join(dir, 'mcpx.json');
 writeFileSync(config, JSON.stringify({ mcpServers: { fx: { url: upstream.url } } }));
 const builds: Array<[string, string]> = [['after', join(root, 'dist')]];
-// BEFORE=a,b,...: several earlier builds, labelled by their directories' names.
+// BEFORE=a,b,...: several earlier builds (or bench/bare-proxy, the floor), labelled by their directories' names.
 const befores = process.env.BEFORE?.split(',').filter(Boolean) ?? [];
-builds.unshift(
-  ...befores.map((dir): [string, string] => [befores.length > 1 ? basename(resolve(dir, '..')) : 'before', resolve(dir)]),
-);
+const labelOf = (dir: string): string => basename(basename(resolve(dir)) === 'dist' ? resolve(dir, '..') : resolve(dir));
+builds.unshift(...befores.map((dir): [string, string] => [befores.length > 1 ? labelOf(dir) : 'before', resolve(dir)]));
 const nodeArgs = process.env.SERVE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
 const serves = await Promise.all(
   builds.map(([, dist]) => start([...nodeArgs, join(dist, 'cli.js'), 'serve', '--http', '--config', config])),
