@@ -39,11 +39,10 @@ interface NodeRequest {
   headers: Record<string, string>;
   body: string | Uint8Array | undefined;
   signals: readonly AbortSignal[];
-  redirect: NonNullable<RequestInit['redirect']>;
   /** A 2xx JSON answer (not 202) is resolved as a JsonAnswer. */
   parsed: boolean;
-  /** What the global fetch is given when a redirect is to be followed. */
-  init: RequestInit;
+  /** Redirects are followed by the global fetch, given this; absent, a redirect is the answer. */
+  follow?: RequestInit;
 }
 
 const REDIRECT = new Set([301, 302, 303, 307, 308]);
@@ -85,11 +84,11 @@ export function createNodeFetch(base: FetchLike = fetch): NodeFetch {
       req.once('response', (res) => {
         answered = true;
         const status = res.statusCode ?? 500;
-        if (request.redirect === 'follow' && REDIRECT.has(status) && res.headers.location) {
+        if (request.follow && REDIRECT.has(status) && res.headers.location) {
           // Rare: the global fetch follows it, from the start, as it would have.
           res.resume();
           done();
-          return resolve(base(url, request.init));
+          return resolve(base(url, request.follow));
         }
         const parsed =
           request.parsed &&
@@ -164,17 +163,15 @@ export function createNodeFetch(base: FetchLike = fetch): NodeFetch {
           headers,
           body: plain,
           signals: init.signal ? [init.signal] : [],
-          redirect: init.redirect ?? 'follow',
           parsed: false,
-          init,
+          ...((init.redirect ?? 'follow') === 'follow' ? { follow: init } : {}),
         },
         false,
       ) as Promise<Response>;
     },
     postJson: (url, headers, body, signals) => {
       if (url.protocol !== 'http:') throw new TypeError(`postJson takes http: URLs, not ${url.protocol}`);
-      const init = { method: 'POST', headers, body, redirect: 'manual' } as const;
-      return viaNode(url, { method: 'POST', headers, body, signals, redirect: 'manual', parsed: true, init }, false);
+      return viaNode(url, { method: 'POST', headers, body, signals, parsed: true }, false);
     },
     close: () => agent.destroy(),
   };

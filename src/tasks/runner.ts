@@ -96,9 +96,11 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       if (stops) Object.assign(record, stopRecord(record, round));
       const along = keyv && store.withQuestion ? store.withQuestion(record, keyv) : undefined;
       if (along) {
-        // Its era is known now: a lease lost before its stop leaves this stored stop to whoever takes the call over.
-        if (stops) held.era = 'modern';
-        if (stops) storedRounds.set(held.id, round);
+        if (stops) {
+          // Its era is known now: a lease lost before its stop leaves this stored stop to whoever takes the call over.
+          held.era = 'modern';
+          storedRounds.set(held.id, round);
+        }
         return {
           task: taskId!,
           rows: along.rows,

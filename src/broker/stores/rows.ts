@@ -9,6 +9,7 @@ export function rawKey(keyv: Keyv, key: string): string {
 }
 
 let keyvDefaultSerialize: Keyv['serialize'] | undefined;
+const defaultSerialize = (): NonNullable<Keyv['serialize']> => (keyvDefaultSerialize ??= new Keyv().serialize)!;
 
 /**
  * A row as keyv writes it: its serializer's string, or the `{ value, expires }` object when it has none. With
@@ -57,14 +58,12 @@ const sameAsKeyv = (json: string): boolean => !/[:,[]":/.test(json) && !json.inc
  * several times as much on a task's record (written twice per question round). For the keyv of a store mcpx opens.
  */
 export function serializeLikeKeyv<Value>(data: DeserializedData<Value>): string {
-  keyvDefaultSerialize ??= new Keyv().serialize;
   const json = JSON.stringify(data) as string | undefined;
-  return json !== undefined && sameAsKeyv(json) ? json : (keyvDefaultSerialize!(data) as string);
+  return json !== undefined && sameAsKeyv(json) ? json : (defaultSerialize()(data) as string);
 }
 
 function plainRow(keyv: Keyv, json: string, ttlMs: number | undefined): { row: string; json: string; tail: number } | undefined {
-  keyvDefaultSerialize ??= new Keyv().serialize;
-  const keyvText = keyv.serialize === keyvDefaultSerialize || keyv.serialize === serializeLikeKeyv;
+  const keyvText = keyv.serialize === defaultSerialize() || keyv.serialize === serializeLikeKeyv;
   // JSON.stringify({ value, expires }) is exactly this text.
   if (!keyvText || keyv.compression || !sameAsKeyv(json)) return undefined;
   const expires = expiresAt(ttlMs);

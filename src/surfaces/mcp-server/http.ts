@@ -102,12 +102,11 @@ function claimsModern(req: IncomingMessage, body: unknown): boolean {
  * which undici builds at a cost comparable to the rest of the call.
  */
 function parsedRequest(req: IncomingMessage, signal: AbortSignal): Request {
-  const header = (name: string): string | null => headerOf(req, name);
   const has = (name: string): boolean => req.headers[name.toLowerCase()] !== undefined;
   return {
     method: req.method ?? 'GET',
     url: `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`,
-    headers: { get: header, has },
+    headers: { get: (name: string) => headerOf(req, name), has },
     signal,
   } as unknown as Request;
 }
@@ -284,7 +283,7 @@ export async function serveOverHttp(core: ServeCore, options: HttpServeOptions):
         if (opened.sessionId) sessions.delete(opened.sessionId);
       };
       // Each legacy MCP session is its own mcpx session: its questions are its own.
-      const session = (req.headers[SESSION_HEADER] as string | undefined)?.trim() || `mcp-${randomBytes(8).toString('hex')}`;
+      const session = headerOf(req, SESSION_HEADER)?.trim() || `mcp-${randomBytes(8).toString('hex')}`;
       await createServeServer(core, seal, { era: 'legacy', session }, options.version).connect(opened);
       transport = opened;
     }
