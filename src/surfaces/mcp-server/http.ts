@@ -151,27 +151,33 @@ async function writeResponse(res: ServerResponse, response: Response, closed: Ab
   res.end();
 }
 
-/** A body over the SDK's limit (4 MiB): refused with 413 unread, as the SDK's own handler does. */
+/** A body over the SDK's limit (4 MiB): refused with 413, as the SDK's own handler does. */
 const TOO_LARGE = Symbol('too large');
+/**
+ * A refused body up to this size is read to its end (and dropped) before the 413 goes: a client still writing its
+ * body when the connection closes gets a broken pipe, not the answer. Past it, the connection is cut at once.
+ */
+const READ_BEFORE_REFUSING = 8 * DEFAULT_MAX_REQUEST_BODY_SIZE;
 
 /**
  * The body parsed, undefined (empty, or not JSON), or TOO_LARGE. Read by events: an async iterator costs more per
  * request.
  */
 function readBody(req: IncomingMessage): Promise<unknown> {
-  if (Number(req.headers['content-length']) > DEFAULT_MAX_REQUEST_BODY_SIZE) return Promise.resolve(TOO_LARGE);
+  if (Number(req.headers['content-length']) > READ_BEFORE_REFUSING) return Promise.resolve(TOO_LARGE);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size <= DEFAULT_MAX_REQUEST_BODY_SIZE) chunks.push(chunk);
-      else resolve(TOO_LARGE);
+      else if (size > READ_BEFORE_REFUSING) resolve(TOO_LARGE);
+      else chunks.length = 0;
     });
     req.once('error', reject);
     req.once('close', () => req.complete || reject(new Error('the request closed before its body ended')));
     req.once('end', () => {
-      if (size > DEFAULT_MAX_REQUEST_BODY_SIZE) return;
+      if (size > DEFAULT_MAX_REQUEST_BODY_SIZE) return resolve(TOO_LARGE);
       const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8');
       if (!text) return resolve(undefined);
       try {
