@@ -1,7 +1,8 @@
 /**
  * The SQLite store's one connection with its kept prepared statements, on a real file: keyv's own reads see the
  * broker's writes, a statement that failed to prepare is prepared again once it can be, a kept statement follows
- * a schema change, and more statements than are kept all still run; another process's handle sees every write.
+ * a schema change, and more statements than are kept all still run; another process's handle sees every write; a
+ * close lets a running query finish and refuses the ones that come while it closes.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,6 +37,32 @@ describe('the SQLite store connection', () => {
       expect(many.map((rows) => rows[0]?.i)).toEqual(Array.from({ length: 400 }, (_, i) => i));
     } finally {
       await store.close();
+    }
+  });
+
+  it('closes while queries still come: the running one finishes, later ones are refused', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'mcpx-sqlite-conn-')), 'mcpx.sqlite');
+    for (let round = 0; round < 5; round++) {
+      const store = await openSqliteStore(path);
+      const query = queryOf(store);
+      const running = query('SELECT ? AS n', round);
+      let closed = false;
+      const closing = store.close().finally(() => (closed = true));
+      // As a call's late clean-up reads while the store closes, each a statement not kept yet: one prepared after
+      // the close finalized the kept ones made sqlite3_close fail (SQLITE_BUSY) and left the file open.
+      const late: Array<Promise<string>> = [];
+      while (!closed && late.length < 50) {
+        late.push(
+          query(`SELECT ${late.length} AS late`).then(
+            () => 'ran',
+            (error: Error) => error.message,
+          ),
+        );
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await closing;
+      expect(await running).toEqual([{ n: round }]);
+      expect(new Set(await Promise.all(late))).toEqual(new Set(['SQLITE_MISUSE: Database is closed']));
     }
   });
 

@@ -59,27 +59,45 @@ export async function connectSqlite(path: string, busyTimeoutMs: number): Promis
     }
     return statement;
   };
+  // A statement prepared once the close has finalized the kept ones is never finalized, and sqlite3_close then fails
+  // (SQLITE_BUSY) and leaves the file open: a query arriving during the close (a call's late clean-up) is refused, as
+  // one arriving after it is, and the close waits for those already running.
+  let closing: Promise<void> | undefined;
+  let running = 0;
+  let idle: (() => void) | undefined;
   return {
     query: async (sql, ...params) => {
-      const statement = await prepared(sql);
-      checkpointer.counted();
-      return new Promise<Rows>((resolve, reject) =>
-        statement.all(bindings(params), (error: Error | null, rows: Rows) => (error ? reject(error) : resolve(rows))),
-      );
-    },
-    close: async () => {
-      await checkpointer.close();
-      const statements = [...kept.values()];
-      kept.clear();
-      for (const statement of statements)
-        await statement.then(
-          (s) => s.finalize(),
-          () => undefined,
+      if (closing) throw closedError();
+      running++;
+      try {
+        const statement = await prepared(sql);
+        checkpointer.counted();
+        return await new Promise<Rows>((resolve, reject) =>
+          statement.all(bindings(params), (error: Error | null, rows: Rows) => (error ? reject(error) : resolve(rows))),
         );
-      await new Promise<void>((resolve, reject) => db.close((error) => (error ? reject(error) : resolve())));
+      } finally {
+        if (--running === 0) idle?.();
+      }
     },
+    close: () =>
+      (closing ??= (async () => {
+        if (running > 0) await new Promise<void>((resolve) => (idle = resolve));
+        await checkpointer.close();
+        const statements = [...kept.values()];
+        kept.clear();
+        for (const statement of statements)
+          await statement.then(
+            (s) => s.finalize(),
+            () => undefined,
+          );
+        await new Promise<void>((resolve, reject) => db.close((error) => (error ? reject(error) : resolve())));
+      })()),
   };
 }
+
+/** What sqlite3 itself says to a query on a closed database. */
+const closedError = (): Error =>
+  Object.assign(new Error('SQLITE_MISUSE: Database is closed'), { errno: 21, code: 'SQLITE_MISUSE' });
 
 /**
  * Copies the WAL back into the database file from a connection of its own, in the background: a checkpoint
