@@ -1,10 +1,12 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import type { Database } from 'sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBroker, openSqliteStore } from '../../src/broker/index.js';
 
@@ -73,4 +75,31 @@ describe('openSqliteStore on a fresh file', () => {
       await store.close();
     }
   }, 120_000);
+
+  it('switches a file to WAL while another connection holds its write lock, waiting instead of failing', async () => {
+    // The state an open meets when another process is creating the table on the same new file: a rollback
+    // journal and a write lock held. Switching to WAL then upgrades a read to a write, which SQLite refuses
+    // at once (SQLITE_BUSY) rather than through the busy handler.
+    const path = join(dir, 'held', 'mcpx.sqlite');
+    mkdirSync(dirname(path), { recursive: true });
+    const sqlite3 = createRequire(import.meta.resolve('@keyv/sqlite'))('sqlite3') as typeof import('sqlite3');
+    const holder = await new Promise<Database>((resolve, reject) => {
+      const db: Database = new sqlite3.Database(path, (error) => (error ? reject(error) : resolve(db)));
+    });
+    const run = (sql: string): Promise<void> =>
+      new Promise<void>((resolve, reject) => holder.run(sql, (error) => (error ? reject(error) : resolve())));
+    await run('CREATE TABLE keyv(key VARCHAR(255) PRIMARY KEY, value TEXT )');
+    await run('BEGIN IMMEDIATE');
+    // The other process's write takes a while (it was descheduled): well inside the busy timeout.
+    const released = new Promise<void>((resolve) => setTimeout(resolve, 300)).then(() => run('COMMIT'));
+    try {
+      const store = await openSqliteStore(path, { busyTimeoutMs: BUSY_TIMEOUT_MS });
+      const query = (store.keyv.store as { query: (sql: string) => Promise<Array<Record<string, unknown>>> }).query;
+      expect(await query('PRAGMA journal_mode')).toEqual([{ journal_mode: 'wal' }]);
+      await store.close();
+    } finally {
+      await released;
+      await new Promise<void>((resolve) => holder.close(() => resolve()));
+    }
+  });
 });
