@@ -19,6 +19,11 @@ const AUTOCHECKPOINT_FALLBACK = 10_000;
 
 export interface SqliteConnection {
   query(sql: string, ...params: unknown[]): Promise<Rows>;
+  /**
+   * A statement SQLite may refuse at once with SQLITE_BUSY, its busy handler not called (a lock upgrade, refused to
+   * avoid deadlock, as switching to WAL while another process writes): tried again as that handler would wait.
+   */
+  queryWhenFree(sql: string): Promise<Rows>;
   close(): Promise<void>;
 }
 
@@ -65,7 +70,7 @@ export async function connectSqlite(path: string, busyTimeoutMs: number): Promis
   let closing: Promise<void> | undefined;
   let running = 0;
   let idle: (() => void) | undefined;
-  return {
+  const connection: SqliteConnection = {
     query: async (sql, ...params) => {
       if (closing) throw closedError();
       running++;
@@ -92,7 +97,9 @@ export async function connectSqlite(path: string, busyTimeoutMs: number): Promis
           );
         await new Promise<void>((resolve, reject) => db.close((error) => (error ? reject(error) : resolve())));
       })()),
+    queryWhenFree: (sql) => retryWhileBusy(() => connection.query(sql), busyTimeoutMs),
   };
+  return connection;
 }
 
 /** What sqlite3 itself says to a query on a closed database. */
@@ -164,4 +171,17 @@ export async function keyvSqliteOn(Adapter: typeof KeyvSqlite, connection: Sqlit
     `CREATE TABLE IF NOT EXISTS ${opts.table}(key VARCHAR(${opts.keySize ?? 255}) PRIMARY KEY, value TEXT )`,
   );
   return adapter;
+}
+
+/** Runs `statement` again while it fails with SQLITE_BUSY, for up to `timeoutMs`, pausing as SQLite's busy handler does. */
+async function retryWhileBusy<T>(statement: () => Promise<T>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (let pause = 1; ; pause = Math.min(pause * 2, 50)) {
+    try {
+      return await statement();
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() + pause > deadline) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
 }

@@ -375,16 +375,12 @@ export async function openSqliteStore(path: string, options: SqliteStoreOptions 
   let connection: SqliteConnection | undefined;
   try {
     mkdirSync(dirname(path), { recursive: true });
-    const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
-    connection = await connectSqlite(path, busyTimeoutMs);
+    connection = await connectSqlite(path, options.busyTimeoutMs ?? 10_000);
     const adapter = await keyvSqliteOn(KeyvSqlite, connection, path);
     const keyv = new Keyv({ store: adapter, namespace: 'mcpx', throwOnErrors: true, serialize: serializeLikeKeyv });
     const query = connection.query;
     // WAL lets readers and the one writer proceed together; NORMAL sync is durable across process crashes.
-    // The switch reads the header, then upgrades to a write lock: SQLite refuses that upgrade at once (SQLITE_BUSY,
-    // busy handler not called, to avoid deadlock) while another process holds the write lock, as one creating the
-    // table on the same new file does. Retried as the busy handler would wait.
-    await retryWhileBusy(() => query('PRAGMA journal_mode = WAL'), busyTimeoutMs);
+    await connection.queryWhenFree('PRAGMA journal_mode = WAL');
     await query('PRAGMA synchronous = NORMAL');
     const store = wrapSqliteKeyv(keyv, options) as SqliteStore;
     // Until the setup transaction commits, anything else on this connection would run inside it.
@@ -400,18 +396,5 @@ export async function openSqliteStore(path: string, options: SqliteStoreOptions 
         data: { store: 'sqlite', path },
       },
     );
-  }
-}
-
-/** Runs `statement` again while it fails with SQLITE_BUSY, for up to `timeoutMs`, pausing as SQLite's busy handler does. */
-async function retryWhileBusy<T>(statement: () => Promise<T>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (let pause = 1; ; pause = Math.min(pause * 2, 50)) {
-    try {
-      return await statement();
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() + pause > deadline) throw error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, pause));
   }
 }
