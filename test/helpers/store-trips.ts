@@ -14,6 +14,8 @@ export interface TripCounter {
   phase: string | undefined;
   /** `<phase> <driver> round trip|push|statement` → how many. */
   readonly counts: Map<string, number>;
+  /** What each push counted brought, as text, in order. */
+  readonly pushes: string[];
   /** Main-thread µs spent inside sqlite3 calls (binding, queueing), while counting. */
   sqliteCallMicros: number;
   /** Names the sockets to count: 'redis', 'postgres', or undefined for others. */
@@ -24,7 +26,13 @@ let installed: TripCounter | undefined;
 
 export function tripCounter(): TripCounter {
   if (installed) return installed;
-  const counter: TripCounter = { phase: undefined, counts: new Map(), sqliteCallMicros: 0, label: () => undefined };
+  const counter: TripCounter = {
+    phase: undefined,
+    counts: new Map(),
+    pushes: [],
+    sqliteCallMicros: 0,
+    label: () => undefined,
+  };
   const count = (what: string): void => {
     if (counter.phase === undefined) return;
     const key = `${counter.phase} ${what}`;
@@ -39,8 +47,11 @@ export function tripCounter(): TripCounter {
       if (!state) {
         const made = (state = { awaiting: false });
         sockets.set(this, made);
-        this.on('data', () => {
-          if (!made.awaiting) count(`${name} push`);
+        this.on('data', (data: Buffer) => {
+          if (!made.awaiting && counter.phase !== undefined) {
+            count(`${name} push`);
+            counter.pushes.push(data.toString());
+          }
           made.awaiting = false;
         });
       }
