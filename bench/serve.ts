@@ -16,7 +16,9 @@ import type { BenchFigure } from './index.js';
 const root = resolve(import.meta.dirname, '..');
 const CLI = join(root, 'dist', 'cli.js');
 const FIXTURE = join(root, 'examples', 'servers', 'dual-era.mjs');
-const CALLS = Number(process.env.MCPX_BENCH_SERVE_CALLS ?? 300);
+/** A bare node:http reverse proxy (no JSON, no checks): what any HTTP intermediary adds on this machine. */
+const BARE_PROXY = join(root, 'bench', 'bare-proxy', 'cli.js');
+const CALLS = Number(process.env.MCPX_BENCH_SERVE_CALLS ?? 1000);
 /** Calls of a fresh serve measured on their own (after the first few, which connect and fill caches). */
 const FRESH = 100;
 /**
@@ -45,6 +47,8 @@ interface Paired {
   direct: number;
   through: number;
   added: number;
+  /** What a bare node:http proxy in serve's place adds, measured in the same blocks: the floor of any HTTP intermediary. */
+  floor?: number;
 }
 
 /** Calls per block: long enough that each path runs warm, as a client calling in a loop finds it. */
@@ -57,50 +61,52 @@ const once = async (client: Client, tool: string, args: Record<string, unknown>)
 };
 
 /**
- * `calls` calls made directly and through serve, in blocks taking turns to go first, so a load spike during the
- * run falls on both paths alike; within a block the same path runs back to back (the processes on it stay awake).
- * Alternating call by call instead measured serve cold every time: on this VM an idle vCPU halts at once, and
- * waking it costs more than the whole of serve's work.
+ * `calls` calls on each path (direct first, then through serve, then any other), in blocks taking turns to go
+ * first, so a load spike during the run falls on every path alike; within a block the same path runs back to back
+ * (the processes on it stay awake). Returns each path's p50. Alternating call by call instead slows the direct
+ * calls: in the same runs, their p50 read 0.15-0.3 ms higher that way than in blocks (with serve or a bare proxy
+ * beside them), and the added time of whatever stood in serve's place as much lower.
  */
-async function timeBlocks(
-  direct: Client,
-  through: Client,
-  tool: string,
-  args: Record<string, unknown>,
-  calls: number,
-): Promise<Paired> {
+async function timeBlocks(clients: Client[], tool: string, args: Record<string, unknown>, calls: number): Promise<number[]> {
   const block = async (client: Client, into: number[]): Promise<void> => {
     await once(client, tool, args); // the first call of a block wakes its path
     for (let i = 0; i < BLOCK; i++) into.push(await once(client, tool, args));
   };
-  const directs: number[] = [];
-  const throughs: number[] = [];
-  for (let b = 0; b < Math.ceil(calls / BLOCK); b++) {
-    const [first, second] = b % 2 ? [direct, through] : [through, direct];
-    await block(first, first === direct ? directs : throughs);
-    await block(second, second === direct ? directs : throughs);
-  }
-  const [d, t] = [p50(directs), p50(throughs)];
-  return { direct: d, through: t, added: t - d };
+  const samples = clients.map(() => [] as number[]);
+  for (let b = 0; b < Math.ceil(calls / BLOCK); b++)
+    for (let k = 0; k < clients.length; k++) {
+      const path = (b + k) % clients.length;
+      await block(clients[path]!, samples[path]!);
+    }
+  return samples.map(p50);
 }
 
-/** A fresh serve's first calls (FRESH of them, after 20 that connect), then the steady figure after WARMUP more. */
+const paired = ([direct, through, floor]: number[]): Paired => ({
+  direct: direct!,
+  through: through!,
+  added: through! - direct!,
+  ...(floor !== undefined ? { floor: floor - direct! } : {}),
+});
+
+/**
+ * A fresh serve's first calls (FRESH of them, after 20 that connect), then the steady figure after WARMUP more.
+ * `floor`: a client through a bare proxy, timed beside serve in every block.
+ */
 async function timePaths(
   direct: Client,
   through: Client,
   tool: string,
   args: Record<string, unknown>,
+  floor?: Client,
 ): Promise<{ fresh: Paired; steady: Paired }> {
+  const clients = floor ? [direct, through, floor] : [direct, through];
   const warm = async (calls: number): Promise<void> => {
-    for (let i = 0; i < calls; i++) {
-      await once(direct, tool, args);
-      await once(through, tool, args);
-    }
+    for (let i = 0; i < calls; i++) for (const client of clients) await once(client, tool, args);
   };
   await warm(20);
-  const fresh = await timeBlocks(direct, through, tool, args, FRESH);
+  const fresh = paired(await timeBlocks(clients, tool, args, FRESH));
   await warm(WARMUP);
-  return { fresh, steady: await timeBlocks(direct, through, tool, args, CALLS) };
+  return { fresh, steady: paired(await timeBlocks(clients, tool, args, CALLS)) };
 }
 
 function startPrinting(args: string[], env: NodeJS.ProcessEnv): Promise<{ url: string; stop(): Promise<void> }> {
@@ -129,7 +135,7 @@ export async function run(): Promise<BenchFigure[]> {
   const env = { ...process.env, MCPX_STATE_DIR: join(dir, 'state'), HOME: dir };
   const figures: BenchFigure[] = [];
   const pair = (name: string, { fresh, steady }: { fresh: Paired; steady: Paired }, target?: string): void => {
-    const { direct, through, added } = steady;
+    const { direct, through, added, floor } = steady;
     figures.push({ suite: 'serve', name: `${name}: direct p50`, value: direct, unit: 'ms' });
     figures.push({ suite: 'serve', name: `${name}: through mcpx serve p50`, value: through, unit: 'ms' });
     figures.push({
@@ -139,6 +145,15 @@ export async function run(): Promise<BenchFigure[]> {
       unit: 'ms',
       ...(target ? { target } : {}),
     });
+    if (floor !== undefined) {
+      figures.push({
+        suite: 'serve',
+        name: `${name}: added p50 by a bare node:http proxy (the floor)`,
+        value: floor,
+        unit: 'ms',
+      });
+      figures.push({ suite: 'serve', name: `${name}: added p50 above that floor`, value: added - floor, unit: 'ms' });
+    }
     figures.push({ suite: 'serve', name: `${name}: ratio`, value: through / direct, unit: 'x' });
     figures.push({
       suite: 'serve',
@@ -177,19 +192,27 @@ export async function run(): Promise<BenchFigure[]> {
     const httpConfig = join(dir, 'http.json');
     writeFileSync(httpConfig, JSON.stringify({ mcpServers: { fx: { url: upstream.url } } }));
     const serve = await startPrinting([CLI, 'serve', '--http', '--config', httpConfig], env);
+    const bare = await startPrinting([BARE_PROXY, 'serve', '--http', '--config', httpConfig], env);
     const directHttp = await connect(new StreamableHTTPClientTransport(new URL(upstream.url)));
     const throughHttp = await connect(new StreamableHTTPClientTransport(new URL(serve.url)));
+    const bareHttp = await connect(new StreamableHTTPClientTransport(new URL(bare.url)));
     try {
-      pair('http tools/call no_ask', await timePaths(directHttp, throughHttp, 'no_ask', { text: 'x' }), 'at most 1 ms added');
+      pair(
+        'http tools/call no_ask',
+        await timePaths(directHttp, throughHttp, 'no_ask', { text: 'x' }, bareHttp),
+        'at most 1 ms added',
+      );
       pair(
         'http forwarded question (ask_form, answered at once)',
-        await timePaths(directHttp, throughHttp, 'ask_form', {}),
+        await timePaths(directHttp, throughHttp, 'ask_form', {}, bareHttp),
         'at most 5 ms beyond the answer',
       );
     } finally {
       await directHttp.close();
       await throughHttp.close();
+      await bareHttp.close();
       await serve.stop();
+      await bare.stop();
       await upstream.stop();
     }
   } finally {
