@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 /**
- * The floor for `mcpx serve --http` in bench/serve-http-paired.ts: a bare node:http reverse proxy taking serve's
- * arguments (`serve --http --config <file>`) in front of the config's one server. It reads each request whole and
- * forwards it over a keep-alive agent, and pipes the answer back: no JSON, no checks, no broker. Run it as a
- * baseline build: `BEFORE=bench/bare-proxy node --import tsx bench/serve-http-paired.ts`.
+ * The floor for `mcpx serve --http` in bench/serve.ts and bench/serve-http-paired.ts: a bare node:http reverse
+ * proxy taking serve's arguments (`serve --http --config <file>`) in front of the config's one server. It reads each
+ * request whole and forwards it over a keep-alive agent, and pipes the answer back: no JSON, no checks, no broker.
+ * `npm run bench -- serve` times it beside serve; paired, run it as a baseline build:
+ * `BEFORE=bench/bare-proxy node --import tsx bench/serve-http-paired.ts`.
  */
 import { readFileSync } from 'node:fs';
 import { Agent, createServer, request } from 'node:http';
