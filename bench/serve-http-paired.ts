@@ -6,7 +6,7 @@
  * second serve from another build to every round (before/after in one run); BEFORE=a,b adds several (each labelled
  * with the name of its dist directory's parent). BEFORE=bench/bare-proxy runs a bare node:http proxy in serve's
  * place: the floor any HTTP intermediary pays on this machine, measured in the same rounds. Added figures here read
- * 0.15-0.3 ms lower than in `npm run bench -- serve`'s blocks (a direct call made right after a call through an
+ * 0.09-0.56 ms lower than in `npm run bench -- serve`'s blocks (a direct call made right after a call through an
  * intermediary is slower): use this to compare builds, the bench for the figure held to the target.
  *   node --import tsx bench/serve-http-paired.ts        (after npm run build; N=150 rounds by default)
  * TOOLS=no_ask runs one of the two; SERVE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" passes node flags to the serves only (for profiling them).

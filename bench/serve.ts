@@ -64,8 +64,8 @@ const once = async (client: Client, tool: string, args: Record<string, unknown>)
  * `calls` calls on each path (direct first, then through serve, then any other), in blocks taking turns to go
  * first, so a load spike during the run falls on every path alike; within a block the same path runs back to back
  * (the processes on it stay awake). Returns each path's p50. Alternating call by call instead slows the direct
- * calls: in the same runs, their p50 read 0.15-0.3 ms higher that way than in blocks (with serve or a bare proxy
- * beside them), and the added time of whatever stood in serve's place as much lower.
+ * calls: in seven runs timing both ways in turn, their p50 read 0.01-0.31 ms higher that way than in blocks (serve
+ * or a bare proxy beside them), and the added time of whatever stood in serve's place 0.09-0.56 ms lower.
  */
 async function timeBlocks(clients: Client[], tool: string, args: Record<string, unknown>, calls: number): Promise<number[]> {
   const block = async (client: Client, into: number[]): Promise<void> => {
