@@ -153,6 +153,8 @@ export async function run(): Promise<BenchFigure[]> {
         unit: 'ms',
       });
       figures.push({ suite: 'serve', name: `${name}: added p50 above that floor`, value: added - floor, unit: 'ms' });
+      // How many bare proxies serve costs: on a plain call it moves less with the machine's phase than either figure.
+      figures.push({ suite: 'serve', name: `${name}: added p50 as a multiple of the floor`, value: added / floor, unit: 'x' });
     }
     figures.push({ suite: 'serve', name: `${name}: ratio`, value: through / direct, unit: 'x' });
     figures.push({

@@ -11,6 +11,7 @@ import type { Answer, ElicitContext, ElicitHandler, Question } from '../types.js
 import type { CallOutcome, Continuation } from './outcome.js';
 import { QUESTION_ID, isExactContinuation } from './continuation-shape.js';
 import { questionsFromInputRequests, toWireResult, type WireElicitResult } from './seam.js';
+import { PlainPostTransport } from './plain-post.js';
 import { methodField, requestLabel, requestParams, type AskingMethod } from './requests.js';
 
 /** SEP-2243: the request's headers disagree with its body or the tool's declared `x-mcp-header`s. */
@@ -146,20 +147,37 @@ async function send(
   mayRetry: boolean,
 ): Promise<unknown> {
   const headers = await options.headers?.();
+  const sentAt = Date.now();
+  const transport = options.client.transport;
+  // A plain tools/call over plain HTTP goes past the SDK's request layer (plain-post.ts); what it cannot read
+  // itself (a question, an error, a stream) comes back as a hand-off, which the SDK's request below reads.
+  const direct =
+    method === 'tools/call' && transport instanceof PlainPostTransport && params._meta === undefined && !hasAny(headers)
+      ? await transport.sendDirect(options.client, params as { name: string }, {
+          timeoutMs: options.requestTimeoutMs,
+          ...(options.signal ? { signal: options.signal } : {}),
+        })
+      : undefined;
+  if (direct && 'result' in direct) return direct.result;
   try {
     return await options.client.request({ method, params }, asReceived, {
       allowInputRequired: true,
-      timeout: options.requestTimeoutMs,
+      timeout: direct ? Math.max(1, options.requestTimeoutMs - (Date.now() - sentAt)) : options.requestTimeoutMs,
       ...(options.signal ? { signal: options.signal } : {}),
-      ...(headers && Object.keys(headers).length ? { headers } : {}),
+      ...(direct ? { headers: direct.handOff } : hasAny(headers) ? { headers } : {}),
     });
   } catch (error) {
     if (!mayRetry || !options.onHeaderMismatch || !(error instanceof ProtocolError) || error.code !== HEADER_MISMATCH)
       throw error;
     await options.onHeaderMismatch();
     return send(options, method, params, false);
+  } finally {
+    if (direct) (transport as PlainPostTransport).endHandOff(direct.handOff);
   }
 }
+
+const hasAny = (headers: Record<string, string> | undefined): headers is Record<string, string> =>
+  headers !== undefined && Object.keys(headers).length > 0;
 
 /** Asks the handler one question; its deadline answers cancel. Invalid content throws (nothing is sent). */
 async function askHandler(options: ModernCallOptions, question: Question, expiresAt: number): Promise<Answer | undefined> {

@@ -11,7 +11,7 @@ import { Client, StreamableHTTPClientTransport, type FetchLike, type Transport }
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeFetch } from '../../src/client/node-fetch.js';
 import { createStreamLinks } from '../../src/client/stream-links.js';
-import { asReceived } from '../../src/client/modern-call.js';
+import { asReceived, runModernCall } from '../../src/client/modern-call.js';
 import { PlainPostTransport, nodePostJson } from '../../src/client/plain-post.js';
 import type { NodeFetch } from '../../src/client/node-fetch.js';
 import type { StreamLinks } from '../../src/client/stream-links.js';
@@ -241,5 +241,101 @@ describe('PlainPostTransport', () => {
       accept: 'application/json, text/event-stream',
       'content-type': 'application/json',
     });
+  });
+});
+
+/** One call as modern-call.ts makes it (through the direct path where the transport has one), on a fresh client. */
+async function runCall(
+  make: Make,
+  tool: string,
+  opts: { abortAfterMs?: number; timeoutMs?: number; init?: RequestInit['headers'] } = {},
+) {
+  seen = [];
+  const nodeFetch = createNodeFetch();
+  const links = createStreamLinks(nodeFetch.fetch);
+  const client = new Client({ name: 'mcpx', version: '0.1.0' }, { capabilities: { elicitation: { form: {} } } });
+  const reported: string[] = [];
+  client.onerror = (error) => reported.push(`${error.constructor.name}: ${error.message}`);
+  const init = opts.init ? { requestInit: { headers: opts.init } } : {};
+  await client.connect(make(url, { fetch: links.fetch, ...init }, nodeFetch, links), {
+    prior: { kind: 'modern', discover: discover as never },
+  });
+  const abort = new AbortController();
+  if (opts.abortAfterMs !== undefined) setTimeout(() => abort.abort(new Error('stop')), opts.abortAfterMs);
+  let outcome: unknown;
+  try {
+    const { continuation, ...value } = (await runModernCall({
+      client,
+      server: 'scripted',
+      tool,
+      arguments: { a: 1 },
+      callId: 'call-1',
+      ttlMs: 60_000,
+      requestTimeoutMs: opts.timeoutMs ?? 1_000,
+      signal: abort.signal,
+      now: () => 0,
+    })) as { continuation?: unknown };
+    // Question ids are random: only their place is compared.
+    const unrandom = (text: string) => text.replace(/elc-[0-9a-f]{16}/g, 'elc-<id>');
+    outcome = { value: unrandom(JSON.stringify(value)), continuation: unrandom(JSON.stringify(continuation) ?? '') };
+  } catch (error) {
+    const e = error as Error & { code?: unknown; data?: unknown; cause?: Error & { code?: unknown } };
+    outcome = {
+      error: e.constructor.name,
+      message: e.message,
+      code: e.code,
+      data: JSON.stringify(e.data),
+      cause: `${e.cause?.constructor.name}: ${e.cause?.message} (${String(e.cause?.code)})`,
+    };
+  }
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  await client.close();
+  nodeFetch.close();
+  // The direct path posts under an id of its own: the rest of each request must be the SDK's.
+  const bodies = seen.map((s) => ({
+    ...s,
+    headers: s.headers.map((value, i) => (s.headers[i - 1]?.toLowerCase() === 'content-length' ? '<length>' : value)),
+    body: s.body.replace(/"id":("mcpx-\d+"|\d+)/, '"id":"<id>"'),
+  }));
+  return { outcome, reported, seen: bodies, ids: seen.map((s) => /"id":("mcpx-\d+"|\d+)/.exec(s.body)?.[1]) };
+}
+
+describe("modern-call's direct path (PlainPostTransport.sendDirect, hand-offs)", () => {
+  for (const tool of Object.keys(answers).filter((t) => t !== 'slow'))
+    it(`gives what the SDK's request gives: ${tool}`, async () => {
+      const expected = await runCall(sdk, tool);
+      const got = await runCall(plainNode, tool);
+      expect({ ...got, ids: undefined }).toEqual({ ...expected, ids: undefined });
+      // Sent once, past the SDK's request (its own id), whatever the answer; a hand-off is never sent again.
+      expect(got.ids.filter((id) => id?.startsWith('"mcpx-'))).toHaveLength(1);
+      expect(got.seen).toHaveLength(expected.seen.length);
+    });
+
+  it('is taken for a plain call, and returns the result the SDK returns', async () => {
+    const got = await runCall(plainNode, 'plain');
+    expect(got.ids).toEqual(['"mcpx-1"']);
+    expect(JSON.parse((got.outcome as { value: string }).value)).toEqual({
+      status: 'complete',
+      callId: 'call-1',
+      server: 'scripted',
+      tool: 'plain',
+      result: { content: [{ type: 'text', text: 'hi', extra: 1 }], _meta: { 'io.modelcontextprotocol/serverInfo': serverInfo } },
+    });
+    // A config's headers go with it as with the SDK's request.
+    const init = { authorization: 'Bearer t', 'x-config': 'c', Accept: 'text/html' };
+    const withHeaders = await runCall(plainNode, 'plain', { init });
+    expect(withHeaders.ids).toEqual(['"mcpx-1"']);
+    expect({ ...withHeaders, ids: undefined }).toEqual({ ...(await runCall(sdk, 'plain', { init })), ids: undefined });
+    // Without node:http's postJson (an https: upstream) the SDK's request sends it, as before.
+    expect((await runCall(plain, 'plain')).ids).toEqual(['0']);
+  });
+
+  it("gives what the SDK's request gives when the call is cancelled or times out", async () => {
+    for (const opts of [{ abortAfterMs: 50 }, { timeoutMs: 50 }]) {
+      const expected = await runCall(sdk, 'slow', opts);
+      const got = await runCall(plainNode, 'slow', opts);
+      expect({ ...got, ids: undefined }).toEqual({ ...expected, ids: undefined });
+      expect(got.ids).toEqual(['"mcpx-1"']);
+    }
   });
 });
