@@ -136,18 +136,24 @@ const plain: Make = (u, o) => new PlainPostTransport(u, o);
 /** Through node:http directly (an http: upstream, as mcpx connects one). */
 const plainNode: Make = (u, o, node, links) => new PlainPostTransport(u, { ...o, postJson: nodePostJson(node, links) });
 
-/** One call through a fresh client on the given transport: what the server saw and what came back. */
-async function run(
-  make: Make,
-  tool: string,
-  opts: { abortAfterMs?: number; headers?: Record<string, string>; init?: RequestInit['headers']; bare?: boolean } = {},
-) {
+/** A client of its own for one call, what the server saw cleared, and what the client tells `onerror`. */
+function freshClient() {
   seen = [];
   const nodeFetch = createNodeFetch();
   const links = createStreamLinks(nodeFetch.fetch);
   const client = new Client({ name: 'mcpx', version: '0.1.0' }, { capabilities: { elicitation: { form: {} } } });
   const reported: string[] = [];
   client.onerror = (error) => reported.push(`${error.constructor.name}: ${error.message}`);
+  return { nodeFetch, links, client, reported };
+}
+
+/** One call through a fresh client on the given transport: what the server saw and what came back. */
+async function run(
+  make: Make,
+  tool: string,
+  opts: { abortAfterMs?: number; headers?: Record<string, string>; init?: RequestInit['headers']; bare?: boolean } = {},
+) {
+  const { nodeFetch, links, client, reported } = freshClient();
   // bare: no headers of the caller's at all (the usual call).
   const transport = make(
     url,
@@ -250,12 +256,7 @@ async function runCall(
   tool: string,
   opts: { abortAfterMs?: number; timeoutMs?: number; init?: RequestInit['headers'] } = {},
 ) {
-  seen = [];
-  const nodeFetch = createNodeFetch();
-  const links = createStreamLinks(nodeFetch.fetch);
-  const client = new Client({ name: 'mcpx', version: '0.1.0' }, { capabilities: { elicitation: { form: {} } } });
-  const reported: string[] = [];
-  client.onerror = (error) => reported.push(`${error.constructor.name}: ${error.message}`);
+  const { nodeFetch, links, client, reported } = freshClient();
   const init = opts.init ? { requestInit: { headers: opts.init } } : {};
   await client.connect(make(url, { fetch: links.fetch, ...init }, nodeFetch, links), {
     prior: { kind: 'modern', discover: discover as never },
