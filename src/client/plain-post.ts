@@ -62,10 +62,10 @@ const resultResponse = specTypeSchemas.JSONRPCResultResponse['~standard'];
 const callToolResult = specTypeSchemas.CallToolResult['~standard'];
 
 /** The header that marks the SDK's request for a call whose answer `sendDirect` already holds (never sent). */
-export const HAND_OFF_HEADER = 'x-mcpx-hand-off';
+const HAND_OFF_HEADER = 'x-mcpx-hand-off';
 
 /** What `sendDirect` did: the call's complete result, or the headers to send the SDK's request with. */
-export type DirectOutcome = { result: Record<string, unknown> } | { handOff: Record<string, string> };
+type DirectOutcome = { result: Record<string, unknown> } | { handOff: Record<string, string> };
 
 /** An answer `sendDirect` received that only the SDK's request reads: parsed JSON, or the answer as `fetch` gives it. */
 type Held = { value: unknown } | { response: Response };
@@ -161,10 +161,7 @@ export class PlainPostTransport extends StreamableHTTPClientTransport {
         answer instanceof JsonAnswer ||
         (answer.ok && answer.status !== 202 && isJsonContentType(answer.headers.get('content-type') ?? undefined));
       if (whole) {
-        const data: unknown = answer instanceof JsonAnswer ? answer.value : await answer.json();
-        const messages = Array.isArray(data) ? data.map((m) => parseJSONRPCMessage(m)) : [asMessage(data)];
-        for (const m of messages) this.onmessage?.(m);
-        return;
+        return this.#deliver(answer instanceof JsonAnswer ? answer.value : await answer.json());
       }
       response = answer;
     } catch (error) {
@@ -248,15 +245,12 @@ export class PlainPostTransport extends StreamableHTTPClientTransport {
     if (!held) throw new Error(`mcpx: no answer is held for the call ${id}; it is not sent again`);
     this.#renamed.set(id, message.id);
     if ('value' in held) {
-      let messages: JSONRPCMessage[];
       try {
-        messages = Array.isArray(held.value) ? held.value.map((v) => parseJSONRPCMessage(v)) : [asMessage(held.value)];
+        return this.#deliver(held.value);
       } catch (error) {
         this.onerror?.(error as Error);
         throw error;
       }
-      for (const m of messages) this.onmessage?.(m);
-      return;
     }
     const { [HAND_OFF_HEADER]: _handOff, ...headers } = options.headers!;
     const body = JSON.stringify(message);
@@ -267,6 +261,12 @@ export class PlainPostTransport extends StreamableHTTPClientTransport {
     } finally {
       this.#received.delete(body);
     }
+  }
+
+  /** A whole JSON answer's messages, checked as the SDK's send checks them, to the SDK. */
+  #deliver(data: unknown): void {
+    const messages = Array.isArray(data) ? data.map((m) => parseJSONRPCMessage(m)) : [asMessage(data)];
+    for (const m of messages) this.onmessage?.(m);
   }
 
   /** A response to a handed-off call, under the SDK's id for it. */
@@ -360,16 +360,17 @@ function completeResult(value: unknown, id: string): Record<string, unknown> | u
 async function renamedBody(response: Response, from: string, to: string | number): Promise<Response> {
   const text = await response.text();
   const init = { status: response.status, statusText: response.statusText, headers: response.headers };
-  let id: unknown;
+  let parsed: { id?: unknown } | null;
   try {
-    id = (JSON.parse(text) as { id?: unknown } | null)?.id;
+    parsed = JSON.parse(text) as { id?: unknown } | null;
   } catch {
     return new Response(text, init);
   }
-  if (id !== from) return new Response(text, init);
+  if (parsed?.id !== from) return new Response(text, init);
   const renamed = text.replace(/("id"\s*:\s*)"mcpx-\d+"/, (_match, key: string) => key + JSON.stringify(to));
+  // The replaced text, unless the first such id in it was not the response's own.
   return new Response(
-    (JSON.parse(renamed) as { id?: unknown }).id === to ? renamed : JSON.stringify({ ...JSON.parse(text), id: to }),
+    (JSON.parse(renamed) as { id?: unknown }).id === to ? renamed : JSON.stringify({ ...parsed, id: to }),
     init,
   );
 }
