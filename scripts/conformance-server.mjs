@@ -75,7 +75,8 @@ export async function runServerScenarios({ repo, runReferee, resultsDir, only })
     const upstream = await fixture.url;
     const configPath = join(stateDir, 'mcpx.json');
     writeFileSync(configPath, JSON.stringify({ mcpServers: { conformance: { url: upstream } } }));
-    serve = startPrinting(process.execPath, [cli, 'serve', '--http', '--config', configPath], env);
+    // The referee sends no Authorization header, and this run is about the protocol: --no-auth, on loopback.
+    serve = startPrinting(process.execPath, [cli, 'serve', '--http', '--no-auth', '--config', configPath], env);
     const through = await serve.url;
     for (const spec of SPECS) {
       const required = (await requiredServerScenarios(runReferee, spec)).filter((s) => !only?.length || only.includes(s));

@@ -5,7 +5,7 @@
  * caller's token opened by naming it in X-Mcpx-Session.
  */
 import { spawn } from 'node:child_process';
-import { statSync, writeFileSync } from 'node:fs';
+import { chmodSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -103,6 +103,18 @@ describe('mcpx serve --http on loopback requires a bearer token', () => {
     expect(code).toBe(2);
     expect(stdout).toBe('');
     expect(stderr).toMatch(/--no-auth is allowed on loopback only/);
+  });
+});
+
+describe('a token file other users could read', () => {
+  it('is refused, before serving anything: its tokens may be known', async () => {
+    const tokenFile = join(setup.dir, 'open-tokens');
+    writeFileSync(tokenFile, `${'c'.repeat(32)}\n`, { mode: 0o644 });
+    chmodSync(tokenFile, 0o644);
+    const run = await setup.cli(['serve', '--config', setup.configPath, '--http', '--token-file', tokenFile]);
+    expect(run.code).not.toBe(0);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/can be read by other users \(mode 0644\)/);
   });
 });
 

@@ -188,15 +188,31 @@ function pathOf(url: string | undefined): string {
   return new URL(url ?? '/', 'http://localhost').pathname;
 }
 
-export async function serveOverHttp(core: ServeCore, options: HttpServeOptions): Promise<HttpServe> {
-  const loopback = isLoopback(options.host);
-  if (!loopback && 'none' in options.auth)
+/** No token, or none accepted: 401, saying what to send. */
+function refuseUnauthorized(res: ServerResponse): void {
+  jsonError(
+    res,
+    401,
+    -32001,
+    'Unauthorized: send Authorization: Bearer <token> (the token mcpx serve printed at start, kept in <stateDir>/serve-token, or MCPX_SERVE_TOKEN)',
+    { 'www-authenticate': 'Bearer' },
+  );
+}
+
+/** Serving with no token at all is for loopback only; with tokens, there must be one. */
+function checkAuth(auth: ServeAuth, host: string, loopback: boolean): void {
+  if (!loopback && 'none' in auth)
     throw new McpxError(
       'CONFIG_INVALID',
-      `--no-auth is for loopback only: serving on ${options.host} without a token would let anyone who reaches it call every tool with your credentials`,
+      `--no-auth is for loopback only: serving on ${host} without a token would let anyone who reaches it call every tool with your credentials`,
     );
-  if ('tokens' in options.auth && !options.auth.tokens.length)
+  if ('tokens' in auth && !auth.tokens.length)
     throw new McpxError('CONFIG_INVALID', 'mcpx serve --http needs at least one bearer token');
+}
+
+export async function serveOverHttp(core: ServeCore, options: HttpServeOptions): Promise<HttpServe> {
+  const loopback = isLoopback(options.host);
+  checkAuth(options.auth, options.host, loopback);
   const principals = createPrincipals(options.auth, core.defaultSession);
   const allowedHosts = loopback
     ? localhostAllowedHostnames()
@@ -248,14 +264,7 @@ export async function serveOverHttp(core: ServeCore, options: HttpServeOptions):
     const origin = validateOriginHeader(req.headers.origin, allowedOrigins);
     if (!origin.ok) return jsonError(res, 403, -32000, `Forbidden: ${origin.message}`);
     const principal = principals.of(req.headers.authorization);
-    if (principal === undefined)
-      return jsonError(
-        res,
-        401,
-        -32001,
-        'Unauthorized: send Authorization: Bearer <token> (the token mcpx serve printed at start, kept in <stateDir>/serve-token, or MCPX_SERVE_TOKEN)',
-        { 'www-authenticate': 'Bearer' },
-      );
+    if (principal === undefined) return refuseUnauthorized(res);
     if (path !== '/mcp')
       return void res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: the MCP endpoint is /mcp');
     const body = req.method === 'POST' ? await readBody(req) : undefined;

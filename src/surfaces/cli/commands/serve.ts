@@ -59,7 +59,8 @@ export const command: Command = async (argv, io) => {
   const port = parsed.flags.port === undefined ? 0 : Number(parsed.flags.port);
   const httpOnly = ['port', 'host', 'token-file', 'no-auth'].filter((flag) => parsed.flags[flag] !== undefined);
   if (!http && httpOnly.length) {
-    io.stderr.write(`mcpx serve: ${httpOnly.map((flag) => `--${flag}`).join(' and ')} go with --http\n\n${USAGE}`);
+    const flags = httpOnly.map((flag) => `--${flag}`).join(' and ');
+    io.stderr.write(`mcpx serve: ${flags} ${httpOnly.length > 1 ? 'go' : 'goes'} with --http\n\n${USAGE}`);
     return EXIT.USAGE;
   }
   const host = typeof parsed.flags.host === 'string' ? parsed.flags.host : '127.0.0.1';
