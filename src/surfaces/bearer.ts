@@ -1,10 +1,10 @@
 /**
-^ * Bearer tokens for the listeners other local users could reach (the daemon's loopback port, `mcpx serve --http`):
+ * Bearer tokens for the listeners other local users could reach (the daemon's loopback port, `mcpx serve --http`):
  * made the same way, kept in files only their owner can read, and compared in constant time. Shared by the
  * surfaces; itself no surface (it imports none).
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { linkSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /** A fresh token: 32 random bytes, hex. */
@@ -27,22 +27,15 @@ export function bearerIn(header: string | undefined, tokens: readonly string[]):
   return found;
 }
 
-/** Writes a file only its owner may read (0600), whole or not at all: a temporary file renamed over it. */
-export function writePrivateFile(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, text, { mode: 0o600 });
-  renameSync(temp, path);
-}
-
 /**
- * Creates a 0600 file holding `text` unless one exists: true when this call made it. Whole or not at all, and of
- * two processes racing, exactly one makes it (a hard link fails when the name is taken).
+ * Creates a 0600 file holding `text` (its dir 0700) unless one exists: true when this call made it. Whole or not at
+ * all, and of two processes racing, exactly one makes it (a hard link fails when the name is taken), so two serves
+ * starting at once agree on one token.
  */
 export function createPrivateFile(path: string, text: string): boolean {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, text, { mode: 0o600 });
+  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(temp, text, { mode: 0o600, flag: 'wx' });
   try {
     linkSync(temp, path);
     return true;
