@@ -1,5 +1,5 @@
 /**
- * Through `mcpx serve` (the built CLI over stdio), a tool with an output schema whose call stops on a question, for a
+ * Through `mcpx serve` (the built CLI, over stdio and HTTP), a tool with an output schema whose call stops on a question, for a
  * client that declared no elicitation (most hosts): the result must still reach the agent with the question's id and
  * the ways to answer it. Both SDKs' `callTool` refuse a non-error result without structured content from such a tool
  * ("has an output schema but did not return structured content"), so the agent never saw the question. The waiting
@@ -9,7 +9,16 @@
  */
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveSetup, textOf, v1Client, v2Client, type ServeSetup, type TestClient } from '../helpers/serve.js';
+import {
+  httpClient,
+  serveSetup,
+  startHttpServe,
+  textOf,
+  v1Client,
+  v2Client,
+  type ServeSetup,
+  type TestClient,
+} from '../helpers/serve.js';
 
 const FIXTURE = resolve(import.meta.dirname, '..', 'fixtures', 'servers', 'structured-asks.mjs');
 
@@ -28,15 +37,32 @@ beforeAll(() => {
 const idIn = (text: string): string => /elc-[0-9a-f]{16}/.exec(text)![0];
 const taskIn = (text: string): string => /tsk-[0-9a-f]{16}/.exec(text)![0];
 
-const clients: Array<{ name: string; open: () => Promise<TestClient> }> = [
-  { name: 'v2 client (modern)', open: () => v2Client(setup, { era: 'modern' }) },
-  { name: 'v2 client (legacy)', open: () => v2Client(setup, { era: 'legacy' }) },
-  { name: 'v1 client (legacy)', open: () => v1Client(setup) },
+/** `mcpx serve --http` and a client of it, closed together. */
+async function overHttp(sdk: 'v1' | 'v2', era: 'legacy' | 'modern'): Promise<TestClient> {
+  const serve = await startHttpServe(setup);
+  const client = await httpClient(serve.url, { sdk, era });
+  return {
+    ...client,
+    close: async () => {
+      await client.close();
+      await serve.close();
+    },
+  };
+}
+
+// The CLI answers in the serve's session over stdio (MCPX_SESSION_ID); an HTTP client's session is its own (a legacy
+// MCP session), so there the CLI answers as an operator (--all).
+const clients: Array<{ name: string; open: () => Promise<TestClient>; cliFlags: string[] }> = [
+  { name: 'v2 client (modern)', open: () => v2Client(setup, { era: 'modern' }), cliFlags: [] },
+  { name: 'v2 client (legacy)', open: () => v2Client(setup, { era: 'legacy' }), cliFlags: [] },
+  { name: 'v1 client (legacy)', open: () => v1Client(setup), cliFlags: [] },
+  { name: 'v2 client (modern, over HTTP)', open: () => overHttp('v2', 'modern'), cliFlags: ['--all'] },
+  { name: 'v1 client (legacy, over HTTP)', open: () => overHttp('v1', 'legacy'), cliFlags: ['--all'] },
 ];
 
 describe.each(clients)(
   'a tool with an output schema waiting on a question, for the $name declaring no elicitation',
-  ({ open }) => {
+  ({ open, cliFlags }) => {
     let client: TestClient;
     beforeAll(async () => {
       client = await open();
@@ -72,7 +98,7 @@ describe.each(clients)(
       expect(first.isError).toBe(true);
       const text = textOf(first);
       const id = idIn(text);
-      const answered = await setup.cli(['elicit', 'answer', id, '{"queue":"dev"}']);
+      const answered = await setup.cli(['elicit', 'answer', ...cliFlags, id, '{"queue":"dev"}']);
       expect(answered.code, answered.stderr).toBe(0);
       const result = await client.callTool('mcpx_call_result', { task: taskIn(text), waitSeconds: 20 });
       expect(result.isError).toBeFalsy();
@@ -83,7 +109,7 @@ describe.each(clients)(
       const first = await client.callTool('modern__ask_confirm', {});
       expect(first.isError).toBeFalsy();
       expect(textOf(first)).not.toMatch(/has NOT failed/);
-      expect((await setup.cli(['elicit', 'cancel', idIn(textOf(first))])).code).toBe(0);
+      expect((await setup.cli(['elicit', 'cancel', ...cliFlags, idIn(textOf(first))])).code).toBe(0);
     });
   },
 );
