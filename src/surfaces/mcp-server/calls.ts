@@ -22,7 +22,7 @@ import type { ServeCore, Stop } from './core.js';
 import { stopFromStore } from './held-elsewhere.js';
 import type { ToolRef } from './names.js';
 import { relay, wantsRelay, type RelayState } from './relay.js';
-import { passResult, stopResult } from './render.js';
+import { inputRequiredResult, passResult } from './render.js';
 import type { RequestStateSeal } from './request-state.js';
 import { asKind, failedOrThrow, METHODS, type Kind, type Served } from './served-kind.js';
 
@@ -93,6 +93,9 @@ export function createCalls(
 ): Calls {
   const { session } = connection;
 
+  const declaresOutputSchema = async (name: string): Promise<boolean> =>
+    (await core.catalog()).tools.some((tool) => tool.name === name && tool.outputSchema !== undefined);
+
   /** `fresh`: the stop was just reached by a call this process drives, so its new questions need no read. */
   const pendingOf = async (step: Stop['step'], fresh: boolean): Promise<ElicitRequest[]> => {
     if (step.status !== 'input-required') return [];
@@ -125,7 +128,10 @@ export function createCalls(
         current = await next(current);
         continue;
       }
-      if (!canAsk(call.capabilities, pending)) return asKind(kind, stopResult(step, pending, Date.now()), name);
+      if (!canAsk(call.capabilities, pending)) {
+        const outputSchema = kind === 'tool' && (await declaresOutputSchema(name));
+        return asKind(kind, inputRequiredResult(step.task, pending, Date.now(), { outputSchema }), name);
+      }
       const asked: Record<string, string> = {};
       const inputRequests: Record<string, ReturnType<typeof inputRequired.elicit>> = {};
       for (const q of pending) {
