@@ -11,6 +11,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryEraCache } from '../../src/client/era-cache.js';
+import { createMcpx } from '../../src/mcpx.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');
@@ -131,5 +133,42 @@ describe('a secret in a failing server’s command line, env and stderr', () => 
     expect(bytes.includes('${MYTOKEN}')).toBe(true);
     expect(bytes.includes(token)).toBe(false);
     expect(bytes.includes(stored)).toBe(false);
+  });
+});
+
+describe('a secret in a CLI adapter’s command line', () => {
+  it('shows as ${MYTOKEN} in the tool’s description, its write confirmation and its failure', async () => {
+    // The program prints its whole command line to stderr and fails, as a program refusing a token might.
+    const shout = 'process.stderr.write("refused " + process.argv.slice(1).join(" ")); process.exit(2)';
+    const questions: string[] = [];
+    const mcpx = await createMcpx({
+      config: {
+        mcpServers: {
+          tool: {
+            cli: process.execPath,
+            args: ['-e', shout, '--', '--token=${MYTOKEN}'],
+            commands: { push: { description: 'Pushes.', args: [], writes: true } },
+          },
+        },
+      } as never,
+      env: { PATH: process.env.PATH ?? '', MYTOKEN: token },
+      eraCache: createMemoryEraCache(),
+      onElicit: async (question) => {
+        questions.push(question.message);
+        return { action: 'accept', content: {} };
+      },
+    });
+    try {
+      const [tool] = await mcpx.listTools('tool');
+      expect(tool!.description).toContain('--token=${MYTOKEN}');
+      const outcome = await mcpx.callTool('tool', 'push', {});
+      expect(questions).toHaveLength(1);
+      expect(questions[0]).toContain('--token=${MYTOKEN}');
+      const shown = JSON.stringify(outcome);
+      expect(shown).toContain('refused --token=${MYTOKEN}');
+      expectClean(JSON.stringify([tool, questions, outcome]));
+    } finally {
+      await mcpx.close();
+    }
   });
 });
