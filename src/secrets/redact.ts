@@ -13,17 +13,34 @@ export type SecretForms = ReadonlyMap<string, string>;
  */
 export const MIN_SECRET_LENGTH = 4;
 
-/** `text` with every known secret value replaced by its shown form (longest first, so no secret is cut in two). */
-export function redact(text: string, forms: SecretForms | undefined): string {
-  if (!forms?.size || !text) return text;
+/**
+ * Every value this process read from or wrote to a secret store (tokens, asked credentials): scrubbed from all
+ * text, whichever instance or config it belongs to. Config `${VAR}` values are not here: they are scrubbed where
+ * their config is used (`forms`), since a `${HOME}` of one config is no secret to another.
+ */
+const kept = new Map<string, string>();
+
+/** Notes a value of a secret store, so no message of this process shows it. */
+export function rememberSecret(value: string, shown: string): void {
+  if (value.length >= MIN_SECRET_LENGTH && !kept.has(value)) kept.set(value, shown);
+}
+
+/**
+ * `text` with every known secret value replaced by its shown form: `forms` (a config's), then the values of the
+ * secret store (longest first, so no secret is cut in two).
+ */
+export function redact(text: string, forms?: SecretForms): string {
+  if (!text || (!forms?.size && !kept.size)) return text;
   let out = text;
-  for (const [value, shown] of [...forms].sort((a, b) => b[0].length - a[0].length)) {
-    if (value.length >= MIN_SECRET_LENGTH && out.includes(value)) out = out.split(value).join(shown);
+  for (const known of forms?.size ? [forms, kept] : [kept]) {
+    for (const [value, shown] of [...known].sort((a, b) => b[0].length - a[0].length)) {
+      if (value.length >= MIN_SECRET_LENGTH && out.includes(value)) out = out.split(value).join(shown);
+    }
   }
   return out;
 }
 
-/** How a value kept in the secret store for a server's `{"ask": ...}` entry is shown (`env.GITHUB_TOKEN`). */
+/** How a value kept in the secret store is shown: the entry (`env.GITHUB_TOKEN`) or the store's account. */
 export function secretStoreForm(entry: string): string {
   return `[secret ${entry}]`;
 }

@@ -12,7 +12,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryEraCache } from '../../src/client/era-cache.js';
+import { McpxError } from '../../src/errors.js';
 import { createMcpx } from '../../src/mcpx.js';
+import { openSecretStore } from '../../src/secrets/index.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');
@@ -170,5 +172,19 @@ describe('a secret in a CLI adapter’s command line', () => {
     } finally {
       await mcpx.close();
     }
+  });
+});
+
+describe('a value of the secret store, anywhere in the process', () => {
+  it('is in no McpxError message once read or written, and only a JSON record’s secret fields count', async () => {
+    const store = await openSecretStore({ stateDir: mkdtempSync(join(tmpdir(), 'mcpx-redaction-store-')), prefer: 'file' });
+    const access = `at-${randomBytes(12).toString('hex')}`;
+    await store.set('oauth', 'srv tokens', JSON.stringify({ access_token: access, token_type: 'Bearer' }));
+    const read = await store.get('credential:asked', 'env.NOT_THERE');
+    expect(read).toBeUndefined();
+    const fresh = `fresh-${randomBytes(12).toString('hex')}`;
+    await store.set('credential:x', 'env.X_TOKEN', fresh);
+    const message = new McpxError('CALL_FAILED', `upstream said: bad ${access} (Bearer) and ${fresh}`).message;
+    expect(message).toBe('upstream said: bad [secret srv tokens access_token] (Bearer) and [secret env.X_TOKEN]');
   });
 });
