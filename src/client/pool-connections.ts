@@ -11,6 +11,7 @@ import { stateDir } from '../paths.js';
 import type { SecretStore } from '../secrets/types.js';
 import type { ClientPoolOptions } from './client-pool.js';
 import { openConnection, type Connection, type LegacyLink } from './connection.js';
+import { redact, secretStoreForm } from '../secrets/redact.js';
 import { askedEntries, readAsked, type AskedEntry, type AskedValues } from './credentials.js';
 import type { LegacyCall } from './legacy-call.js';
 import type { CallNotifications } from './outcome.js';
@@ -114,6 +115,8 @@ export function createConnections(options: ClientPoolOptions): Connections {
   const pool = new Map<string, Promise<Pooled>>();
   const routes = new Map<string, CallNotifications>();
   let closed = false;
+  // The config's `${VAR}` values, and each asked credential once read: scrubbed from every connect failure.
+  const secretForms = new Map(options.config.secretForms ?? []);
   const elicitation = {
     form: Boolean(options.onElicit || options.answerLater),
     url: Boolean((options.openUrl || options.urlOpenedByAnswerer) && (options.onElicit || options.answerLater)),
@@ -163,6 +166,7 @@ export function createConnections(options: ClientPoolOptions): Connections {
           name,
           server,
           ...(askedValues.has(name) ? { asked: askedValues.get(name)! } : {}),
+          redact: (text) => redact(text, secretForms),
           clientInfo: options.clientInfo,
           elicitation,
           eraCache: options.eraCache,
@@ -275,6 +279,8 @@ export function createConnections(options: ClientPoolOptions): Connections {
     if (!entries.length) return [];
     const { values, missing } = await readAsked(entries, await secrets());
     if (!missing.length) askedValues.set(name, values);
+    for (const [field, kept] of Object.entries(values) as Array<[string, Record<string, string>]>)
+      for (const [key, value] of Object.entries(kept)) secretForms.set(value, secretStoreForm(`${field}.${key}`));
     return missing;
   };
 
