@@ -5,9 +5,15 @@
  * agent's decline is taken (re-raised to the person); the person's `mcpx elicit answer` from another process lets
  * the write run. A script's own onElicit accepting the confirmation is refused too, and nothing runs.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBroker, openSqliteStore } from '../../src/broker/index.js';
+import { createMemoryEraCache } from '../../src/client/era-cache.js';
+import { createMcpx } from '../../src/mcpx.js';
+import { openFileSecretStore } from '../../src/secrets/file-store.js';
 import { serveSetup, textOf, v2Client, type ServeSetup, type TestClient } from '../helpers/serve.js';
 
 /** A CLI adapter whose one write appends its text to `mark`: the file exists only once the command ran. */
@@ -91,6 +97,46 @@ describe('an agent through mcpx serve cannot approve its own write', () => {
   });
 });
 
+describe("a Node app's onElicit cannot supply a credential mcpx asks for", () => {
+  it('is refused (the server is not started with its value); the person answering from the store starts it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpx-own-credential-'));
+    const server = join(import.meta.dirname, '..', 'fixtures', 'servers', 'needs-token.mjs');
+    const app = await createMcpx({
+      config: {
+        mcpServers: {
+          // Not `secret`: the broker would keep the value in its own secret store (outside this test's dir).
+          tok: { command: process.execPath, args: [server], env: { FIXTURE_TOKEN: { ask: 'API token' } } },
+        },
+      } as never,
+      store: `sqlite:${join(dir, 'store.sqlite')}`,
+      secrets: openFileSecretStore(dir),
+      eraCache: createMemoryEraCache(),
+      env: { PATH: process.env.PATH ?? '', MCPX_STATE_DIR: dir },
+      onElicit: async () => ({ action: 'accept', content: { value: 'made-up-by-the-app' } }),
+    });
+    try {
+      const first = await app.callTool('tok', 'whoami', {});
+      expect(first.status).toBe('input-required');
+      if (first.status !== 'input-required') return;
+      const id = first.questions[0]!.id;
+      expect(await openFileSecretStore(dir).get('credential:tok', 'env.FIXTURE_TOKEN')).toBeUndefined();
+      const refused = (await app.broker.audit({})).filter((e) => e.kind === 'elicit.refused' && e.elicit === id);
+      expect(refused.map((e) => e.data?.answerer)).toEqual(['script']);
+      // The person, through the store (as `mcpx elicit answer` does).
+      await app.answer(id, { action: 'accept', content: { value: 'from-the-person' } }, { by: 'cli' });
+      const done = await app.result(first.task!, { timeoutMs: 20_000 });
+      expect(done.status).toBe('complete');
+      expect(await openFileSecretStore(dir).get('credential:tok', 'env.FIXTURE_TOKEN')).toBe('from-the-person');
+      expect(JSON.stringify(done.status === 'complete' ? done.result : undefined)).toContain(
+        createHash('sha256').update('from-the-person').digest('hex'),
+      );
+    } finally {
+      await app.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("a script's onElicit cannot approve its own write", () => {
   let setup: ServeSetup;
   let mark: string;
@@ -120,5 +166,68 @@ describe("a script's onElicit cannot approve its own write", () => {
       .map((line) => JSON.parse(line) as { kind: string; elicit?: string; data?: { answerer?: string } })
       .filter((e) => e.elicit === id && e.kind === 'elicit.refused');
     expect(refused.map((e) => e.data?.answerer)).toEqual(['script']);
+  });
+});
+
+describe('the broker: only a person accepts a question mcpx asks for itself, whatever the surface', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'mcpx-own-broker-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('refuses an agent or a script (any surface) with PERSON_REQUIRED, audits it, and keeps the question pending', async () => {
+    const store = await openSqliteStore(join(dir, 'store.sqlite'));
+    const broker = createBroker({ store, session: 's1' });
+    // Two processes on one file: the refusal holds for a broker that never saw the question open.
+    const other = createBroker({ store: await openSqliteStore(join(dir, 'store.sqlite')), session: 's1' });
+    try {
+      const open = (asker?: 'mcpx') =>
+        broker.openRequest({
+          trace: 'cal-00000000000000aa',
+          server: 'notes',
+          tool: 'record',
+          mode: 'form',
+          message: 'run record x: proceed?',
+          requestedSchema: { type: 'object', properties: {} },
+          era: 'legacy',
+          ...(asker ? { asker } : {}),
+        });
+      const own = await open('mcpx');
+      const tries = [
+        { by: 'agent' as const },
+        { by: 'script' as const },
+        { by: 'api' as const, answerer: 'script' as const },
+        { by: 'mcp' as const, answerer: 'agent' as const },
+      ];
+      for (const attempt of tries) {
+        const error = await other.respond({ id: own.id, action: 'accept', content: {}, ...attempt }).catch((e: unknown) => e);
+        expect(error).toMatchObject({ code: 'PERSON_REQUIRED', data: { id: own.id } });
+        expect((error as Error).message).toContain(`mcpx elicit answer ${own.id}`);
+      }
+      expect((await broker.get(own.id))?.state).toBe('pending');
+      const refused = (await broker.audit({ trace: own.trace })).filter((e) => e.kind === 'elicit.refused');
+      expect(refused.map((e) => [e.by, e.data?.answerer])).toEqual([
+        ['agent', 'agent'],
+        ['script', 'script'],
+        ['api', 'script'],
+        ['mcp', 'agent'],
+      ]);
+      // The person (the CLI) accepts it.
+      expect((await other.respond({ id: own.id, action: 'accept', content: {}, by: 'cli' })).by).toBe('cli');
+
+      // An agent or a script may decline one (it runs nothing); a policy rule (the person's config) may accept one.
+      const declined = await open('mcpx');
+      expect((await broker.respond({ id: declined.id, action: 'decline', by: 'script' })).action).toBe('decline');
+      const byPolicy = await open('mcpx');
+      expect((await broker.respond({ id: byPolicy.id, action: 'accept', content: {}, by: 'policy' })).by).toBe('policy');
+      // A server's question stays the agent's to answer.
+      const servers = await open();
+      expect((await broker.respond({ id: servers.id, action: 'accept', content: {}, by: 'agent' })).by).toBe('agent');
+    } finally {
+      await other.close();
+      await broker.close();
+      await store.close();
+    }
   });
 });
