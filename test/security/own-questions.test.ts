@@ -169,6 +169,39 @@ describe("a script's onElicit cannot approve its own write", () => {
   });
 });
 
+describe("a policy rule (the person's own config) may approve a write confirmation; a mode never does", () => {
+  it('runs the write a rule names, and auto mode cancels the one no rule names', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpx-own-policy-'));
+    const mark = join(dir, 'written.txt');
+    const adapter = recorder(mark) as { commands: Record<string, unknown> };
+    adapter.commands.other = (adapter.commands as { record: unknown }).record;
+    const app = await createMcpx({
+      config: { mcpServers: { notes: adapter } } as never,
+      store: `sqlite:${join(dir, 'store.sqlite')}`,
+      policy: { mode: 'auto', rules: [{ match: { server: 'notes', tool: 'record' }, action: 'accept', because: 'CI records' }] },
+      eraCache: createMemoryEraCache(),
+      env: { PATH: process.env.PATH ?? '', MCPX_STATE_DIR: dir },
+      // Never asked: in auto mode the policy answers first (the rule's accept, or cancel).
+      onElicit: async () => ({ action: 'accept', content: {} }),
+    });
+    try {
+      const approved = await app.callTool('notes', 'record', { text: 'by the rule' });
+      expect(approved.status === 'complete' && approved.result.isError).toBeFalsy();
+      const cancelled = await app.callTool('notes', 'other', { text: 'no rule' });
+      expect(cancelled.status === 'complete' && cancelled.result._meta).toEqual({ 'io.mcpx/confirmation': 'cancelled' });
+      expect(readFileSync(mark, 'utf8')).toBe('by the rule\n');
+      const answers = (await app.broker.audit({})).filter((e) => e.kind === 'elicit.answered');
+      expect(answers.map((e) => [e.action, e.by])).toEqual([
+        ['accept', 'policy'],
+        ['cancel', 'policy'],
+      ]);
+    } finally {
+      await app.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('the broker: only a person accepts a question mcpx asks for itself, whatever the surface', () => {
   let dir: string;
   beforeAll(() => {
