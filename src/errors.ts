@@ -31,6 +31,8 @@ export type McpxErrorCode =
   | 'ELICITATION_EXPIRED'
   | 'ELICITATION_ABANDONED'
   | 'ELICITATION_FORBIDDEN'
+  /** An agent, a script (or anything but a person) accepted a question mcpx asked on its own behalf. */
+  | 'PERSON_REQUIRED'
   | 'STORE_UNAVAILABLE'
   | 'STORE_UNSUPPORTED'
   | 'BROKER_CLOSED'

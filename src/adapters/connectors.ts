@@ -34,6 +34,8 @@ export function adapterConnectors(
     };
     out[name] = {
       era: 'legacy',
+      // Its only questions are write confirmations: mcpx's own, for a person alone.
+      asksForMcpx: true,
       // The adapter keeps its own deadline (timeoutMs); the pool's is a little longer, so the adapter's message wins.
       ...(adapter.timeoutMs ? { timeoutMs: adapter.timeoutMs + 5_000 } : {}),
       connect: async () => (await build()).connect(),

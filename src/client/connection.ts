@@ -99,6 +99,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** A server the host wires itself (in-memory pairs in tests, custom transports): always negotiated, never cached. */
 export interface ServerConnector {
   connect(): Transport | Promise<Transport>;
+  /** Every question this server asks is mcpx's own (an adapter's write confirmation): only a person may accept it. */
+  asksForMcpx?: boolean;
   era?: 'auto' | Era;
   timeoutMs?: number;
 }

@@ -73,23 +73,21 @@ function attribute(
   active: LegacyCall<unknown>[],
   params: Record<string, unknown>,
   link: LegacyLink,
+  asker: 'mcpx' | undefined,
 ): Promise<WireElicitResult> {
   const open = active.filter((c) => !c.settled);
   const meta = params._meta && typeof params._meta === 'object' ? (params._meta as Record<string, unknown>) : {};
   for (const token of [link.streamOf, meta.progressToken]) {
     const linked = typeof token === 'string' ? open.find((c) => c.progressToken === token) : undefined;
-    if (linked) return linked.ask(params);
+    if (linked) return linked.ask(params, { asker });
   }
   const [only, ...others] = open;
   if (!only) throw new McpxError('CALL_FAILED', `${server} asked a question while no call was in flight`);
-  if (!others.length) return only.ask(params);
+  if (!others.length) return only.ask(params, { asker });
   // A call already waiting on a question is less likely to be asking another (questions asked together come
   // within milliseconds): the oldest call not yet asking, else the oldest.
   const pick = open.find((c) => !c.asking) ?? only;
-  return pick.ask(
-    params,
-    open.map((c) => c.callId),
-  );
+  return pick.ask(params, { candidateCalls: open.map((c) => c.callId), asker });
 }
 
 /**
@@ -173,7 +171,8 @@ export function createConnections(options: ClientPoolOptions): Connections {
           cwd: options.cwd,
           env: options.env,
           now,
-          onLegacyElicit: (params, link) => attribute(name, active, params, link),
+          onLegacyElicit: (params, link) =>
+            attribute(name, active, params, link, 'connect' in server && server.asksForMcpx ? 'mcpx' : undefined),
           onProgress: (token) => active.find((c) => c.progressToken === token)?.progress(),
           onNotification: (token, method, params) => routeNotification(routes.get(token), method, params),
           // Two or more asking at once: the message could be either's, so neither gets it.
