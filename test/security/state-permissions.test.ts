@@ -10,6 +10,8 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openSqliteStore } from '../../src/broker/stores/sqlite.js';
+import { tightenPrivateDir } from '../../src/private-files.js';
 import { stdioFixture } from '../helpers/fixture-servers.js';
 import { CLI, serveSetup, v2Client } from '../helpers/serve.js';
 
@@ -145,5 +147,34 @@ describe("the state dir is the owner's alone, whichever command creates it", () 
     const again = await mcpx(['elicit', 'list'], p.dir, p.env);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).not.toContain(p.state);
+  });
+});
+
+describe('outside the CLI', () => {
+  it("openSqliteStore makes an app's own file, left 0644 with its WAL by an older mcpx, 0600", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpx-perm-app-'));
+    chmodSync(dir, 0o755);
+    const file = join(dir, 'questions.sqlite');
+    // Held open, so its WAL and the WAL's index are there too.
+    const first = await openSqliteStore(file);
+    for (const name of readdirSync(dir)) chmodSync(join(dir, name), 0o644);
+    const second = await openSqliteStore(file);
+    try {
+      const names = readdirSync(dir).sort();
+      expect(names).toEqual(['questions.sqlite', 'questions.sqlite-shm', 'questions.sqlite-wal']);
+      for (const name of names) expect(`${name} ${modeOf(join(dir, name))}`).toBe(`${name} 600`);
+    } finally {
+      await second.close();
+      await first.close();
+    }
+    // The app's own directory is left as the app made it.
+    expect(modeOf(dir)).toBe('755');
+  });
+
+  it('refuses a shared (sticky) directory as the state dir, and changes nothing in it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpx-perm-shared-'));
+    chmodSync(dir, 0o1777);
+    expect(() => tightenPrivateDir(dir)).toThrow(/shared directory .*MCPX_STATE_DIR to a directory of your own/);
+    expect((lstatSync(dir).mode & 0o7777).toString(8)).toBe('1777');
   });
 });
