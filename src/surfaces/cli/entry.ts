@@ -33,6 +33,16 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 });
 
 try {
+  // Whichever command comes first closes a state dir an older mcpx left open to other users, and says so (once:
+  // the next finds it closed). A Tab completion never prints: the next command does it.
+  if (!completing) {
+    const [{ tightenPrivateDir, describeTightened }, { stateDir }] = await Promise.all([
+      import('../../private-files.js'),
+      import('../../paths.js'),
+    ]);
+    const tightened = tightenPrivateDir(stateDir(process.env));
+    if (tightened) process.stderr.write(`mcpx: ${describeTightened(tightened)}\n`);
+  }
   // A daemon started for a cold `mcpx call` starts that call's server first, so it boots while the daemon loads.
   if (argv[0] === 'daemon' && argv[1] === 'run' && argv.includes('--prewarm') && process.platform !== 'win32') {
     const early = (await import('../daemon/daemon-prewarm.js')).prewarmFromArgv(argv.slice(2), process.env, process.cwd());

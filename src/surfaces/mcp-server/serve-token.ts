@@ -7,7 +7,8 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { McpxError } from '../../errors.js';
 import { stateDir } from '../../paths.js';
-import { createPrivateFile, newBearerToken } from '../bearer.js';
+import { createPrivateFile } from '../../private-files.js';
+import { newBearerToken } from '../bearer.js';
 
 export interface ServeTokens {
   /** Every token accepted; the first one's requests without X-Mcpx-Session act in serve's own session. */
