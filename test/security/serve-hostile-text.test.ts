@@ -32,7 +32,9 @@ function expectClean(value: unknown): void {
   // What the escapes carried goes with them: the title, the clipboard's payload.
   expect(text).not.toContain('pwned');
   expect(text).not.toContain('Y3VybCBldmls');
-  expect(text).not.toContain('javascript:');
+  // The URL itself, never (a refusal may name the scheme it refused).
+  expect(text).not.toContain('javascript:fetch');
+  expect(text).not.toContain('evil.example');
 }
 
 let setup: ServeSetup;
@@ -130,6 +132,22 @@ describe.each(clients)('mcpx serve to a v2 client ($name) that declared elicitat
       expectClean(result);
     },
   );
+});
+
+describe('mcpx serve relaying a modern upstream that asks only for javascript: URLs', () => {
+  let downstream: Downstream;
+  beforeAll(async () => {
+    downstream = await connect({ era: 'modern', elicit: true, sampling: true });
+  }, 30_000);
+  afterAll(() => downstream.client.close());
+
+  it('declines three rounds, then fails the call, never forwarding the URL', { timeout: 60_000 }, async () => {
+    const result = await call(downstream.client, 'modern__ask_js_url_always');
+    expect(downstream.asked).toEqual([]);
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('kept asking to open URLs mcpx serve does not forward');
+    expectClean(result);
+  });
 });
 
 describe('mcpx serve to a v2 client that cannot be asked (the mcpx_elicit_* tools)', () => {
