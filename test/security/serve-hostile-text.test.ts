@@ -122,6 +122,17 @@ describe.each(clients)('mcpx serve to a v2 client ($name) that declared elicitat
   );
 
   it.each(['legacy', 'modern'] as const)(
+    "declines the %s upstream's question whose field name and choice carry escapes (cleaning them would change the answer)",
+    { timeout: 60_000 },
+    async (server) => {
+      const before = downstream.asked.length;
+      const result = await call(downstream.client, `${server}__ask_hostile_names`);
+      expect(downstream.asked.slice(before)).toEqual([]);
+      expect(received(result, 'pick')).toEqual({ action: 'decline' });
+    },
+  );
+
+  it.each(['legacy', 'modern'] as const)(
     "never forwards the %s upstream's javascript: URL: the question is declined, never accepted",
     { timeout: 60_000 },
     async (server) => {
@@ -145,7 +156,7 @@ describe('mcpx serve relaying a modern upstream that asks only for javascript: U
     const result = await call(downstream.client, 'modern__ask_js_url_always');
     expect(downstream.asked).toEqual([]);
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toContain('kept asking to open URLs mcpx serve does not forward');
+    expect(textOf(result)).toContain('kept asking what mcpx serve does not forward');
     expectClean(result);
   });
 });

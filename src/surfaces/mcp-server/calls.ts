@@ -20,7 +20,7 @@ import { isAction } from '../../constants.js';
 import { isMcpxError } from '../../errors.js';
 import type { ServeCore, Stop } from './core.js';
 import { stopFromStore } from './held-elsewhere.js';
-import { cleanSchema, forwardableUrl, forwardedMessage } from './forwarded-text.js';
+import { cleanSchema, forwardableUrl, forwardedMessage, refusalOf } from './forwarded-text.js';
 import type { ToolRef } from './names.js';
 import { relay, wantsRelay, type RelayState } from './relay.js';
 import { passResult, stopResult } from './render.js';
@@ -104,14 +104,13 @@ export function createCalls(
   };
 
   /**
-   * Declines (as mcpx, `by: 'mcp'`) each url-mode question whose URL mcpx would not open, as the CLI does: it is never
-   * forwarded. The others are returned. A question answered meanwhile elsewhere keeps that answer.
+   * Declines (as mcpx, `by: 'mcp'`) each question serve may not forward (a URL mcpx would not open, as the CLI
+   * declines it; field names or choices with escapes): it is never forwarded. The others are returned. A question answered meanwhile elsewhere keeps that answer.
    */
   const declineUnforwardable = async (pending: ElicitRequest[]): Promise<ElicitRequest[]> => {
     const kept: ElicitRequest[] = [];
     for (const q of pending) {
-      const url = forwardableUrl(q);
-      if (!url || 'href' in url) {
+      if (!refusalOf(q)) {
         kept.push(q);
         continue;
       }

@@ -56,6 +56,35 @@ export function forwardableUrl(question: { mode?: unknown; url?: unknown }): { h
   return check.openable ? { href: check.href } : { refused: `mcpx serve does not forward this URL: ${check.reason}` };
 }
 
+const CLEANED_KEYWORDS = new Set(['title', 'description', 'enumNames']);
+// What sanitize removes, in text that cannot be cleaned because an answer must match it as given.
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+/**
+ * Why a question may not be forwarded at all (serve declines it instead); undefined when it may. A URL mcpx would
+ * not open, or a field name or choice value carrying escapes or controls (cleaning those would change what an
+ * answer must match).
+ */
+export function refusalOf(question: { mode?: unknown; url?: unknown; requestedSchema?: unknown }): string | undefined {
+  const url = forwardableUrl(question);
+  if (url && 'refused' in url) return url.refused;
+  if (hasUnsafeValue(question.requestedSchema, false))
+    return 'mcpx serve does not forward a question whose field names or choices carry escape sequences or control characters';
+  return undefined;
+}
+
+function hasUnsafeValue(node: unknown, isPropertyMap: boolean): boolean {
+  if (typeof node === 'string') return UNSAFE.test(node);
+  if (Array.isArray(node)) return node.some((item) => hasUnsafeValue(item, false));
+  if (!node || typeof node !== 'object') return false;
+  return Object.entries(node as Record<string, unknown>).some(([key, value]) => {
+    if (isPropertyMap) return UNSAFE.test(key) || hasUnsafeValue(value, false);
+    if (key === 'enum' || key === 'const' || key === 'required') return hasUnsafeValue(value, false);
+    if (CLEANED_KEYWORDS.has(key)) return false; // shown text: cleaned, not refused
+    return typeof value === 'object' && hasUnsafeValue(value, key === 'properties');
+  });
+}
+
 /** A stored question as the fallback tools and the input-required `_meta` show it: its server text cleaned. */
 export function cleanQuestion<T extends Pick<ElicitRequest, 'message' | 'requestedSchema' | 'url' | 'mode'>>(question: T): T {
   const url = forwardableUrl(question);

@@ -11,7 +11,7 @@ import type { AskingMethod } from '../../client/requests.js';
 import type { CallNotifications } from '../../client/outcome.js';
 import { McpxError } from '../../errors.js';
 import type { ServeCore } from './core.js';
-import { cleanSchema, forwardableUrl, forwardedMessage } from './forwarded-text.js';
+import { cleanSchema, forwardableUrl, forwardedMessage, refusalOf } from './forwarded-text.js';
 import type { ToolRef } from './names.js';
 import { passResult } from './render.js';
 import type { RequestStateSeal } from './request-state.js';
@@ -100,16 +100,12 @@ export async function relay(core: ServeCore, seal: RequestStateSeal, request: Re
         inputRequests,
         requestState: await seal.mintRelay(envelopeOf(request, result.requestState), request.method),
       };
-    // A URL mcpx would not open is declined here, never forwarded; the upstream asks again for what it still needs
+    // A question serve may not forward (a URL mcpx would not open) is declined here; the upstream asks again for what it still needs
     // (the other questions of the round go unanswered, which the spec has it ask again).
     if (declined >= MAX_DECLINED_ROUNDS)
-      throw new McpxError(
-        'CALL_FAILED',
-        `${ref.server} kept asking to open URLs mcpx serve does not forward (${refused[0]!.reason})`,
-        {
-          data: { server: ref.server },
-        },
-      );
+      throw new McpxError('CALL_FAILED', `${ref.server} kept asking what mcpx serve does not forward (${refused[0]!.reason})`, {
+        data: { server: ref.server },
+      });
     inputResponses = Object.fromEntries(refused.map(({ key }) => [key, { action: 'decline' }]));
     upstreamState = typeof result.requestState === 'string' ? result.requestState : undefined;
   }
@@ -129,8 +125,8 @@ function envelopeOf(request: RelayRequest, upstreamState: unknown): RelayState {
 }
 
 /**
- * A round's requests as the client gets them: an elicitation's text cleaned and naming the real originator; a
- * url-mode one whose URL mcpx would not open set apart, to be declined. Never a request type the client did not
+ * A round's requests as the client gets them: an elicitation's text cleaned and naming the real originator; one
+ * serve may not forward (a URL mcpx would not open: forwarded-text.ts) set apart, to be declined. Never a request type the client did not
  * declare (the upstream was told what it declared): such a round is the -32021 error.
  */
 function forwardedRequests(
@@ -154,18 +150,19 @@ function forwardedRequests(
       continue;
     }
     const params = entry.params ?? {};
-    const url = forwardableUrl(params);
-    if (url && 'refused' in url) {
-      refused.push({ key, reason: url.refused });
+    const reason = refusalOf(params);
+    if (reason) {
+      refused.push({ key, reason });
       continue;
     }
+    const url = forwardableUrl(params);
     inputRequests[key] = {
       ...entry,
       params: {
         ...params,
         message: forwardedMessage(server, params.message ?? ''),
         ...(params.requestedSchema ? { requestedSchema: cleanSchema(params.requestedSchema) } : {}),
-        ...(url ? { url: url.href } : {}),
+        ...(url && 'href' in url ? { url: url.href } : {}),
       },
     };
   }
