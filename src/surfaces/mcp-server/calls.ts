@@ -20,6 +20,7 @@ import { isAction } from '../../constants.js';
 import { isMcpxError } from '../../errors.js';
 import type { ServeCore, Stop } from './core.js';
 import { stopFromStore } from './held-elsewhere.js';
+import { cleanSchema, forwardableUrl, forwardedMessage, refusalOf } from './forwarded-text.js';
 import type { ToolRef } from './names.js';
 import { relay, wantsRelay, type RelayState } from './relay.js';
 import { inputRequiredResult, passResult } from './render.js';
@@ -106,6 +107,24 @@ export function createCalls(
   };
 
   /**
+   * Declines (as mcpx, `by: 'mcp'`) each question serve may not forward (a URL mcpx would not open, as the CLI
+   * declines it; field names or choices with escapes): it is never forwarded. The others are returned. A question answered meanwhile elsewhere keeps that answer.
+   */
+  const declineUnforwardable = async (pending: ElicitRequest[]): Promise<ElicitRequest[]> => {
+    const kept: ElicitRequest[] = [];
+    for (const q of pending) {
+      if (!refusalOf(q)) {
+        kept.push(q);
+        continue;
+      }
+      await core.respondHeld({ id: q.id, action: 'decline', by: 'mcp', session }).catch((error: unknown) => {
+        if (!isMcpxError(error)) throw error;
+      });
+    }
+    return kept;
+  };
+
+  /**
    * The stop as this client gets it: the result, or the questions (asked, or described). `next` waits for the
    * stop after one answered meanwhile; `fresh` reads the first stop's questions as just opened.
    */
@@ -122,8 +141,8 @@ export function createCalls(
       const { step } = current;
       if (step.status === 'complete') return passResult(step.result as CallToolResult);
       if (step.status === 'failed') return failedOrThrow(kind, step.task, step.error);
-      const pending = await pendingOf(step, fresh && first);
-      // Answered meanwhile (the CLI, REST, the policy): the call has moved on or is about to.
+      const pending = await declineUnforwardable(await pendingOf(step, fresh && first));
+      // Answered meanwhile (the CLI, REST, the policy; or declined just now): the call has moved on or is about to.
       if (!pending.length) {
         current = await next(current);
         continue;
@@ -138,14 +157,15 @@ export function createCalls(
         const key = q.key && !(q.key in asked) ? q.key : q.id;
         asked[key] = q.id;
         // The spec asks clients to show which server asks; through mcpx that is the upstream, not mcpx.
-        const message = `${q.server} (via mcpx) asks: ${q.message}`;
+        const message = forwardedMessage(q.server, q.message);
+        const url = forwardableUrl(q);
         inputRequests[key] =
-          q.mode === 'url'
-            ? inputRequired.elicitUrl({ message, url: q.url ?? '' })
+          url && 'href' in url
+            ? inputRequired.elicitUrl({ message, url: url.href })
             : inputRequired.elicit({
                 mode: 'form',
                 message,
-                requestedSchema: (q.requestedSchema ?? { type: 'object', properties: {} }) as never,
+                requestedSchema: cleanSchema(q.requestedSchema ?? { type: 'object', properties: {} }) as never,
               });
       }
       const state: ServeState = { task: step.task.id, seq: current.seq, asked, tool: name, session, args: argsDigest(args) };

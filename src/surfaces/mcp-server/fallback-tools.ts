@@ -10,6 +10,7 @@ import type { ElicitRequest } from '../../broker/types.js';
 import { isMcpxError } from '../../errors.js';
 import { respondWith } from '../../elicitation/describe.js';
 import type { ServeCore, Stop } from './core.js';
+import { cleanQuestion } from './forwarded-text.js';
 import { stopFromStore } from './held-elsewhere.js';
 import { CALL_RESULT, ELICIT_ANSWER, ELICIT_LIST, failedResult, stopResult } from './render.js';
 import { ACTIONS } from '../../constants.js';
@@ -73,20 +74,24 @@ export interface FallbackTools {
 }
 
 export function createFallbackTools(core: ServeCore, session: string): FallbackTools {
-  const view = (q: ElicitRequest) => ({
-    id: q.id,
-    server: q.server,
-    tool: q.tool,
-    mode: q.mode,
-    message: q.message,
-    ...(q.requestedSchema ? { requestedSchema: q.requestedSchema } : {}),
-    ...(q.url ? { url: q.url } : {}),
-    expiresAt: new Date(q.expiresAt).toISOString(),
-    timeLeftMs: Math.max(0, q.expiresAt - Date.now()),
-    forPerson: q.audience === 'user',
-    ...(q.task ? { task: q.task } : {}),
-    personAnswers: respondWith(q),
-  });
+  // Server text cleaned as a forwarded question's is; a URL mcpx would not open is not shown (forwarded-text.ts).
+  const view = (question: ElicitRequest) => {
+    const q = cleanQuestion(question);
+    return {
+      id: q.id,
+      server: q.server,
+      tool: q.tool,
+      mode: q.mode,
+      message: q.message,
+      ...(q.requestedSchema ? { requestedSchema: q.requestedSchema } : {}),
+      ...(q.url ? { url: q.url } : {}),
+      expiresAt: new Date(q.expiresAt).toISOString(),
+      timeLeftMs: Math.max(0, q.expiresAt - Date.now()),
+      forPerson: q.audience === 'user',
+      ...(q.task ? { task: q.task } : {}),
+      personAnswers: respondWith(q),
+    };
+  };
 
   /** Waits (up to `seconds`) for the call to move past `after`, then says where it stands. */
   const follow = async (taskId: string, after: number, seconds: number, signal: AbortSignal): Promise<CallToolResult> => {

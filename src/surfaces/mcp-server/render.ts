@@ -6,6 +6,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ElicitRequest } from '../../broker/types.js';
 import { describeInputRequired } from '../../elicitation/describe.js';
 import type { TaskRecord, TaskStep } from '../../tasks/types.js';
+import { cleanMessage, cleanQuestion } from './forwarded-text.js';
 
 export const ELICIT_LIST = 'mcpx_elicit_list';
 export const ELICIT_ANSWER = 'mcpx_elicit_answer';
@@ -50,7 +51,11 @@ export function inputRequiredResult(
   now: number,
   { outputSchema = false }: { outputSchema?: boolean } = {},
 ): CallToolResult {
-  const message = describeInputRequired({ server: task.server, tool: task.tool, task: task.id, questions }, { now });
+  // Server text cleaned before it is described: a schema's titles would otherwise be shown JSON-escaped, not removed.
+  const message = describeInputRequired(
+    { server: task.server, tool: task.tool, task: task.id, questions: questions.map(cleanQuestion) },
+    { now },
+  );
   const forAgent = questions.some((q) => q.audience !== 'user')
     ? `An agent may answer a question only if it knows the answer for certain: call ${ELICIT_ANSWER} {"id": "<elc-...>", "action": "accept", "content": {...}} (or "cancel"). If you cannot know, use "decline": the question then goes to the person instead.`
     : 'These questions are for the person (the server asked that a person answer): do not answer them yourself; tell the person.';
@@ -66,7 +71,7 @@ export function inputRequiredResult(
         questions: questions.map((q) => ({
           id: q.id,
           mode: q.mode,
-          message: q.message,
+          message: cleanMessage(q.message),
           expiresAt: new Date(q.expiresAt).toISOString(),
           ...(q.audience ? { audience: q.audience } : {}),
         })),
