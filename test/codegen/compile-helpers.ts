@@ -12,6 +12,7 @@ export function runtimeFiles(): Record<string, string> {
     '/mcpx/index.ts': "export * from './codegen/client-runtime.js';\nexport { McpxError, isMcpxError } from './errors.js';\n",
     '/mcpx/codegen/client-runtime.ts': readFileSync(join(src, 'codegen', 'client-runtime.ts'), 'utf8'),
     '/mcpx/errors.ts': readFileSync(join(src, 'errors.ts'), 'utf8'),
+    '/mcpx/secrets/redact.ts': readFileSync(join(src, 'secrets', 'redact.ts'), 'utf8'),
     '/globals.d.ts': 'interface AbortSignal { readonly aborted: boolean }\n',
   };
 }
