@@ -35,6 +35,8 @@ export type McpxErrorCode =
   // policy
   | 'POLICY_INVALID'
   | 'ELICITATION_REFUSED'
+  /** More questions than a call or a script run may ask (`elicit.maxQuestionsPerCall` / `maxQuestionsPerRun`). */
+  | 'QUESTION_LIMIT'
   // runtime
   | 'SCRIPT_ERROR'
   | 'SCRIPT_TIMEOUT'
