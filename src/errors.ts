@@ -51,6 +51,8 @@ export type McpxErrorCode =
   /** `mcpx serve` stalled past its lease and another process took its calls over: it runs no more calls. */
   | 'LEASE_LOST'
   | 'TASK_NOT_FOUND'
+  /** The task is another session's (bound as questions are). */
+  | 'TASK_FORBIDDEN'
   // secrets
   | 'SECRET_STORE_FAILED'
   | 'SECRET_MISSING'
