@@ -17,6 +17,7 @@ import { createApp, DEFAULT_MAX_BODY_BYTES } from '../../src/surfaces/http/app.j
 const root = resolve(import.meta.dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');
 const floodsServer = join(root, 'test', 'fixtures', 'servers', 'floods.mjs');
+const modernServer = join(root, 'test', 'fixtures', 'servers', 'floods-modern.mjs');
 
 interface Ran {
   code: number;
@@ -25,7 +26,8 @@ interface Ran {
 }
 
 function mcpx(args: string[], dir: string, stdin = ''): Promise<Ran> {
-  const env = { PATH: process.env.PATH ?? '', MCPX_STATE_DIR: join(dir, 'state') };
+  // The daemon's app runs inside the command (MCPX_DAEMON=inline): no daemon process is left behind.
+  const env = { PATH: process.env.PATH ?? '', MCPX_STATE_DIR: join(dir, 'state'), MCPX_DAEMON: 'inline' };
   return new Promise((done) => {
     const child = execFile(process.execPath, [cli, ...args], { cwd: dir, env, timeout: 120_000 }, (error, stdout, stderr) =>
       done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
@@ -36,11 +38,22 @@ function mcpx(args: string[], dir: string, stdin = ''): Promise<Ran> {
 
 function writeConfig(dir: string, elicit: Record<string, unknown>, env: Record<string, string> = {}): string {
   const path = join(dir, 'mcpx.json');
+  const server = (file: string) => ({ command: process.execPath, args: [file], env });
   writeFileSync(
     path,
-    JSON.stringify({ mcpServers: { floods: { command: process.execPath, args: [floodsServer], env } }, elicit }, null, 2),
+    JSON.stringify({ mcpServers: { floods: server(floodsServer), modern: server(modernServer) }, elicit }, null, 2),
   );
   return path;
+}
+
+/** The questions opened in the store, from the audit log. */
+async function openedQuestions(dir: string): Promise<number> {
+  const log = await mcpx(['log', '--json', '--limit', '5000'], dir);
+  return log.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { kind: string })
+    .filter((event) => event.kind === 'elicit.open').length;
 }
 
 // Each ask() is a real question (opened in the store, declined by the policy), and the loop would go on for 300.
@@ -106,13 +119,7 @@ describe('a server that keeps asking within one call (mcpx call)', () => {
     expect(lines).toContain('51 cancel');
     expect(lines).not.toContain('52 asked');
     // Only the 50 questions within the bound were ever opened in the store.
-    const log = await mcpx(['log', '--json', '--limit', '5000'], dir);
-    const opened = log.stdout
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as { kind: string; message?: string })
-      .filter((event) => event.kind === 'elicit.open');
-    expect(opened.length).toBe(50);
+    expect(await openedQuestions(dir)).toBe(50);
   });
 
   it('is stopped at the bound the config sets (elicit.maxQuestionsPerCall)', async () => {
@@ -130,6 +137,39 @@ describe('a server that keeps asking within one call (mcpx call)', () => {
       '3 asked',
       '3 cancel',
     ]);
+  });
+});
+
+describe('a modern server that asks too many questions in one call (mcpx call)', () => {
+  it('is stopped before a round of 60 questions is asked: none is opened, nothing is sent back', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpx-floods-'));
+    const asked = join(dir, 'asked.log');
+    const config = writeConfig(dir, { mode: 'decline' }, { ASK_COUNT: '60', ROUNDS: '1', ASKED: asked });
+    const ran = await mcpx(['call', 'modern.ask_many', '--config', config], dir);
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain('modern.ask_many asked more than 50 questions in one call');
+    expect(ran.stderr).toContain('[QUESTION_LIMIT]');
+    expect(readFileSync(asked, 'utf8').trim().split('\n')).toEqual(['round 1 asked 60']);
+    expect(await openedQuestions(dir)).toBe(0);
+  });
+
+  it('counts the questions of every round: 30 and 30 is past 50', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpx-floods-'));
+    const asked = join(dir, 'asked.log');
+    const config = writeConfig(dir, { mode: 'decline' }, { ASK_COUNT: '30', ROUNDS: '2', ASKED: asked });
+    const ran = await mcpx(['call', 'modern.ask_many', '--config', config], dir);
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain('asked more than 50 questions in one call');
+    expect(readFileSync(asked, 'utf8').trim().split('\n')).toEqual(['round 1 asked 30', 'round 2 asked 30']);
+    expect(await openedQuestions(dir)).toBe(30);
+  });
+
+  it('completes as before within the bound', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpx-floods-'));
+    const config = writeConfig(dir, { mode: 'decline' }, { ASK_COUNT: '20', ROUNDS: '2' });
+    const ran = await mcpx(['call', 'modern.ask_many', '--config', config], dir);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toContain('received 20 answers');
   });
 });
 

@@ -20,7 +20,8 @@ interface Ran {
 }
 
 function mcpx(args: string[], dir: string, stdin = ''): Promise<Ran> {
-  const env = { PATH: process.env.PATH ?? '', MCPX_STATE_DIR: join(dir, 'state') };
+  // The daemon's app runs inside the command (MCPX_DAEMON=inline): no daemon process is left behind.
+  const env = { PATH: process.env.PATH ?? '', MCPX_STATE_DIR: join(dir, 'state'), MCPX_DAEMON: 'inline' };
   return new Promise((done) => {
     const child = execFile(process.execPath, [cli, ...args], { cwd: dir, env, timeout: 90_000 }, (error, stdout, stderr) =>
       done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
