@@ -7,7 +7,8 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/e2e/**', 'node_modules/**'],
+          // test/install: real npm installs of the packed tarball, `npm run test:install` (vitest.install.config.ts).
+          exclude: ['test/e2e/**', 'test/install/**', 'node_modules/**'],
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },

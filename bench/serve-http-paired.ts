@@ -21,7 +21,10 @@ const root = resolve(import.meta.dirname, '..');
 const FIXTURE = join(root, 'examples', 'servers', 'dual-era.mjs');
 const N = Number(process.env.N ?? 150);
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-bench-http-'));
-const env = { ...process.env, MCPX_STATE_DIR: join(dir, 'state'), HOME: dir };
+// serve --http requires a bearer token on loopback too (earlier builds, when MCPX_SERVE_TOKEN is set): the bench
+// sends it, as a host does, so the path timed is the one hosts take.
+const TOKEN = 'bench-token-0123456789abcdef0123456789abcdef';
+const env = { ...process.env, MCPX_STATE_DIR: join(dir, 'state'), HOME: dir, MCPX_SERVE_TOKEN: TOKEN };
 
 function start(args: string[]): Promise<{ url: string; child: ChildProcess }> {
   return new Promise((done, fail) => {
@@ -41,7 +44,9 @@ async function connect(url: string): Promise<Client> {
     { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
   );
   client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { repo: 'me/bench' } }));
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),
+  );
   return client;
 }
 

@@ -33,6 +33,8 @@ function p50(samples: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
+const BENCH_TOKEN = 'bench-token-0123456789abcdef0123456789abcdef';
+
 async function connect(transport: StdioClientTransport | StreamableHTTPClientTransport): Promise<Client> {
   const client = new Client(
     { name: 'bench', version: '1' },
@@ -132,7 +134,8 @@ function startPrinting(args: string[], env: NodeJS.ProcessEnv): Promise<{ url: s
 
 export async function run(): Promise<BenchFigure[]> {
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-bench-serve-'));
-  const env = { ...process.env, MCPX_STATE_DIR: join(dir, 'state'), HOME: dir };
+  // serve --http requires a bearer token on loopback too: the bench sends it, as a host does.
+  const env = { ...process.env, MCPX_STATE_DIR: join(dir, 'state'), HOME: dir, MCPX_SERVE_TOKEN: BENCH_TOKEN };
   const figures: BenchFigure[] = [];
   const pair = (name: string, { fresh, steady }: { fresh: Paired; steady: Paired }, target?: string): void => {
     const { direct, through, added, floor } = steady;
@@ -196,8 +199,9 @@ export async function run(): Promise<BenchFigure[]> {
     const serve = await startPrinting([CLI, 'serve', '--http', '--config', httpConfig], env);
     const bare = await startPrinting([BARE_PROXY, 'serve', '--http', '--config', httpConfig], env);
     const directHttp = await connect(new StreamableHTTPClientTransport(new URL(upstream.url)));
-    const throughHttp = await connect(new StreamableHTTPClientTransport(new URL(serve.url)));
-    const bareHttp = await connect(new StreamableHTTPClientTransport(new URL(bare.url)));
+    const withToken = { requestInit: { headers: { authorization: `Bearer ${BENCH_TOKEN}` } } };
+    const throughHttp = await connect(new StreamableHTTPClientTransport(new URL(serve.url), withToken));
+    const bareHttp = await connect(new StreamableHTTPClientTransport(new URL(bare.url), withToken));
     try {
       pair(
         'http tools/call no_ask',

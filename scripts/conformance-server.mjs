@@ -1,19 +1,15 @@
 // The server half of `npm run conformance`: every server scenario required by 2025-11-25 and 2026-07-28, run
 // first against the upstream fixture (examples/servers/conformance.mjs) directly, then through `mcpx serve --http`
-// in front of it. A server scenario passes iff it has >= 1 SUCCESS and 0 FAILURE (WARNINGs are reported, not
-// scored, as the referee itself scores servers). The run fails when a scenario that passes directly fails through
-// mcpx, unless it is a known gap listed below (and a listed gap that now passes is reported as stale).
+// in front of it. It fails closed (scripts/conformance-verdict.mjs): the run fails when the referee lists no
+// required scenario, when a required scenario is not run, fails directly or fails through mcpx, and when a check
+// that succeeds directly does not through mcpx (a WARNING there is a SHOULD that serve lost).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { judgeServerSet, parseServerScenarioList, unknownSelections } from './conformance-verdict.mjs';
 
 const SPECS = ['2025-11-25', '2026-07-28'];
-
-/**
- * What mcpx serve does not pass through yet, with why. `<spec>:<scenario>`.
- */
-export const KNOWN_GAPS = {};
 
 /** Starts a child that prints its URL as the first stdout line. */
 function startPrinting(command, args, env) {
@@ -39,24 +35,21 @@ function startPrinting(command, args, env) {
   };
 }
 
-/** The scored server scenarios of a requirement set, from `conformance list`. */
+/** The scored server scenarios of a requirement set, from `conformance list`, and how the referee exited. */
 async function requiredServerScenarios(runReferee, spec) {
-  const { output } = await runReferee(['list', '--requirements', spec, '--server'], process.env);
-  const section = output.split(/Server scenarios/)[1]?.split(/Client scenarios|Run and reported, but never scored/)[0] ?? '';
-  return [...section.matchAll(/^\s+- (\S+)$/gm)].map((m) => m[1]);
+  const { code, output } = await runReferee(['list', '--requirements', spec, '--server'], process.env);
+  return { scenarios: parseServerScenarioList(output), code };
 }
 
-function verdicts(dir) {
+/** Each scenario's checks, by name, from a results dir of the referee (`server-<scenario>-<timestamp>/checks.json`). */
+function checksByScenario(dir) {
   const out = new Map();
   if (!existsSync(dir)) return out;
   for (const entry of readdirSync(dir)) {
     const file = join(dir, entry, 'checks.json');
     if (!existsSync(file)) continue;
     const name = entry.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z?$/, '');
-    const checks = JSON.parse(readFileSync(file, 'utf8'));
-    const count = (status) => checks.filter((c) => c.status === status).length;
-    const failures = checks.filter((c) => c.status === 'FAILURE').map((c) => `${c.id}: ${c.errorMessage ?? ''}`.slice(0, 200));
-    out.set(name, { passed: count('SUCCESS') > 0 && count('FAILURE') === 0, warnings: count('WARNING'), failures });
+    out.set(name, JSON.parse(readFileSync(file, 'utf8')));
   }
   return out;
 }
@@ -69,16 +62,27 @@ export async function runServerScenarios({ repo, runReferee, resultsDir, only })
   const env = { ...process.env, MCPX_STATE_DIR: stateDir, NO_COLOR: '1' };
   const fixture = startPrinting(process.execPath, [join(repo, 'examples', 'servers', 'conformance.mjs'), '--port', '0'], env);
   let serve;
-  let regressions = 0;
-  let stale = 0;
+  const problems = [];
   try {
     const upstream = await fixture.url;
     const configPath = join(stateDir, 'mcpx.json');
     writeFileSync(configPath, JSON.stringify({ mcpServers: { conformance: { url: upstream } } }));
-    serve = startPrinting(process.execPath, [cli, 'serve', '--http', '--config', configPath], env);
+    // The referee sends no Authorization header, and this run is about the protocol: --no-auth, on loopback.
+    serve = startPrinting(process.execPath, [cli, 'serve', '--http', '--no-auth', '--config', configPath], env);
     const through = await serve.url;
+    const lists = new Map();
+    for (const spec of SPECS) lists.set(spec, await requiredServerScenarios(runReferee, spec));
+    problems.push(
+      ...unknownSelections(
+        only ?? [],
+        [...lists.values()].flatMap((l) => l.scenarios),
+      ),
+    );
     for (const spec of SPECS) {
-      const required = (await requiredServerScenarios(runReferee, spec)).filter((s) => !only?.length || only.includes(s));
+      const listed = lists.get(spec);
+      const required = listed.scenarios.filter((s) => !only?.length || only.includes(s));
+      // A subset asked for (--server-scenario) that this set does not require: nothing to run here, and no problem.
+      if (only?.length && listed.scenarios.length > 0 && required.length === 0) continue;
       const results = {};
       for (const [label, url] of [
         ['direct', upstream],
@@ -92,40 +96,29 @@ export async function runServerScenarios({ repo, runReferee, resultsDir, only })
           : ['--requirements', spec];
         const referee = await runReferee(['server', '--url', url, ...args, '-o', out], env);
         writeFileSync(join(out, 'referee.log'), referee.output);
-        results[label] = verdicts(out);
+        results[label] = checksByScenario(out);
       }
-      let both = 0;
-      for (const scenario of required) {
-        const direct = results.direct.get(scenario);
-        const viaMcpx = results.mcpx.get(scenario);
-        const gap = KNOWN_GAPS[`${spec}:${scenario}`];
-        const d = direct?.passed ? 'pass' : 'FAIL';
-        const m = viaMcpx?.passed ? 'pass' : 'FAIL';
-        let note = '';
-        if (direct?.passed && !viaMcpx?.passed) {
-          if (gap) note = `known gap: ${gap}`;
-          else {
-            regressions++;
-            note = `REGRESSION: ${viaMcpx?.failures.join('; ') || 'no checks'}`;
-          }
-        } else if (gap && viaMcpx?.passed) {
-          stale++;
-          note = 'STALE known gap: it passes now; remove it from KNOWN_GAPS';
-        } else if (!direct?.passed) note = `fixture: ${direct?.failures.slice(0, 2).join('; ') || 'not run'}`;
-        if (direct?.passed && viaMcpx?.passed) both++;
-        console.log(`${spec} ${scenario.padEnd(48)} direct ${d}  via mcpx ${m}${note ? `  (${note})` : ''}`);
-      }
-      console.log(
-        `server @${spec}: ${[...results.direct.values()].length ? `${required.filter((s) => results.direct.get(s)?.passed).length}/${required.length} pass directly, ${both} of them also through mcpx serve` : 'no results'}`,
-      );
+      const verdict = judgeServerSet({
+        spec,
+        required,
+        direct: results.direct,
+        viaMcpx: results.mcpx,
+        listedBy: `conformance list --requirements ${spec} --server exited ${listed.code} and listed ${listed.scenarios.length}`,
+      });
+      for (const line of verdict.lines) console.log(line);
+      problems.push(...verdict.problems);
     }
   } finally {
     await serve?.stop();
     await fixture.stop();
     rmSync(stateDir, { recursive: true, force: true });
   }
-  console.log(
-    `conformance (server): ${regressions} regression(s) through mcpx, ${stale} stale known gap(s) (${((Date.now() - started) / 1000).toFixed(1)}s)`,
-  );
-  return regressions === 0 && stale === 0;
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  if (problems.length === 0) {
+    console.log(`conformance (server): every required scenario passes directly and through mcpx serve alike (${seconds}s)`);
+    return true;
+  }
+  console.log(`conformance (server): FAILED, ${problems.length} problem(s) (${seconds}s; results in ${resultsDir}):`);
+  for (const problem of problems) console.log(`  - ${problem}`);
+  return false;
 }

@@ -3,6 +3,8 @@
  * Wire errors from servers stay the SDK's (`ProtocolError`); an unanswered question is never an error.
  */
 
+import { redact } from './secrets/redact.js';
+
 export type McpxErrorCode =
   // configuration
   | 'CONFIG_NOT_FOUND'
@@ -29,6 +31,8 @@ export type McpxErrorCode =
   | 'ELICITATION_EXPIRED'
   | 'ELICITATION_ABANDONED'
   | 'ELICITATION_FORBIDDEN'
+  /** An agent, a script (or anything but a person) accepted a question mcpx asked on its own behalf. */
+  | 'PERSON_REQUIRED'
   | 'STORE_UNAVAILABLE'
   | 'STORE_UNSUPPORTED'
   | 'BROKER_CLOSED'
@@ -75,7 +79,8 @@ export class McpxError extends Error {
   readonly data: Record<string, unknown> | undefined;
 
   constructor(code: McpxErrorCode, message: string, options: { cause?: unknown; data?: Record<string, unknown> } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    // No message of mcpx's shows a value of the secret store, wherever it came from (src/secrets/redact.ts).
+    super(redact(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.data = options.data;
   }

@@ -95,7 +95,11 @@ async function createPlainMcpx(options: McpxOptions): Promise<Mcpx> {
   const env = options.env ?? process.env;
   const loaded = options.loaded ?? loadConfig({ ...(options.config !== undefined ? { config: options.config } : {}), cwd, env });
   // OpenAPI and CLI adapters are in-process servers; host-wired servers of the same name win.
-  const adapters = adapterConnectors(loaded.config.adapters, { baseDir: loaded.path ? dirname(loaded.path) : cwd, env });
+  const adapters = adapterConnectors(loaded.config.adapters, {
+    baseDir: loaded.path ? dirname(loaded.path) : cwd,
+    env,
+    ...(loaded.config.secretForms ? { secretForms: loaded.config.secretForms } : {}),
+  });
   const servers = { ...adapters, ...(options.servers ?? {}) };
   const pool = createClientPool({
     config: loaded.config,

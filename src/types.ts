@@ -49,6 +49,11 @@ export interface QuestionFields {
   meta?: Record<string, unknown> | undefined;
   /** Only on mcpx's own question for a secret credential: the answer goes to the secret store here and is never recorded. */
   secret?: SecretRef;
+  /**
+   * `mcpx` on a question mcpx asks on its own behalf (a write confirmation, a credential, a sign-in): only a person
+   * may accept it (an agent's or a script's accept is refused with PERSON_REQUIRED). Never taken from a server's params.
+   */
+  asker?: 'mcpx';
   /** Legacy: the wire did not say which call asked and several were open; the call named is mcpx's pick among `candidateCalls`. */
   ambiguous?: boolean;
   /** With `ambiguous`: every call open on that connection when the question came (callIds, oldest first). */

@@ -6,6 +6,7 @@
  */
 import type { ServerConnector } from '../client/connection.js';
 import type { AdapterConfig } from '../config/adapters.js';
+import type { SecretForms } from '../secrets/redact.js';
 import type { AdapterServerFactory } from './serve.js';
 
 export interface AdapterContext {
@@ -14,6 +15,8 @@ export interface AdapterContext {
   env: Record<string, string | undefined>;
   /** The HTTP client of the OpenAPI adapter (default: the global fetch). */
   fetch?: typeof fetch;
+  /** The config's `${VAR}` values: a command line shown in a description, question or message shows the reference. */
+  secretForms?: SecretForms;
 }
 
 export function adapterConnectors(
@@ -31,6 +34,8 @@ export function adapterConnectors(
     };
     out[name] = {
       era: 'legacy',
+      // Its only questions are write confirmations: mcpx's own, for a person alone.
+      asksForMcpx: true,
       // The adapter keeps its own deadline (timeoutMs); the pool's is a little longer, so the adapter's message wins.
       ...(adapter.timeoutMs ? { timeoutMs: adapter.timeoutMs + 5_000 } : {}),
       connect: async () => (await build()).connect(),

@@ -7,9 +7,10 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { link, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { McpxError } from '../errors.js';
+import { makePrivateDir } from '../private-files.js';
 import { processAlive } from '../process-alive.js';
 
 export interface FileLockOptions {
@@ -64,7 +65,7 @@ async function holding<T>(path: string, body: () => Promise<T>, options: FileLoc
 }
 
 async function acquire(path: string, me: Holder, staleMs: number, waitMs: number): Promise<void> {
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  makePrivateDir(dirname(path));
   const deadline = Date.now() + waitMs;
   for (let pause = 5; ; pause = Math.min(pause * 2, 50)) {
     try {

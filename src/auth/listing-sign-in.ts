@@ -20,7 +20,10 @@ export function listingSignInAsker(options: {
 }): SignInAsker {
   const { server, tool, broker } = options;
   return async (params) => {
-    const question = questionFromParams(params, { server, tool, era: 'legacy', callId: newCallId() });
+    const question = {
+      ...questionFromParams(params, { server, tool, era: 'legacy', callId: newCallId() }),
+      asker: 'mcpx' as const,
+    };
     const answer = await options.onElicit(question, {
       signal: new AbortController().signal,
       arguments: {},

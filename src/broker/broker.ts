@@ -25,6 +25,7 @@ import {
   stateOf,
 } from './records.js';
 import { createExpiry } from './expiry.js';
+import { personOnlyRefusal } from './person-only.js';
 import { awaitAnswer, type WaitDeps } from './waiter.js';
 import { offerGone, putOffer } from './offers.js';
 import { createOpenWatches } from './open-watches.js';
@@ -250,6 +251,11 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       if (request.state === 'abandoned') throw abandoned(request);
       const now = clock.now();
       if (now >= request.expiresAt) refuseAnswered(request, await expiry.expire(request));
+      const refusal = personOnlyRefusal(request, input, now);
+      if (refusal) {
+        await emit(refusal.event);
+        throw refusal.error;
+      }
       let content = checkAnswerContent(request, input);
       // A secret is kept before the answer is claimed: if it cannot be kept, nothing is recorded and the question still waits.
       if (request.secret && content !== undefined)

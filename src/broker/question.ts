@@ -9,7 +9,7 @@ import type { ElicitRequest, Elicitation, OpenRequestInput, StoredAnswer } from 
 export function questionOf(
   record: Pick<
     ElicitRequest,
-    'id' | 'server' | 'tool' | 'mode' | 'message' | 'era' | 'trace' | 'requestedSchema' | 'url' | 'secret'
+    'id' | 'server' | 'tool' | 'mode' | 'message' | 'era' | 'trace' | 'requestedSchema' | 'url' | 'secret' | 'asker'
   >,
 ): Question {
   return {
@@ -23,6 +23,7 @@ export function questionOf(
     ...(record.requestedSchema ? { requestedSchema: record.requestedSchema } : {}),
     ...(record.url ? { url: record.url } : {}),
     ...(record.secret ? { secret: record.secret } : {}),
+    ...(record.asker ? { asker: record.asker } : {}),
   };
 }
 
@@ -59,6 +60,7 @@ export function openInputOf(question: Question, audience: ElicitRequest['audienc
     // The client knows whether the wire tied a legacy question to its call; a guess is marked and lists the calls.
     ...(question.ambiguous ? { ambiguous: true, candidateCalls: question.candidateCalls } : {}),
     ...(question.secret ? { secret: question.secret } : {}),
+    ...(question.asker ? { asker: question.asker } : {}),
   };
 }
 

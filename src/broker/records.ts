@@ -73,6 +73,7 @@ const OPTIONAL_REQUEST_FIELDS = [
   'ambiguous',
   'candidateCalls',
   'secret',
+  'asker',
 ] as const;
 
 /** The stored question: the fields it has, each set once in a fixed order (no undefined fields, one object shape). */

@@ -8,6 +8,12 @@ import type { Issue } from '../errors.js';
 
 export type RequestState = 'pending' | 'answered' | 'expired' | 'abandoned';
 
+/**
+ * Who answers, whatever the surface: a person, an agent, a script (a sandboxed script's or a host's onElicit) or
+ * the policy. Only a person may accept a question mcpx asks on its own behalf (`asker: 'mcpx'`).
+ */
+export type AnswererKind = 'person' | 'agent' | 'script' | 'policy';
+
 /** Which surface answered: recorded on every answer and in the audit log. */
 export type AnsweredBy = 'cli' | 'http' | 'mcp' | 'plugin' | 'script' | 'policy' | 'expiry' | 'person' | 'agent' | 'api' | 'web';
 
@@ -73,6 +79,11 @@ export interface RespondInput {
   action: Action;
   content?: Record<string, unknown> | undefined;
   by: AnsweredBy;
+  /**
+   * Who answers; default from `by` (`agent`, `script` and `policy` are themselves; `expiry` is the policy; every
+   * other surface is a person's). An `agent` or `script` accept of a question with `asker: 'mcpx'` is refused.
+   */
+  answerer?: AnswererKind;
   /** The answering session; refused (ELICITATION_FORBIDDEN) when it is not the question's, unless the broker allows any. */
   session?: string;
   /** The answering process when it is not this one (a daemon relaying a CLI's answer); this process otherwise. */
@@ -132,7 +143,9 @@ export type BrokerEventKind =
   | 'elicit.abandoned'
   | 'policy.fired'
   /** The pipeline passed a question on from one answerer to the next (data.answerer, data.reason). */
-  | 'elicit.passed';
+  | 'elicit.passed'
+  /** The broker refused an answer (an agent's or a script's accept of mcpx's own question): who tried, in data. */
+  | 'elicit.refused';
 
 /** One line of the append-only audit log, also delivered to in-process subscribers. */
 export interface BrokerEvent {

@@ -99,6 +99,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** A server the host wires itself (in-memory pairs in tests, custom transports): always negotiated, never cached. */
 export interface ServerConnector {
   connect(): Transport | Promise<Transport>;
+  /** Every question this server asks is mcpx's own (an adapter's write confirmation): only a person may accept it. */
+  asksForMcpx?: boolean;
   era?: 'auto' | Era;
   timeoutMs?: number;
 }
@@ -114,6 +116,8 @@ export interface ConnectionOptions {
   env: Record<string, string | undefined>;
   /** Values of the config's `{"ask": ...}` entries, asked for or read from the secret store; never part of the era cache key. */
   asked?: AskedValues;
+  /** Scrubs known secret values (the config's `${VAR}` values, asked credentials) from a failure's message. */
+  redact?: (text: string) => string;
   /** Answers a legacy `elicitation/create` (the modern era never sends one). */
   onLegacyElicit(params: Record<string, unknown>, link: LegacyLink): Promise<WireElicitResult>;
   /** A `notifications/progress` for a request that carried a progress token of ours. */
@@ -251,7 +255,7 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
     }
   } catch (error) {
     httpFetch?.close();
-    throw connectFailed(options.name, server, error, stderr);
+    throw connectFailed(options.name, server, error, stderr, options.redact ?? ((text) => text));
   }
 
   const era: Era = client.getProtocolEra() === 'modern' ? 'modern' : 'legacy';
@@ -273,7 +277,7 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
     forgetVerdict: async () => {
       if (key) await options.eraCache.delete(key);
     },
-    stderrTail: () => stderr.trim().split('\n').slice(-5).join('\n'),
+    stderrTail: () => (options.redact ?? String)(stderr.trim().split('\n').slice(-5).join('\n')),
     resultsWithoutType: () => client.resultsWithoutType,
     close: async () => {
       try {
@@ -362,7 +366,13 @@ function isProbeClosed(error: unknown): boolean {
   );
 }
 
-function connectFailed(name: string, server: ServerConfig | ServerConnector, error: unknown, stderr: string): McpxError {
+function connectFailed(
+  name: string,
+  server: ServerConfig | ServerConnector,
+  error: unknown,
+  stderr: string,
+  redact: (text: string) => string,
+): McpxError {
   // A sign-in that was declined or could not be asked says so itself.
   const signIn = signInErrorOf(error);
   if (signIn) return signIn;
@@ -376,7 +386,8 @@ function connectFailed(name: string, server: ServerConfig | ServerConnector, err
   const reason = error instanceof Error ? error.message : String(error);
   const tail = stderr.trim() ? `\nserver stderr:\n${stderr.trim().split('\n').slice(-5).join('\n')}` : '';
   const code = error instanceof SdkError && error.code === 'ERA_NEGOTIATION_FAILED' ? 'ERA_NEGOTIATION_FAILED' : 'CONNECT_FAILED';
-  return new McpxError(code, `cannot connect to server "${name}" (${target}): ${reason}${tail}`, {
+  // The command line, the reason and the server's stderr may all hold a token: shown and stored only redacted.
+  return new McpxError(code, redact(`cannot connect to server "${name}" (${target}): ${reason}${tail}`), {
     cause: error,
     data: { server: name },
   });

@@ -3,9 +3,10 @@
  * once). A modern verdict keeps the discover result the SDK adopts with zero round trips; a legacy verdict is
  * re-probed after `legacyMaxAgeMs`, because an upgraded server still answers `initialize` and would stay legacy.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { makePrivateDir, writePrivateFile } from '../private-files.js';
 import type { Era } from '../types.js';
 
 export interface EraVerdict {
@@ -44,10 +45,8 @@ export function createFileEraCache(path: string): EraCache {
     }
   };
   const write = (all: Record<string, EraVerdict>): void => {
-    mkdirSync(dirname(path), { recursive: true });
-    const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    writeFileSync(tmp, JSON.stringify(all, null, 2) + '\n', { mode: 0o600 });
-    renameSync(tmp, path);
+    makePrivateDir(dirname(path));
+    writePrivateFile(path, JSON.stringify(all, null, 2) + '\n');
   };
   return {
     get: async (key) => read()[key],

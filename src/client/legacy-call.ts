@@ -120,10 +120,14 @@ export class LegacyCall<R = CallToolResult> {
 
   /**
    * Serves one `elicitation/create` given to this call; `candidateCalls` when the wire did not say which call asked.
-   * `secret` only for mcpx's own credential questions (a server's params can never set it).
+   * `secret` and `asker` only for mcpx's own questions (a server's params can never set them).
    */
-  ask(params: Record<string, unknown>, candidateCalls?: string[], secret?: SecretRef): Promise<WireElicitResult> {
+  ask(
+    params: Record<string, unknown>,
+    own: { candidateCalls?: string[] | undefined; secret?: SecretRef | undefined; asker?: 'mcpx' | undefined } = {},
+  ): Promise<WireElicitResult> {
     const { options } = this;
+    const { candidateCalls, secret, asker } = own;
     this.asked += 1;
     if (options.maxQuestions !== undefined && this.asked > options.maxQuestions) {
       // Past the bound: nobody is asked and nothing is invented; the server hears cancel and the call fails.
@@ -138,6 +142,7 @@ export class LegacyCall<R = CallToolResult> {
       ...methodField(options.method),
     });
     if (secret) question.secret = secret;
+    if (asker) question.asker = asker;
     if (candidateCalls) {
       question.ambiguous = true;
       question.candidateCalls = candidateCalls;

@@ -343,9 +343,16 @@ export function callError(server: string, tool: string, error: unknown, resuming
         },
       );
     }
+    // The server's own message and data, so a surface that relays the error (serve) can give them as they were.
     return new McpxError('CALL_FAILED', `${label} failed: ${error.message}`, {
       cause: error,
-      data: { server, tool, code: error.code },
+      data: {
+        server,
+        tool,
+        code: error.code,
+        upstreamMessage: error.message,
+        ...(error.data !== undefined ? { upstreamData: error.data } : {}),
+      },
     });
   }
   return new McpxError('CALL_FAILED', `${label} failed: ${error instanceof Error ? error.message : String(error)}`, {

@@ -11,6 +11,7 @@ import { stateDir } from '../paths.js';
 import type { SecretStore } from '../secrets/types.js';
 import type { ClientPoolOptions } from './client-pool.js';
 import { openConnection, type Connection, type LegacyLink } from './connection.js';
+import { redact, secretStoreForm } from '../secrets/redact.js';
 import { askedEntries, readAsked, type AskedEntry, type AskedValues } from './credentials.js';
 import type { LegacyCall } from './legacy-call.js';
 import type { CallNotifications } from './outcome.js';
@@ -72,23 +73,21 @@ function attribute(
   active: LegacyCall<unknown>[],
   params: Record<string, unknown>,
   link: LegacyLink,
+  asker: 'mcpx' | undefined,
 ): Promise<WireElicitResult> {
   const open = active.filter((c) => !c.settled);
   const meta = params._meta && typeof params._meta === 'object' ? (params._meta as Record<string, unknown>) : {};
   for (const token of [link.streamOf, meta.progressToken]) {
     const linked = typeof token === 'string' ? open.find((c) => c.progressToken === token) : undefined;
-    if (linked) return linked.ask(params);
+    if (linked) return linked.ask(params, { asker });
   }
   const [only, ...others] = open;
   if (!only) throw new McpxError('CALL_FAILED', `${server} asked a question while no call was in flight`);
-  if (!others.length) return only.ask(params);
+  if (!others.length) return only.ask(params, { asker });
   // A call already waiting on a question is less likely to be asking another (questions asked together come
   // within milliseconds): the oldest call not yet asking, else the oldest.
   const pick = open.find((c) => !c.asking) ?? only;
-  return pick.ask(
-    params,
-    open.map((c) => c.callId),
-  );
+  return pick.ask(params, { candidateCalls: open.map((c) => c.callId), asker });
 }
 
 /**
@@ -114,6 +113,8 @@ export function createConnections(options: ClientPoolOptions): Connections {
   const pool = new Map<string, Promise<Pooled>>();
   const routes = new Map<string, CallNotifications>();
   let closed = false;
+  // The config's `${VAR}` values, and each asked credential once read: scrubbed from every connect failure.
+  const secretForms = new Map(options.config.secretForms ?? []);
   const elicitation = {
     form: Boolean(options.onElicit || options.answerLater),
     url: Boolean((options.openUrl || options.urlOpenedByAnswerer) && (options.onElicit || options.answerLater)),
@@ -163,13 +164,15 @@ export function createConnections(options: ClientPoolOptions): Connections {
           name,
           server,
           ...(askedValues.has(name) ? { asked: askedValues.get(name)! } : {}),
+          redact: (text) => redact(text, secretForms),
           clientInfo: options.clientInfo,
           elicitation,
           eraCache: options.eraCache,
           cwd: options.cwd,
           env: options.env,
           now,
-          onLegacyElicit: (params, link) => attribute(name, active, params, link),
+          onLegacyElicit: (params, link) =>
+            attribute(name, active, params, link, 'connect' in server && server.asksForMcpx ? 'mcpx' : undefined),
           onProgress: (token) => active.find((c) => c.progressToken === token)?.progress(),
           onNotification: (token, method, params) => routeNotification(routes.get(token), method, params),
           // Two or more asking at once: the message could be either's, so neither gets it.
@@ -275,6 +278,8 @@ export function createConnections(options: ClientPoolOptions): Connections {
     if (!entries.length) return [];
     const { values, missing } = await readAsked(entries, await secrets());
     if (!missing.length) askedValues.set(name, values);
+    for (const [field, kept] of Object.entries(values) as Array<[string, Record<string, string>]>)
+      for (const [key, value] of Object.entries(kept)) secretForms.set(value, secretStoreForm(`${field}.${key}`));
     return missing;
   };
 

@@ -32,6 +32,13 @@ export interface Listings {
 
 type Fetch<T> = (client: Client, timeout: number) => Promise<T>;
 
+/**
+ * Whether the server declared what is about to be listed. Only what it declares is asked for: the SDK's own answer
+ * to an undeclared listing is an empty list plus a `console.debug` line, which lands on stdout (serve's wire).
+ */
+const declares = (client: Client, capability: 'tools' | 'prompts' | 'resources'): boolean =>
+  client.getServerCapabilities()?.[capability] !== undefined;
+
 /** A listen the server ends sooner than this after it opened counts as a failure (see relisten). */
 const QUICK_END_MS = 1_000;
 const RELISTEN_BACKOFF_MS = 250;
@@ -172,7 +179,10 @@ export function createListings(connections: Connections, onResourceUpdated?: (se
       server,
       'tools',
       async (client, timeout) =>
-        (await client.listTools(undefined, { timeout, ...(listOptions.refresh ? { cacheMode: 'refresh' as const } : {}) })).tools,
+        declares(client, 'tools')
+          ? (await client.listTools(undefined, { timeout, ...(listOptions.refresh ? { cacheMode: 'refresh' as const } : {}) }))
+              .tools
+          : [],
       () => listTools(server, listOptions),
     );
     // What each tool's calls must carry as headers, known from now on.
@@ -183,14 +193,16 @@ export function createListings(connections: Connections, onResourceUpdated?: (se
   const api: Listings = {
     listTools,
     listPrompts: (server) =>
-      items(server, 'prompts', async (client, timeout) => (await client.listPrompts(undefined, { timeout })).prompts),
+      items(server, 'prompts', async (client, timeout) =>
+        declares(client, 'prompts') ? (await client.listPrompts(undefined, { timeout })).prompts : [],
+      ),
     listResources: (server) =>
-      items(server, 'resources', async (client, timeout) => (await client.listResources(undefined, { timeout })).resources),
+      items(server, 'resources', async (client, timeout) =>
+        declares(client, 'resources') ? (await client.listResources(undefined, { timeout })).resources : [],
+      ),
     listResourceTemplates: (server) =>
-      items(
-        server,
-        'resource templates',
-        async (client, timeout) => (await client.listResourceTemplates(undefined, { timeout })).resourceTemplates,
+      items(server, 'resource templates', async (client, timeout) =>
+        declares(client, 'resources') ? (await client.listResourceTemplates(undefined, { timeout })).resourceTemplates : [],
       ),
     complete: (server, params) =>
       items(server, 'completions', async (client, timeout) => {

@@ -122,7 +122,10 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
           await keepAnswer(
             server,
             entry,
-            await call.ask(credentialParams(server, entry), undefined, entry.secret ? entry.ref : undefined),
+            await call.ask(credentialParams(server, entry), {
+              asker: 'mcpx',
+              ...(entry.secret ? { secret: entry.ref } : {}),
+            }),
             store,
           );
         return true as const;

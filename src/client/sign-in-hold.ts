@@ -143,7 +143,7 @@ async function holdAsking<T, R>(
       async (params) => {
         // Work this hold left running (a stream) may need a sign-in after the call went on: not this call's.
         if (call.settled) throw new McpxError('SIGN_IN_REQUIRED', `server "${server}" needs a sign-in`, { data: { server } });
-        return call.ask(params);
+        return call.ask(params, { asker: 'mcpx' });
       },
       async () => {
         try {

@@ -44,6 +44,8 @@ interface Question {
   callId: string;
   key?: string;
   audience?: "user";
+  /** "mcpx" when mcpx asks for itself (a write confirmation, a credential, a sign-in): only a person may accept it. */
+  asker?: "mcpx";
   meta?: Record<string, unknown>;
 }
 

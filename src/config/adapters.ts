@@ -81,6 +81,7 @@ export function parseAdapter(
   entry: Record<string, unknown>,
   env: Record<string, string | undefined>,
   issues: Issue[],
+  forms?: Map<string, string>,
 ): AdapterConfig | undefined {
   const base = `mcpServers.${name}`;
   if ('openapi' in entry && 'cli' in entry) {
@@ -108,7 +109,7 @@ export function parseAdapter(
   // Command-line words and input schemas are kept as written: `${...}` there is the program's, not ours.
   const data = result.data as AdapterConfig;
   const expanded = isOpenApiAdapter(data)
-    ? expandDeep(data, env, base, issues)
+    ? expandDeep(data, env, base, issues, forms)
     : {
         ...data,
         ...expandDeep(
@@ -121,6 +122,7 @@ export function parseAdapter(
           env,
           base,
           issues,
+          forms,
         ),
       };
   return issues.length === before ? (expanded as AdapterConfig) : undefined;

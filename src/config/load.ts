@@ -103,6 +103,7 @@ function parseConfigAndPolicy(raw: unknown, source: string, env: Env): { config:
   }
   const out: Record<string, ServerConfig> = {};
   const adapters: Record<string, AdapterConfig> = {};
+  const forms = new Map<string, string>();
   for (const [name, entry] of Object.entries(servers as Record<string, unknown>)) {
     if (isAdapterEntry(entry)) {
       if (!SERVER_NAME.test(name))
@@ -111,20 +112,28 @@ function parseConfigAndPolicy(raw: unknown, source: string, env: Env): { config:
           expected: 'a server name of letters, digits, "_" and "-"',
           message: `server "${name}": the name may only use letters, digits, "_" and "-"`,
         });
-      const adapter = parseAdapter(name, entry, env, issues);
+      const adapter = parseAdapter(name, entry, env, issues, forms);
       if (adapter) adapters[name] = adapter;
       continue;
     }
-    const parsed = parseServer(name, entry, env, issues);
+    const parsed = parseServer(name, entry, env, issues, forms);
     if (parsed) out[name] = parsed;
   }
   const elicit = parseElicitBlock(record.elicit);
   issues.push(...elicit.issues);
   if (issues.length) fail(source, issues);
-  return { config: Object.keys(adapters).length ? { mcpServers: out, adapters } : { mcpServers: out }, policy: elicit.policy };
+  const config: McpxConfig = Object.keys(adapters).length ? { mcpServers: out, adapters } : { mcpServers: out };
+  if (forms.size) config.secretForms = forms;
+  return { config, policy: elicit.policy };
 }
 
-function parseServer(name: string, entry: unknown, env: Env, issues: Issue[]): ServerConfig | undefined {
+function parseServer(
+  name: string,
+  entry: unknown,
+  env: Env,
+  issues: Issue[],
+  forms: Map<string, string>,
+): ServerConfig | undefined {
   const base = `mcpServers.${name}`;
   const before = issues.length;
   if (!SERVER_NAME.test(name)) {
@@ -181,7 +190,7 @@ function parseServer(name: string, entry: unknown, env: Env, issues: Issue[]): S
     }
     return undefined;
   }
-  const expanded = expandDeep(result.data as ServerConfig, env, base, issues);
+  const expanded = expandDeep(result.data as ServerConfig, env, base, issues, forms);
   return issues.length === before ? expanded : undefined;
 }
 

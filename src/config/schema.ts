@@ -48,6 +48,11 @@ export interface McpxConfig {
   mcpServers: Record<string, ServerConfig>;
   /** Entries of `mcpServers` that are OpenAPI or CLI adapters (`{"openapi": ...}`, `{"cli": ...}`), by name. */
   adapters?: Record<string, AdapterConfig>;
+  /**
+   * The values the entries' `${VAR}` references expanded to, each with its reference: what messages and records
+   * show instead of the value (src/secrets/redact.ts). Filled by parseConfig; a Map, so it never goes out as JSON.
+   */
+  secretForms?: ReadonlyMap<string, string>;
 }
 
 export function isHttpServer(server: ServerConfig): server is HttpServerConfig {

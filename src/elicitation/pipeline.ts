@@ -181,12 +181,18 @@ async function ask(
             action: value.action,
             content: 'content' in value ? value.content : undefined,
             by: answerer.by ?? answerer.kind,
+            answerer: answerer.kind,
             session: request.session,
           }),
         );
       } catch (error) {
         if (isMcpxError(error, 'ANSWER_INVALID')) {
           await passed(answerer, error.message);
+          continue;
+        }
+        // mcpx's own question and a script's accept: refused (and audited) by the broker; the person gets it.
+        if (isMcpxError(error, 'PERSON_REQUIRED')) {
+          await passed(answerer, `its accept was refused (${error.code}); re-raised to the person`);
           continue;
         }
         const winner = isMcpxError(error) ? (error.data?.answer as StoredAnswer | undefined) : undefined;

@@ -57,10 +57,12 @@ export function evaluatePolicy(policy: Policy, question: Question, env: Record<s
 
 /**
  * A server may ask that a person answer (`_meta["io.mcpx/audience"] = "user"`): honoured. A hint toward the
- * agent is ignored, because a server pushing a question past a person is the direction to resist.
+ * agent is ignored, because a server pushing a question past a person is the direction to resist. mcpx's own
+ * questions (a write confirmation, a credential, a sign-in) are always the person's.
  */
 export function audienceOf(policy: Policy, question: Question): Audience {
-  if (question.audience === 'user' || question.meta?.['io.mcpx/audience'] === 'user') return 'person';
+  if (question.asker === 'mcpx' || question.audience === 'user' || question.meta?.['io.mcpx/audience'] === 'user')
+    return 'person';
   return policy.audience ?? 'any';
 }
 

@@ -17,6 +17,8 @@ export function questionForScript(question: Question): Record<string, unknown> {
     callId: question.callId,
     era: question.era,
     audience: question.audience,
+    // mcpx's own question (a write confirmation, a credential, a sign-in): the script may decline, not accept.
+    ...(question.asker ? { asker: question.asker } : {}),
   };
 }
 

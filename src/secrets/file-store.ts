@@ -2,10 +2,10 @@
  * The fallback where no OS keychain works (a headless Linux box): one JSON file, mode 0600, in a 0700 state dir.
  * Writes go to a temp file that is renamed over the old one, under a lock file, so two processes never lose each other's secrets.
  */
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { McpxError } from '../errors.js';
+import { makePrivateDir, tightenPrivateDir, writePrivateFile } from '../private-files.js';
 import type { SecretStore } from './types.js';
 
 export const SECRETS_FILE_NAME = 'secrets.json';
@@ -49,8 +49,9 @@ export function openFileSecretStore(stateDir: string): SecretStore {
       return (await read())[service]?.[account];
     },
     async set(service, account, value) {
-      await mkdir(stateDir, { recursive: true, mode: 0o700 });
-      await chmod(stateDir, 0o700);
+      // Secrets go nowhere another user could read, even where no surface tightened the dir first.
+      makePrivateDir(stateDir);
+      tightenPrivateDir(stateDir);
       await update((secrets) => {
         (secrets[service] ??= {})[account] = value;
         return true;
@@ -72,19 +73,10 @@ export function openFileSecretStore(stateDir: string): SecretStore {
 }
 
 async function writeAtomically(path: string, text: string): Promise<void> {
-  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  // Created 0600 from the first byte, so the secret is never readable by others, even briefly.
-  const handle = await open(temp, 'wx', 0o600);
   try {
-    await handle.writeFile(text, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(temp, path);
+    // 0600 from the first byte, so a secret is never readable by others, even briefly; synced, so never lost.
+    writePrivateFile(path, text, { durable: true });
   } catch (err) {
-    await rm(temp, { force: true });
     throw storeError(`cannot write the secrets file ${path}`, err);
   }
 }

@@ -5,6 +5,7 @@
 import type { Broker } from '../broker/types.js';
 import { toAnswer } from '../broker/question.js';
 import { isMcpxError } from '../errors.js';
+import { redact } from '../secrets/redact.js';
 import type { Answer } from '../types.js';
 import type { CallNotifications, InputRequiredOutcome, LiveCall } from '../client/outcome.js';
 import type { CallOutcome, CallProgress, Continuation, TaskHost, TaskRecord, TaskResult } from './types.js';
@@ -14,7 +15,7 @@ import { alongside } from './progress.js';
 export const errorOf = (error: unknown): NonNullable<TaskRecord['error']> =>
   isMcpxError(error)
     ? { code: error.code, message: error.message, ...(error.data ? { data: error.data } : {}) }
-    : { code: 'CALL_FAILED', message: error instanceof Error ? error.message : String(error) };
+    : { code: 'CALL_FAILED', message: redact(error instanceof Error ? error.message : String(error)) };
 
 export type LegacyWatch = ReturnType<typeof legacyWatch>;
 

@@ -25,14 +25,16 @@ describe('paged pending listing', () => {
     for (;;) {
       const page = await broker.pending({ limit: 3, ...(cursor ? { cursor } : {}) });
       seen.push(...page.map((e) => e.id));
-      if (seen.length === 3) await broker.respond({ id: opened[6 - 0]!, action: 'cancel', by: 'cli' }).catch(() => undefined);
+      // The last question (the last page's only one) is answered after the first page: it must not be walked.
+      if (seen.length === 3)
+        expect((await broker.respond({ id: opened[6]!, action: 'cancel', by: 'cli' })).action).toBe('cancel');
       if (page.length < 3) break;
       cursor = cursorAfter(page.at(-1)!);
     }
     const everything = (await broker.pending({ state: ['pending', 'answered'] })).map((e) => e.id);
     expect(new Set(seen).size).toBe(seen.length);
     expect(seen).toEqual(everything.filter((id) => seen.includes(id)));
-    expect(seen.length).toBeGreaterThanOrEqual(6);
+    expect([...seen].sort()).toEqual(opened.slice(0, 6).sort());
     const bad = await broker.pending({ cursor: 'nonsense' }).catch((e: unknown) => e);
     expect(isMcpxError(bad, 'CONFIG_INVALID')).toBe(true);
     await broker.close();

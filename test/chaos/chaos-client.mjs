@@ -87,6 +87,8 @@ async function one(index, { era, late }) {
   const call = await anyDaemon('POST', `/v1/call/${era}/ask_form`, { title: tag }, (r) => r.status === 202);
   const { task, questions: asked } = call.body.inputRequired;
   const question = asked[0].id;
+  // A late question waits unanswered, its call held by a daemon that may die meanwhile.
+  if (late) await pause(lateMs);
   const answered = await anyDaemon(
     'POST',
     `/v1/elicit/${question}/accept`,
@@ -96,7 +98,6 @@ async function one(index, { era, late }) {
   // 409: our own earlier try of a modern question went through before its daemon died (only this client answers
   // this question). A legacy retry gets its first try's fate instead: 200 delivered, or 410 abandoned.
   const askedMs = Date.now() - started;
-  if (late) await pause(lateMs);
   const line = { question, task, era, late, repo, askedMs, answer: answered.status === 410 ? 'refused' : 'accepted' };
   if (answered.status !== 200) line.refusal = { status: answered.status, code: answered.body?.error?.code };
   const ended = await anyDaemon('GET', `/v1/tasks/${task}?wait=5`, undefined, (r) => {

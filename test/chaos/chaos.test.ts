@@ -7,7 +7,8 @@
  * What must hold whatever the schedule: no accepted answer is lost (every call that completed received exactly
  * the answer given; a call that did not says ELICITATION_ABANDONED), none is answered twice (the audit log has at
  * most one answer per question), every modern call completes, every legacy call completes or is abandoned, and an
- * answer refused as abandoned was never recorded. The seed (MCPX_CHAOS_SEED, printed) fixes the questions' eras
+ * answer refused as abandoned was never recorded. And the chaos happened: at least one daemon was seen gone after
+ * its SIGKILL (the first stays down past its lease) and a survivor's log says it took over and resumed calls. The seed (MCPX_CHAOS_SEED, printed) fixes the questions' eras
  * and the kill schedule; MCPX_CHAOS_QUESTIONS sets how many (`npm run chaos`: 1,000).
  */
 import { spawn } from 'node:child_process';
@@ -51,6 +52,16 @@ interface Line {
   received?: { action: string; content?: { repo?: string } };
   /** From asking to the call's end. */
   ms: number;
+}
+
+/** Whether a process with this pid exists (signal 0 only checks). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function runClient(index: number, sockets: string[], questions: number): Promise<Line[]> {
@@ -112,8 +123,9 @@ for (const [name, url] of [
       );
       await Promise.all(daemons.map((d) => d.start()));
       const sockets = daemons.map((d) => daemonPaths(d.env, d.configPath).socket);
+      // Counted from what is seen: a daemon's process gone after its SIGKILL; a survivor's log saying it took over.
       let kills = 0;
-      let takeovers = 0;
+      let pastLease = 0;
       try {
         const share = (i: number): number => Math.floor(QUESTIONS / CLIENTS) + (i < QUESTIONS % CLIENTS ? 1 : 0);
         let clientsDone = false;
@@ -142,18 +154,26 @@ for (const [name, url] of [
           const live = daemons.filter((d) => d.pid !== undefined);
           if (live.length < 2) continue;
           const victim = live[Math.floor(random() * live.length)]!;
-          const delay = [0, LEASE_MS / 2, LEASE_MS * 1.5][Math.floor(random() * 3)]!;
-          if (delay > LEASE_MS) takeovers++;
+          // The first victim stays down past its lease, so every run has a takeover to see.
+          const delay = kills === 0 ? LEASE_MS * 1.5 : [0, LEASE_MS / 2, LEASE_MS * 1.5][Math.floor(random() * 3)]!;
+          if (delay > LEASE_MS) pastLease++;
+          const pid = victim.pid!;
           await victim.kill();
-          kills++;
+          if (!alive(pid)) kills++;
           restart(victim, delay);
         }
         const lines = (await clients).flat();
         await Promise.all(restarts);
         const exits = daemons.map((d) => d.log().split('exiting').length - 1).reduce((a, b) => a + b, 0);
+        const takeovers = daemons.flatMap((d) => [...d.log().matchAll(/took over \S+: (\d+) call\(s\) resumed/g)]);
+        const resumed = takeovers.reduce((sum, match) => sum + Number(match[1]), 0);
         console.log(
-          `chaos on ${name}: ${kills} kills (${takeovers} left down past their lease), ${exits} exits on a lease taken while stalled`,
+          `chaos on ${name}: ${kills} kills (${pastLease} left down past their lease), ${takeovers.length} takeovers resuming ${resumed} calls, ${exits} exits on a lease taken while stalled`,
         );
+        // A run with nothing killed or nothing taken over proved nothing.
+        expect(kills).toBeGreaterThan(0);
+        expect(takeovers.length).toBeGreaterThan(0);
+        expect(resumed).toBeGreaterThan(0);
 
         const store = await openStoreUrl(url());
         let events;

@@ -160,10 +160,17 @@ describe('sign-in as a question', () => {
     expect(result.stderr).toContain('answered decline');
   });
 
-  it('asks a script: its onElicit accepts, the page opens in the browser (BROWSER) and the call completes', async () => {
+  // Issue #33: a sign-in is mcpx's own question, so a script's accept is refused (audited), the page is not opened,
+  // and the sign-in waits for the person (the old assertion here was that the script's accept completed the call).
+  it("asks a script: its onElicit's accept is refused, the page is not opened, and the sign-in waits for the person", async () => {
     // The browser: a program given the URL, which follows the redirects back to the loopback listener.
     const browser = join(home, 'browser.mjs');
-    writeFileSync(browser, `#!${process.execPath}\nawait fetch(process.argv[2]);\n`, { mode: 0o755 });
+    const opened = join(home, 'opened.txt');
+    writeFileSync(
+      browser,
+      `#!${process.execPath}\nimport { appendFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(opened)}, process.argv[2] + '\\n');\nawait fetch(process.argv[2]);\n`,
+      { mode: 0o755 },
+    );
     writeFileSync(
       join(home, 'work', 'signed.ts'),
       "onElicit(async (q) => (q.mode === 'url' ? { action: 'accept' } : undefined));\nexport default await tools.scripted.whoami({});\n",
@@ -172,9 +179,16 @@ describe('sign-in as a question', () => {
     const before = (await stats()).token.authorization_code;
 
     const signed = await run(['run', 'signed.ts'], { BROWSER: browser });
-    expect(signed.code, signed.stderr).toBe(0);
-    expect(JSON.parse(signed.stdout).structuredContent.sha256).toMatch(/^[0-9a-f]{64}$/);
-    expect((await stats()).token.authorization_code).toBe(before + 1);
+    expect(signed.code, signed.stderr).toBe(75);
+    expect(signed.stdout).toContain(new URL('/authorize', mcpUrl).href);
+    expect((await stats()).token.authorization_code).toBe(before);
+    expect(existsSync(opened)).toBe(false);
+    const refused = (await run(['log', '--json'])).stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { kind: string; server?: string; data?: { answerer?: string } })
+      .filter((e) => e.kind === 'elicit.refused' && e.server === 'scripted');
+    expect(refused.map((e) => e.data?.answerer)).toEqual(['script']);
 
     // Nobody here to answer: the run's own question (its listener ends with the run) is abandoned and the sign-in is
     // handed to the daemon, where it waits as a question (test/e2e/oauth-run.test.ts follows it to the end).
@@ -184,7 +198,13 @@ describe('sign-in as a question', () => {
     const listed = JSON.parse((await run(['elicit', 'list', '--all', '--state', 'all', '--json'])).stdout) as {
       elicitations: Array<{ server: string; state: string }>;
     };
-    expect(listed.elicitations.filter((q) => q.server === 'scripted').map((q) => q.state)).toEqual(['answered']);
+    // The script's sign-in went the same way: the run's own abandoned, handed to the daemon for the person.
+    expect(
+      listed.elicitations
+        .filter((q) => q.server === 'scripted')
+        .map((q) => q.state)
+        .sort(),
+    ).toEqual(['abandoned', 'pending']);
     expect(listed.elicitations.filter((q) => q.server === 'refused').map((q) => q.state)).toContain('abandoned');
     expect(listed.elicitations.filter((q) => q.server === 'refused').map((q) => q.state)).toContain('pending');
   });

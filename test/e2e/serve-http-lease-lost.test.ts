@@ -28,7 +28,8 @@ for (const [name, url] of [
         { modern: { ...stdioFixture('dual-era'), era: 'modern' } },
         { MCPX_STORE_URL: url(), MCPX_LEASE_MS: '1000' },
       );
-      const child = spawn(process.execPath, [CLI, 'serve', '--config', setup.configPath, '--http'], {
+      // Loopback, and not a test of the bearer token: --no-auth.
+      const child = spawn(process.execPath, [CLI, 'serve', '--config', setup.configPath, '--http', '--no-auth'], {
         cwd: setup.dir,
         env: setup.env,
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -19,9 +19,12 @@ import {
 
 let setup: ServeSetup;
 let serve: HttpServeProcess;
+// Loopback needs a token too: these clients send it, as a host's `headers` entry does.
+const TOKEN = 'a-loopback-token-for-the-http-tests-0123';
+const auth = { authorization: `Bearer ${TOKEN}` };
 beforeAll(async () => {
   setup = serveSetup({ legacy: stdioFixture('legacy-v1'), modern: { ...stdioFixture('dual-era'), era: 'modern' } });
-  serve = await startHttpServe(setup);
+  serve = await startHttpServe(setup, [], { MCPX_SERVE_TOKEN: TOKEN });
 });
 afterAll(() => serve?.close());
 
@@ -40,7 +43,7 @@ describe('mcpx serve --http', () => {
     for (const upstream of ['legacy', 'modern'] as const) {
       it(`forwards the ${upstream} upstream's question to a ${era} client (${sdk}); accept, decline and cancel arrive as given`, async () => {
         for (const action of ['accept', 'decline', 'cancel'] as const) {
-          const client = await httpClient(serve.url, { sdk, era, answer: answering(action) });
+          const client = await httpClient(serve.url, { sdk, era, answer: answering(action), headers: auth });
           try {
             const result = await client.callTool(`${upstream}__ask_form`, { title: 'h' });
             expect(client.asked[0]?.message).toBe(`${upstream} (via mcpx) asks: Where should "h" go?`);
@@ -54,7 +57,7 @@ describe('mcpx serve --http', () => {
   }
 
   it('gives a client without elicitation the input-required text and the tools that answer it', async () => {
-    const client = await httpClient(serve.url, { sdk: 'v2', era: 'modern' });
+    const client = await httpClient(serve.url, { sdk: 'v2', era: 'modern', headers: auth });
     try {
       const first = await client.callTool('legacy__ask_confirm', {});
       const id = /elc-[0-9a-f]{16}/.exec(textOf(first))![0];
@@ -72,7 +75,7 @@ describe('mcpx serve --http', () => {
       method: 'initialize',
       params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
     });
-    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...auth };
     const { request } = await import('node:http');
     const post = (extra: Record<string, string>) =>
       new Promise<number>((resolve, reject) => {
@@ -90,11 +93,11 @@ describe('mcpx serve --http', () => {
 
   it('refuses a body over 4 MiB with 413, as the SDK does, and goes on serving', async () => {
     const huge = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', pad: 'x'.repeat(5 << 20) } });
-    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...auth };
     const refused = await fetch(serve.url, { method: 'POST', headers, body: huge });
     expect(refused.status).toBe(413);
     expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('must not exceed 4194304 bytes');
-    const client = await httpClient(serve.url, { sdk: 'v2', era: 'modern' });
+    const client = await httpClient(serve.url, { sdk: 'v2', era: 'modern', headers: auth });
     try {
       expect(textOf(await client.callTool('modern__no_ask', { text: 'after' }))).toContain('after');
     } finally {

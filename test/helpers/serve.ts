@@ -190,14 +190,23 @@ export interface HttpServeProcess {
   close(): Promise<void>;
 }
 
-/** `mcpx serve --http` as a child process; resolves with the URL it prints. */
+/** The flags and variable that say how a serve authenticates its callers. */
+const AUTH_CHOSEN = ['--host', '--token-file', '--no-auth'];
+
+/**
+ * `mcpx serve --http` as a child process; resolves with the URL it prints. A test that does not say how callers
+ * authenticate (--token-file, --no-auth, MCPX_SERVE_TOKEN, or a --host off loopback, where a token is required) is
+ * not about it: its serve gets --no-auth, on loopback.
+ */
 export async function startHttpServe(
   setup: ServeSetup,
   extraArgs: string[] = [],
   extraEnv: Record<string, string> = {},
 ): Promise<HttpServeProcess> {
   const { spawn } = await import('node:child_process');
-  const child = spawn(process.execPath, [CLI, 'serve', '--config', setup.configPath, '--http', ...extraArgs], {
+  const authChosen = extraArgs.some((arg) => AUTH_CHOSEN.includes(arg)) || 'MCPX_SERVE_TOKEN' in extraEnv;
+  const args = [CLI, 'serve', '--config', setup.configPath, '--http', ...extraArgs, ...(authChosen ? [] : ['--no-auth'])];
+  const child = spawn(process.execPath, args, {
     cwd: setup.dir,
     env: { ...setup.env, ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -94,8 +94,14 @@ beforeAll(async () => {
     raw: { url: raw.url, era: 'modern' },
   });
   core = await createServeCore({ env, cwd: dir, configPath, version: 'test', reserved: RESERVED_NAMES });
-  fast = await serveOverHttp(core, { env, version: 'test', host: '127.0.0.1', port: 0 });
-  sdk = await serveOverHttp(core, { env: { ...env, MCPX_SERVE_FAST_PATH: 'off' }, version: 'test', host: '127.0.0.1', port: 0 });
+  fast = await serveOverHttp(core, { env, version: 'test', host: '127.0.0.1', port: 0, auth: { none: true } });
+  sdk = await serveOverHttp(core, {
+    env: { ...env, MCPX_SERVE_FAST_PATH: 'off' },
+    version: 'test',
+    host: '127.0.0.1',
+    port: 0,
+    auth: { none: true },
+  });
 });
 afterAll(async () => {
   await fast?.close();

@@ -10,6 +10,7 @@ import type { CliAdapterConfig, CliCommandConfig } from '../../config/adapters.j
 import { McpxError } from '../../errors.js';
 import type { AdapterContext } from '../connectors.js';
 import { createNamer } from '../names.js';
+import { redact, type SecretForms } from '../../secrets/redact.js';
 import { failure, type AdapterTool, type AdapterToolSet } from '../tool-set.js';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -21,6 +22,7 @@ export function cliTools(adapter: string, config: CliAdapterConfig, context: Ada
   const nameFor = createNamer((message) => warnings.push(message));
   const cwd = config.cwd ? (isAbsolute(config.cwd) ? config.cwd : resolve(context.baseDir, config.cwd)) : context.baseDir;
   const tools: AdapterTool[] = [];
+  const shown = (text: string): string => redact(text, context.secretForms);
   for (const [command, spec] of Object.entries(config.commands)) {
     const inputSchema = spec.input ?? { type: 'object', properties: {} };
     const known = new Set(Object.keys((inputSchema.properties ?? {}) as Record<string, unknown>));
@@ -34,15 +36,18 @@ export function cliTools(adapter: string, config: CliAdapterConfig, context: Ada
     }
     const definition: Tool = {
       name: nameFor(command, `command "${command}"`),
-      description: `${spec.description ? `${spec.description}\n\n` : ''}Runs: ${[config.cli, ...(config.args ?? []), ...spec.args.map((w) => (typeof w === 'string' ? w : `[${w.args.join(' ')}]`))].join(' ')}.${spec.writes ? ' Asks for confirmation before it runs.' : ''}`,
+      description: `${spec.description ? `${spec.description}\n\n` : ''}Runs: ${shown([config.cli, ...(config.args ?? []), ...spec.args.map((w) => (typeof w === 'string' ? w : `[${w.args.join(' ')}]`))].join(' '))}.${spec.writes ? ' Asks for confirmation before it runs.' : ''}`,
       inputSchema: { additionalProperties: false, ...inputSchema, type: 'object' } as Tool['inputSchema'],
       annotations: { readOnlyHint: spec.writes !== true, destructiveHint: spec.writes === true, openWorldHint: false },
     };
     tools.push({
       definition,
       confirmation: (args) =>
-        spec.writes ? `run ${shellQuote([config.cli, ...(config.args ?? []), ...words(spec, args)])}: proceed?` : undefined,
-      run: (args, signal) => run(config, cwd, context.env, [...(config.args ?? []), ...words(spec, args)], signal),
+        spec.writes
+          ? `run ${shown(shellQuote([config.cli, ...(config.args ?? []), ...words(spec, args)]))}: proceed?`
+          : undefined,
+      run: (args, signal) =>
+        run(config, cwd, context.env, [...(config.args ?? []), ...words(spec, args)], signal, context.secretForms),
     });
   }
   return { tools, warnings };
@@ -107,26 +112,28 @@ function run(
   env: Record<string, string | undefined>,
   argv: string[],
   signal: AbortSignal,
+  secretForms: SecretForms | undefined,
 ): Promise<CallToolResult> {
   const timeout = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBuffer = config.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const childEnv: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...env, ...(config.env ?? {}) })) if (typeof v === 'string') childEnv[k] = v;
   const line = shellQuote([config.cli, ...argv]);
+  // A failure shows the command line and the program's stderr: the config's `${VAR}` values there are redacted.
+  const failed = (text: string): CallToolResult => failure(redact(text, secretForms));
   return new Promise((done) => {
     execFile(config.cli, argv, { cwd, env: childEnv, timeout, maxBuffer, signal, windowsHide: true }, (error, stdout, stderr) => {
       const out = String(stdout);
       const err = String(stderr);
-      if (!error) return done({ content: [{ type: 'text', text: out || err || `${line}: done (no output)` }] });
+      if (!error)
+        return done({ content: [{ type: 'text', text: out || err || redact(`${line}: done (no output)`, secretForms) }] });
       const e = error as NodeJS.ErrnoException & { killed?: boolean; code?: number | string; signal?: string };
       if (e.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER')
-        return done(failure(`${line}: printed more than ${maxBuffer} bytes (maxOutputBytes); stopped`));
-      if (e.code === 'ENOENT') return done(failure(`${line}: the program "${config.cli}" was not found`));
+        return done(failed(`${line}: printed more than ${maxBuffer} bytes (maxOutputBytes); stopped`));
+      if (e.code === 'ENOENT') return done(failed(`${line}: the program "${config.cli}" was not found`));
       if (e.killed || e.signal)
-        return done(failure(`${line}: stopped after ${timeout} ms (timeoutMs)${e.signal ? ` by ${e.signal}` : ''}`));
-      done(
-        failure(`${line} exited ${String(e.code)}${err ? `:\n${err.slice(-4000)}` : ''}${out ? `\n${out.slice(-4000)}` : ''}`),
-      );
+        return done(failed(`${line}: stopped after ${timeout} ms (timeoutMs)${e.signal ? ` by ${e.signal}` : ''}`));
+      done(failed(`${line} exited ${String(e.code)}${err ? `:\n${err.slice(-4000)}` : ''}${out ? `\n${out.slice(-4000)}` : ''}`));
     });
   });
 }

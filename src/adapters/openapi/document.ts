@@ -8,6 +8,9 @@ import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { load as loadYaml } from 'js-yaml';
 import { McpxError } from '../../errors.js';
+import { invalid, mib, readBody } from './bounded-read.js';
+
+export { invalid, readBody } from './bounded-read.js';
 
 /** Larger documents are refused: 500 operations with rich schemas are about 1 MB. */
 export const MAX_DOCUMENT_BYTES = 20 * 1024 * 1024;
@@ -68,7 +71,7 @@ export async function readOpenApi(options: ReadOptions): Promise<OpenApiDocument
       `${source} has $refs to other files or URLs (${shown}${external.length > 3 ? `, and ${external.length - 3} more` : ''}); they are not followed unless the entry sets "allowRemoteRefs": true`,
     );
   }
-  if (external.length) return { doc: await bundle(record, location, adapter), location };
+  if (external.length) return { doc: await bundle(record, location, adapter, options.fetch ?? fetch), location };
   return { doc: record, location };
 }
 
@@ -88,15 +91,28 @@ function externalRefs(root: unknown): string[] {
   return [...found];
 }
 
-async function bundle(doc: Record<string, unknown>, location: URL, adapter: string): Promise<Record<string, unknown>> {
-  const { $RefParser } = await import('@apidevtools/json-schema-ref-parser');
+async function bundle(
+  doc: Record<string, unknown>,
+  location: URL,
+  adapter: string,
+  fetchImpl: typeof fetch,
+): Promise<Record<string, unknown>> {
+  const [{ $RefParser }, { refResolvers }] = await Promise.all([
+    import('@apidevtools/json-schema-ref-parser'),
+    import('./ref-resolvers.js'),
+  ]);
+  // Every read goes through mcpx's bounded resolvers (ref-resolvers.ts): no file from a remote document.
+  const resolvers = await refResolvers({ adapter, root: location, fetch: fetchImpl });
   try {
     const path = location.protocol === 'file:' ? fileURLToPath(location) : location.href;
     return (await $RefParser.bundle(path, doc, {
-      resolve: { external: true, http: { timeout: FETCH_TIMEOUT_MS } },
+      resolve: resolvers.resolve,
       timeoutMs: FETCH_TIMEOUT_MS * 2,
     })) as Record<string, unknown>;
   } catch (error) {
+    // A refused ref says which, why and what to do itself.
+    const refusal = resolvers.refusal();
+    if (refusal) throw refusal;
     throw invalid(adapter, `following the document's external $refs failed: ${(error as Error).message}`, error);
   }
 }
@@ -136,34 +152,4 @@ async function fetchBounded(
   if (body.truncated)
     throw invalid(adapter, `${url.href} is larger than the ${mib(MAX_DOCUMENT_BYTES)} an OpenAPI document may be`);
   return body.text;
-}
-
-/** Reads a response body up to `limit` bytes; past it the stream is cancelled and `truncated` is set. */
-export async function readBody(response: Response, limit: number): Promise<{ text: string; truncated: boolean }> {
-  if (!response.body) return { text: '', truncated: false };
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      return { text: Buffer.concat(chunks).toString('utf8'), truncated: true };
-    }
-    chunks.push(value);
-  }
-  return { text: Buffer.concat(chunks).toString('utf8'), truncated: false };
-}
-
-function mib(bytes: number): string {
-  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-}
-
-export function invalid(adapter: string, message: string, cause?: unknown): McpxError {
-  return new McpxError('ADAPTER_INVALID', `adapter "${adapter}": ${message}`, {
-    ...(cause !== undefined ? { cause } : {}),
-    data: { server: adapter },
-  });
 }

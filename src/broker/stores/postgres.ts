@@ -7,7 +7,7 @@
  * a sequence (write order).
  */
 import { createHash } from 'node:crypto';
-import type { Pool, Client } from 'pg';
+import type { Pool, Client, ClientConfig } from 'pg';
 import { Keyv } from 'keyv';
 import { McpxError } from '../../errors.js';
 import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, PutOptions, StoredAnswer } from '../types.js';
@@ -19,9 +19,9 @@ import { onePerKeyv } from './per-keyv.js';
 import { othersListenSql, presenceKey } from './postgres-presence.js';
 
 export interface PostgresStoreOptions {
-  /** Give up connecting after this long (ms): 3 000. */
+  /** Give up opening one connection after this long (ms): 3 000. A statement waiting for a free pooled connection waits on. */
   connectTimeoutMs?: number;
-  /** Connections in this process's pool: 10. */
+  /** Connections in this process's pool: 10. More statements at once queue for one. */
   poolSize?: number;
   namespace?: string;
 }
@@ -309,7 +309,14 @@ export function wrapPostgresKeyv(keyv: Keyv): BrokerStore {
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<BrokerStore> {
   const [{ default: pg }, { KeyvPostgres }] = await Promise.all([import('pg'), import('@keyv/postgres')]);
   const connectionTimeoutMillis = options.connectTimeoutMs ?? 3_000;
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, connectionTimeoutMillis });
+  // The bound is on each connection's connect only: the pool's own connectionTimeoutMillis would also fail a
+  // statement that waits for a free pooled connection, so a burst larger than the pool would fail, not queue.
+  class BoundedClient extends pg.Client {
+    constructor(config: ClientConfig = {}) {
+      super({ ...config, connectionTimeoutMillis });
+    }
+  }
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, Client: BoundedClient });
   pool.on('error', () => {
     // An idle connection dropped; the pool replaces it and the next query reports a server that is down.
   });

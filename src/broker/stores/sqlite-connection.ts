@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import type { KeyvSqlite } from '@keyv/sqlite';
 import type { Database, Statement } from 'sqlite3';
+import { McpxError } from '../../errors.js';
 
 type Rows = Array<Record<string, unknown>>;
 
@@ -184,4 +185,34 @@ async function retryWhileBusy<T>(statement: () => Promise<T>, timeoutMs: number)
     }
     await new Promise((resolve) => setTimeout(resolve, pause));
   }
+}
+
+/** The files SQLite keeps beside a database in WAL mode (and its rollback journal while it switches). */
+export const SQLITE_COMPANIONS = ['-wal', '-shm', '-journal'];
+
+/**
+ * A file SQLite refuses as a database (overwritten with something else, or damaged): what it is and what to do,
+ * instead of a hint about permissions. Undefined for any other failure.
+ */
+export function notSqliteError(path: string, error: unknown): McpxError | undefined {
+  const code = (error as { code?: unknown }).code;
+  if (code !== 'SQLITE_NOTADB' && code !== 'SQLITE_CORRUPT') return undefined;
+  const what = code === 'SQLITE_NOTADB' ? 'is not a SQLite database' : 'is a damaged SQLite database';
+  return new McpxError(
+    'STORE_UNAVAILABLE',
+    `the state file ${path} ${what}, so mcpx cannot read its questions and calls. Move it aside (with its -wal and -shm files, if any), and the next command starts a new, empty one: mv ${path} ${path}.broken`,
+    { cause: error, data: { store: 'sqlite', path, reason: code } },
+  );
+}
+
+/** Why the SQLite store at `path` could not be opened, and what to do about it. */
+export function sqliteOpenError(path: string, error: unknown): McpxError {
+  return (
+    notSqliteError(path, error) ??
+    new McpxError(
+      'STORE_UNAVAILABLE',
+      `cannot open the SQLite store at ${path}: ${(error as Error).message}. Check that the directory is writable (MCPX_STATE_DIR moves it).`,
+      { cause: error, data: { store: 'sqlite', path } },
+    )
+  );
 }

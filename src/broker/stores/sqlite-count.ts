@@ -7,6 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { notSqliteError } from './sqlite-connection.js';
 
 export interface PendingCountFilter {
   session?: string;
@@ -30,7 +31,7 @@ export async function countPendingInSqliteFile(path: string, filter: PendingCoun
   const sqlite3 = createRequire(import.meta.resolve('@keyv/sqlite'))('sqlite3') as Sqlite3;
   const db = await new Promise<InstanceType<Sqlite3['Database']>>((resolve, reject) => {
     const opened: InstanceType<Sqlite3['Database']> = new sqlite3.Database(path, sqlite3.OPEN_READONLY, (error) =>
-      error ? reject(error) : resolve(opened),
+      error ? reject(notSqliteError(path, error) ?? error) : resolve(opened),
     );
   });
   try {
@@ -42,7 +43,7 @@ export async function countPendingInSqliteFile(path: string, filter: PendingCoun
         [filter.now ?? Date.now(), session, session],
         (error: Error | null, row: { waiting?: number } | undefined) => {
           // A file the store never initialised has no keyv table: nothing waits in it.
-          if (error) return /no such table/.test(error.message) ? resolve(0) : reject(error);
+          if (error) return /no such table/.test(error.message) ? resolve(0) : reject(notSqliteError(path, error) ?? error);
           resolve(row?.waiting ?? 0);
         },
       ),

@@ -6,14 +6,13 @@
  * is kept by triggers on the keyv table, so a question and its index entry, or an answer and the entry's
  * removal, are one statement: a crash cannot split them.
  */
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Keyv } from 'keyv';
-import { McpxError } from '../../errors.js';
+import { ensurePrivateFile, makePrivateDir } from '../../private-files.js';
 import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, PutOptions, StoredAnswer, StoreRow } from '../types.js';
 import { decodeRowsSync, encodeRow, keys, prefixEnd, rawKey, serializeLikeKeyv } from './rows.js';
 import { schemaStatements } from './sqlite-schema.js';
-import { connectSqlite, keyvSqliteOn, type SqliteConnection } from './sqlite-connection.js';
+import { connectSqlite, keyvSqliteOn, sqliteOpenError, SQLITE_COMPANIONS, type SqliteConnection } from './sqlite-connection.js';
 import { onePerKeyv } from './per-keyv.js';
 import { ClaimListeners, Watchers, type Watcher } from './watchers.js';
 
@@ -374,7 +373,12 @@ export async function openSqliteStore(path: string, options: SqliteStoreOptions 
   const { KeyvSqlite } = await import('@keyv/sqlite');
   let connection: SqliteConnection | undefined;
   try {
-    mkdirSync(dirname(path), { recursive: true });
+    // Made 0600 before SQLite opens it: SQLite gives the WAL and its index the database file's own mode.
+    makePrivateDir(dirname(path));
+    ensurePrivateFile(
+      path,
+      SQLITE_COMPANIONS.map((suffix) => path + suffix),
+    );
     connection = await connectSqlite(path, options.busyTimeoutMs ?? 10_000);
     const adapter = await keyvSqliteOn(KeyvSqlite, connection, path);
     const keyv = new Keyv({ store: adapter, namespace: 'mcpx', throwOnErrors: true, serialize: serializeLikeKeyv });
@@ -388,13 +392,6 @@ export async function openSqliteStore(path: string, options: SqliteStoreOptions 
     return store;
   } catch (error) {
     await connection?.close().catch(() => undefined);
-    throw new McpxError(
-      'STORE_UNAVAILABLE',
-      `cannot open the SQLite store at ${path}: ${(error as Error).message}. Check that the directory is writable (MCPX_STATE_DIR moves it).`,
-      {
-        cause: error,
-        data: { store: 'sqlite', path },
-      },
-    );
+    throw sqliteOpenError(path, error);
   }
 }

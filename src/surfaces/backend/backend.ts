@@ -47,6 +47,17 @@ export interface ListFilter extends Scope {
   state?: string;
 }
 
+/** A call nothing drives now: the answer given is kept, and this says what makes the call go on. */
+export interface StalledCall {
+  task: string;
+  /** `daemon-stopped`: the daemon that held it is not running (it resumes its calls when started again); `released`: nobody holds it, and `mcpx task result` resumes it. */
+  why: 'daemon-stopped' | 'released';
+  /** The daemon's pid when it stopped. */
+  pid?: number;
+  /** That daemon's config file, as its state file names it. */
+  config?: string;
+}
+
 export interface Backend {
   /** `daemon`: REST over the daemon's socket; `store`: the state store, no daemon running. */
   readonly kind: 'daemon' | 'store';
@@ -74,8 +85,15 @@ export interface Backend {
   list(filter: ListFilter): Promise<ListedQuestion[]>;
   /** Refused with ELICITATION_FORBIDDEN when the question is another session's and the scope is not `all`. */
   get(id: string, scope?: Scope): Promise<{ elicitation: ListedQuestion; answer?: StoredAnswer }>;
-  /** With `delivery` for a legacy call's answer (refused with ELICITATION_ABANDONED when its daemon died first). */
-  answer(id: string, answer: Answer, scope: Scope): Promise<StoredAnswer & { delivery?: Exclude<Delivery, 'not-held'> }>;
+  /**
+   * With `delivery` for a legacy call's answer (refused with ELICITATION_ABANDONED when its daemon died first), and
+   * `stalled` when no running process drives the call that asked (its answer is kept for when one does).
+   */
+  answer(
+    id: string,
+    answer: Answer,
+    scope: Scope,
+  ): Promise<StoredAnswer & { delivery?: Exclude<Delivery, 'not-held'>; stalled?: StalledCall }>;
   /**
    * The task; with `waitSeconds`, once it is complete or failed, or as it stands when the wait ends. Refused with
    * TASK_FORBIDDEN when it is another session's and the scope is not `all` (bound as questions are).

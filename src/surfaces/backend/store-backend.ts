@@ -18,6 +18,7 @@ import { resolveSession } from '../../broker/session.js';
 import { checkScope, checkTaskScope, type CallerScope } from '../../broker/scope.js';
 import type { Backend, Scope, TaskView } from './backend.js';
 import { currentUser } from './current-user.js';
+import { stalledCall } from './stalled-call.js';
 
 const STATES: RequestState[] = ['pending', 'answered', 'expired', 'abandoned'];
 
@@ -94,10 +95,8 @@ export async function createStoreBackend(
 
     async answer(id, answer, scope) {
       const caller = scoped(scope);
-      if (!caller.all) {
-        const question = await broker.get(id);
-        if (question) checkScope(question, caller);
-      }
+      const question = await broker.get(id);
+      if (question && !caller.all) checkScope(question, caller);
       const user = currentUser();
       const session = scope.session;
       const { answer: stored, delivery } = await respondHeld({
@@ -108,7 +107,9 @@ export async function createStoreBackend(
         ...('content' in answer && answer.content !== undefined ? { content: answer.content } : {}),
         ...(session ? { session } : {}),
       });
-      return delivery === 'not-held' ? stored : { ...stored, delivery };
+      if (delivery !== 'not-held') return { ...stored, delivery };
+      const stalled = await stalledCall(question, tasks, leases, env);
+      return stalled ? { ...stored, stalled } : stored;
     },
 
     async task(id, { waitSeconds, scope } = {}) {

@@ -92,7 +92,8 @@ export async function createScriptHost(options: ScriptHostOptions): Promise<Scri
   // here (https, or http on this machine); a page that cannot be opened was never shown, so that is a cancel.
   const script: ElicitHandler = async (question, context) => {
     const answer = run ? await run.answer(question, context) : undefined;
-    if (question.mode !== 'url' || answer?.action !== 'accept') return answer;
+    // mcpx's own (a sign-in) is the person's: the broker refuses the script's accept, so nothing is opened for it.
+    if (question.mode !== 'url' || answer?.action !== 'accept' || question.asker === 'mcpx') return answer;
     const { openUrl } = await import('./open-url.js');
     return (await openUrl(question.url ?? '', io.env)) ? answer : { action: 'cancel' };
   };

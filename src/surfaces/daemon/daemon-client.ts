@@ -3,13 +3,14 @@
  * first need (detached, so calls outlive the command) and waits for it to say it is ready.
  */
 import { spawn } from 'node:child_process';
-import { openSync, closeSync, mkdirSync } from 'node:fs';
+import { openSync, closeSync, fchmodSync } from 'node:fs';
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
 import { isMcpxError, McpxError } from '../../errors.js';
 import { daemonPaths, isAlive, readDaemonState, type DaemonPaths, type DaemonState } from './daemon-paths.js';
 import { MCPX_VERSION } from '../../constants.js';
+import { makePrivateDir } from '../../private-files.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -185,8 +186,10 @@ async function startDaemonProcess(
   if (options.idleMs !== undefined) args.push('--idle', String(Math.round(options.idleMs / 1000)));
   if (options.port !== undefined) args.push('--port', String(options.port));
   if (options.prewarm !== undefined) args.push('--prewarm', options.prewarm);
-  mkdirSync(dirname(paths.log), { recursive: true, mode: 0o700 });
+  makePrivateDir(dirname(paths.log));
   const logFd = openSync(paths.log, 'a', 0o600);
+  // A log an older mcpx created 0644 (it holds what the daemon's servers print) is closed on the next start.
+  fchmodSync(logFd, 0o600);
   const timeoutMs = options.timeoutMs ?? 15_000;
   try {
     const child = spawn(program, args, {

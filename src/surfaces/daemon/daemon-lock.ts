@@ -4,15 +4,16 @@
  * it with `wx` and writing the pid after left a moment where a racer read an empty file, took it for stale and
  * took the lock too: two daemons, and a starter that fell back inline.)
  */
-import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { makePrivateDir } from '../../private-files.js';
 import { isAlive } from './daemon-paths.js';
 
 export type LockResult = { ok: true } | { ok: false; holder: number };
 
 /** Takes the lock, or says who holds it. A lock whose holder is gone is stale and replaced. */
 export function acquireLock(lockPath: string, pid = process.pid): LockResult {
-  mkdirSync(dirname(lockPath), { recursive: true, mode: 0o700 });
+  makePrivateDir(dirname(lockPath));
   const mine = `${lockPath}.${pid}`;
   writeFileSync(mine, String(pid), { mode: 0o600 });
   try {

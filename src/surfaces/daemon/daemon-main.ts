@@ -8,6 +8,7 @@ import { isMcpxError } from '../../errors.js';
 import { stopEarly } from '../../client/prespawn.js';
 import { runDaemon } from './daemon.js';
 import { daemonPaths } from './daemon-paths.js';
+import { reapGroupOnExit } from './daemon-reaper.js';
 import { openDaemonParts } from './daemon-wiring.js';
 
 /** EX_SOFTWARE: the daemon exits when another one took over its calls. */
@@ -66,6 +67,8 @@ export async function runDaemonCommand(options: RunDaemonCommandOptions): Promis
   const onSignal = (signal: NodeJS.Signals): void => void daemon.stop(`got ${signal}`);
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  // Its stdio servers go when it goes, even killed (SIGKILL) with no chance to close them.
+  reapGroupOnExit();
   options.stdout.write(`ready ${process.pid}\n`);
   await daemon.stopped;
   stopEarly();

@@ -56,13 +56,18 @@ export function daemonPaths(env: Env, configPath: string | undefined): DaemonPat
     fingerprint,
     ...(configPath ? { configPath: resolve(configPath) } : {}),
     socket,
-    state: join(dir, `daemon-${fingerprint}.json`),
+    state: daemonStateFile(env, fingerprint),
     lock: join(dir, `daemon-${fingerprint}.lock`),
     log: join(dir, `daemon-${fingerprint}.log`),
   };
 }
 
-export function readDaemonState(paths: DaemonPaths): DaemonState | undefined {
+/** The state file of the daemon whose config has this fingerprint (a task's holder names its daemon so). */
+export function daemonStateFile(env: Env, fingerprint: string): string {
+  return join(stateDir(env), `daemon-${fingerprint}.json`);
+}
+
+export function readDaemonState(paths: Pick<DaemonPaths, 'state'>): DaemonState | undefined {
   try {
     return JSON.parse(readFileSync(paths.state, 'utf8')) as DaemonState;
   } catch {

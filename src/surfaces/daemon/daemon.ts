@@ -3,12 +3,13 @@
  * (bearer token), holds connections and in-flight calls, and stops when idle. One per user and config: a lock
  * file holding the pid (daemon-lock.ts) keeps a second daemon from starting beside a live one.
  */
-import { randomBytes } from 'node:crypto';
-import { chmodSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { McpxError } from '../../errors.js';
+import { writePrivateFile } from '../../private-files.js';
+import { newBearerToken } from '../bearer.js';
 import { ownerExited } from '../../tasks/handoff.js';
 import { acquireLock, releaseLock } from './daemon-lock.js';
 import { createDaemonCore, type DaemonCore, type DaemonParts } from './daemon-core.js';
@@ -109,16 +110,13 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
       socket: paths.socket,
       ...(paths.configPath ? { configPath: paths.configPath } : {}),
     };
-    const writeState = (): void => {
-      const tmp = `${paths.state}.${process.pid}.tmp`;
-      writeFileSync(tmp, JSON.stringify(state, null, 2) + '\n', { mode: 0o600 });
-      renameSync(tmp, paths.state);
-    };
+    // It holds the loopback port's bearer token.
+    const writeState = (): void => writePrivateFile(paths.state, JSON.stringify(state, null, 2) + '\n');
     let opening: Promise<number> | undefined;
     // The loopback port with its bearer token: at start with --port, or later on request; once.
     const openPort = (port: number): Promise<number> =>
       (opening ??= (async () => {
-        const token = randomBytes(32).toString('hex');
+        const token = newBearerToken();
         const tcpServer = serve(touch(getRequestListener(core!.app(token).fetch)));
         await listen(tcpServer, port);
         servers.push(tcpServer);

@@ -52,6 +52,10 @@ export const ElicitationSchema = z
         'mcpx\'s own question for a secret credential: the accepted value goes to the secret store and is recorded as "(kept in the secret store)".',
     }),
     audience: z.enum(['user', 'agent']).optional(),
+    asker: z.enum(['mcpx']).optional().openapi({
+      description:
+        "mcpx asks this on its own behalf (a write confirmation, a credential, a sign-in): only a person may accept it; an agent's or a script's accept is refused with 403 PERSON_REQUIRED.",
+    }),
     createdAt: z.number().int(),
     expiresAt: z.number().int().openapi({ description: 'ms since epoch; at this instant the broker answers cancel.' }),
     state: z.enum(['pending', 'answered', 'expired', 'abandoned']),
@@ -300,6 +304,7 @@ export const EventSchema = z
       'elicit.abandoned',
       'policy.fired',
       'elicit.passed',
+      'elicit.refused',
     ]),
     at: z.number().int(),
     elicit: z.string().optional(),

@@ -20,9 +20,10 @@ import { isAction } from '../../constants.js';
 import { isMcpxError } from '../../errors.js';
 import type { ServeCore, Stop } from './core.js';
 import { stopFromStore } from './held-elsewhere.js';
+import { cleanSchema, forwardableUrl, forwardedMessage, refusalOf } from './forwarded-text.js';
 import type { ToolRef } from './names.js';
 import { relay, wantsRelay, type RelayState } from './relay.js';
-import { passResult, stopResult } from './render.js';
+import { inputRequiredResult, passResult } from './render.js';
 import type { RequestStateSeal } from './request-state.js';
 import { asKind, failedOrThrow, METHODS, type Kind, type Served } from './served-kind.js';
 
@@ -93,6 +94,9 @@ export function createCalls(
 ): Calls {
   const { session } = connection;
 
+  const declaresOutputSchema = async (name: string): Promise<boolean> =>
+    (await core.catalog()).tools.some((tool) => tool.name === name && tool.outputSchema !== undefined);
+
   /** `fresh`: the stop was just reached by a call this process drives, so its new questions need no read. */
   const pendingOf = async (step: Stop['step'], fresh: boolean): Promise<ElicitRequest[]> => {
     if (step.status !== 'input-required') return [];
@@ -100,6 +104,24 @@ export function createCalls(
       step.task.waitingOn.map((id) => (fresh ? core.takeOpened(id) : undefined) ?? core.broker.get(id)),
     );
     return requests.filter((r): r is ElicitRequest => r !== undefined && r.state === 'pending');
+  };
+
+  /**
+   * Declines (as mcpx, `by: 'mcp'`) each question serve may not forward (a URL mcpx would not open, as the CLI
+   * declines it; field names or choices with escapes): it is never forwarded. The others are returned. A question answered meanwhile elsewhere keeps that answer.
+   */
+  const declineUnforwardable = async (pending: ElicitRequest[]): Promise<ElicitRequest[]> => {
+    const kept: ElicitRequest[] = [];
+    for (const q of pending) {
+      if (!refusalOf(q)) {
+        kept.push(q);
+        continue;
+      }
+      await core.respondHeld({ id: q.id, action: 'decline', by: 'mcp', session }).catch((error: unknown) => {
+        if (!isMcpxError(error)) throw error;
+      });
+    }
+    return kept;
   };
 
   /**
@@ -119,27 +141,31 @@ export function createCalls(
       const { step } = current;
       if (step.status === 'complete') return passResult(step.result as CallToolResult);
       if (step.status === 'failed') return failedOrThrow(kind, step.task, step.error);
-      const pending = await pendingOf(step, fresh && first);
-      // Answered meanwhile (the CLI, REST, the policy): the call has moved on or is about to.
+      const pending = await declineUnforwardable(await pendingOf(step, fresh && first));
+      // Answered meanwhile (the CLI, REST, the policy; or declined just now): the call has moved on or is about to.
       if (!pending.length) {
         current = await next(current);
         continue;
       }
-      if (!canAsk(call.capabilities, pending)) return asKind(kind, stopResult(step, pending, Date.now()), name);
+      if (!canAsk(call.capabilities, pending)) {
+        const outputSchema = kind === 'tool' && (await declaresOutputSchema(name));
+        return asKind(kind, inputRequiredResult(step.task, pending, Date.now(), { outputSchema }), name);
+      }
       const asked: Record<string, string> = {};
       const inputRequests: Record<string, ReturnType<typeof inputRequired.elicit>> = {};
       for (const q of pending) {
         const key = q.key && !(q.key in asked) ? q.key : q.id;
         asked[key] = q.id;
         // The spec asks clients to show which server asks; through mcpx that is the upstream, not mcpx.
-        const message = `${q.server} (via mcpx) asks: ${q.message}`;
+        const message = forwardedMessage(q.server, q.message);
+        const url = forwardableUrl(q);
         inputRequests[key] =
-          q.mode === 'url'
-            ? inputRequired.elicitUrl({ message, url: q.url ?? '' })
+          url && 'href' in url
+            ? inputRequired.elicitUrl({ message, url: url.href })
             : inputRequired.elicit({
                 mode: 'form',
                 message,
-                requestedSchema: (q.requestedSchema ?? { type: 'object', properties: {} }) as never,
+                requestedSchema: cleanSchema(q.requestedSchema ?? { type: 'object', properties: {} }) as never,
               });
       }
       const state: ServeState = { task: step.task.id, seq: current.seq, asked, tool: name, session, args: argsDigest(args) };

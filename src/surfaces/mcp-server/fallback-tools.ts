@@ -2,13 +2,15 @@
  * The tools that answer questions when the client cannot be asked (§5.4): mcpx_elicit_list (this session's
  * waiting questions, with schemas and deadlines), mcpx_elicit_answer (accept with content, decline, cancel) and
  * mcpx_call_result (the call's result once answered). The agent answers only what it knows (§5.4a): a question the
- * server marked for the person is refused here, and an agent's decline is re-raised to the person.
+ * server marked for the person is refused here, mcpx's own (a write confirmation) is refused by the broker, and an
+ * agent's decline is re-raised to the person.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import type { ElicitRequest } from '../../broker/types.js';
 import { isMcpxError } from '../../errors.js';
 import { respondWith } from '../../elicitation/describe.js';
 import type { ServeCore, Stop } from './core.js';
+import { cleanQuestion } from './forwarded-text.js';
 import { stopFromStore } from './held-elsewhere.js';
 import { CALL_RESULT, ELICIT_ANSWER, ELICIT_LIST, failedResult, stopResult } from './render.js';
 import { ACTIONS } from '../../constants.js';
@@ -72,20 +74,24 @@ export interface FallbackTools {
 }
 
 export function createFallbackTools(core: ServeCore, session: string): FallbackTools {
-  const view = (q: ElicitRequest) => ({
-    id: q.id,
-    server: q.server,
-    tool: q.tool,
-    mode: q.mode,
-    message: q.message,
-    ...(q.requestedSchema ? { requestedSchema: q.requestedSchema } : {}),
-    ...(q.url ? { url: q.url } : {}),
-    expiresAt: new Date(q.expiresAt).toISOString(),
-    timeLeftMs: Math.max(0, q.expiresAt - Date.now()),
-    forPerson: q.audience === 'user',
-    ...(q.task ? { task: q.task } : {}),
-    personAnswers: respondWith(q),
-  });
+  // Server text cleaned as a forwarded question's is; a URL mcpx would not open is not shown (forwarded-text.ts).
+  const view = (question: ElicitRequest) => {
+    const q = cleanQuestion(question);
+    return {
+      id: q.id,
+      server: q.server,
+      tool: q.tool,
+      mode: q.mode,
+      message: q.message,
+      ...(q.requestedSchema ? { requestedSchema: q.requestedSchema } : {}),
+      ...(q.url ? { url: q.url } : {}),
+      expiresAt: new Date(q.expiresAt).toISOString(),
+      timeLeftMs: Math.max(0, q.expiresAt - Date.now()),
+      forPerson: q.audience === 'user',
+      ...(q.task ? { task: q.task } : {}),
+      personAnswers: respondWith(q),
+    };
+  };
 
   /** Waits (up to `seconds`) for the call to move past `after`, then says where it stands. */
   const follow = async (taskId: string, after: number, seconds: number, signal: AbortSignal): Promise<CallToolResult> => {
@@ -132,9 +138,11 @@ export function createFallbackTools(core: ServeCore, session: string): FallbackT
     if (!question || question.session !== session)
       return text(`No question ${id || '(no id given)'} waits in this session; see ${ELICIT_LIST}.`, true);
     if (question.state !== 'pending') return text(`${id} is ${question.state}; nothing to answer.`, true);
-    if (question.audience === 'user') {
+    // The person's question: the agent may only decline (re-raised to the person). mcpx's own accept goes on to the
+    // broker, which refuses it and records who tried.
+    if (question.audience === 'user' && (action === 'cancel' || (action === 'accept' && question.asker !== 'mcpx'))) {
       return text(
-        `${id} is for the person (the server asked that a person answer it), so an agent cannot answer it. Tell the person; they answer with: ${respondWith(question)} (or decline/cancel), before ${new Date(question.expiresAt).toISOString()}.`,
+        `${id} is for the person (${question.asker === 'mcpx' ? 'mcpx asks it on its own behalf' : 'the server asked that a person answer it'}), so an agent cannot answer it. Tell the person; they answer with: ${respondWith(question)} (or decline/cancel), before ${new Date(question.expiresAt).toISOString()}.`,
         true,
       );
     }
@@ -171,6 +179,11 @@ export function createFallbackTools(core: ServeCore, session: string): FallbackT
           true,
         );
       }
+      if (isMcpxError(error, 'PERSON_REQUIRED'))
+        return text(
+          `${id} is mcpx's own question (${question.message.slice(0, 200)}), so only the person may accept it: your accept was refused and recorded, and ${id} is still waiting. Tell the person; they answer with: ${respondWith(question)} (or decline/cancel), before ${new Date(question.expiresAt).toISOString()}. If you cannot know, decline.`,
+          true,
+        );
       if (isMcpxError(error)) return text(error.message, true);
       throw error;
     }

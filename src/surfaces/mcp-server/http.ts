@@ -2,9 +2,9 @@
  * `mcpx serve --http`: Streamable HTTP at /mcp. Modern (2026-07-28) requests are served statelessly by the SDK's
  * per-request handler; legacy ones by a sessionful transport per MCP session (legacy elicitation needs one: the
  * question travels on the call's response stream). Safe by default: loopback unless told otherwise, Host and
- * Origin checked against DNS rebinding, and a bearer token required on any other interface.
+ * Origin checked against DNS rebinding, and a bearer token required on every request (--no-auth: loopback only).
  */
-import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -26,20 +26,19 @@ import { createResourceWatches, listenedUris } from './listens.js';
 import { createRequestStateSeal } from './request-state.js';
 import { createServeServer } from './server.js';
 import { createFastToolCalls } from './fast-call.js';
+import { createPrincipals, type ServeAuth } from './http-principals.js';
 
 export interface HttpServeOptions {
   env: Record<string, string | undefined>;
   version: string;
   host: string;
   port: number;
-  /** Required on every request when set; always set off loopback (MCPX_SERVE_TOKEN, else generated). */
-  token?: string;
+  /** The bearer tokens accepted (serve-token.ts), or none at all: allowed on loopback only. */
+  auth: ServeAuth;
 }
 
 export interface HttpServe {
   url: string;
-  /** The bearer token clients must send, when one is required. */
-  token?: string;
   close(): Promise<void>;
 }
 
@@ -62,12 +61,6 @@ function jsonError(
   res
     .writeHead(status, { 'content-type': 'application/json', ...headers })
     .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
-}
-
-function sameToken(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /**
@@ -195,11 +188,32 @@ function pathOf(url: string | undefined): string {
   return new URL(url ?? '/', 'http://localhost').pathname;
 }
 
+/** No token, or none accepted: 401, saying what to send. */
+function refuseUnauthorized(res: ServerResponse): void {
+  jsonError(
+    res,
+    401,
+    -32001,
+    'Unauthorized: send Authorization: Bearer <token> (the token mcpx serve printed at start, kept in <stateDir>/serve-token, or MCPX_SERVE_TOKEN)',
+    { 'www-authenticate': 'Bearer' },
+  );
+}
+
+/** Serving with no token at all is for loopback only; with tokens, there must be one. */
+function checkAuth(auth: ServeAuth, host: string, loopback: boolean): void {
+  if (!loopback && 'none' in auth)
+    throw new McpxError(
+      'CONFIG_INVALID',
+      `--no-auth is for loopback only: serving on ${host} without a token would let anyone who reaches it call every tool with your credentials`,
+    );
+  if ('tokens' in auth && !auth.tokens.length)
+    throw new McpxError('CONFIG_INVALID', 'mcpx serve --http needs at least one bearer token');
+}
+
 export async function serveOverHttp(core: ServeCore, options: HttpServeOptions): Promise<HttpServe> {
   const loopback = isLoopback(options.host);
-  const token = options.token ?? options.env.MCPX_SERVE_TOKEN ?? (loopback ? undefined : randomBytes(24).toString('base64url'));
-  if (!loopback && !token)
-    throw new McpxError('CONFIG_INVALID', `serving on ${options.host} (not loopback) needs a bearer token`);
+  checkAuth(options.auth, options.host, loopback);
+  const principals = createPrincipals(options.auth, core.defaultSession);
   const allowedHosts = loopback
     ? localhostAllowedHostnames()
     : [...localhostAllowedHostnames(), options.host.replace(/^\[|\]$/g, '')];
@@ -208,8 +222,8 @@ export async function serveOverHttp(core: ServeCore, options: HttpServeOptions):
     : [...localhostAllowedOrigins(), options.host.replace(/^\[|\]$/g, '')];
   const seal = createRequestStateSeal(core.stateKey, core.ttlMs);
 
-  // Modern: one instance per request. Its session: the X-Mcpx-Session header, else this process's.
-  const sessionOf = (header: string | null | undefined): string => header?.trim() || core.defaultSession;
+  // Modern: one instance per request, in the session handle() chose for it and wrote into its X-Mcpx-Session.
+  const sessionOf = (header: string | null | undefined): string => header ?? core.defaultSession;
   const modernHandler = createMcpHandler(
     ({ era, requestInfo }) =>
       createServeServer(core, seal, { era, session: sessionOf(requestInfo?.headers.get(SESSION_HEADER)) }, options.version),
@@ -240,7 +254,8 @@ export async function serveOverHttp(core: ServeCore, options: HttpServeOptions):
         : await modernHandler.fetch(parsedRequest(req, closed.signal), { parsedBody: body });
     await writeResponse(res, response, closed.signal);
   };
-  const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
+  /** Legacy MCP sessions, each with the principal that opened it: only that principal may use it. */
+  const sessions = new Map<string, { transport: NodeStreamableHTTPServerTransport; principal: string }>();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = pathOf(req.url);
@@ -248,17 +263,8 @@ export async function serveOverHttp(core: ServeCore, options: HttpServeOptions):
     if (!host.ok) return jsonError(res, 403, -32000, `Forbidden: ${host.message}`);
     const origin = validateOriginHeader(req.headers.origin, allowedOrigins);
     if (!origin.ok) return jsonError(res, 403, -32000, `Forbidden: ${origin.message}`);
-    if (token) {
-      const given = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
-      if (!given || !sameToken(given, token))
-        return jsonError(
-          res,
-          401,
-          -32001,
-          'Unauthorized: send Authorization: Bearer <token> (the token mcpx serve printed, or MCPX_SERVE_TOKEN)',
-          { 'www-authenticate': 'Bearer' },
-        );
-    }
+    const principal = principals.of(req.headers.authorization);
+    if (principal === undefined) return refuseUnauthorized(res);
     if (path !== '/mcp')
       return void res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: the MCP endpoint is /mcp');
     const body = req.method === 'POST' ? await readBody(req) : undefined;
@@ -273,23 +279,38 @@ export async function serveOverHttp(core: ServeCore, options: HttpServeOptions):
     const sessionId = req.headers['mcp-session-id'];
     const legacy =
       typeof sessionId === 'string' || (!claimsModern(req, body) && (await isLegacyRequest(headersOnly(req), body ?? {})));
-    // The SDK's request type is declared without exactOptionalPropertyTypes (`method?: string`).
-    if (!legacy) return modern(req as Parameters<typeof modern>[0], res, body);
+    if (!legacy) {
+      const chosen = principals.session(principal, headerOf(req, SESSION_HEADER) ?? undefined);
+      if ('refused' in chosen) return jsonError(res, 403, -32000, chosen.refused);
+      // What the fast path and the SDK handler's server read: the session chosen, never the header as sent.
+      req.headers[SESSION_HEADER] = chosen.session;
+      // The SDK's request type is declared without exactOptionalPropertyTypes (`method?: string`).
+      return modern(req as Parameters<typeof modern>[0], res, body);
+    }
 
-    let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    const open = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    if (open && open.principal !== principal)
+      return jsonError(res, 403, -32000, 'Forbidden: this MCP session was opened with another bearer token');
+    let transport = open?.transport;
     if (!transport) {
       if (typeof sessionId === 'string') return jsonError(res, 404, -32001, 'Session not found: initialize again');
       if ((body as { method?: unknown } | undefined)?.method !== 'initialize')
         return jsonError(res, 400, -32000, 'Bad Request: no session; send initialize first');
+      // Each legacy MCP session is its own mcpx session (its questions are its own), unless it names one it may use.
+      const named = headerOf(req, SESSION_HEADER)?.trim();
+      const session = named || `mcp-${randomBytes(8).toString('hex')}`;
+      if (named) {
+        const chosen = principals.session(principal, named);
+        if ('refused' in chosen) return jsonError(res, 403, -32000, chosen.refused);
+      } else principals.fresh(principal, session);
       const opened = new NodeStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => void sessions.set(id, opened),
+        onsessioninitialized: (id) => void sessions.set(id, { transport: opened, principal }),
       });
       opened.onclose = () => {
         if (opened.sessionId) sessions.delete(opened.sessionId);
+        if (!named) principals.release(session);
       };
-      // Each legacy MCP session is its own mcpx session: its questions are its own.
-      const session = headerOf(req, SESSION_HEADER)?.trim() || `mcp-${randomBytes(8).toString('hex')}`;
       await createServeServer(core, seal, { era: 'legacy', session }, options.version).connect(opened);
       transport = opened;
     }
@@ -317,14 +338,13 @@ export async function serveOverHttp(core: ServeCore, options: HttpServeOptions):
   const shownHost = options.host.includes(':') && !options.host.startsWith('[') ? `[${options.host}]` : options.host;
   return {
     url: `http://${shownHost}:${port}/mcp`,
-    ...(token ? { token } : {}),
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       // Calls failed as the process stops (a lost lease fails every call in flight at once) get their answer out.
       const answered = [...answering].map((res) => new Promise((done) => res.once('close', done)));
       await Promise.race([Promise.all(answered), sleep(DRAIN_MS, undefined, { ref: false })]);
-      await Promise.allSettled([...sessions.values()].map((t) => t.close()));
+      await Promise.allSettled([...sessions.values()].map(({ transport }) => transport.close()));
       server.closeAllConnections();
       await closed;
     },

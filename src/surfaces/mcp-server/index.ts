@@ -8,3 +8,5 @@ export { createServeCore, type ServeCore, type ServeCoreOptions } from './core.j
 export { serveOverStdio, type StdioServe } from './stdio.js';
 export { serveOverHttp, isLoopback, type HttpServe, type HttpServeOptions } from './http.js';
 export { RESERVED_NAMES } from './fallback-tools.js';
+export { serveTokens, serveTokenFile, type ServeTokens } from './serve-token.js';
+export type { ServeAuth } from './http-principals.js';

@@ -9,7 +9,9 @@
 import { ProtocolError, ProtocolErrorCode, type CallToolResult, type ClientCapabilities } from '@modelcontextprotocol/server';
 import type { AskingMethod } from '../../client/requests.js';
 import type { CallNotifications } from '../../client/outcome.js';
+import { McpxError } from '../../errors.js';
 import type { ServeCore } from './core.js';
+import { cleanSchema, forwardableUrl, forwardedMessage, refusalOf } from './forwarded-text.js';
 import type { ToolRef } from './names.js';
 import { passResult } from './render.js';
 import type { RequestStateSeal } from './request-state.js';
@@ -33,6 +35,9 @@ const CAPABILITY_OF: Record<string, 'elicitation' | 'sampling' | 'roots'> = {
   'sampling/createMessage': 'sampling',
   'roots/list': 'roots',
 };
+
+/** Rounds in a row of URLs declined here before the call is given up as failed (an upstream that only asks that). */
+const MAX_DECLINED_ROUNDS = 3;
 
 /** Whether a request goes by relay: its client declared something only the client itself can answer. */
 export function wantsRelay(caps: ClientCapabilities): boolean {
@@ -64,7 +69,7 @@ export interface RelayRequest {
 
 /** Sends the request (or its retry) upstream; returns the upstream's result, or its round of questions under mcpx's envelope. */
 export async function relay(core: ServeCore, seal: RequestStateSeal, request: RelayRequest): Promise<Record<string, unknown>> {
-  const { ref, state, inputResponses } = request;
+  const { ref, state } = request;
   if (
     state &&
     (state.server !== ref.server ||
@@ -77,49 +82,98 @@ export async function relay(core: ServeCore, seal: RequestStateSeal, request: Re
       detail: 'the requestState was minted for another call, other arguments or another session',
     });
   }
-  const result = await core.mcpx.relay(ref.server, request.method, ref.tool, request.args, {
-    capabilities: declaredUpstream(request.caps),
-    ...(inputResponses !== undefined ? { inputResponses } : {}),
-    ...(state?.upstream !== undefined ? { requestState: state.upstream } : {}),
-    signal: request.signal,
-    ...(request.notifications ? { notifications: request.notifications } : {}),
-  });
-  if (result.resultType !== 'input_required') return passResult(result as CallToolResult) as Record<string, unknown>;
+  let inputResponses = request.inputResponses;
+  let upstreamState = state?.upstream;
+  for (let declined = 0; ; declined++) {
+    const result = await core.mcpx.relay(ref.server, request.method, ref.tool, request.args, {
+      capabilities: declaredUpstream(request.caps),
+      ...(inputResponses !== undefined ? { inputResponses } : {}),
+      ...(upstreamState !== undefined ? { requestState: upstreamState } : {}),
+      signal: request.signal,
+      ...(request.notifications ? { notifications: request.notifications } : {}),
+    });
+    if (result.resultType !== 'input_required') return passResult(result as CallToolResult) as Record<string, unknown>;
+    const { inputRequests, refused } = forwardedRequests(ref.server, request.caps, result.inputRequests);
+    if (!refused.length)
+      return {
+        resultType: 'input_required',
+        inputRequests,
+        requestState: await seal.mintRelay(envelopeOf(request, result.requestState), request.method),
+      };
+    // A question serve may not forward (a URL mcpx would not open) is declined here; the upstream asks again for what it still needs
+    // (the other questions of the round go unanswered, which the spec has it ask again).
+    if (declined >= MAX_DECLINED_ROUNDS)
+      throw new McpxError('CALL_FAILED', `${ref.server} kept asking what mcpx serve does not forward (${refused[0]!.reason})`, {
+        data: { server: ref.server },
+      });
+    inputResponses = Object.fromEntries(refused.map(({ key }) => [key, { action: 'decline' }]));
+    upstreamState = typeof result.requestState === 'string' ? result.requestState : undefined;
+  }
+}
+
+/** mcpx's envelope around the upstream's state (absent when it sent none, and then never invented). */
+function envelopeOf(request: RelayRequest, upstreamState: unknown): RelayState {
+  const envelope: RelayState = {
+    kind: 'relay',
+    server: request.ref.server,
+    tool: request.name,
+    session: request.session,
+    args: request.argsDigest,
+  };
+  if (typeof upstreamState === 'string') envelope.upstream = upstreamState;
+  return envelope;
+}
+
+/**
+ * A round's requests as the client gets them: an elicitation's text cleaned and naming the real originator; one
+ * serve may not forward (a URL mcpx would not open: forwarded-text.ts) set apart, to be declined. Never a request type the client did not
+ * declare (the upstream was told what it declared): such a round is the -32021 error.
+ */
+function forwardedRequests(
+  server: string,
+  caps: ClientCapabilities,
+  requests: unknown,
+): { inputRequests: Record<string, unknown>; refused: Array<{ key: string; reason: string }> } {
   const inputRequests: Record<string, unknown> = {};
+  const refused: Array<{ key: string; reason: string }> = [];
   const undeclared = new Set<string>();
   for (const [key, entry] of Object.entries(
-    (result.inputRequests ?? {}) as Record<string, { method?: string; params?: Record<string, unknown> }>,
+    (requests ?? {}) as Record<string, { method?: string; params?: Record<string, unknown> }>,
   )) {
     const capability = CAPABILITY_OF[entry?.method ?? ''];
-    // Never a request type the client did not declare (the upstream was told what it declared).
-    if (!capability || request.caps[capability] === undefined) {
+    if (!capability || caps[capability] === undefined) {
       undeclared.add(capability ?? String(entry?.method));
       continue;
     }
-    inputRequests[key] =
-      entry.method === 'elicitation/create'
-        ? {
-            ...entry,
-            params: { ...entry.params, message: `${ref.server} (via mcpx) asks: ${String(entry.params?.message ?? '')}` },
-          }
-        : entry;
+    if (entry.method !== 'elicitation/create') {
+      inputRequests[key] = entry;
+      continue;
+    }
+    const params = entry.params ?? {};
+    const reason = refusalOf(params);
+    if (reason) {
+      refused.push({ key, reason });
+      continue;
+    }
+    const url = forwardableUrl(params);
+    inputRequests[key] = {
+      ...entry,
+      params: {
+        ...params,
+        message: forwardedMessage(server, params.message ?? ''),
+        ...(params.requestedSchema ? { requestedSchema: cleanSchema(params.requestedSchema) } : {}),
+        ...(url && 'href' in url ? { url: url.href } : {}),
+      },
+    };
   }
   if (undeclared.size) {
     throw new ProtocolError(
       -32021 as ProtocolErrorCode,
-      `${ref.server} asked for ${[...undeclared].join(', ')}, which this client did not declare`,
+      `${server} asked for ${[...undeclared].join(', ')}, which this client did not declare`,
       {
         requiredCapabilities: Object.fromEntries([...undeclared].map((c) => [c, {}])),
       },
     );
   }
-  const envelope: RelayState = {
-    kind: 'relay',
-    server: ref.server,
-    tool: request.name,
-    session: request.session,
-    args: request.argsDigest,
-  };
-  if (typeof result.requestState === 'string') envelope.upstream = result.requestState;
-  return { resultType: 'input_required', inputRequests, requestState: await seal.mintRelay(envelope, request.method) };
+  return { inputRequests, refused };
 }

@@ -18,7 +18,9 @@ export const METHODS: Record<Kind, 'prompts/get' | 'resources/read' | undefined>
 
 /**
  * A call refused for a client capability the upstream needs is the same refusal here (-32021). Anything else is a
- * tool error for a tool; a prompt or resource has no error result, so it is a JSON-RPC error naming the server.
+ * tool error for a tool; a prompt or resource has no error result, so it is a JSON-RPC error: the upstream's own
+ * (code, message and data as it gave them: a resource-not-found's `data.uri`), or one naming the server when mcpx
+ * itself failed (no connection, a timeout, a lost lease).
  */
 export function failedOrThrow(
   kind: Kind,
@@ -31,6 +33,9 @@ export function failedOrThrow(
     });
   }
   if (kind !== 'tool') {
+    const upstream = error.data;
+    if (typeof upstream?.code === 'number' && typeof upstream.upstreamMessage === 'string')
+      throw new ProtocolError(upstream.code as ProtocolErrorCode, upstream.upstreamMessage, upstream.upstreamData);
     const code = typeof error.data?.code === 'number' ? (error.data.code as ProtocolErrorCode) : ProtocolErrorCode.InternalError;
     throw new ProtocolError(code, `mcpx: ${task.server} ${kind} ${task.tool} failed (${error.code}): ${error.message}`);
   }

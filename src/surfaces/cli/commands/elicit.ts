@@ -6,11 +6,11 @@ import type { BrokerEvent } from '../../../broker/types.js';
 import { ELICITATION_ID } from '../../../ids.js';
 import type { Answer } from '../../../types.js';
 import { parseArgs, parseJsonObject, parseToolArguments, UsageError } from '../args.js';
-import type { Backend, Elicitation, Scope } from '../../backend/backend.js';
+import type { Backend, Elicitation, Scope, StalledCall } from '../../backend/backend.js';
 import { openBackend } from '../connect.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { commandSession } from '../session.js';
-import { duration, renderInputRequired } from '../render.js';
+import { duration, renderInputRequired, shellQuote } from '../render.js';
 import { sanitize, sanitizeLine } from '../sanitize.js';
 import { readStdin } from '../util.js';
 
@@ -84,9 +84,12 @@ export const command: Command = async (argv, io) => {
         // A script's ask() is not a call that waits: the answer is used when the script runs again.
         const asked = await backend.get(id, scope).catch(() => undefined);
         const byScript = asked?.elicitation.server === 'script' && asked.elicitation.tool === 'ask';
-        const { delivery, ...stored } = await backend.answer(id, answer, scope);
-        if (json) io.stdout.write(`${JSON.stringify({ answer: stored, ...(delivery ? { delivery } : {}) }, null, 2)}\n`);
-        else io.stderr.write(`${answeredLine(id, stored.action, stored.content, byScript, delivery)}\n`);
+        const { delivery, stalled, ...stored } = await backend.answer(id, answer, scope);
+        if (json)
+          io.stdout.write(
+            `${JSON.stringify({ answer: stored, ...(delivery ? { delivery } : {}), ...(stalled ? { stalled } : {}) }, null, 2)}\n`,
+          );
+        else io.stderr.write(`${answeredLine(id, stored.action, stored.content, byScript, delivery, stalled)}\n`);
         return EXIT.OK;
       });
     }
@@ -225,12 +228,14 @@ function answeredLine(
   content: Record<string, unknown> | undefined,
   byScript: boolean,
   delivery?: 'delivered' | 'unconfirmed',
+  stalled?: StalledCall,
 ): string {
   const did =
     action === 'accept'
       ? `accepted ${id}${content && Object.keys(content).length ? ` with ${JSON.stringify(content)}` : ''}`
       : `${action === 'decline' ? 'declined' : 'cancelled'} ${id}`;
   if (byScript) return `mcpx: ${sanitize(did)}; run the script that asked again: its ask() returns this answer`;
+  if (stalled) return `mcpx: ${sanitize(did)}; ${stalledText(stalled)}`;
   if (delivery === 'unconfirmed')
     return `mcpx: ${sanitize(did)}; the daemon holding the call did not confirm it passed the answer on (mcpx log --chain ${id} shows whether the call went on)`;
   const goesOn =
@@ -239,3 +244,15 @@ function answeredLine(
       : 'the call that asked goes on with this answer';
   return `mcpx: ${sanitize(did)}; ${goesOn} (mcpx log --chain ${id} follows it)`;
 }
+
+/** What makes a call nothing drives go on: its answer is kept meanwhile. */
+function stalledText(s: StalledCall): string {
+  if (s.why === 'released')
+    return `no process holds its call now; the answer is kept, and this resumes the call with it: mcpx task result ${s.task}`;
+  const daemon = s.pid ? `the daemon that held its call (pid ${s.pid})` : 'the daemon that held its call';
+  const start = `mcpx daemon start${s.config ? ` --config ${shellWord(s.config)}` : ''}`;
+  return `${daemon} is not running, so nothing passes the answer on yet. The answer is kept: the call goes on when that daemon starts again (${start}), and mcpx task result ${s.task} then collects its result`;
+}
+
+/** A path as a shell reads it back: quoted only when it holds anything but plain characters. */
+const shellWord = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : shellQuote(word));

@@ -8,7 +8,7 @@ import { findConfigPath } from '../../../config/find.js';
 import { EXIT, type Command } from '../io.js';
 import { MCPX_VERSION } from '../../../constants.js';
 
-const USAGE = `usage: mcpx serve [server...] [--config file] [--http [--port n] [--host h]]
+const USAGE = `usage: mcpx serve [server...] [--config file] [--http [--port n] [--host h] [--token-file f | --no-auth]]
 
 Serves the configured MCP servers' tools as one MCP server over stdio (what an mcpServers entry runs:
 {"command": "mcpx", "args": ["serve"]}). With one server the tool names are its own; with several they
@@ -19,21 +19,33 @@ it (as do mcpx elicit and REST, from anywhere).
   --config file   the mcpServers config (default: ./mcpx.json, ./.mcp.json, then the user config)
   --http          serve Streamable HTTP at http://<host>:<port>/mcp instead of stdio (prints the URL)
   --port n        with --http: the port (default 0: a free one)
-  --host h        with --http: the interface (default 127.0.0.1). Any other than loopback needs a bearer
-                  token: MCPX_SERVE_TOKEN, else one is made and printed on stderr
+  --host h        with --http: the interface (default 127.0.0.1)
+  --token-file f  with --http: the bearer tokens to accept, one per line (the file must be 0600). Without it:
+                  MCPX_SERVE_TOKEN, else <stateDir>/serve-token (made 0600 on first use). Every request must
+                  send Authorization: Bearer <token>; the token is printed on stderr at start
+  --no-auth       with --http, on loopback only: require no token (any local user may then call every tool)
 
 env: MCPX_SESSION_ID (the session questions belong to), MCPX_ELICIT_TTL_MS, MCPX_STORE_URL,
      MCPX_SERVE_STATE_KEY (HMAC key for request state, >= 32 bytes; default: one kept in the state store),
-     MCPX_SERVE_TOKEN (with --http: the bearer token every request must carry)
+     MCPX_SERVE_TOKEN (with --http: the bearer token every request must carry, instead of the token file)
 
 exit: 0 when stopped; with --http on a shared store (Redis, Postgres), 70 once another process took over its calls
 (it was paused past its lease, MCPX_LEASE_MS): its supervisor starts a fresh one
 `;
 
+/** What a client must send, said once at start (a token from MCPX_SERVE_TOKEN is the caller's own: not repeated). */
+function authNote(tokens: { tokens: string[]; file?: string; made: boolean } | undefined): string {
+  if (!tokens) return 'needs no token (--no-auth): every local user may call every tool';
+  if (!tokens.file) return 'needs Authorization: Bearer $MCPX_SERVE_TOKEN';
+  const more =
+    tokens.tokens.length > 1 ? ` (or another token of ${tokens.file})` : ` (the token is kept in ${tokens.file}, 0600)`;
+  return `needs Authorization: Bearer ${tokens.tokens[0]}${more}`;
+}
+
 export const command: Command = async (argv, io) => {
   let parsed;
   try {
-    parsed = parseArgs(argv, { booleans: ['http'], strings: ['config', 'port', 'host'] });
+    parsed = parseArgs(argv, { booleans: ['http', 'no-auth'], strings: ['config', 'port', 'host', 'token-file'] });
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     io.stderr.write(`mcpx serve: ${error.message}\n\n${USAGE}`);
@@ -45,8 +57,19 @@ export const command: Command = async (argv, io) => {
   }
   const http = parsed.flags.http === true;
   const port = parsed.flags.port === undefined ? 0 : Number(parsed.flags.port);
-  if (!http && (parsed.flags.port !== undefined || parsed.flags.host !== undefined)) {
-    io.stderr.write(`mcpx serve: --port and --host go with --http\n\n${USAGE}`);
+  const httpOnly = ['port', 'host', 'token-file', 'no-auth'].filter((flag) => parsed.flags[flag] !== undefined);
+  if (!http && httpOnly.length) {
+    const flags = httpOnly.map((flag) => `--${flag}`).join(' and ');
+    io.stderr.write(`mcpx serve: ${flags} ${httpOnly.length > 1 ? 'go' : 'goes'} with --http\n\n${USAGE}`);
+    return EXIT.USAGE;
+  }
+  const host = typeof parsed.flags.host === 'string' ? parsed.flags.host : '127.0.0.1';
+  const tokenFile = parsed.flags['token-file'] as string | undefined;
+  const noAuth = parsed.flags['no-auth'] === true;
+  if (noAuth && (tokenFile !== undefined || io.env.MCPX_SERVE_TOKEN)) {
+    io.stderr.write(
+      `mcpx serve: --no-auth contradicts ${tokenFile !== undefined ? '--token-file' : 'MCPX_SERVE_TOKEN'}: give one or the other\n`,
+    );
     return EXIT.USAGE;
   }
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -54,7 +77,16 @@ export const command: Command = async (argv, io) => {
     return EXIT.USAGE;
   }
   const configPath = findConfigPath(parsed.flags.config as string | undefined, io.cwd, io.env);
-  const { createServeCore, serveOverStdio, serveOverHttp, RESERVED_NAMES } = await import('../../mcp-server/index.js');
+  const { createServeCore, serveOverStdio, serveOverHttp, isLoopback, serveTokens, RESERVED_NAMES } =
+    await import('../../mcp-server/index.js');
+  // Checked before any upstream starts: a refusal costs nothing.
+  if (noAuth && !isLoopback(host)) {
+    io.stderr.write(
+      `mcpx serve: --no-auth is allowed on loopback only (127.0.0.1, ::1, localhost), not ${host}: anyone who reaches ${host} could call every tool with your credentials. Drop --no-auth (a bearer token is then required), or serve on 127.0.0.1\n`,
+    );
+    return EXIT.USAGE;
+  }
+  const tokens = http && !noAuth ? serveTokens(io.env, tokenFile) : undefined;
   const version = MCPX_VERSION;
   const core = await createServeCore({
     env: io.env,
@@ -67,12 +99,11 @@ export const command: Command = async (argv, io) => {
   let served: { close(): Promise<void> };
   if (http) {
     try {
-      const host = typeof parsed.flags.host === 'string' ? parsed.flags.host : '127.0.0.1';
-      const listening = await serveOverHttp(core, { env: io.env, version, host, port });
+      const auth = tokens ? { tokens: tokens.tokens } : { none: true as const };
+      const listening = await serveOverHttp(core, { env: io.env, version, host, port, auth });
       served = listening;
-      // The token first: whoever reads the URL from stdout can then rely on it.
-      if (listening.token && !io.env.MCPX_SERVE_TOKEN)
-        io.stderr.write(`mcpx serve: clients must send Authorization: Bearer ${listening.token}\n`);
+      // On stderr before the URL goes to stdout: whoever reads the URL can then rely on it.
+      io.stderr.write(`mcpx serve: ${listening.url} ${authNote(tokens)}\n`);
       io.stdout.write(`${listening.url}\n`);
     } catch (error) {
       await core.close().catch(() => undefined);

@@ -42,7 +42,10 @@ export const COMPLETION_SPECS: Record<string, CompletionSpec> = {
     verbs: { list: ['server'], read: ['server', 'none'] },
     flags: { json: true, elicit: ELICIT_MODES, out: 'file', ...config },
   },
-  serve: { words: ['servers'], flags: { http: true, port: 'none', host: 'none', ...config } },
+  serve: {
+    words: ['servers'],
+    flags: { http: true, port: 'none', host: 'none', 'token-file': 'file', 'no-auth': true, ...config },
+  },
   elicit: {
     verbs: {
       answer: ['none'],

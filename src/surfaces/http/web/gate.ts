@@ -3,9 +3,9 @@
  * (session cookie) only to list, follow and answer questions, and to change state only from the inbox's own
  * origin with its CSRF token. The page shell and its assets need no sign-in: they hold no data.
  */
-import { timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
+import { bearerIn } from '../../bearer.js';
 import { errorBody } from '../errors.js';
 import { cookieName, csrfMatches, type WebAuth } from './auth.js';
 
@@ -43,7 +43,6 @@ export function sameOrigin(c: Context): boolean {
 }
 
 export function accessGuard(token: string, web: WebAuth | undefined): MiddlewareHandler {
-  const expected = Buffer.from(`Bearer ${token}`);
   const unauthorized = (c: Context) =>
     c.json(
       errorBody(
@@ -53,8 +52,7 @@ export function accessGuard(token: string, web: WebAuth | undefined): Middleware
       401,
     );
   return async (c, next) => {
-    const given = Buffer.from(c.req.header('authorization') ?? '');
-    if (given.length === expected.length && timingSafeEqual(given, expected)) {
+    if (bearerIn(c.req.header('authorization'), [token]) !== undefined) {
       c.set('mcpxOperator', true);
       return next();
     }

@@ -1,17 +1,17 @@
 /**
- * mcpx as users install it: the packed tarball (`npm pack`) laid out the way npm lays out a global install
- * (`<prefix>/bin/mcpx` a link to `lib/node_modules/mcpx/dist/cli.js`) and a project install
- * (`node_modules/.bin/mcpx`), then run through those links. The CLI once ran only when its path ended in
- * `cli.js`, so through a link named `mcpx` it did nothing and exited 0.
+ * mcpx as users install it: the packed tarball (`npm pack`, whose prepack builds dist/) installed for real with
+ * `npm install -g --prefix` and `npm install` into a fresh project, dependencies from the registry (the npm cache
+ * reused), nothing linked to this checkout: a dependency missing from package.json fails here. Then run through
+ * npm's links: `<prefix>/bin/mcpx` and `node_modules/.bin/mcpx` (the CLI once ran only when its path ended in
+ * `cli.js`, so through a link named `mcpx` it did nothing and exited 0).
  *
- * The dependencies come from this checkout's node_modules (a link) so the test takes seconds; `npm run
- * test:install` does the same with real `npm install -g` and `npm install` of the tarball (minutes).
+ * `npm run test:install` runs this (minutes on a cold cache); it is not part of `npm test`.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '..', '..');
 
@@ -26,7 +26,7 @@ function run(file: string, args: string[], cwd: string, env: Record<string, stri
     execFile(
       file,
       args,
-      { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env }, timeout: 60_000 },
+      { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env }, timeout: 840_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         done({ code, stdout, stderr });
@@ -35,38 +35,73 @@ function run(file: string, args: string[], cwd: string, env: Record<string, stri
   });
 }
 
-/** Places the unpacked package at `dir` with its dependencies reachable, as npm would. */
-function placePackage(unpacked: string, dir: string): void {
-  cpSync(unpacked, dir, { recursive: true });
-  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
+let work: string;
+let tarball: string;
+let version: string;
+/** npm's own cache and user config (from the real HOME: its nodedir, registry), so a warm machine installs offline. */
+let npmEnv: Record<string, string>;
+const quiet = ['--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'];
+
+/** Nothing under `dir` links into this checkout: every installed file is a real copy. */
+function linksIntoCheckout(dir: string): string[] {
+  const found: string[] = [];
+  const walk = (path: string): void => {
+    const stat = lstatSync(path);
+    if (stat.isSymbolicLink()) {
+      const target = existsSync(path) ? realpathSync(path) : path;
+      if (target === root || target.startsWith(root + '/')) found.push(path);
+      return;
+    }
+    if (stat.isDirectory()) for (const entry of readdirSync(path)) walk(join(path, entry));
+  };
+  walk(dir);
+  return found;
 }
 
-let work: string;
-let unpacked: string;
-let version: string;
+/** A fresh project with the tarball installed in it: one, shared by the tests that need it. */
+let project: Promise<string> | undefined;
+function installedProject(): Promise<string> {
+  project ??= (async () => {
+    const app = join(work, 'app');
+    mkdirSync(app);
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', type: 'module' }));
+    const installed = await run('npm', ['install', ...quiet, tarball], app, npmEnv);
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(linksIntoCheckout(join(app, 'node_modules'))).toEqual([]);
+    return app;
+  })();
+  return project;
+}
 
 beforeAll(async () => {
-  if (!existsSync(join(root, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: build first (npm run build)');
   work = mkdtempSync(join(tmpdir(), 'mcpx-install-'));
-  const packed = await run('npm', ['pack', '--pack-destination', work, '--silent', '--ignore-scripts'], root, {
+  const home = { HOME: process.env.HOME ?? work };
+  const [cache, userconfig] = await Promise.all(
+    ['cache', 'userconfig'].map((key) => run('npm', ['config', 'get', key], root, home)),
+  );
+  npmEnv = { npm_config_cache: cache!.stdout.trim(), npm_config_userconfig: userconfig!.stdout.trim() };
+  // Not --ignore-scripts: prepack builds dist/, as it does for a fresh clone.
+  const packed = await run('npm', ['pack', '--pack-destination', work, '--silent'], root, {
     HOME: process.env.HOME ?? work,
+    ...npmEnv,
   });
   expect(packed.code, packed.stderr).toBe(0);
-  const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'));
-  if (!tarball) throw new Error(`npm pack wrote no tarball: ${packed.stderr}`);
-  version = /mcpx-(.+)\.tgz$/.exec(tarball)![1]!;
-  const untar = await run('tar', ['-xzf', join(work, tarball), '-C', work], work);
-  expect(untar.code, untar.stderr).toBe(0);
-  unpacked = join(work, 'package');
+  const file = readdirSync(work).find((f) => f.endsWith('.tgz'));
+  if (!file) throw new Error(`npm pack wrote no tarball: ${packed.stderr}`);
+  tarball = join(work, file);
+  version = /mcpx-(.+)\.tgz$/.exec(file)![1]!;
+});
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
 });
 
 describe('the packed package', () => {
   it('runs through the global bin link: mcpx --version and a call to the bundled example server', async () => {
     const prefix = join(work, 'prefix');
-    mkdirSync(join(prefix, 'lib', 'node_modules'), { recursive: true });
-    mkdirSync(join(prefix, 'bin'));
-    placePackage(unpacked, join(prefix, 'lib', 'node_modules', 'mcpx'));
-    symlinkSync('../lib/node_modules/mcpx/dist/cli.js', join(prefix, 'bin', 'mcpx'));
+    const installed = await run('npm', ['install', '-g', '--prefix', prefix, ...quiet, tarball], work, npmEnv);
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(linksIntoCheckout(prefix)).toEqual([]);
     const bin = join(prefix, 'bin');
 
     const shown = await run('mcpx', ['--version'], work, { PATH: `${bin}:${process.env.PATH ?? ''}` });
@@ -88,14 +123,7 @@ describe('the packed package', () => {
   });
 
   it('runs in a project through node_modules/.bin: npx mcpx call', async () => {
-    const app = join(work, 'app');
-    mkdirSync(join(app, 'node_modules', '.bin'), { recursive: true });
-    writeFileSync(
-      join(app, 'package.json'),
-      JSON.stringify({ name: 'app', version: '1.0.0', type: 'module', dependencies: { mcpx: version } }),
-    );
-    placePackage(unpacked, join(app, 'node_modules', 'mcpx'));
-    symlinkSync('../mcpx/dist/cli.js', join(app, 'node_modules', '.bin', 'mcpx'));
+    const app = await installedProject();
     writeFileSync(
       join(app, 'mcpx.json'),
       JSON.stringify({
@@ -114,10 +142,7 @@ describe('the packed package', () => {
   });
 
   it('type-checks in a strict project that has no @types/node', async () => {
-    const app = join(work, 'typed-app');
-    mkdirSync(join(app, 'node_modules'), { recursive: true });
-    placePackage(unpacked, join(app, 'node_modules', 'mcpx'));
-    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'typed-app', version: '1.0.0', type: 'module' }));
+    const app = await installedProject();
     writeFileSync(
       join(app, 'main.ts'),
       [
