@@ -4,6 +4,10 @@ import type { Action } from './types.js';
 
 /** A question's time to live when neither the call, the policy nor MCPX_ELICIT_TTL_MS sets one (ms). */
 export const DEFAULT_ELICIT_TTL_MS = 120_000;
+/** Questions one call may ask (all rounds): a server that keeps asking is stopped (`elicit.maxQuestionsPerCall`). */
+export const DEFAULT_MAX_QUESTIONS_PER_CALL = 50;
+/** Questions one script run may open (its ask() and its calls' questions): `elicit.maxQuestionsPerRun`. */
+export const DEFAULT_MAX_QUESTIONS_PER_RUN = 200;
 
 /** The three answers; decline (explicitly no) and cancel (dismissed) are never folded into one another. */
 export const ACTIONS = ['accept', 'decline', 'cancel'] as const satisfies readonly Action[];

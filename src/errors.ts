@@ -39,6 +39,8 @@ export type McpxErrorCode =
   // policy
   | 'POLICY_INVALID'
   | 'ELICITATION_REFUSED'
+  /** More questions than a call or a script run may ask (`elicit.maxQuestionsPerCall` / `maxQuestionsPerRun`). */
+  | 'QUESTION_LIMIT'
   // runtime
   | 'SCRIPT_ERROR'
   | 'SCRIPT_TIMEOUT'
@@ -53,6 +55,8 @@ export type McpxErrorCode =
   /** `mcpx serve` stalled past its lease and another process took its calls over: it runs no more calls. */
   | 'LEASE_LOST'
   | 'TASK_NOT_FOUND'
+  /** The task is another session's (bound as questions are). */
+  | 'TASK_FORBIDDEN'
   // secrets
   | 'SECRET_STORE_FAILED'
   | 'SECRET_MISSING'

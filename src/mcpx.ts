@@ -2,7 +2,7 @@
  * createMcpx: the Node API. Reads the `mcpServers` config, opens connections lazily in the era each server speaks,
  * and hands every server question to one handler; a question nobody answers here comes back as input-required.
  */
-import { DEFAULT_ELICIT_TTL_MS, MCPX_VERSION } from './constants.js';
+import { DEFAULT_ELICIT_TTL_MS, DEFAULT_MAX_QUESTIONS_PER_CALL, MCPX_VERSION } from './constants.js';
 import { dirname, join } from 'node:path';
 import { adapterConnectors } from './adapters/connectors.js';
 import { loadConfig, type LoadedConfig } from './config/load.js';
@@ -45,6 +45,11 @@ export interface McpxOptions {
   checkCalls?: boolean;
   /** A question's deadline (default 120 s). Legacy calls are held open at least this long. */
   elicitTtlMs?: number;
+  /**
+   * Questions one call may ask before mcpx stops it with QUESTION_LIMIT (a server that keeps asking); default the
+   * config's `elicit.maxQuestionsPerCall`, else 50.
+   */
+  maxQuestionsPerCall?: number;
   /** How long a server may work on one request without a word (default 60 s); never counts while a question waits. */
   requestTimeoutMs?: number;
   /** Where era verdicts are kept; default `<stateDir>/era-cache.json`. */
@@ -107,6 +112,7 @@ async function createPlainMcpx(options: McpxOptions): Promise<Mcpx> {
     ...(options.secrets ? { secrets: async () => options.secrets! } : {}),
     answerLater: options.answerLater ?? false,
     elicitTtlMs: options.elicitTtlMs ?? DEFAULT_ELICIT_TTL_MS,
+    maxQuestionsPerCall: options.maxQuestionsPerCall ?? loaded.policy.maxQuestionsPerCall ?? DEFAULT_MAX_QUESTIONS_PER_CALL,
     requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     eraCache: options.eraCache ?? createFileEraCache(join(stateDir(env), 'era-cache.json')),
     ...(options.auth ? { auth: options.auth } : {}),

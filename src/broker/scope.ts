@@ -4,6 +4,7 @@
  * the terminal and web inboxes) sees every session. The binding keeps callers in their lane; it is not a wall
  * against the same OS user, who can read the store itself.
  */
+import { McpxError } from '../errors.js';
 import { forbidden } from './records.js';
 
 export interface CallerScope {
@@ -21,4 +22,19 @@ export function inScope(question: { session: string }, scope: CallerScope): bool
 /** Throws ELICITATION_FORBIDDEN (saying how to use --all) when the question is another session's. */
 export function checkScope(question: { id: string; session: string }, scope: CallerScope): void {
   if (!inScope(question, scope)) throw forbidden(question.id);
+}
+
+/** Throws TASK_FORBIDDEN when the task (a call and its result) is another session's: bound as its questions are. */
+export function checkTaskScope(task: { id: string; session: string }, scope: CallerScope): void {
+  if (inScope(task, scope)) return;
+  throw new McpxError(
+    'TASK_FORBIDDEN',
+    `task ${task.id} belongs to another session: read it from that session (the same MCPX_SESSION_ID), or as an operator with --all (mcpx task result --all ${task.id}; REST: ?all=1)`,
+    { data: { task: task.id } },
+  );
+}
+
+/** The one session whose events a caller sees: its own, or for an operator the one it narrows to (undefined: all). */
+export function eventSession(scope: CallerScope, narrowedTo: string | undefined): string | undefined {
+  return scope.all ? narrowedTo : scope.session;
 }

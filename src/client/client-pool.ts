@@ -27,6 +27,8 @@ export interface ClientPoolOptions {
   urlOpenedByAnswerer?: boolean;
   answerLater?: boolean;
   elicitTtlMs: number;
+  /** Questions one call may ask (all its rounds) before it fails with QUESTION_LIMIT; absent: no bound. */
+  maxQuestionsPerCall?: number;
   requestTimeoutMs: number;
   eraCache: EraCache;
   /** OAuth for Streamable HTTP servers (sign-in, stored tokens, refresh). */

@@ -8,7 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
 import { McpxError } from '../errors.js';
 import type { Answer, ElicitHandler, Question, SecretRef } from '../types.js';
 import type { CallOutcome, InputRequiredOutcome, LiveCall } from './outcome.js';
-import { questionFromParams, toWireResult, type WireElicitResult } from './seam.js';
+import { checkResultDepth, questionFromParams, tooManyQuestions, toWireResult, type WireElicitResult } from './seam.js';
 import { methodField, requestLabel, type AskingMethod } from './requests.js';
 
 export interface LegacyCallOptions {
@@ -27,6 +27,8 @@ export interface LegacyCallOptions {
   urlOpenedByAnswerer?: boolean;
   /** A question's deadline. */
   ttlMs: number;
+  /** Questions the call may ask; past it the call fails with QUESTION_LIMIT (default: no bound, for mcpx's own calls). */
+  maxQuestions?: number;
   /** How long the server may work without a word (progress resets it); paused while a question waits. */
   requestTimeoutMs: number;
   now: () => number;
@@ -63,6 +65,7 @@ export class LegacyCall<R = CallToolResult> {
   private failure: unknown;
   private watchdog: NodeJS.Timeout | undefined;
   private readonly listeners = new Set<() => void>();
+  private asked = 0;
 
   constructor(private readonly options: LegacyCallOptions) {}
 
@@ -101,8 +104,15 @@ export class LegacyCall<R = CallToolResult> {
   /** Runs the call; resolves complete, or input-required as soon as a question waits with nobody answering here. */
   run(invoke: (signal: AbortSignal) => Promise<R>): Promise<CallOutcome<R>> {
     this.armWatchdog();
+    const { server, tool, method } = this.options;
     invoke(this.abort.signal).then(
-      (result) => this.settle({ result }),
+      (result) => {
+        try {
+          this.settle({ result: checkResultDepth(result, requestLabel(server, tool, method), { server, tool }) });
+        } catch (error) {
+          this.settle({ error });
+        }
+      },
       (error: unknown) => this.settle({ error: this.options.mapError(this.failure ?? error) }),
     );
     return this.next(new Set());
@@ -118,6 +128,12 @@ export class LegacyCall<R = CallToolResult> {
   ): Promise<WireElicitResult> {
     const { options } = this;
     const { candidateCalls, secret, asker } = own;
+    this.asked += 1;
+    if (options.maxQuestions !== undefined && this.asked > options.maxQuestions) {
+      // Past the bound: nobody is asked and nothing is invented; the server hears cancel and the call fails.
+      this.fail(tooManyQuestions(requestLabel(options.server, options.tool, options.method), options.maxQuestions));
+      return Promise.resolve({ action: 'cancel' });
+    }
     const question = questionFromParams(params, {
       server: options.server,
       tool: options.tool,

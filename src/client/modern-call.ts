@@ -10,7 +10,7 @@ import { McpxError } from '../errors.js';
 import type { Answer, ElicitContext, ElicitHandler, Question } from '../types.js';
 import type { CallOutcome, Continuation } from './outcome.js';
 import { QUESTION_ID, isExactContinuation } from './continuation-shape.js';
-import { questionsFromInputRequests, toWireResult, type WireElicitResult } from './seam.js';
+import { checkResultDepth, questionsFromInputRequests, tooManyQuestions, toWireResult, type WireElicitResult } from './seam.js';
 import { PlainPostTransport } from './plain-post.js';
 import { methodField, requestLabel, requestParams, type AskingMethod } from './requests.js';
 
@@ -39,6 +39,8 @@ export interface ModernCallOptions {
   /** No openUrl here: whoever answers a url question opens the page on their side (the daemon's surfaces). */
   urlOpenedByAnswerer?: boolean;
   ttlMs: number;
+  /** Questions the call may ask over its rounds in this process; past it the call fails with QUESTION_LIMIT. */
+  maxQuestions?: number;
   requestTimeoutMs: number;
   signal?: AbortSignal;
   /** Added to each request's `_meta` (a progress token, a log level). */
@@ -63,6 +65,7 @@ export async function runModernCall<R = CallToolResult>(
   const method = options.method ?? 'tools/call';
   const label = requestLabel(server, tool, method);
   let { round, inputResponses, requestState } = retry;
+  let asked = 0;
   for (;;) {
     const params = requestParams(method, tool, options.arguments);
     if (options.meta) params._meta = options.meta;
@@ -75,8 +78,10 @@ export async function runModernCall<R = CallToolResult>(
     } catch (error) {
       throw callError(server, tool, error, requestState !== undefined, method);
     }
-    if (!isInputRequiredResult(response))
-      return { status: 'complete', callId, server, tool, ...methodField(method), result: response as R };
+    if (!isInputRequiredResult(response)) {
+      const result = checkResultDepth(response as R, label, { server, tool });
+      return { status: 'complete', callId, server, tool, ...methodField(method), result };
+    }
 
     round += 1;
     if (round > MAX_ROUNDS)
@@ -86,6 +91,9 @@ export async function runModernCall<R = CallToolResult>(
     const askedAt = options.now();
     const inputRequests = (response.inputRequests ?? {}) as Record<string, unknown>;
     const nextState = typeof response.requestState === 'string' ? response.requestState : undefined;
+    asked += Object.keys(inputRequests).length;
+    // Past the bound the round is never asked: no question is opened and nothing is sent back to the server.
+    if (options.maxQuestions !== undefined && asked > options.maxQuestions) throw tooManyQuestions(label, options.maxQuestions);
     const questions = questionsFromInputRequests(inputRequests, { server, tool, era: 'modern', callId, ...methodField(method) });
     // The round as it waits if no handler here answers: the continuation the call stops with then.
     const waiting: Continuation = {

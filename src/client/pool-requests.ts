@@ -82,6 +82,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     callId,
     progressToken: `${callId}/${++calls}`,
     ttlMs: callOptions.elicitTtlMs ?? options.elicitTtlMs,
+    ...(options.maxQuestionsPerCall !== undefined ? { maxQuestions: options.maxQuestionsPerCall } : {}),
     now,
   });
 
@@ -201,6 +202,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
       ...answerers,
       ...(method === 'tools/call' ? toolHeaders(server, pooled, target, args) : {}),
       ttlMs: request.elicitTtlMs ?? options.elicitTtlMs,
+      ...(options.maxQuestionsPerCall !== undefined ? { maxQuestions: options.maxQuestionsPerCall } : {}),
       requestTimeoutMs: request.signingIn ? signInTimeout(server) : timeoutFor(server),
       ...(request.signal ? { signal: request.signal } : {}),
       ...(request.meta ? { meta: request.meta } : {}),

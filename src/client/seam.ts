@@ -105,3 +105,40 @@ export function toWireResult(question: Question, answer: Answer): WireElicitResu
   }
   return { action: 'accept', content: check.content };
 }
+
+/**
+ * A call that asked past its bound (`maxQuestionsPerCall`): the call fails with this, and the question past the
+ * bound is never shown to anyone (legacy: it is answered cancel on the wire, since nobody chose).
+ */
+export function tooManyQuestions(label: string, limit: number): McpxError {
+  return new McpxError(
+    'QUESTION_LIMIT',
+    `${label} asked more than ${limit} questions in one call, so mcpx stopped the call; if the server really needs more, raise the bound with "maxQuestionsPerCall" in the config's "elicit" block (or createMcpx's maxQuestionsPerCall option)`,
+    { data: { limit, bound: 'maxQuestionsPerCall' } },
+  );
+}
+
+/** Deeper than any real result; past it a result is refused before anything stores, prints or forwards it. */
+export const MAX_RESULT_DEPTH = 1000;
+
+/**
+ * Refuses a result nested past MAX_RESULT_DEPTH with a clear CALL_FAILED: left alone it overflows the stack of
+ * whatever serialises it next (the task store, the daemon's reply), far from the call and under another name.
+ * Walked without recursion, so the check itself cannot overflow.
+ */
+export function checkResultDepth<R>(result: R, label: string, data: Record<string, unknown>): R {
+  const stack: Array<[unknown, number]> = [[result, 1]];
+  while (stack.length) {
+    const [value, depth] = stack.pop()!;
+    if (value === null || typeof value !== 'object') continue;
+    if (depth > MAX_RESULT_DEPTH) {
+      throw new McpxError(
+        'CALL_FAILED',
+        `${label} returned a result nested more than ${MAX_RESULT_DEPTH} levels deep, which mcpx refuses: it could not be stored, shown or passed on safely`,
+        { data: { ...data, maxDepth: MAX_RESULT_DEPTH } },
+      );
+    }
+    for (const child of Object.values(value as Record<string, unknown>)) stack.push([child, depth + 1]);
+  }
+  return result;
+}

@@ -47,6 +47,10 @@ const policySchema = z.strictObject({
   /** Who a question goes to when the server does not say: the person only, or anyone in order (default). */
   audience: z.enum(['person', 'any']).optional(),
   rules: z.array(ruleSchema).default([]),
+  /** Questions one call may ask before it is stopped (default 50). */
+  maxQuestionsPerCall: z.number().int().positive().optional(),
+  /** Questions one script run may open before it is stopped (default 200). */
+  maxQuestionsPerRun: z.number().int().positive().optional(),
 });
 
 export type PolicyRule = z.infer<typeof ruleSchema>;
@@ -56,6 +60,8 @@ export interface Policy {
   ttlMs?: number;
   audience?: 'person' | 'any' | undefined;
   rules: PolicyRule[];
+  maxQuestionsPerCall?: number | undefined;
+  maxQuestionsPerRun?: number | undefined;
 }
 
 const EXPECTED: Record<string, string> = {
@@ -72,6 +78,8 @@ const EXPECTED: Record<string, string> = {
   action: '"accept", "decline" or "cancel"',
   because: 'a string saying why the rule exists',
   when: 'an environment variable name, or NAME=value',
+  maxQuestionsPerCall: 'a positive whole number of questions (default 50)',
+  maxQuestionsPerRun: 'a positive whole number of questions (default 200)',
 };
 
 /** Parses and checks the policy block (the `elicit` object of a config). Throws POLICY_INVALID with issues. */

@@ -88,3 +88,39 @@ export function timeoutEnding(by: 'cpu' | 'wall', limits: ResolvedLimits): Endin
 function mib(bytes: number): string {
   return `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
 }
+
+/**
+ * The default export as JSON, through the VM's own JSON.stringify: a value that cannot be (cyclic, a BigInt, nested
+ * past the stack) fails the run saying so, and an interrupt while stringifying is the limit it was, never hidden.
+ */
+export function exportedValue(
+  ctx: QuickJSContext,
+  value: QuickJSHandle,
+  interruptedBy: () => 'cpu' | 'wall' | undefined,
+  limits: ResolvedLimits,
+  mapStack: StackMapper,
+): { value: unknown } | { failed: Ending } {
+  if (ctx.typeof(value) === 'undefined') return { value: undefined };
+  const json = ctx.getProp(ctx.global, 'JSON');
+  const stringify = ctx.getProp(json, 'stringify');
+  const result = ctx.callFunction(stringify, json, value);
+  stringify.dispose();
+  json.dispose();
+  if (result.error) {
+    const described = readThrown(ctx, result.error);
+    const interrupted = interruptedBy();
+    if (interrupted) return { failed: timeoutEnding(interrupted, limits) };
+    if (described.name === 'InternalError' && described.message === 'out of memory')
+      return { failed: thrownEnding(described, limits, mapStack) };
+    const why = `${described.name ?? 'Error'}: ${described.message ?? ''}`;
+    const error = new McpxError(
+      'SCRIPT_ERROR',
+      `the script's default export cannot be returned as JSON (${why}): export plain data, with no cycles, BigInts or nesting thousands deep`,
+      { data: { name: described.name, message: described.message } },
+    );
+    return { failed: { status: 'failed', error } };
+  }
+  const text = ctx.typeof(result.value) === 'string' ? ctx.getString(result.value) : undefined;
+  result.value.dispose();
+  return { value: text === undefined ? undefined : (JSON.parse(text) as unknown) };
+}

@@ -14,7 +14,7 @@ import { cpuMsSince, type ResolvedLimits } from './limits.js';
 import type { GuestFunctions, HostSide, PreparedSandbox } from './prepared.js';
 import { createStackMapper, type StackMapper } from './stack-map.js';
 import type { RunOutcome, RunStats, ScriptRun, StartScriptOptions } from './types.js';
-import { readThrown, thrownEnding, timeoutEnding, type Ending } from './endings.js';
+import { exportedValue, readThrown, thrownEnding, timeoutEnding, type Ending } from './endings.js';
 import { ScriptTimers } from './script-timers.js';
 import { isFormSchema, messageOf, questionForScript, textAnswerSchema } from './script-questions.js';
 
@@ -165,6 +165,8 @@ class SandboxRun implements ScriptRun, HostSide {
   }
 
   private afterSlice(): void {
+    // An overrun the script's own code swallowed (or one met outside it) still ends the run as the limit it is.
+    if (!this.ending && this.interruptedBy) this.ending = timeoutEnding(this.interruptedBy, this.limits);
     if (!this.ending) {
       const busy = this.pendingCalls.size > 0 || this.timers.size > 0 || this.elicitWaiters.size > 0;
       if (this.finishedModule && !busy) this.ending = { status: 'ok', value: this.moduleValue };
@@ -188,11 +190,9 @@ class SandboxRun implements ScriptRun, HostSide {
       return;
     }
     this.finishedModule = true;
-    try {
-      this.moduleValue = this.ctx.typeof(value) === 'undefined' ? undefined : this.ctx.dump(value);
-    } catch {
-      this.moduleValue = undefined;
-    }
+    const exported = exportedValue(this.ctx, value, () => this.interruptedBy, this.limits, this.mapStack);
+    if ('failed' in exported) this.ending ??= exported.failed;
+    else this.moduleValue = exported.value;
   }
 
   // --- the prelude and the host functions ---------------------------------------------------------

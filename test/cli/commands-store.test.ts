@@ -160,7 +160,7 @@ describe('mcpx task (no daemon)', () => {
     server: 'github',
     tool: 'create_issue',
     arguments: {},
-    session: 's',
+    session: 'ses-store-test',
     state: 'complete',
     questions: [],
     waitingOn: [],

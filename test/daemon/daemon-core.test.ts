@@ -80,7 +80,10 @@ describe('daemon core', () => {
       expect(declined.status).toBe(200);
     }
     for (const task of [first.inputRequired.task, body.inputRequired.task]) {
-      const done = (await (await app.request(`/v1/tasks/${task}?wait=20`)).json()) as { task: { state: string } };
+      // Read from the session that called (a task is bound to its session, as its questions are).
+      const done = (await (await app.request(`/v1/tasks/${task}?wait=20`, { headers: { 'x-mcpx-session': 'a' } })).json()) as {
+        task: { state: string };
+      };
       expect(done.task.state).toBe('complete');
     }
   });

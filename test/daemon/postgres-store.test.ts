@@ -65,7 +65,9 @@ describe('MCPX_STORE_URL=postgres://', () => {
       const listed = await run(process.execPath, [cliPath, 'elicit', 'list', '--json'], { env: other });
       expect((JSON.parse(listed.stdout) as { elicitations: Array<{ id: string }> }).elicitations.map((e) => e.id)).toContain(id);
       await run(process.execPath, [cliPath, 'elicit', 'decline', id], { env: other });
-      const task = (await (await client.fetch(`/v1/tasks/${body.inputRequired.task}?wait=20`)).json()) as {
+      const task = (await (
+        await client.fetch(`/v1/tasks/${body.inputRequired.task}?wait=20`, { headers: { 'x-mcpx-session': 'ses-pg' } })
+      ).json()) as {
         task: { state: string; result: unknown };
       };
       expect(fixtureEcho(task.task.result as never).received.confirm?.action).toBe('decline');

@@ -65,7 +65,9 @@ for (const [name, url] of [
           expect((await clientB.fetch(`/v1/elicit/${question!.id}/accept`, post({ content: { confirm: true } }))).status).toBe(
             200,
           );
-          const task = (await (await clientA.fetch(`/v1/tasks/${body.inputRequired.task}?wait=20`)).json()) as {
+          const task = (await (
+            await clientA.fetch(`/v1/tasks/${body.inputRequired.task}?wait=20`, { headers: SESSION })
+          ).json()) as {
             task: { state: string; result: unknown };
           };
           expect(task.task.state).toBe('complete');

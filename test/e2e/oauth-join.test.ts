@@ -79,8 +79,14 @@ describe('a second call while a sign-in is pending', () => {
     expect((await questionsOf('notes')).map((q) => q.state)).toEqual(['pending']);
 
     await browse(first.url);
-    for (const task of [first.task, second.task, elsewhere.task]) {
-      const result = await run(['task', 'result', task, '--json']);
+    // Each task read from the session that made it (a task is bound to its session, as its questions are).
+    const sessions: Array<[string, Record<string, string>]> = [
+      [first.task, {}],
+      [second.task, {}],
+      [elsewhere.task, { MCPX_SESSION_ID: 'another-session' }],
+    ];
+    for (const [task, session] of sessions) {
+      const result = await run(['task', 'result', task, '--json'], session);
       expect(result.code, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout).structuredContent.sha256).toMatch(/^[0-9a-f]{64}$/);
     }

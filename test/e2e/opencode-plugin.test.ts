@@ -102,7 +102,8 @@ function context(session: string, ask: ToolContext['ask'] = async () => undefine
 }
 
 async function received(task: string): Promise<Record<string, { action: string; content?: Record<string, unknown> }>> {
-  const result = await mcpx(['task', 'result', task, '--json']);
+  // The task is its opencode session's (bound as its questions are): read here as the operator.
+  const result = await mcpx(['task', 'result', task, '--all', '--json']);
   expect(result.code).toBe(0);
   return (
     JSON.parse(result.stdout) as {

@@ -89,7 +89,8 @@ for (const [name, url] of [
         // Nothing of the call is lost: answered from elsewhere, another process resumes it.
         const answered = await setup.cli(['elicit', 'answer', '--all', id!, '{"repo":"acme/http-lease-lost"}']);
         expect(answered.code, answered.stderr).toBe(0);
-        const resumed = await setup.cli(['task', 'result', task!, '--json', '--timeout', '20']);
+        // The task is the HTTP session's, as its question was: read as the operator that answered it.
+        const resumed = await setup.cli(['task', 'result', '--all', task!, '--json', '--timeout', '20']);
         expect(resumed.code, resumed.stderr).toBe(0);
         expect(resumed.stdout).toContain('acme/http-lease-lost');
       } finally {

@@ -103,7 +103,8 @@ describe('session binding through the daemon', () => {
       [a.task, 'decline'],
       [b.task, 'cancel'],
     ] as const) {
-      const result = await mcpx(['task', 'result', task, '--json']);
+      // Each task is its session's, as its question was: read here as the operator.
+      const result = await mcpx(['task', 'result', task, '--all', '--json']);
       expect(result.code, result.stderr).toBe(0);
       expect(fixtureEcho(JSON.parse(result.stdout)).received.confirm?.action).toBe(action);
     }

@@ -94,11 +94,17 @@ export interface Backend {
     answer: Answer,
     scope: Scope,
   ): Promise<StoredAnswer & { delivery?: Exclude<Delivery, 'not-held'>; stalled?: StalledCall }>;
-  /** The task; with `waitSeconds`, once it is complete or failed, or as it stands when the wait ends. */
-  task(id: string, options?: { waitSeconds?: number; signal?: AbortSignal }): Promise<TaskView>;
-  /** Broker events as they happen, until the signal aborts. `onReady` is called once the subscription is live. */
-  events(options: { signal: AbortSignal; kinds?: string[]; onReady?: () => void }): AsyncIterable<BrokerEvent>;
-  /** The servers' progress on the calls a daemon drives, as it happens (none without a daemon). */
-  progress?(options: { signal: AbortSignal }): AsyncIterable<ProgressEvent>;
+  /**
+   * The task; with `waitSeconds`, once it is complete or failed, or as it stands when the wait ends. Refused with
+   * TASK_FORBIDDEN when it is another session's and the scope is not `all` (bound as questions are).
+   */
+  task(id: string, options?: { waitSeconds?: number; signal?: AbortSignal; scope?: Scope }): Promise<TaskView>;
+  /**
+   * Broker events as they happen, until the signal aborts: the scope's session's (every session's with `all`).
+   * `onReady` is called once the subscription is live.
+   */
+  events(options: { signal: AbortSignal; kinds?: string[]; onReady?: () => void; scope?: Scope }): AsyncIterable<BrokerEvent>;
+  /** The servers' progress on the calls a daemon drives (the scope's session's), as it happens (none without a daemon). */
+  progress?(options: { signal: AbortSignal; scope?: Scope }): AsyncIterable<ProgressEvent>;
   close(): Promise<void>;
 }

@@ -55,6 +55,16 @@ export function createRestBackend(options: RestBackendOptions): Backend & {
 
   const sessionHeader = (session: string | undefined): Record<string, string> => (session ? { 'x-mcpx-session': session } : {});
   const allQuery = (scope: Scope | undefined): string => (scope?.all ? '?all=1' : '');
+  // The event stream of the scope's session (every session's for an operator).
+  const eventStream = (kinds: string[] | undefined, signal: AbortSignal, scope: Scope | undefined): Promise<Response> => {
+    const query = new URLSearchParams();
+    if (kinds) query.set('kinds', kinds.join(','));
+    if (scope?.all) query.set('all', '1');
+    return fetch(`/v1/events${query.size ? `?${query}` : ''}`, {
+      signal,
+      headers: { accept: 'text/event-stream', ...(scope?.all ? {} : sessionHeader(scope?.session)) },
+    });
+  };
 
   return {
     kind: 'daemon',
@@ -125,24 +135,22 @@ export function createRestBackend(options: RestBackendOptions): Backend & {
       return { ...body.answer, ...(body.delivery ? { delivery: body.delivery } : {}) };
     },
 
-    async task(id, { waitSeconds, signal } = {}) {
-      const { body } = await send<{ task: TaskView }>(
-        `/v1/tasks/${encodeURIComponent(id)}${waitSeconds ? `?wait=${waitSeconds}` : ''}`,
-        signal ? { signal } : {},
-      );
+    async task(id, { waitSeconds, signal, scope } = {}) {
+      const query = new URLSearchParams();
+      if (waitSeconds) query.set('wait', String(waitSeconds));
+      if (scope?.all) query.set('all', '1');
+      const { body } = await send<{ task: TaskView }>(`/v1/tasks/${encodeURIComponent(id)}${query.size ? `?${query}` : ''}`, {
+        ...(signal ? { signal } : {}),
+        headers: sessionHeader(scope?.session),
+      });
       return body.task;
     },
 
-    events({ signal, kinds, onReady }) {
-      const query = kinds?.length ? `?kinds=${encodeURIComponent(kinds.join(','))}` : '';
-      return readEvents(fetch(`/v1/events${query}`, { signal, headers: { accept: 'text/event-stream' } }), signal, onReady);
+    events({ signal, kinds, onReady, scope }) {
+      return readEvents(eventStream(kinds?.length ? kinds : undefined, signal, scope), signal, onReady);
     },
 
-    progress: ({ signal }) =>
-      readEvents<ProgressEvent>(
-        fetch('/v1/events?kinds=call.progress', { signal, headers: { accept: 'text/event-stream' } }),
-        signal,
-      ),
+    progress: ({ signal, scope }) => readEvents<ProgressEvent>(eventStream(['call.progress'], signal, scope), signal),
 
     close: options.close ?? (async () => undefined),
 

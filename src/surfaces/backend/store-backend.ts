@@ -15,7 +15,7 @@ import { heldResponder } from '../../tasks/delivery.js';
 import { leaseMsFromEnv } from '../../tasks/leases.js';
 import type { TaskRecord } from '../../tasks/types.js';
 import { resolveSession } from '../../broker/session.js';
-import { checkScope, type CallerScope } from '../../broker/scope.js';
+import { checkScope, checkTaskScope, type CallerScope } from '../../broker/scope.js';
 import type { Backend, Scope, TaskView } from './backend.js';
 import { currentUser } from './current-user.js';
 import { stalledCall } from './stalled-call.js';
@@ -112,10 +112,11 @@ export async function createStoreBackend(
       return stalled ? { ...stored, stalled } : stored;
     },
 
-    async task(id, { waitSeconds } = {}) {
+    async task(id, { waitSeconds, scope } = {}) {
       let task = await tasks.get(id);
       if (!task)
         throw new McpxError('TASK_NOT_FOUND', `No task ${id}: it never existed in this store or its record has expired.`);
+      checkTaskScope(task, scoped(scope));
       const finished = (t: TaskRecord): boolean => t.state === 'complete' || t.state === 'failed';
       const until = Date.now() + (waitSeconds ?? 0) * 1000;
       // Held by a running mcpx serve (or another process resuming it): its record says when the call moves on.
@@ -151,8 +152,9 @@ export async function createStoreBackend(
       return visible as TaskView;
     },
 
-    events({ signal, kinds, onReady }) {
-      return pollEvents(broker, signal, pollMs, kinds, onReady);
+    events({ signal, kinds, onReady, scope }) {
+      const caller = scoped(scope);
+      return pollEvents(broker, signal, pollMs, kinds, caller.all ? scope?.session : caller.session, onReady);
     },
 
     close: () => closeStoreBroker(broker),
@@ -164,13 +166,14 @@ async function* pollEvents(
   signal: AbortSignal,
   pollMs: number,
   kinds: string[] | undefined,
+  session: string | undefined,
   onReady?: () => void,
 ): AsyncIterable<BrokerEvent> {
   let since = Date.now();
   onReady?.();
   const seen = new Set<string>();
   while (!signal.aborted) {
-    const events = await broker.audit({ since });
+    const events = await broker.audit({ since, ...(session !== undefined ? { session } : {}) });
     for (const event of events) {
       const key = `${event.at}|${event.kind}|${event.elicit ?? event.trace ?? ''}|${event.pid}`;
       if (seen.has(key)) continue;

@@ -3,7 +3,7 @@
  * nothing), shows the server's progress (progress/total and its message, sanitised) when the server reports it,
  * and is wiped before anything else is written. Nothing at all when stderr is not a terminal.
  */
-import type { Backend } from '../backend/backend.js';
+import type { Backend, Scope } from '../backend/backend.js';
 import type { CliIO } from './io.js';
 import { sanitizeLine } from './sanitize.js';
 
@@ -73,10 +73,15 @@ export function showActivity(io: Pick<CliIO, 'stderr'>, label: string, delayMs =
  * Shows on `activity` the progress the daemon reports for one call: the call sent with `token`, or the task `task`.
  * Follows only when the spinner shows (a pipe gets no stream, no header, nothing). Returns the stop.
  */
-export function followProgress(backend: Backend, activity: Activity, match: { token?: string; task?: string }): () => void {
+export function followProgress(
+  backend: Backend,
+  activity: Activity,
+  match: { token?: string; task?: string },
+  scope?: Scope,
+): () => void {
   if (!activity.live || !backend.progress || (!match.token && !match.task)) return () => undefined;
   const stop = new AbortController();
-  const events = backend.progress({ signal: stop.signal });
+  const events = backend.progress({ signal: stop.signal, ...(scope ? { scope } : {}) });
   void (async () => {
     try {
       for await (const event of events) {

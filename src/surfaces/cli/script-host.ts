@@ -27,7 +27,7 @@ import { sanitize, sanitizeLine } from './sanitize.js';
 import type { AskReplay } from './script-asks.js';
 import type { SignInHandOff } from './script-sign-in.js';
 import { commandSession } from './session.js';
-import { DEFAULT_ELICIT_TTL_MS, MCPX_VERSION } from '../../constants.js';
+import { DEFAULT_ELICIT_TTL_MS, DEFAULT_MAX_QUESTIONS_PER_RUN, MCPX_VERSION } from '../../constants.js';
 
 /** Puts one question to the person and returns their answer (the terminal form, or a test's stand-in). */
 export type PersonPrompt = (question: Question) => Promise<Answer>;
@@ -45,6 +45,8 @@ export interface ScriptHostOptions {
   /** The person; used in prompt mode only. */
   prompt?: PersonPrompt;
   elicitTtlMs?: number;
+  /** Questions the run may open (its ask() and its calls' questions); default the policy's `maxQuestionsPerRun`, else 200. */
+  maxQuestionsPerRun?: number;
   /** The config file the run reads (for the session its questions are opened in). */
   configPath?: string;
   /** Where ask() questions left open are remembered for the next run (`keyOf` names this script). */
@@ -99,15 +101,21 @@ export async function createScriptHost(options: ScriptHostOptions): Promise<Scri
   if (person) answerers.push({ kind: 'person', name: 'terminal', answer: (question: Question) => person(question) });
   // Opened in the command's session, so `mcpx elicit list` run here shows them.
   const session = commandSession(io, options.configPath);
-  const pipeline = createElicitationPipeline({ broker, policy, answerers, env: io.env, session });
+  const bounded = runQuestionBound(
+    options.maxQuestionsPerRun ?? basePolicy.maxQuestionsPerRun ?? DEFAULT_MAX_QUESTIONS_PER_RUN,
+    (reason) => run?.stop(reason),
+  );
+  const pipeline = bounded(createElicitationPipeline({ broker, policy, answerers, env: io.env, session }));
   // ask() has no script answerer: the script asked it. Nobody answering stops the run as input-required.
-  const askPipeline = createElicitationPipeline({
-    broker,
-    policy,
-    answerers: person ? [{ kind: 'person', name: 'terminal', answer: (question) => person(question) }] : [],
-    env: io.env,
-    session,
-  });
+  const askPipeline = bounded(
+    createElicitationPipeline({
+      broker,
+      policy,
+      answerers: person ? [{ kind: 'person', name: 'terminal', answer: (question) => person(question) }] : [],
+      env: io.env,
+      session,
+    }),
+  );
 
   // Sign-ins are questions of the script's calls; the browser comes back to this process while the run lasts.
   const auth = createHostAuth({ stateDir: stateDir(io.env), env: io.env, broker });
@@ -257,6 +265,25 @@ export async function createScriptHost(options: ScriptHostOptions): Promise<Scri
       await mcpx.close();
       await auth.close();
     },
+  };
+}
+
+/**
+ * Counts the questions a run opens (ask() and its calls' questions, both through the pipelines). Past the bound no
+ * question is opened: the asker gets QUESTION_LIMIT and the run is stopped, so a script that catches it cannot spin.
+ */
+function runQuestionBound(limit: number, stopRun: (reason: string) => void): (handler: ElicitHandler) => ElicitHandler {
+  let opened = 0;
+  return (handler) => async (question, context) => {
+    opened += 1;
+    if (opened <= limit) return handler(question, context);
+    const error = new McpxError(
+      'QUESTION_LIMIT',
+      `the script opened more than ${limit} questions in one run (ask() and its tool calls' questions), so mcpx stopped it; if it really needs more, raise the bound with "maxQuestionsPerRun" in the config's "elicit" block`,
+      { data: { limit, bound: 'maxQuestionsPerRun' } },
+    );
+    stopRun(`${error.message} [QUESTION_LIMIT]`);
+    throw error;
   };
 }
 

@@ -55,6 +55,8 @@ export interface DaemonParts {
   store?: BrokerStore;
   /** On a store several hosts share: the holder leases, and how long one lasts unrenewed (MCPX_LEASE_MS). */
   lease?: { leases: Leases; ttlMs: number };
+  /** The largest REST request body taken (bytes; default 1 MiB): MCPX_DAEMON_MAX_BODY. */
+  maxBodyBytes?: number;
   /** Releases the store and anything else the parts opened (after the hosts are closed). */
   close(): Promise<void>;
 }
@@ -207,6 +209,7 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
         progress,
         ...(appOptions?.openPort ? { openPort: appOptions.openPort } : {}),
         ...(respondHeld ? { respondHeld } : {}),
+        ...(parts.maxBodyBytes !== undefined ? { maxBodyBytes: parts.maxBodyBytes } : {}),
       }),
     async close(reason) {
       clearInterval(sweeper);

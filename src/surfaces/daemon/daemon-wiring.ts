@@ -15,6 +15,8 @@ import { stateDir } from '../../paths.js';
 import { ttlFromEnv } from '../../policy/index.js';
 import { leaseMsFromEnv, openLeases } from '../../tasks/leases.js';
 import type { DaemonParts } from './daemon-core.js';
+import { McpxError } from '../../errors.js';
+import { parseSize } from '../../runtime/limits.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -64,6 +66,7 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
   const { policy } = loadConfig({ config: configPath ?? { mcpServers: {} }, cwd, env });
   const ttlMs = options.ttlMs ?? policy.ttlMs ?? ttlFrom(options);
   const leaseMs = leaseMsFromEnv(env);
+  const maxBodyBytes = maxBodyFromEnv(env.MCPX_DAEMON_MAX_BODY);
   const store = await openStoreFromEnv(env);
   const leases = openLeases(store);
   const broker = createBroker({ store, allowAnySession: true, ttlMs });
@@ -77,6 +80,7 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
     store,
     defaultSession: own.session,
     configStamp: () => stampOf(configPath),
+    ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
     ...(leases ? { lease: { leases, ttlMs: leaseMs } } : {}),
     async openHost(session, sessionSource, stampingBroker, modeOf) {
       // Read again for each new instance: an edited config (servers, policy) applies without a restart.
@@ -115,4 +119,20 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
       await store.close();
     },
   };
+}
+
+/** MCPX_DAEMON_MAX_BODY (`4m`, `512k`, bytes): the largest REST request body the daemon takes. */
+function maxBodyFromEnv(text: string | undefined): number | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  let bytes: number;
+  try {
+    bytes = parseSize(text, 'MCPX_DAEMON_MAX_BODY');
+  } catch (error) {
+    throw new McpxError('CONFIG_INVALID', (error as Error).message, { data: { variable: 'MCPX_DAEMON_MAX_BODY' } });
+  }
+  if (!(bytes > 0))
+    throw new McpxError('CONFIG_INVALID', `MCPX_DAEMON_MAX_BODY must be a positive size, e.g. 1m`, {
+      data: { variable: 'MCPX_DAEMON_MAX_BODY' },
+    });
+  return bytes;
 }

@@ -4,6 +4,7 @@
  * understood and completion is pending, which is not the caller's mistake.
  */
 import { OpenAPIHono, createRoute } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
 import type { Tool } from '@modelcontextprotocol/client';
 import { elicitationOf } from '../../broker/question.js';
 import type { Broker, ElicitRequest, RespondInput } from '../../broker/types.js';
@@ -50,7 +51,12 @@ export interface AppDeps {
   respondHeld?: (input: RespondInput) => Promise<Delivered>;
   /** The progress of the calls the runner drives: `call.progress` events on /v1/events, for those who ask for that kind. */
   progress?: Pick<ProgressHub, 'subscribe'>;
+  /** The largest request body taken, in bytes (default 1 MiB, MCPX_DAEMON_MAX_BODY): past it 413, read no further. */
+  maxBodyBytes?: number;
 }
+
+/** A request body larger than this is refused (413) before it is read whole: arguments and answers are small. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 /** What the tool-listing routes read: the daemon's own warm connections, so no server is spawned per request. */
 export interface ToolCatalog extends DiscoveryCatalog {
@@ -94,6 +100,23 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   app.notFound((c) => c.json(errorBody('NOT_FOUND', `No route ${c.req.method} ${c.req.path}; see /openapi.json`), 404));
 
   if (deps.token !== undefined) app.use('*', accessGuard(deps.token, deps.web));
+  // Counted as it streams in (or judged by Content-Length): a body past the limit is never buffered whole.
+  const maxBodyBytes = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: maxBodyBytes,
+      onError: (c) =>
+        c.json(
+          errorBody(
+            'PAYLOAD_TOO_LARGE',
+            `The request body is larger than the daemon takes (${maxBodyBytes} bytes); send less, or start the daemon with MCPX_DAEMON_MAX_BODY set higher (e.g. 4m).`,
+            { limit: maxBodyBytes },
+          ),
+          413,
+        ),
+    }),
+  );
   if (deps.web) mountWebRoutes(app, { web: deps.web, broker, clock: now, ...(deps.openPort ? { openPort: deps.openPort } : {}) });
 
   // The REST `Elicitation` is the core's listed view, with the task that holds the call and the command that answers.

@@ -18,8 +18,11 @@ const STATUS: Partial<Record<McpxErrorCode, ErrorStatus>> = {
   ANSWER_INVALID: 422,
   URL_NOT_SUPPORTED: 422,
   ELICITATION_FORBIDDEN: 403,
+  TASK_FORBIDDEN: 403,
   PERSON_REQUIRED: 403,
   ELICITATION_REFUSED: 403,
+  // A server (or script) that kept asking past the bound: the call failed upstream of the caller.
+  QUESTION_LIMIT: 502,
   CONNECT_FAILED: 502,
   ERA_NEGOTIATION_FAILED: 502,
   CALL_FAILED: 502,

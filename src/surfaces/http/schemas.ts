@@ -271,10 +271,14 @@ export const TaskQuery = z.object({
     .max(600)
     .optional()
     .openapi({ description: 'Seconds to wait for the task to finish before answering with it as it stands.' }),
+  all: ALL,
 });
 
 export const EventsQuery = z.object({
-  session: z.string().optional(),
+  session: z.string().optional().openapi({
+    description: "The caller's session, as X-Mcpx-Session; with all=1, only this session's events.",
+  }),
+  all: ALL,
   kinds: z.string().optional().openapi({ description: 'Comma list of event kinds to receive (default: all).' }),
   since: z.coerce
     .number()

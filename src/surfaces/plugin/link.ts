@@ -63,7 +63,8 @@ export function createQuestionLink(env: Env, directory: string, config: string |
       const live = new Promise<void>((resolve) => (ready = resolve));
       const done = (async () => {
         try {
-          for await (const event of backend.events({ signal: stop.signal, onReady: ready })) onEvent(event);
+          // Every session's: the plugin serves each opencode session, and reads and answers within that one's scope.
+          for await (const event of backend.events({ signal: stop.signal, onReady: ready, scope: { all: true } })) onEvent(event);
         } catch {
           // the daemon went away: the next hook subscribes again
         } finally {

@@ -64,7 +64,7 @@ export const command: Command = async (argv, io) => {
   const activity = showActivity(io, `${server}.${tool}`);
   // On a terminal the call carries a token, so the server's progress on it reaches the spinner from the daemon.
   const progressToken = activity.live ? randomUUID() : undefined;
-  const unfollow = followProgress(backend, activity, { ...(progressToken ? { token: progressToken } : {}) });
+  const unfollow = followProgress(backend, activity, { ...(progressToken ? { token: progressToken } : {}) }, { session });
   try {
     const response = await backend
       .call(server, tool, args, {
@@ -140,9 +140,9 @@ export async function answerUntilDone(
       if (!taskId)
         throw new McpxError('DAEMON_UNAVAILABLE', 'The call has no task to follow, so its result cannot be collected here.');
       const waiting = showActivity(io, `${inputRequired.server}.${inputRequired.tool}`);
-      const unfollow = followProgress(backend, waiting, { task: taskId });
+      const unfollow = followProgress(backend, waiting, { task: taskId }, { session });
       const next = await Promise.race([
-        backend.task(taskId, { waitSeconds: 600, signal: stop.signal }).then((task) => ({ task })),
+        backend.task(taskId, { waitSeconds: 600, signal: stop.signal, scope: { session } }).then((task) => ({ task })),
         opened.next(),
       ]).finally(() => {
         unfollow();
@@ -179,7 +179,7 @@ function openQuestionsOf(
   const ready = new Promise<void>((resolve) => (live = resolve));
   void (async () => {
     try {
-      for await (const event of backend.events({ signal, kinds: ['elicit.open'], onReady: live })) {
+      for await (const event of backend.events({ signal, kinds: ['elicit.open'], onReady: live, scope: { session } })) {
         if (!event.elicit) continue;
         const { elicitation } = await backend.get(event.elicit, { session }).catch(() => ({ elicitation: undefined }));
         if (elicitation && elicitation.task === taskId && elicitation.state === 'pending') {
@@ -214,6 +214,7 @@ async function promptUnlessAnsweredElsewhere(backend: Backend, question: Elicita
       for await (const event of backend.events({
         signal: elsewhere.signal,
         kinds: ['elicit.answered', 'elicit.expired', 'elicit.abandoned'],
+        scope: { session: question.session },
       })) {
         if (event.elicit === question.id) {
           answeredElsewhere = true;

@@ -182,7 +182,8 @@ async function watch(
       io.stderr.write(
         `mcpx: watching for questions (${backend.kind === 'daemon' ? 'daemon events' : 'no daemon: reading the store'}); Ctrl-C stops.\n`,
       );
-    for await (const event of backend.events({ signal: stop.signal, onReady, ...(kinds ? { kinds } : {}) })) {
+    // This session's events (every session's with --all), as `elicit list` shows this session's questions.
+    for await (const event of backend.events({ signal: stop.signal, onReady, scope, ...(kinds ? { kinds } : {}) })) {
       io.stdout.write(json ? `${JSON.stringify(event)}\n` : await describeEvent(backend, event, scope));
       if (++seen >= count) break;
     }

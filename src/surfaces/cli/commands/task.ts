@@ -9,6 +9,7 @@ import { followProgress, showActivity } from '../activity.js';
 import { openBackend } from '../connect.js';
 import { EXIT, type Command } from '../io.js';
 import { printResult } from '../print-result.js';
+import { commandSession } from '../session.js';
 import { jsonFor, styleFor } from '../style.js';
 
 const USAGE = `usage: mcpx task <verb> <tsk-id> [options]
@@ -19,13 +20,17 @@ const USAGE = `usage: mcpx task <verb> <tsk-id> [options]
 options:
   --timeout <s>     give up waiting after this many seconds (default: wait as long as the call runs)
   --json            print JSON
+  --all             as an operator: a task of any session, not only this session's
   --config <file>   the config whose daemon holds the call
+
+A task is its session's, as its questions are: this command's session is MCPX_SESSION_ID, else a fingerprint of
+the config and the working directory (the session mcpx call ran in).
 
 exit: 0 done, 1 the call failed or the tool reported an error, 2 usage, 75 still waiting when --timeout ran out
 `;
 
 export const command: Command = async (argv, io) => {
-  const { flags, positional } = parseArgs(argv, { booleans: ['json'], strings: ['config', 'timeout'] });
+  const { flags, positional } = parseArgs(argv, { booleans: ['json', 'all'], strings: ['config', 'timeout'] });
   const [verb, id] = positional;
   if (flags.help || !verb) {
     (flags.help ? io.stdout : io.stderr).write(USAGE);
@@ -40,10 +45,12 @@ export const command: Command = async (argv, io) => {
   if (Number.isNaN(timeoutMs) || timeoutMs < 0) throw new UsageError('--timeout takes a number of seconds');
   const json = flags.json === true;
 
-  const backend = await openBackend(io, { config: typeof flags.config === 'string' ? flags.config : undefined, forCall: false });
+  const config = typeof flags.config === 'string' ? flags.config : undefined;
+  const scope = { session: commandSession(io, config).session, all: flags.all === true };
+  const backend = await openBackend(io, { config, forCall: false });
   try {
     if (verb === 'show') {
-      const task = await backend.task(id);
+      const task = await backend.task(id, { scope });
       io.stdout.write(`${jsonFor(io.stdout, { task }, styleFor(io.stdout, io.env))}\n`);
       return EXIT.OK;
     }
@@ -52,8 +59,9 @@ export const command: Command = async (argv, io) => {
       const left = deadline - Date.now();
       // A spinner on a terminal while the call runs on in the daemon.
       const activity = showActivity(io, `waiting for ${id}`);
-      const unfollow = followProgress(backend, activity, { task: id });
-      const task = await backend.task(id, { waitSeconds: Math.max(0, Math.min(600, Math.ceil(left / 1000))) }).finally(() => {
+      const unfollow = followProgress(backend, activity, { task: id }, scope);
+      const waitSeconds = Math.max(0, Math.min(600, Math.ceil(left / 1000)));
+      const task = await backend.task(id, { waitSeconds, scope }).finally(() => {
         unfollow();
         activity.stop();
       });

@@ -13,12 +13,15 @@ import {
   CompleteSchema,
   InputRequiredSchema,
   ServerToolParams,
+  SessionHeaders,
   TaskEnvelopeSchema,
   TaskIdParams,
   TaskQuery,
   type RestElicitation,
 } from '../schemas.js';
 import type { RouteContext } from './context.js';
+import { checkTaskScope } from '../../../broker/scope.js';
+import { scopeOf } from '../scope.js';
 
 const callRoute = createRoute({
   method: 'post',
@@ -75,9 +78,9 @@ const taskRoute = jsonGetRoute({
   path: '/v1/tasks/{id}',
   operationId: 'getTask',
   summary: 'A call the daemon holds; with ?wait=seconds, answers once it finishes (or the wait ends).',
-  request: { params: TaskIdParams, query: TaskQuery },
+  request: { params: TaskIdParams, query: TaskQuery, headers: SessionHeaders },
   ok: [TaskEnvelopeSchema, 'The task, with its result when complete'],
-  errors: [400, 401, 404, 503],
+  errors: [400, 401, 403, 404, 503],
 });
 
 export function mountCallRoute(app: OpenAPIHono, context: RouteContext): void {
@@ -165,9 +168,14 @@ export function mountTaskRoute(app: OpenAPIHono, { deps }: RouteContext): void {
   app.openapi(taskRoute, async (c) => {
     const { id } = c.req.valid('param');
     const { wait } = c.req.valid('query');
-    const task = wait ? await tasks.wait(id, { timeoutMs: wait * 1000, signal: c.req.raw.signal }) : await tasks.get(id);
-    if (!task)
-      return c.json(errorBody('TASK_NOT_FOUND', `No task ${id}: it never existed in this store or its record has expired.`), 404);
+    const missing = () =>
+      c.json(errorBody('TASK_NOT_FOUND', `No task ${id}: it never existed in this store or its record has expired.`), 404);
+    // A task is its session's, as its questions are: checked before any wait, so another session learns nothing.
+    const found = await tasks.get(id);
+    if (!found) return missing();
+    checkTaskScope(found, scopeOf(c, deps.defaultSession));
+    const task = wait ? await tasks.wait(id, { timeoutMs: wait * 1000, signal: c.req.raw.signal }) : found;
+    if (!task) return missing();
     const { continuation: _continuation, holder: _holder, ...visible } = task;
     return c.json({ task: visible }, 200);
   });

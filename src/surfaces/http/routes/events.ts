@@ -4,16 +4,18 @@ import { streamSSE } from 'hono/streaming';
 import type { BrokerEvent } from '../../../broker/types.js';
 import type { ProgressEvent } from '../../../tasks/progress.js';
 import { errors } from '../openapi.js';
-import { EventSchema, EventsQuery } from '../schemas.js';
+import { EventSchema, EventsQuery, SessionHeaders } from '../schemas.js';
 import type { RouteContext } from './context.js';
+import { eventSession } from '../../../broker/scope.js';
+import { scopeOf } from '../scope.js';
 
 const eventsRoute = createRoute({
   method: 'get',
   path: '/v1/events',
   operationId: 'events',
   summary:
-    "Server-sent events: every broker event (elicit.open, elicit.answered, elicit.expired, elicit.resumed, elicit.abandoned, elicit.passed, policy.fired), after a first `ready` event; with ?since=ms, the audit log from then is replayed first. call.progress (a server's progress on a call the daemon drives; never in the audit log) only when ?kinds names it.",
-  request: { query: EventsQuery },
+    "Server-sent events: every broker event of the caller's session (every session's for an operator: ?all=1 or the bearer token) (elicit.open, elicit.answered, elicit.expired, elicit.resumed, elicit.abandoned, elicit.passed, policy.fired), after a first `ready` event; with ?since=ms, the audit log from then is replayed first. call.progress (a server's progress on a call the daemon drives; never in the audit log) only when ?kinds names it.",
+  request: { query: EventsQuery, headers: SessionHeaders },
   responses: {
     200: { content: { 'text/event-stream': { schema: EventSchema } }, description: 'An event stream' },
     ...errors(401),
@@ -26,13 +28,15 @@ export function mountEventsRoute(app: OpenAPIHono, { deps }: RouteContext): void
     const query = c.req.valid('query');
     const kinds = query.kinds ? new Set(query.kinds.split(',').map((k) => k.trim())) : undefined;
     const keepAliveMs = deps.keepAliveMs ?? 15_000;
+    // Events are bound as questions are: the caller's own session's, every session's only for an operator.
+    const session = eventSession(scopeOf(c, deps.defaultSession), query.session);
     return streamSSE(c, async (stream) => {
       const queue: Array<BrokerEvent | ProgressEvent> = [];
       let wake: (() => void) | undefined;
       let open = true;
       const listener = (event: BrokerEvent | ProgressEvent): void => {
         if (kinds && !kinds.has(event.kind)) return;
-        if (query.session && event.session !== undefined && event.session !== query.session) return;
+        if (session !== undefined && event.session !== undefined && event.session !== session) return;
         queue.push(event);
         wake?.();
       };
@@ -54,7 +58,7 @@ export function mountEventsRoute(app: OpenAPIHono, { deps }: RouteContext): void
         // Replay from the audit log, then the live events that arrived meanwhile, each once.
         const keyOf = (e: BrokerEvent | ProgressEvent): string =>
           `${e.kind}|${e.at}|${'elicit' in e ? (e.elicit ?? '') : ''}|${e.trace ?? ''}|${e.pid}`;
-        const history = (await broker.audit({ since: query.since, ...(query.session ? { session: query.session } : {}) })).filter(
+        const history = (await broker.audit({ since: query.since, ...(session !== undefined ? { session } : {}) })).filter(
           (e) => e.at >= query.since! && (!kinds || kinds.has(e.kind)),
         );
         const replayed = new Set(history.map(keyOf));
