@@ -101,7 +101,7 @@ export function describeInputRequired(view: InputRequiredView, options: Describe
   const tail =
     view.tail ??
     (view.task && !view.inline
-      ? `The call keeps running until it is answered or expires; collect its result with: mcpx task result ${config}${view.task}`
+      ? `The call keeps running until it is answered or expires; collect its result with: mcpx task result ${view.task}${config}`
       : 'No daemon holds this call (daemon.inline): it cannot outlive this command, so it ends when mcpx exits; run it again with a daemon, or answer it here with --elicit=prompt.');
   const headline = view.headline ?? `${name} is waiting for input and nothing here can answer it`;
   return `mcpx: ${headline}.\n\n${blocks.join('\n\n')}\n\n${tail}\n`;
@@ -134,12 +134,14 @@ function describeQuestion(
   if (elsewhere)
     lines.push(...row('note', 'asked by a call in another session, which this call waits on; answering here needs --all'));
   // An operator (--all) needs no session; the question's own session acts in it.
-  const flags = `${paste.config}${elsewhere ? '--all ' : ''}`;
+  // The id stays right after the verb (scripts and people look for `mcpx elicit answer elc-…`); --config goes last.
+  const flags = elsewhere ? '--all ' : '';
   const lead = elsewhere ? '' : paste.lead;
+  const { config } = paste;
   lines.push(
     ...row(
       'answer',
-      `${lead}${respondWith(q, clean, flags)}\n${lead}mcpx elicit decline ${flags}${q.id} | ${lead}mcpx elicit cancel ${flags}${q.id}`,
+      `${lead}${respondWith(q, clean, flags, config)}\n${lead}mcpx elicit decline ${flags}${q.id}${config} | ${lead}mcpx elicit cancel ${flags}${q.id}${config}`,
     ),
   );
   return lines.join('\n');
@@ -148,7 +150,7 @@ function describeQuestion(
 interface PasteFlags {
   /** `MCPX_SESSION_ID=… ` before the command, or nothing. */
   lead: string;
-  /** `--config <absolute path> `, or nothing. */
+  /** ` --config <absolute path>`, or nothing: it goes after the id. */
   config: string;
 }
 
@@ -157,7 +159,7 @@ function pasteFlags(view: Pick<InputRequiredView, 'session' | 'pasteable'>): Pas
   const { configPath } = view.pasteable;
   return {
     lead: view.session ? `MCPX_SESSION_ID=${shellWord(view.session)} ` : '',
-    config: configPath ? `--config ${shellWord(configPath)} ` : '',
+    config: configPath ? ` --config ${shellWord(configPath)}` : '',
   };
 }
 
@@ -180,11 +182,13 @@ export function respondWith(
   clean: TextCleaner = plain,
   /** `--all ` for another session's question. */
   flags = '',
+  /** ` --config <file>`, after the id and the content. */
+  config = '',
 ): string {
-  if (q.mode === 'url') return `mcpx elicit answer ${flags}${q.id}`;
+  if (q.mode === 'url') return `mcpx elicit answer ${flags}${q.id}${config}`;
   if (q.secret)
-    return `mcpx elicit answer ${flags}${q.id} -   (then type ${JSON.stringify(exampleContent(q.requestedSchema, clean))} and Ctrl-D)`;
-  return `mcpx elicit answer ${flags}${q.id} ${shellQuote(JSON.stringify(exampleContent(q.requestedSchema, clean)))}`;
+    return `mcpx elicit answer ${flags}${q.id}${config} -   (then type ${JSON.stringify(exampleContent(q.requestedSchema, clean))} and Ctrl-D)`;
+  return `mcpx elicit answer ${flags}${q.id} ${shellQuote(JSON.stringify(exampleContent(q.requestedSchema, clean)))}${config}`;
 }
 
 /** JSON with keys sorted, so the same schema always prints the same way. */

@@ -171,13 +171,13 @@ export function renderList(list: Elicitation[], now: number): string {
 export function renderSessions(list: Elicitation[], configPath: string | undefined): string {
   const sessions = [...new Set(list.map((q) => q.session))];
   if (!sessions.length) return '';
-  const config = configPath ? `--config ${shellWord(configPath)} ` : '';
+  const config = configPath ? ` --config ${shellWord(configPath)}` : '';
   const lines = sessions.map((session) => {
     const ids = list.filter((q) => q.session === session).map((q) => q.id);
     const example = ids.length === 1 ? ids[0] : '<elc-id>';
     return (
       `session ${sanitizeLine(session)} (${ids.length} question${ids.length === 1 ? '' : 's'}); from any shell or directory act in it with:\n` +
-      `  MCPX_SESSION_ID=${shellWord(sanitizeLine(session))} mcpx elicit answer|decline|cancel ${config}${example}`
+      `  MCPX_SESSION_ID=${shellWord(sanitizeLine(session))} mcpx elicit answer|decline|cancel ${example}${config}`
     );
   });
   return `\n${lines.join('\n')}\n`;
