@@ -165,7 +165,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
   async function load(id: string, asking?: string): Promise<{ request: ElicitRequest; answer?: StoredAnswer }> {
     const { request, answer } = await guard(store.getEntry(id));
     if (!request) throw notFound(id);
-    if (!visible(request, asking)) throw forbidden(id);
+    if (!visible(request, asking)) throw forbidden(id, request.session);
     if (!answer && request.state === 'pending') remember(request);
     return answer ? { request, answer } : { request };
   }
@@ -245,7 +245,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       checkRespondInput(input);
       // A question known here skips the read: the claim below checks in the store that it is still open.
       const cached = known.get(input.id);
-      if (cached && !visible(cached, input.session)) throw forbidden(input.id);
+      if (cached && !visible(cached, input.session)) throw forbidden(input.id, cached.session);
       const { request, answer: existing } = cached ? { request: cached, answer: undefined } : await load(input.id, input.session);
       if (existing) refuseAnswered(request, existing);
       if (request.state === 'abandoned') throw abandoned(request);

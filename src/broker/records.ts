@@ -37,11 +37,12 @@ export function checkTtl(ttl: number): number {
   return ttl;
 }
 
-export function forbidden(id: string): McpxError {
+/** Names the question's session and the command that acts in it, so a pasted command that missed it can be fixed. */
+export function forbidden(id: string, session: string): McpxError {
   return new McpxError(
     'ELICITATION_FORBIDDEN',
-    `question ${id} belongs to another session: answer it from that session (the same MCPX_SESSION_ID), or as an operator with --all (mcpx elicit answer|decline|cancel --all ${id}; REST: ?all=1)`,
-    { data: { id } },
+    `question ${id} belongs to session ${session}, not this one: act in that session with MCPX_SESSION_ID=${session} mcpx elicit answer|decline|cancel ${id} (with the same --config), or as an operator with --all (mcpx elicit answer|decline|cancel --all ${id}; REST: ?all=1)`,
+    { data: { id, session } },
   );
 }
 

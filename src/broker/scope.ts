@@ -21,7 +21,7 @@ export function inScope(question: { session: string }, scope: CallerScope): bool
 
 /** Throws ELICITATION_FORBIDDEN (saying how to use --all) when the question is another session's. */
 export function checkScope(question: { id: string; session: string }, scope: CallerScope): void {
-  if (!inScope(question, scope)) throw forbidden(question.id);
+  if (!inScope(question, scope)) throw forbidden(question.id, question.session);
 }
 
 /** Throws TASK_FORBIDDEN when the task (a call and its result) is another session's: bound as its questions are. */

@@ -3,13 +3,31 @@
  * such as `mcpx call` or the opencode plugin picks its daemon by this path.
  */
 import { existsSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { McpxError } from '../errors.js';
 import { configDir } from '../paths.js';
 
 type Env = Record<string, string | undefined>;
 
-/** The config file as the loader finds it: --config, MCPX_CONFIG, ./mcpx.json, ./.mcp.json, <configDir>/mcpx.json. */
+/**
+ * Where a config file is looked for, in order: MCPX_CONFIG, then mcpx.json and .mcp.json in the working directory
+ * and each parent up to the home directory (or the filesystem root outside it), then <configDir>/mcpx.json. A
+ * command run from a project's subdirectory finds the project's config, as git finds its repository.
+ */
+export function configCandidates(cwd: string, env: Env): string[] {
+  const home = resolve(env.HOME || homedir());
+  const candidates: string[] = [];
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    candidates.push(join(dir, 'mcpx.json'), join(dir, '.mcp.json'));
+    if (dir === home || dirname(dir) === dir) break;
+  }
+  candidates.push(join(configDir(env), 'mcpx.json'));
+  const unique = [...new Set(candidates)];
+  return env.MCPX_CONFIG ? [resolve(cwd, env.MCPX_CONFIG), ...unique] : unique;
+}
+
+/** The config file as the loader finds it: --config, else the first of configCandidates that exists. */
 export function findConfigPath(flag: string | undefined, cwd: string, env: Env): string | undefined {
   if (flag !== undefined) {
     const path = isAbsolute(flag) ? flag : resolve(cwd, flag);
@@ -17,7 +35,5 @@ export function findConfigPath(flag: string | undefined, cwd: string, env: Env):
       throw new McpxError('CONFIG_NOT_FOUND', `config file ${path} does not exist`, { data: { file: path } });
     return path;
   }
-  const candidates = [join(cwd, 'mcpx.json'), join(cwd, '.mcp.json'), join(configDir(env), 'mcpx.json')];
-  if (env.MCPX_CONFIG) candidates.unshift(resolve(cwd, env.MCPX_CONFIG));
-  return candidates.find((p) => existsSync(p));
+  return configCandidates(cwd, env).find((p) => existsSync(p));
 }

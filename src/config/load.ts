@@ -1,19 +1,29 @@
 /**
  * Finds, reads and validates the `mcpServers` config. Discovery order: an explicit path (`--config`), then
- * MCPX_CONFIG, then ./mcpx.json, ./.mcp.json, <configDir>/mcpx.json. Every error names the file, the server and the
+ * MCPX_CONFIG, then mcpx.json and .mcp.json in the working directory and each parent up to home, then
+ * <configDir>/mcpx.json (configCandidates in find.ts). Every error names the file, the server and the
  * field, and says what is expected.
  */
 import { existsSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
+import { configCandidates } from './find.js';
 import type * as z from 'zod';
+import { closeMatches } from '../close-matches.js';
 import { McpxError, type Issue } from '../errors.js';
-import { configDir } from '../paths.js';
 import { isAdapterEntry, parseAdapter, type AdapterConfig } from './adapters.js';
 import { expandDeep } from './expand.js';
 import type { Policy } from '../policy/index.js';
 import { parseElicitBlock } from './policy-block.js';
 import { readConfigJson } from './read-json.js';
-import { EXPECTED, SERVER_NAME, httpServerSchema, stdioServerSchema, type McpxConfig, type ServerConfig } from './schema.js';
+import {
+  EXPECTED,
+  SERVER_FIELDS,
+  SERVER_NAME,
+  httpServerSchema,
+  stdioServerSchema,
+  type McpxConfig,
+  type ServerConfig,
+} from './schema.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -34,11 +44,7 @@ export interface LoadedConfig {
   policy: Policy;
 }
 
-/** Where a config file is looked for, in order. */
-export function configCandidates(cwd: string, env: Env): string[] {
-  const candidates = [join(cwd, 'mcpx.json'), join(cwd, '.mcp.json'), join(configDir(env), 'mcpx.json')];
-  return env.MCPX_CONFIG ? [resolve(cwd, env.MCPX_CONFIG), ...candidates] : candidates;
-}
+export { configCandidates } from './find.js';
 
 /** Loads the config. No file found is not an error: the config is empty and `searched` says where it looked. */
 export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
@@ -166,7 +172,7 @@ function parseServer(
     issues.push({
       field: base,
       expected: 'exactly one of "command" (a stdio server) or "url" (a Streamable HTTP server)',
-      message: `server "${name}": ${hasCommand ? 'has both "command" and "url"' : 'has neither "command" nor "url"'}; expected exactly one`,
+      message: `server "${name}": ${hasCommand ? 'has both "command" and "url"' : `has neither "command" nor "url"${typos(record, ['command', 'url'])}`}; expected exactly one`,
     });
     return undefined;
   }
@@ -192,6 +198,17 @@ function parseServer(
   }
   const expanded = expandDeep(result.data as ServerConfig, env, base, issues, forms);
   return issues.length === before ? expanded : undefined;
+}
+
+/** ` (unknown field "comand": did you mean "command"?)` for the entry's unknown keys close to the wanted ones. */
+function typos(record: Record<string, unknown>, wanted: readonly string[]): string {
+  const named = Object.keys(record)
+    .filter((key) => !SERVER_FIELDS.includes(key))
+    .flatMap((key) => {
+      const [match] = closeMatches(key, wanted);
+      return match ? [`unknown field "${key}": did you mean "${match}"?`] : [];
+    });
+  return named.length ? ` (${named.join('; ')})` : '';
 }
 
 function valueAt(record: Record<string, unknown>, path: PropertyKey[]): unknown {

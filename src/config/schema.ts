@@ -77,3 +77,8 @@ export const EXPECTED: Record<string, string> = {
   timeoutMs: 'a positive integer: milliseconds per request while the server works',
   type: '"stdio" with a command, or "http" with a url (SSE-only servers are not supported)',
 };
+
+/** Every field a server entry may have, for naming a mistyped one. */
+export const SERVER_FIELDS: readonly string[] = [
+  ...new Set([...Object.keys(stdioServerSchema.shape), ...Object.keys(httpServerSchema.shape)]),
+];

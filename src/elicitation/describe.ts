@@ -35,6 +35,11 @@ export interface InputRequiredView {
   /** Replaces the first line (after `mcpx: `) and the closing paragraph: for a question that is not a server's. */
   headline?: string;
   tail?: string;
+  /**
+   * Print commands that work pasted in another shell and directory: the session (MCPX_SESSION_ID, which the default
+   * fingerprint of config + directory would not match elsewhere) and the config file by its absolute path.
+   */
+  pasteable?: { configPath?: string };
 }
 
 /** How server text is cleaned: `text` may span lines, `line` is one line cut at `maxLength`. */
@@ -89,12 +94,14 @@ export function describeInputRequired(view: InputRequiredView, options: Describe
       offset,
       clean,
       view.session !== undefined && q.session !== undefined && q.session !== view.session,
+      pasteFlags(view),
     ),
   );
+  const { config } = pasteFlags(view);
   const tail =
     view.tail ??
     (view.task && !view.inline
-      ? `The call keeps running until it is answered or expires; collect its result with: mcpx task result ${view.task}`
+      ? `The call keeps running until it is answered or expires; collect its result with: mcpx task result ${view.task}${config}`
       : 'No daemon holds this call (daemon.inline): it cannot outlive this command, so it ends when mcpx exits; run it again with a daemon, or answer it here with --elicit=prompt.');
   const headline = view.headline ?? `${name} is waiting for input and nothing here can answer it`;
   return `mcpx: ${headline}.\n\n${blocks.join('\n\n')}\n\n${tail}\n`;
@@ -106,6 +113,7 @@ function describeQuestion(
   offset: (at: number) => number,
   clean: TextCleaner,
   elsewhere: boolean,
+  paste: PasteFlags,
 ): string {
   const lines: string[] = [];
   lines.push(...row('asks', clean.text(q.message) || '(no message)'));
@@ -125,11 +133,34 @@ function describeQuestion(
   // Another session's question (its call's sign-in, which this call waits on too): only an operator answers it here.
   if (elsewhere)
     lines.push(...row('note', 'asked by a call in another session, which this call waits on; answering here needs --all'));
-  const all = elsewhere ? '--all ' : '';
+  // An operator (--all) needs no session; the question's own session acts in it.
+  // The id stays right after the verb (scripts and people look for `mcpx elicit answer elc-…`); --config goes last.
+  const flags = elsewhere ? '--all ' : '';
+  const lead = elsewhere ? '' : paste.lead;
+  const { config } = paste;
   lines.push(
-    ...row('answer', `${respondWith(q, clean, all)}\nmcpx elicit decline ${all}${q.id} | mcpx elicit cancel ${all}${q.id}`),
+    ...row(
+      'answer',
+      `${lead}${respondWith(q, clean, flags, config)}\n${lead}mcpx elicit decline ${flags}${q.id}${config} | ${lead}mcpx elicit cancel ${flags}${q.id}${config}`,
+    ),
   );
   return lines.join('\n');
+}
+
+interface PasteFlags {
+  /** `MCPX_SESSION_ID=… ` before the command, or nothing. */
+  lead: string;
+  /** ` --config <absolute path>`, or nothing: it goes after the id. */
+  config: string;
+}
+
+function pasteFlags(view: Pick<InputRequiredView, 'session' | 'pasteable'>): PasteFlags {
+  if (!view.pasteable) return { lead: '', config: '' };
+  const { configPath } = view.pasteable;
+  return {
+    lead: view.session ? `MCPX_SESSION_ID=${shellWord(view.session)} ` : '',
+    config: configPath ? ` --config ${shellWord(configPath)}` : '',
+  };
 }
 
 function row(label: string, value: string): string[] {
@@ -151,11 +182,13 @@ export function respondWith(
   clean: TextCleaner = plain,
   /** `--all ` for another session's question. */
   flags = '',
+  /** ` --config <file>`, after the id and the content. */
+  config = '',
 ): string {
-  if (q.mode === 'url') return `mcpx elicit answer ${flags}${q.id}`;
+  if (q.mode === 'url') return `mcpx elicit answer ${flags}${q.id}${config}`;
   if (q.secret)
-    return `mcpx elicit answer ${flags}${q.id} -   (then type ${JSON.stringify(exampleContent(q.requestedSchema, clean))} and Ctrl-D)`;
-  return `mcpx elicit answer ${flags}${q.id} ${shellQuote(JSON.stringify(exampleContent(q.requestedSchema, clean)))}`;
+    return `mcpx elicit answer ${flags}${q.id}${config} -   (then type ${JSON.stringify(exampleContent(q.requestedSchema, clean))} and Ctrl-D)`;
+  return `mcpx elicit answer ${flags}${q.id} ${shellQuote(JSON.stringify(exampleContent(q.requestedSchema, clean)))}${config}`;
 }
 
 /** JSON with keys sorted, so the same schema always prints the same way. */
@@ -203,6 +236,11 @@ function exampleValue(p: Record<string, unknown>): unknown {
 /** One shell word: single-quoted, with embedded single quotes closed and escaped. */
 export function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A word for the shell, quoted only when it needs to be (a session id or a plain path reads better bare). */
+export function shellWord(text: string): string {
+  return /^[\w./:@%+,=-]+$/.test(text) ? text : shellQuote(text);
 }
 
 /** RFC 3339 to the second in the zone `offsetMinutes` east of UTC: 2026-09-30T22:31:37-05:00, or ...Z at offset 0. */

@@ -61,9 +61,12 @@ describe('loadConfig discovery', () => {
     const loaded = loadConfig(ws);
     expect(loaded.config.mcpServers).toEqual({});
     expect(loaded.path).toBeUndefined();
+    // The working directory, then each parent up to home (issue #35), then the user config.
     expect(loaded.searched).toEqual([
       join(ws.cwd, 'mcpx.json'),
       join(ws.cwd, '.mcp.json'),
+      join(ws.env.HOME!, 'mcpx.json'),
+      join(ws.env.HOME!, '.mcp.json'),
       join(ws.env.MCPX_CONFIG_DIR!, 'mcpx.json'),
     ]);
   });

@@ -31,6 +31,8 @@ export interface InputRequiredView {
   /** For a question that is not a server's (a script's ask()): the first line and the closing paragraph. */
   headline?: string;
   tail?: string;
+  /** Print the session and the absolute config path in each command, so it works pasted elsewhere. */
+  pasteable?: { configPath?: string };
   now: number;
 }
 
@@ -49,6 +51,7 @@ export function renderInputRequired(view: InputRequiredView): string {
       ...(view.session ? { session: view.session } : {}),
       ...(view.headline === undefined ? {} : { headline: view.headline }),
       ...(view.tail === undefined ? {} : { tail: view.tail }),
+      ...(view.pasteable ? { pasteable: view.pasteable } : {}),
     },
     { now: view.now, utcOffsetMinutes: localOffset, clean: terminal },
   );

@@ -10,6 +10,7 @@ import { SIGN_IN_META, signInErrorOf, withSignInAsker } from '../../auth/sign-in
 import type { InputRequiredOutcome } from '../../client/outcome.js';
 import type { Broker, ElicitRequest } from '../../broker/types.js';
 import { questionOf } from '../../broker/question.js';
+import { didYouMean } from '../../close-matches.js';
 import { createElicitationPipeline, type Answerer } from '../../elicitation/pipeline.js';
 import { assignNames, memberName } from '../../codegen/names.js';
 import type { LoadedConfig, McpxConfig } from '../../config/index.js';
@@ -356,9 +357,13 @@ function createNameResolver(
       const spec = tools.get(toolName);
       if (!spec) {
         const known = [...new Set([...tools.values()].map((t) => t.name))];
-        throw new McpxError('CALL_FAILED', `${server} has no tool named "${toolName}" (tools: ${known.join(', ') || 'none'})`, {
-          data: { server, tool: toolName },
-        });
+        // The script may use either the original name or its member name: suggest from both.
+        const hint = didYouMean(toolName, [...tools.keys()]);
+        throw new McpxError(
+          'CALL_FAILED',
+          `${server} has no tool named "${toolName}"${hint} (tools: ${known.join(', ') || 'none'})`,
+          { data: { server, tool: toolName } },
+        );
       }
       return { server, tool: spec.name, structured: spec.structured };
     },

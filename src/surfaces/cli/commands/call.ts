@@ -13,6 +13,7 @@ import { followProgress, showActivity } from '../activity.js';
 import { openBackend } from '../connect.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { printResult } from '../print-result.js';
+import { findConfigPath } from '../../../config/find.js';
 import { renderInputRequired } from '../render.js';
 import { commandSession } from '../session.js';
 import { readStdin, toQuestion } from '../util.js';
@@ -80,7 +81,7 @@ export const command: Command = async (argv, io) => {
       });
     if (response.status === 'complete') return printResult(response.result, io, json, { server, tool });
     // The daemon answered in auto, decline and error; a question still open waits for an answer from anywhere.
-    if (mode !== 'prompt') return returnQuestions(response, io, json, session);
+    if (mode !== 'prompt') return returnQuestions(response, io, json, session, findConfigPath(config, io.cwd, io.env));
     return await answerUntilDone(backend, response, io, json, session);
   } finally {
     await backend.close();
@@ -93,6 +94,8 @@ export function returnQuestions(
   json: boolean,
   /** The command's session: a question of another (a sign-in joined) is shown with --all. */
   session?: string,
+  /** The config file, absolute: the printed commands name it, so they work pasted in another directory. */
+  configPath?: string,
 ): number {
   const { inputRequired } = response;
   const text = renderInputRequired({
@@ -101,6 +104,7 @@ export function returnQuestions(
     questions: inputRequired.questions,
     ...(session ? { session } : {}),
     ...(inputRequired.task && !response.inline ? { task: inputRequired.task } : {}),
+    pasteable: configPath ? { configPath } : {},
     now: Date.now(),
   });
   if (json) io.stdout.write(`${JSON.stringify({ inputRequired: { ...inputRequired, text } }, null, 2)}\n`);

@@ -10,6 +10,7 @@ import type { Backend, Elicitation, Scope, StalledCall } from '../../backend/bac
 import { openBackend } from '../connect.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { commandSession } from '../session.js';
+import { findConfigPath } from '../../../config/find.js';
 import { duration, renderInputRequired, shellQuote } from '../render.js';
 import { sanitize, sanitizeLine } from '../sanitize.js';
 import { readStdin } from '../util.js';
@@ -104,7 +105,7 @@ export const command: Command = async (argv, io) => {
         // An operator's listing is every session's; a session given with --all would narrow it to that one.
         const list = await backend.list({ ...filter, ...(scope.all ? { all: true } : { session: scope.session }) });
         if (json) io.stdout.write(`${JSON.stringify({ elicitations: list }, null, 2)}\n`);
-        else io.stdout.write(renderList(list, Date.now()));
+        else io.stdout.write(renderList(list, Date.now()) + renderSessions(list, findConfigPath(config, io.cwd, io.env)));
         // Nothing here, but questions wait in other sessions: say so, rather than let "nothing waiting" mislead.
         if (!json && !list.length && !scope.all) {
           const elsewhere = (await backend.list({ ...filter, all: true })).length;
@@ -161,6 +162,25 @@ export function renderList(list: Elicitation[], now: number): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] as number))).join('  ');
   return `${[line(header), ...rows.map(line)].join('\n')}\n`;
+}
+
+/**
+ * Which session each listed question is in and the command that acts in it from any shell and directory: the default
+ * session is a fingerprint of config + directory, so a bare command elsewhere is in another session.
+ */
+export function renderSessions(list: Elicitation[], configPath: string | undefined): string {
+  const sessions = [...new Set(list.map((q) => q.session))];
+  if (!sessions.length) return '';
+  const config = configPath ? ` --config ${shellWord(configPath)}` : '';
+  const lines = sessions.map((session) => {
+    const ids = list.filter((q) => q.session === session).map((q) => q.id);
+    const example = ids.length === 1 ? ids[0] : '<elc-id>';
+    return (
+      `session ${sanitizeLine(session)} (${ids.length} question${ids.length === 1 ? '' : 's'}); from any shell or directory act in it with:\n` +
+      `  MCPX_SESSION_ID=${shellWord(sanitizeLine(session))} mcpx elicit answer|decline|cancel ${example}${config}`
+    );
+  });
+  return `\n${lines.join('\n')}\n`;
 }
 
 /** Follows the event stream until interrupted: each new question in full, each answer and expiry in one line. */

@@ -5,6 +5,7 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import type { ServerStatus } from '../../../client/server-status.js';
 import { didYouMean } from '../../../close-matches.js';
+import { configCandidates, findConfigPath } from '../../../config/find.js';
 import { isMcpxError, McpxError } from '../../../errors.js';
 import { parseArgs, UsageError } from '../args.js';
 import { openDiscovery, type Discovery } from '../discovery.js';
@@ -24,7 +25,8 @@ Uses the running daemon's connections when one runs; otherwise connects to the s
 options:
   --json            print JSON: {servers: [...]} or {server, tools: [...]} as listed
   --schema          with a server: each tool's input and output schemas as the server sent them
-  --config <file>   the mcpServers config (default: ./mcpx.json, ./.mcp.json, then the user config)
+  --config <file>   the mcpServers config (default: mcpx.json or .mcp.json here or in a parent directory
+                    up to home, then the user config; see docs/config.md)
 `;
 
 export const command: Command = async (argv, io) => {
@@ -36,16 +38,23 @@ export const command: Command = async (argv, io) => {
   if (positional.length > 1) throw new UsageError(`expected at most one server, got ${positional.join(' ')}`);
   const [server] = positional;
   if (flags.schema && !server) throw new UsageError("--schema shows one server's tools: mcpx list <server> --schema");
-  const discovery = await openDiscovery(io, typeof flags.config === 'string' ? flags.config : undefined);
+  const config = typeof flags.config === 'string' ? flags.config : undefined;
+  const discovery = await openDiscovery(io, config);
   try {
-    if (!server) return await listServers(discovery, io, flags.json === true);
+    if (!server) return await listServers(discovery, io, flags.json === true, config);
     return await listTools(discovery, server, io, { json: flags.json === true, schema: flags.schema === true });
   } finally {
     await discovery.close();
   }
 };
 
-async function listServers(discovery: Discovery, io: CliIO, json: boolean): Promise<number> {
+/** The files an empty listing came from: the one given, else every place searched. */
+function lookedIn(io: CliIO, config: string | undefined): string[] {
+  const found = findConfigPath(config, io.cwd, io.env);
+  return found ? [found] : configCandidates(io.cwd, io.env);
+}
+
+async function listServers(discovery: Discovery, io: CliIO, json: boolean, config: string | undefined): Promise<number> {
   const names = await discovery.servers();
   const statuses = await Promise.all(names.map((name) => discovery.status(name)));
   const style = styleFor(io.stdout, io.env);
@@ -54,7 +63,11 @@ async function listServers(discovery: Discovery, io: CliIO, json: boolean): Prom
     return EXIT.OK;
   }
   if (!statuses.length) {
-    io.stdout.write('No servers are configured. Add one under "mcpServers" in mcpx.json (see docs/config.md).\n');
+    io.stdout.write(
+      `No servers are configured. Looked in:\n${lookedIn(io, config)
+        .map((file) => `  ${file}\n`)
+        .join('')}Add one under "mcpServers" in mcpx.json (see docs/config.md).\n`,
+    );
     return EXIT.OK;
   }
   const width = Math.max(...statuses.map((s) => s.server.length));

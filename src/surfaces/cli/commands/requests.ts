@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Prompt } from '@modelcontextprotocol/client';
 import { didYouMean } from '../../../close-matches.js';
+import { findConfigPath } from '../../../config/find.js';
 import { isMcpxError, McpxError } from '../../../errors.js';
 import { ttlFromEnv } from '../../../policy/read.js';
 import { elicitModeOf, parseArgs, UsageError } from '../args.js';
@@ -164,7 +165,8 @@ async function request(
         );
       });
     if (response.status === 'complete') return print(response.result, io, options.json);
-    if (mode !== 'prompt') return returnQuestions(response, io, options.json, session);
+    if (mode !== 'prompt')
+      return returnQuestions(response, io, options.json, session, findConfigPath(options.config, io.cwd, io.env));
     return await answerUntilDone(backend, response, io, options.json, session, print);
   } finally {
     await backend.close();

@@ -10,6 +10,8 @@ import { openBackend } from '../connect.js';
 import { EXIT, type Command } from '../io.js';
 import { printResult } from '../print-result.js';
 import { commandSession } from '../session.js';
+import { sanitizeLine } from '../sanitize.js';
+import type { TaskView } from '../../backend/backend.js';
 import { jsonFor, styleFor } from '../style.js';
 
 const USAGE = `usage: mcpx task <verb> <tsk-id> [options]
@@ -51,7 +53,8 @@ export const command: Command = async (argv, io) => {
   try {
     if (verb === 'show') {
       const task = await backend.task(id, { scope });
-      io.stdout.write(`${jsonFor(io.stdout, { task }, styleFor(io.stdout, io.env))}\n`);
+      if (json) io.stdout.write(`${jsonFor(io.stdout, { task }, styleFor(io.stdout, io.env))}\n`);
+      else io.stdout.write(renderTask(task));
       return EXIT.OK;
     }
     const deadline = Date.now() + timeoutMs;
@@ -84,3 +87,18 @@ export const command: Command = async (argv, io) => {
     await backend.close();
   }
 };
+
+/** Where a task stands, as text: its call, its state, what it waits on and what to run next. */
+export function renderTask(task: TaskView): string {
+  const lines = [
+    `task     ${task.id}`,
+    `call     ${sanitizeLine(task.server)}.${sanitizeLine(task.tool)} (${task.callId})`,
+    `state    ${task.state}`,
+  ];
+  if (task.questions.length) lines.push(`asks     ${task.questions.join(', ')} (answer: mcpx elicit list)`);
+  if (task.waitingOn.length) lines.push(`waits on ${task.waitingOn.join(', ')}`);
+  if (task.error) lines.push(`error    ${task.error.code}: ${sanitizeLine(task.error.message, 400)}`);
+  if (task.state === 'complete' || task.state === 'failed') lines.push(`result   mcpx task result ${task.id}`);
+  else lines.push(`next     mcpx task result ${task.id} (waits for the result)`);
+  return `${lines.join('\n')}\n`;
+}
