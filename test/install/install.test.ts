@@ -6,9 +6,23 @@
  * `cli.js`, so through a link named `mcpx` it did nothing and exited 0).
  *
  * `npm run test:install` runs this (minutes on a cold cache); it is not part of `npm test`.
+ *
+ * sqlite3's install fetches a prebuilt binary and compiles from source when it cannot (here: no network but the
+ * registry, 5 minutes per install). The checkout's own binary is offered as that prebuilt one, through
+ * prebuild-install's documented local-prebuilds setting, so each install gets it as a connected user would.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,7 +93,11 @@ beforeAll(async () => {
   const [cache, userconfig] = await Promise.all(
     ['cache', 'userconfig'].map((key) => run('npm', ['config', 'get', key], root, home)),
   );
-  npmEnv = { npm_config_cache: cache!.stdout.trim(), npm_config_userconfig: userconfig!.stdout.trim() };
+  npmEnv = {
+    npm_config_cache: cache!.stdout.trim(),
+    npm_config_userconfig: userconfig!.stdout.trim(),
+    npm_config_sqlite3_local_prebuilds: await sqlitePrebuilds(),
+  };
   // Not --ignore-scripts: prepack builds dist/, as it does for a fresh clone.
   const packed = await run('npm', ['pack', '--pack-destination', work, '--silent'], root, {
     HOME: process.env.HOME ?? work,
@@ -91,6 +109,18 @@ beforeAll(async () => {
   tarball = join(work, file);
   version = /mcpx-(.+)\.tgz$/.exec(file)![1]!;
 });
+
+/** A dir holding the checkout's sqlite3 binary packed as prebuild-install names and lays out a prebuilt one. */
+async function sqlitePrebuilds(): Promise<string> {
+  const sqlite = join(root, 'node_modules', 'sqlite3');
+  const { version } = JSON.parse(readFileSync(join(sqlite, 'package.json'), 'utf8')) as { version: string };
+  const dir = join(work, 'prebuilds');
+  mkdirSync(dir);
+  const name = `sqlite3-v${version}-napi-v6-${process.platform}-${process.arch}.tar.gz`;
+  const packed = await run('tar', ['czf', join(dir, name), 'build/Release/node_sqlite3.node'], sqlite);
+  expect(packed.code, packed.stderr).toBe(0);
+  return dir;
+}
 
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
