@@ -15,6 +15,7 @@ import { stateDir } from '../../paths.js';
 import { ttlFromEnv } from '../../policy/index.js';
 import { leaseMsFromEnv, openLeases } from '../../tasks/leases.js';
 import type { DaemonParts } from './daemon-core.js';
+import { SURFACE_DELIVERS } from '../delivers.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -96,9 +97,7 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
           session: session === own.session ? own : { session, sessionSource },
           env,
         }),
-        answerLater: true,
-        // Whoever answers a url question (the terminal form, the inbox, a REST client) opens it on their side.
-        urlOpenedByAnswerer: true,
+        ...SURFACE_DELIVERS,
         elicitTtlMs: ttlMs,
         eraCache,
         auth,
