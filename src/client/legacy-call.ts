@@ -55,6 +55,21 @@ interface Waiting {
 
 // Questions a server asks together (v1 `Promise.all`) arrive a few ms apart: report them in one outcome.
 const SETTLE_MS = 15;
+const MAX_URL_REQUIRED_ROUNDS = 3;
+const URL_ELICITATION_REQUIRED = -32042;
+
+/** The url-mode params of a -32042 error (the SDK's UrlElicitationRequiredError or a bare protocol error). */
+function urlElicitationsRequired(error: unknown): Array<Record<string, unknown>> | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, data } = error as { code?: unknown; data?: unknown };
+  if (code !== URL_ELICITATION_REQUIRED || typeof data !== 'object' || data === null) return undefined;
+  const { elicitations } = data as { elicitations?: unknown };
+  if (!Array.isArray(elicitations) || elicitations.length === 0) return undefined;
+  const pages = elicitations.filter(
+    (e): e is Record<string, unknown> => typeof e === 'object' && e !== null && typeof (e as { url?: unknown }).url === 'string',
+  );
+  return pages.length === elicitations.length ? pages : undefined;
+}
 
 export class LegacyCall<R = CallToolResult> {
   readonly abort = new AbortController();
@@ -101,11 +116,38 @@ export class LegacyCall<R = CallToolResult> {
   /** Runs the call; resolves complete, or input-required as soon as a question waits with nobody answering here. */
   run(invoke: (signal: AbortSignal) => Promise<R>): Promise<CallOutcome<R>> {
     this.armWatchdog();
-    invoke(this.abort.signal).then(
+    this.invokeAskingForUrls(invoke).then(
       (result) => this.settle({ result }),
       (error: unknown) => this.settle({ error: this.options.mapError(this.failure ?? error) }),
     );
     return this.next(new Set());
+  }
+
+  /**
+   * A server's -32042 (URLElicitationRequiredError, 2025-11-25) is a url question like `elicitation/create`'s: each
+   * page it names is asked here, and once every one is accepted (the person completed it) the request is sent again,
+   * as the spec says. Declined or cancelled, the call fails saying so.
+   */
+  private async invokeAskingForUrls(invoke: (signal: AbortSignal) => Promise<R>): Promise<R> {
+    for (let round = 1; ; round++) {
+      try {
+        return await invoke(this.abort.signal);
+      } catch (error) {
+        const pages = urlElicitationsRequired(error);
+        // A server that asks again after every completed page would loop: a few rounds, then its error stands.
+        if (!pages || round > MAX_URL_REQUIRED_ROUNDS) throw error;
+        const answers = await Promise.all(pages.map((params) => this.ask({ ...params, mode: 'url' })));
+        const refused = answers.find((answer) => answer.action !== 'accept');
+        if (refused) {
+          throw new McpxError(
+            'CALL_FAILED',
+            `${requestLabel(this.options.server, this.options.tool, this.options.method)} needs a page completed first, and its question was answered ${refused.action}`,
+            { cause: error, data: { server: this.options.server, action: refused.action } },
+          );
+        }
+        this.armWatchdog();
+      }
+    }
   }
 
   /**
