@@ -7,7 +7,11 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createRequire } from 'node:module';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createMemoryEraCache } from '../../src/client/era-cache.js';
+import { createMcpx } from '../../src/mcpx.js';
+import type { Question } from '../../src/types.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');
@@ -73,5 +77,44 @@ describe('a call answered with -32042', () => {
     const result = await run(['task', 'result', inputRequired.task, '--json']);
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toContain('account second linked');
+  });
+});
+
+describe("server-everything's -32042 (trigger-url-elicitation with errorPath)", () => {
+  it('reaches onElicit as a url question, and the call is retried once the page was opened', async () => {
+    const everything = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
+    const seen: Question[] = [];
+    const opened: string[] = [];
+    const mcpx = await createMcpx({
+      config: { mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } } },
+      eraCache: createMemoryEraCache(),
+      onElicit: async (question) => {
+        seen.push(question);
+        return { action: 'accept' };
+      },
+      openUrl: async (url) => {
+        opened.push(url);
+        return true;
+      },
+    });
+    try {
+      // Its asking tools appear just after initialize (tools/list_changed): wait until they are listed.
+      for (let i = 0; i < 50 && !(await mcpx.listTools('everything')).some((t) => t.name === 'trigger-url-elicitation'); i++)
+        await new Promise((r) => setTimeout(r, 100));
+      const page = 'https://example.com/connect';
+      const prerequisite = 'https://modelcontextprotocol.io';
+      const outcome = await mcpx.callTool('everything', 'trigger-url-elicitation', {
+        url: page,
+        elicitationId: 'consent-1',
+        errorPath: true,
+      });
+      expect(outcome.status).toBe('complete');
+      expect(seen).toHaveLength(1);
+      // The error names a prerequisite page of its own (not the tool's url), with its own elicitationId.
+      expect(seen[0]).toMatchObject({ mode: 'url', url: prerequisite, elicitationId: expect.any(String) });
+      expect(opened).toEqual([prerequisite]);
+    } finally {
+      await mcpx.close();
+    }
   });
 });
