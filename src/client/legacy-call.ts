@@ -78,6 +78,7 @@ export class LegacyCall<R = CallToolResult> {
   private failure: unknown;
   private watchdog: NodeJS.Timeout | undefined;
   private readonly listeners = new Set<() => void>();
+  private onSettled: (() => void) | undefined;
 
   constructor(private readonly options: LegacyCallOptions) {}
 
@@ -113,8 +114,12 @@ export class LegacyCall<R = CallToolResult> {
     this.armWatchdog();
   }
 
-  /** Runs the call; resolves complete, or input-required as soon as a question waits with nobody answering here. */
-  run(invoke: (signal: AbortSignal) => Promise<R>): Promise<CallOutcome<R>> {
+  /**
+   * Runs the call; resolves complete, or input-required as soon as a question waits with nobody answering here.
+   * `onSettled` runs once the call is over, after every retry (a -32042 answered), never between them.
+   */
+  run(invoke: (signal: AbortSignal) => Promise<R>, onSettled?: () => void): Promise<CallOutcome<R>> {
+    this.onSettled = onSettled;
     this.armWatchdog();
     this.invokeAskingForUrls(invoke).then(
       (result) => this.settle({ result }),
@@ -267,6 +272,7 @@ export class LegacyCall<R = CallToolResult> {
     if (this.done) return;
     this.done = done;
     clearTimeout(this.watchdog);
+    this.onSettled?.();
     this.release();
     this.notify();
   }

@@ -36,9 +36,10 @@ const env = {
   HOME: dir,
 };
 
-function run(args: string[]): Promise<Run> {
+function run(args: string[], extra: Record<string, string> = {}): Promise<Run> {
   return new Promise((done) => {
-    execFile(process.execPath, [cli, ...args], { cwd: dir, env, timeout: 60_000 }, (error, stdout, stderr) => {
+    const options = { cwd: dir, env: { ...env, ...extra }, timeout: 20_000 };
+    execFile(process.execPath, [cli, ...args], options, (error, stdout, stderr) => {
       done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
     });
   });
@@ -80,6 +81,14 @@ describe('a call answered with -32042', () => {
   });
 });
 
+describe('a call answered with -32042, with no daemon (MCPX_DAEMON=inline)', () => {
+  it('exits 75 with the URL at once: the question ends with the command, nothing keeps it running', async () => {
+    const inline = await run(['call', 'acct.connect_account', 'account=inline'], { MCPX_DAEMON: 'inline' });
+    expect(inline.code, inline.stdout + inline.stderr).toBe(75);
+    expect(inline.stdout + inline.stderr).toContain(`${urlFor('inline')} (accounts.example.com)`);
+  });
+});
+
 describe("server-everything's -32042 (trigger-url-elicitation with errorPath)", () => {
   it('reaches onElicit as a url question, and the call is retried once the page was opened', async () => {
     const everything = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
@@ -109,10 +118,14 @@ describe("server-everything's -32042 (trigger-url-elicitation with errorPath)", 
         errorPath: true,
       });
       expect(outcome.status).toBe('complete');
-      expect(seen).toHaveLength(1);
-      // The error names a prerequisite page of its own (not the tool's url), with its own elicitationId.
-      expect(seen[0]).toMatchObject({ mode: 'url', url: prerequisite, elicitationId: expect.any(String) });
-      expect(opened).toEqual([prerequisite]);
+      // The error names a prerequisite page of its own (with its own elicitationId); the retry then asks for the
+      // tool's page on the request path (elicitation/create), as server-everything documents.
+      expect(seen.map((q) => [q.mode, q.url])).toEqual([
+        ['url', prerequisite],
+        ['url', page],
+      ]);
+      expect(seen[0]!.elicitationId).toEqual(expect.any(String));
+      expect(opened).toEqual([prerequisite, page]);
     } finally {
       await mcpx.close();
     }
