@@ -10,6 +10,7 @@ import type { Answer, ElicitHandler, Question, SecretRef } from '../types.js';
 import type { CallOutcome, InputRequiredOutcome, LiveCall } from './outcome.js';
 import { checkResultDepth, questionFromParams, tooManyQuestions, toWireResult, type WireElicitResult } from './seam.js';
 import { methodField, requestLabel, type AskingMethod } from './requests.js';
+import { MAX_URL_REQUIRED_ROUNDS, urlElicitationsRequired } from './url-required.js';
 
 export interface LegacyCallOptions {
   server: string;
@@ -66,6 +67,7 @@ export class LegacyCall<R = CallToolResult> {
   private watchdog: NodeJS.Timeout | undefined;
   private readonly listeners = new Set<() => void>();
   private asked = 0;
+  private onSettled: (() => void) | undefined;
 
   constructor(private readonly options: LegacyCallOptions) {}
 
@@ -101,11 +103,15 @@ export class LegacyCall<R = CallToolResult> {
     this.armWatchdog();
   }
 
-  /** Runs the call; resolves complete, or input-required as soon as a question waits with nobody answering here. */
-  run(invoke: (signal: AbortSignal) => Promise<R>): Promise<CallOutcome<R>> {
+  /**
+   * Runs the call; resolves complete, or input-required as soon as a question waits with nobody answering here.
+   * `onSettled` runs once the call is over, after every retry (a -32042 answered), never between them.
+   */
+  run(invoke: (signal: AbortSignal) => Promise<R>, onSettled?: () => void): Promise<CallOutcome<R>> {
+    this.onSettled = onSettled;
     this.armWatchdog();
     const { server, tool, method } = this.options;
-    invoke(this.abort.signal).then(
+    this.invokeAskingForUrls(invoke).then(
       (result) => {
         try {
           this.settle({ result: checkResultDepth(result, requestLabel(server, tool, method), { server, tool }) });
@@ -116,6 +122,33 @@ export class LegacyCall<R = CallToolResult> {
       (error: unknown) => this.settle({ error: this.options.mapError(this.failure ?? error) }),
     );
     return this.next(new Set());
+  }
+
+  /**
+   * A server's -32042 (URLElicitationRequiredError, 2025-11-25) is a url question like `elicitation/create`'s: each
+   * page it names is asked here, and once every one is accepted (the person completed it) the request is sent again,
+   * as the spec says. Declined or cancelled, the call fails saying so.
+   */
+  private async invokeAskingForUrls(invoke: (signal: AbortSignal) => Promise<R>): Promise<R> {
+    for (let round = 1; ; round++) {
+      try {
+        return await invoke(this.abort.signal);
+      } catch (error) {
+        const pages = urlElicitationsRequired(error);
+        // A server that asks again after every completed page would loop: a few rounds, then its error stands.
+        if (!pages || round > MAX_URL_REQUIRED_ROUNDS) throw error;
+        const answers = await Promise.all(pages.map((params) => this.ask({ ...params, mode: 'url' })));
+        const refused = answers.find((answer) => answer.action !== 'accept');
+        if (refused) {
+          throw new McpxError(
+            'CALL_FAILED',
+            `${requestLabel(this.options.server, this.options.tool, this.options.method)} needs a page completed first, and its question was answered ${refused.action}`,
+            { cause: error, data: { server: this.options.server, action: refused.action } },
+          );
+        }
+        this.armWatchdog();
+      }
+    }
   }
 
   /**
@@ -241,6 +274,7 @@ export class LegacyCall<R = CallToolResult> {
     if (this.done) return;
     this.done = done;
     clearTimeout(this.watchdog);
+    this.onSettled?.();
     this.release();
     this.notify();
   }

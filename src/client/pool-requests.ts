@@ -312,13 +312,14 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     pooled.active.push(call as LegacyCall<unknown>);
     if (notifications) routes.set(call.progressToken, notifications);
     const unhook = cancelOnAbort(call, request);
+    // Active (closing mcpx cancels it) and routed until it is over, through a -32042's question and the retry.
     return call.run(
-      (signal) =>
-        legacyRequest(connection.client, method, target, args, call.progressToken, signal).finally(() => {
-          pooled.active.splice(pooled.active.indexOf(call as LegacyCall<unknown>), 1);
-          routes.delete(call.progressToken);
-          unhook();
-        }) as Promise<R>,
+      (signal) => legacyRequest(connection.client, method, target, args, call.progressToken, signal) as Promise<R>,
+      () => {
+        pooled.active.splice(pooled.active.indexOf(call as LegacyCall<unknown>), 1);
+        routes.delete(call.progressToken);
+        unhook();
+      },
     );
   };
 

@@ -5,6 +5,7 @@
  */
 import type { BrokerStore } from '../../broker/types.js';
 import { createMcpx } from '../../mcpx.js';
+import { SURFACE_DELIVERS } from '../delivers.js';
 import type { TaskRecord } from '../../tasks/types.js';
 import { MCPX_VERSION } from '../../constants.js';
 
@@ -19,6 +20,7 @@ export async function resumeReleased(
     env: options.env,
     cwd: options.cwd,
     clientInfo: { name: 'mcpx', version: MCPX_VERSION },
+    ...SURFACE_DELIVERS,
   });
   try {
     // A failed call is in its record too; the caller reads the record, so only the driving matters here.

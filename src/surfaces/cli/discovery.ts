@@ -7,6 +7,7 @@ import type { ServerStatus } from '../../client/server-status.js';
 import { findConfigPath } from '../../config/find.js';
 import type { CliIO } from './io.js';
 import { createRestBackend, type DaemonFetch } from '../backend/rest-backend.js';
+import { SURFACE_DELIVERS } from '../delivers.js';
 
 export interface Discovery {
   /** `daemon`: the running daemon's connections; `direct`: this process's own, closed with it. */
@@ -47,8 +48,13 @@ async function directDiscovery(io: CliIO, configPath: string | undefined): Promi
     import('../../mcpx.js'),
     import('../../client/server-status.js'),
   ]);
-  // No one answers questions here: a listing never asks, and a server that wants to is declared no elicitation.
-  const mcpx = await createMcpx({ ...(configPath ? { config: configPath } : {}), cwd: io.cwd, env: io.env });
+  // Declared as by every surface: a listing never asks, but servers list their asking tools only to a client that can.
+  const mcpx = await createMcpx({
+    ...(configPath ? { config: configPath } : {}),
+    cwd: io.cwd,
+    env: io.env,
+    ...SURFACE_DELIVERS,
+  });
   return {
     via: 'direct',
     servers: async () => mcpx.serverNames(),

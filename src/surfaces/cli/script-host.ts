@@ -29,6 +29,7 @@ import type { AskReplay } from './script-asks.js';
 import type { SignInHandOff } from './script-sign-in.js';
 import { commandSession } from './session.js';
 import { DEFAULT_ELICIT_TTL_MS, DEFAULT_MAX_QUESTIONS_PER_RUN, MCPX_VERSION } from '../../constants.js';
+import { SURFACE_DELIVERS } from '../delivers.js';
 
 /** Puts one question to the person and returns their answer (the terminal form, or a test's stand-in). */
 export type PersonPrompt = (question: Question) => Promise<Answer>;
@@ -128,9 +129,8 @@ export async function createScriptHost(options: ScriptHostOptions): Promise<Scri
     cwd: io.cwd,
     env: io.env,
     onElicit: pipeline,
-    answerLater: true,
     // The script's onElicit and the terminal form open a url question's page themselves, with consent.
-    urlOpenedByAnswerer: true,
+    ...SURFACE_DELIVERS,
     elicitTtlMs: ttlMs,
     clientInfo: { name: 'mcpx-run', version: MCPX_VERSION },
     // As in mcpx call: a bad argument is refused with the field before anything is sent.

@@ -17,6 +17,7 @@ import { leaseMsFromEnv, openLeases } from '../../tasks/leases.js';
 import type { DaemonParts } from './daemon-core.js';
 import { McpxError } from '../../errors.js';
 import { parseSize } from '../../runtime/limits.js';
+import { SURFACE_DELIVERS } from '../delivers.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -100,9 +101,7 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
           session: session === own.session ? own : { session, sessionSource },
           env,
         }),
-        answerLater: true,
-        // Whoever answers a url question (the terminal form, the inbox, a REST client) opens it on their side.
-        urlOpenedByAnswerer: true,
+        ...SURFACE_DELIVERS,
         elicitTtlMs: ttlMs,
         eraCache,
         auth,

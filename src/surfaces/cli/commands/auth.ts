@@ -12,6 +12,7 @@ import { openSecretStore } from '../../../secrets/index.js';
 import { parseArgs, UsageError } from '../args.js';
 import { EXIT, type Command } from '../io.js';
 import { sanitizeLine } from '../sanitize.js';
+import { SURFACE_DELIVERS } from '../../delivers.js';
 
 const USAGE = `usage: mcpx auth <server>          sign in (shows the sign-in URL; the browser returns to 127.0.0.1)
        mcpx auth status            who is signed in, and where tokens are kept (keychain or file)
@@ -65,7 +66,7 @@ export const command: Command = async (argv, io) => {
       );
     },
   });
-  const mcpx = await createMcpx({ config, cwd: io.cwd, env: io.env, auth });
+  const mcpx = await createMcpx({ config, cwd: io.cwd, env: io.env, auth, ...SURFACE_DELIVERS });
   try {
     const tools = await mcpx.listTools(server);
     io.stdout.write(`${server}: signed in (${tools.length} tools)\n`);

@@ -20,6 +20,7 @@ import { parseArgs } from '../args.js';
 import { findConfigPath } from '../../../config/find.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { sanitizeLine } from '../sanitize.js';
+import { SURFACE_DELIVERS } from '../../delivers.js';
 
 const USAGE = `usage: mcpx gen [server...] [--out <dir>] [--types-only] [--check] [options]
 
@@ -235,9 +236,9 @@ async function listHere(
   env: Record<string, string | undefined>,
 ): Promise<Listed> {
   const { createMcpx } = await import('../../../mcpx.js');
-  // Form elicitation declared, as by the daemon, `mcpx call` and `mcpx run`: some servers list tools only to a client
-  // that can answer questions, and the files must not depend on whether a daemon ran.
-  const mcpx = await createMcpx({ ...(config !== undefined ? { config } : {}), cwd, env, answerLater: true });
+  // Declared as by every surface: some servers list tools only to a client that can answer questions, and the files
+  // must not depend on whether a daemon ran.
+  const mcpx = await createMcpx({ ...(config !== undefined ? { config } : {}), cwd, env, ...SURFACE_DELIVERS });
   const toolsByServer: ToolsByServer = {};
   try {
     const names = named.length > 0 ? named : mcpx.serverNames();
