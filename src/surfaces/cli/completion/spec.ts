@@ -71,7 +71,7 @@ export const COMPLETION_SPECS: Record<string, CompletionSpec> = {
       ...config,
     },
   },
-  task: { verbs: { result: ['none'], show: ['none'] }, flags: { json: true, timeout: 'none', ...config } },
+  task: { verbs: { result: ['none'], show: ['none'] }, flags: { json: true, all: true, timeout: 'none', ...config } },
   daemon: {
     verbs: { start: [], stop: [], status: [], run: [] },
     flags: { json: true, port: 'none', idle: 'none', prewarm: 'server', ...config },
