@@ -336,7 +336,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     if (connection.era !== 'modern') {
       throw new McpxError(
         'CONTINUATION_STALE',
-        `server "${continuation.server}" now speaks the legacy era, which cannot resume a continuation: run the call again`,
+        `server "${continuation.server}" now speaks protocol 2025-11-25, which cannot resume a 2026-07-28 continuation: run the call again`,
         {
           data: { server: continuation.server, tool: continuation.tool },
         },
