@@ -20,6 +20,8 @@ export type McpxErrorCode =
   | 'ARGUMENTS_INVALID'
   | 'CONTINUATION_INVALID'
   | 'CONTINUATION_STALE'
+  /** The tool requires MCP task mode (`execution.taskSupport: "required"`), which mcpx does not support yet. */
+  | 'TASKS_NOT_SUPPORTED'
   // adapters (OpenAPI and CLI)
   | 'ADAPTER_INVALID'
   // answers

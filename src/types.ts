@@ -6,6 +6,11 @@
 /** Protocol era of a connection: legacy = `initialize` (2025-06-18 / 2025-11-25), modern = 2026-07-28. */
 export type Era = 'legacy' | 'modern';
 
+/** An era as people read it: by its protocol version ("legacy" read like a warning on every current server). */
+export function eraVersion(era: Era): string {
+  return era === 'modern' ? '2026-07-28' : '2025-11-25';
+}
+
 export type ElicitMode = 'form' | 'url';
 
 /** accept (with content in form mode), decline (explicitly no), cancel (dismissed, not chosen). Never collapsed. */

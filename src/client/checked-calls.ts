@@ -1,7 +1,9 @@
 /**
  * Tool calls checked before they are sent: an unknown server or tool is named with its close matches ("did you
  * mean echo?"), and arguments that do not fit the tool's input schema are refused with the field and the
- * expectation. The schema is the server's last listing; a stale one is listed afresh before anything is refused.
+ * expectation; a tool that requires MCP task mode is refused (TASKS_NOT_SUPPORTED: mcpx makes no task-augmented
+ * calls yet) rather than sent to fail with -32601. The schema is the server's last listing; a stale one is listed
+ * afresh before anything is refused.
  * A prompt or resource the server refuses is looked up in its listing afterwards: an unknown one gets close matches.
  */
 import type { Tool } from '@modelcontextprotocol/client';
@@ -60,6 +62,7 @@ export function withCallChecks<T extends Checked>(host: T): T {
       if (isMcpxError(error, 'TOOL_NOT_FOUND')) throw error;
       return undefined;
     });
+    if (definition?.execution?.taskSupport === 'required') throw tasksNotSupported(server, tool);
     const issues = definition ? checkArguments(definition.inputSchema, args) : [];
     if (issues.length) throw argumentsInvalid(server, tool, issues, 'do not match its input schema');
     try {
@@ -124,6 +127,14 @@ function argumentsInvalid(server: string, tool: string, issues: Issue[], what: s
     'ARGUMENTS_INVALID',
     `the arguments of ${server}.${tool} ${what}: ${issues.map((i) => i.message).join('; ')} (mcpx list ${server} --schema shows it)`,
     { data: { server, tool, issues }, ...(cause === undefined ? {} : { cause }) },
+  );
+}
+
+function tasksNotSupported(server: string, tool: string): McpxError {
+  return new McpxError(
+    'TASKS_NOT_SUPPORTED',
+    `${server}.${tool} requires MCP task mode (its execution.taskSupport is "required"), which mcpx does not support yet; nothing was sent`,
+    { data: { server, tool } },
   );
 }
 

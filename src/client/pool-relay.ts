@@ -19,7 +19,7 @@ export function createRelay(connections: Connections, { follow, toolHeaders }: R
     if (connection.era !== 'modern')
       throw new McpxError(
         'CALL_FAILED',
-        `server "${server}" speaks the legacy era: its questions cannot be relayed, only asked`,
+        `server "${server}" speaks protocol 2025-11-25: its questions cannot be relayed, only asked`,
         { data: { server, tool: target } },
       );
     const { notifications } = relayOptions;

@@ -72,6 +72,10 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     ...(options.urlOpenedByAnswerer ? { urlOpenedByAnswerer: true } : {}),
   };
 
+  /** A question's TTL: the server's own `elicitTtl` (the config wins over a caller), else the call's, else the pool's. */
+  const ttlFor = (server: string, asked: number | undefined): number =>
+    options.config.mcpServers[server]?.elicitTtl ?? asked ?? options.elicitTtlMs;
+
   let calls = 0;
   /** What every held request of a call names: the call, a progress token unique in this pool, the questions' TTL. */
   const heldRequest = ({ method, server, target, args, callOptions }: AskingRequest, callId: string) => ({
@@ -81,7 +85,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     arguments: args,
     callId,
     progressToken: `${callId}/${++calls}`,
-    ttlMs: callOptions.elicitTtlMs ?? options.elicitTtlMs,
+    ttlMs: ttlFor(server, callOptions.elicitTtlMs),
     ...(options.maxQuestionsPerCall !== undefined ? { maxQuestions: options.maxQuestionsPerCall } : {}),
     now,
   });
@@ -201,7 +205,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
       ...(request.parent !== undefined ? { parent: request.parent } : {}),
       ...answerers,
       ...(method === 'tools/call' ? toolHeaders(server, pooled, target, args) : {}),
-      ttlMs: request.elicitTtlMs ?? options.elicitTtlMs,
+      ttlMs: ttlFor(server, request.elicitTtlMs),
       ...(options.maxQuestionsPerCall !== undefined ? { maxQuestions: options.maxQuestionsPerCall } : {}),
       requestTimeoutMs: request.signingIn ? signInTimeout(server) : timeoutFor(server),
       ...(request.signal ? { signal: request.signal } : {}),
@@ -336,7 +340,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     if (connection.era !== 'modern') {
       throw new McpxError(
         'CONTINUATION_STALE',
-        `server "${continuation.server}" now speaks the legacy era, which cannot resume a continuation: run the call again`,
+        `server "${continuation.server}" now speaks protocol 2025-11-25, which cannot resume a 2026-07-28 continuation: run the call again`,
         {
           data: { server: continuation.server, tool: continuation.tool },
         },

@@ -15,10 +15,24 @@ export type EraSetting = z.infer<typeof eraSettingSchema>;
 /** env and headers: plain strings, or values asked for at first use. */
 const credentialMap = z.record(z.string(), z.union([z.string(), askedValueSchema]));
 
+/** A question's time to live: milliseconds, or a duration like "120s", "5m", "1h" (as ms). */
+export const ttlSchema = z.union([
+  z.number().int().positive(),
+  z
+    .string()
+    .regex(/^\d+(ms|s|m|h)$/)
+    .transform((text) => {
+      const [, amount, unit] = /^(\d+)(ms|s|m|h)$/.exec(text)!;
+      return Number(amount) * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
+    }),
+]);
+
 const commonFields = {
   era: eraSettingSchema.optional(),
   /** Per request, while the server works (never while a question waits). */
   timeoutMs: z.number().int().positive().optional(),
+  /** This server's question deadline, over the `elicit.ttl` default and a caller's MCPX_ELICIT_TTL_MS. */
+  elicitTtl: ttlSchema.optional(),
 };
 
 export const stdioServerSchema = z.looseObject({
@@ -75,6 +89,7 @@ export const EXPECTED: Record<string, string> = {
     'an object: optional grant ("authorization_code", "client_credentials", "jwt-bearer" or "enterprise"), clientId, clientSecret, clientMetadataUrl (https), scope, privateKey, algorithm, assertion, idp, issuer, dpop (see docs/auth.md)',
   era: '"auto" (probe once, cache the verdict), "legacy" or "modern"',
   timeoutMs: 'a positive integer: milliseconds per request while the server works',
+  elicitTtl: 'a positive number of milliseconds, or a duration like "120s", "5m", "1h": how long its questions wait',
   type: '"stdio" with a command, or "http" with a url (SSE-only servers are not supported)',
 };
 

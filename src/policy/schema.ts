@@ -5,6 +5,7 @@
 import * as z from 'zod';
 import { McpxError, type Issue } from '../errors.js';
 import { ACTIONS } from '../constants.js';
+import { ttlSchema } from '../config/schema.js';
 
 export const POLICY_MODES = ['ask', 'auto', 'decline', 'error'] as const;
 export type PolicyMode = (typeof POLICY_MODES)[number];
@@ -29,17 +30,6 @@ const ruleSchema = z.strictObject({
     .regex(/^[A-Za-z_][A-Za-z0-9_]*(=.*)?$/)
     .optional(),
 });
-
-const ttlSchema = z.union([
-  z.number().int().positive(),
-  z
-    .string()
-    .regex(/^\d+(ms|s|m|h)$/)
-    .transform((text) => {
-      const [, amount, unit] = /^(\d+)(ms|s|m|h)$/.exec(text)!;
-      return Number(amount) * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
-    }),
-]);
 
 const policySchema = z.strictObject({
   mode: z.enum(POLICY_MODES).default('ask'),

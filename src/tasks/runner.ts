@@ -328,7 +328,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       if (closed) throw new Error('the task runner is closed');
       const continuation = task.continuation;
       if (task.state !== 'input-required' || task.era !== 'modern' || !continuation)
-        throw new Error(`the task ${task.id} is not a modern call waiting at a round`);
+        throw new Error(`the task ${task.id} is not a 2026-07-28 call waiting at a round`);
       Object.assign(task, { pid, ...holding });
       await save(task);
       callToTask.set(task.callId, task.id);
@@ -353,7 +353,8 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
           void track(task, (first, signal) => drive(task, modernRound(rounds, task, continuation, signal), first, signal));
           continue;
         }
-        const reason = 'the daemon holding the call stopped, and a legacy call cannot outlive its connection';
+        const reason =
+          'the daemon holding the call stopped, and a 2025-11-25 call (held on its connection) cannot outlive that connection';
         for (const id of task.waitingOn) {
           await abandonQuietly(broker, id, reason);
           abandoned.push(id);

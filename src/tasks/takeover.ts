@@ -45,7 +45,7 @@ export interface HolderLease {
 }
 
 const PREFIX = 'holder:';
-const REASON = 'the daemon holding the call died, and a legacy call cannot outlive its connection';
+const REASON = 'the daemon holding the call died, and a 2025-11-25 call (held on its connection) cannot outlive that connection';
 
 export function createHolderLease(options: HolderLeaseOptions): HolderLease {
   const { leases, instance, ttlMs, runner, tasks, broker } = options;

@@ -62,9 +62,9 @@ afterAll(async () => {
 async function expectServerList(run: (args: string[]) => Promise<Run>, all: boolean): Promise<void> {
   const listed = await run(['list']);
   expect(listed.code, listed.stderr).toBe(0);
-  expect(listed.stdout).toMatch(/^fx\s+connected\s+modern$/m);
-  expect(listed.stdout).toMatch(/^old\s+connected\s+legacy$/m);
-  expect(listed.stdout).toMatch(/^every\s+connected\s+legacy$/m);
+  expect(listed.stdout).toMatch(/^fx\s+connected\s+2026-07-28$/m);
+  expect(listed.stdout).toMatch(/^old\s+connected\s+2025-11-25$/m);
+  expect(listed.stdout).toMatch(/^every\s+connected\s+2025-11-25$/m);
   expect(listed.stdout).toMatch(/^broken\s+failed: cannot connect to server "broken"/m);
   if (!all) return;
 
@@ -80,7 +80,7 @@ async function expectServerList(run: (args: string[]) => Promise<Run>, all: bool
 async function expectToolList(run: (args: string[]) => Promise<Run>, all: boolean): Promise<void> {
   const listed = await run(['list', 'every']);
   expect(listed.code, listed.stderr).toBe(0);
-  expect(listed.stdout).toMatch(/^every \(legacy\): \d+ tools$/m);
+  expect(listed.stdout).toMatch(/^every \(2025-11-25\): \d+ tools$/m);
   expect(listed.stdout).toContain('  get-sum(a: number, b: number)\n    Returns the sum of two numbers\n      a  First number\n');
   expect(listed.stdout).toContain('  echo(message: string)\n');
   expect(listed.stdout).toMatch(/get-annotated-message\(messageType: "error" \| "success" \| "debug", includeImage\?: boolean\)/);

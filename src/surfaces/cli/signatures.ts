@@ -13,6 +13,7 @@ export interface ToolLike {
   description?: string | undefined;
   inputSchema?: Schema;
   outputSchema?: Schema | undefined;
+  execution?: { taskSupport?: string | undefined } | undefined;
 }
 
 /** The type of a JSON Schema, written the way TypeScript would (`string`, `"a" | "b"`, `number[]`, `{ a: string }`). */
@@ -84,6 +85,8 @@ export function describeTool(tool: ToolLike, width: number, style: Style = PLAIN
   const out = wrapSignature(signatureOf(tool), width);
   const name = sanitizeLine(tool.name, 120);
   out[0] = `  ${style.bold(name)}${(out[0] as string).slice(2 + name.length)}`;
+  // Calling it fails before sending (TASKS_NOT_SUPPORTED): say so where it is listed.
+  if (tool.execution?.taskSupport === 'required') out[0] += `  ${style.yellow('(needs MCP tasks: not supported yet)')}`;
   const description = sanitize(tool.description ?? tool.title ?? '', { maxLength: 2000 });
   if (description) out.push(...wrap(description, width, '    '));
   const properties = ((tool.inputSchema ?? {}).properties ?? {}) as Record<string, Schema>;

@@ -13,12 +13,14 @@ import { EXIT, type CliIO, type Command } from '../io.js';
 import { sanitizeLine } from '../sanitize.js';
 import { describeTool } from '../signatures.js';
 import { jsonFor, prettyJson, styleFor, type Style } from '../style.js';
+import { eraVersion } from '../../../types.js';
 
 const USAGE = `usage: mcpx list [server] [options]
 
 Without a server: each configured server, whether it can be reached (connected, failed with the reason, needs
-auth, needs credentials) and the protocol era it speaks. With a server: its tools as signatures,
-name(required: type, optional?: type), with their descriptions.
+auth, needs credentials) and the protocol version it speaks (2025-11-25 or 2026-07-28). With a server: its tools as
+signatures, name(required: type, optional?: type), with their descriptions; a tool that requires MCP task mode is
+marked, as mcpx cannot call it yet.
 
 Uses the running daemon's connections when one runs; otherwise connects to the servers itself.
 
@@ -80,7 +82,7 @@ function serverLine(status: ServerStatus, width: number, style: Style): string {
   const name = style.bold(status.server.padEnd(width));
   const state =
     status.status === 'connected'
-      ? `${style.green('connected')}  ${status.era ?? ''}`.trimEnd()
+      ? `${style.green('connected')}  ${status.era ? eraVersion(status.era) : ''}`.trimEnd()
       : (status.status === 'failed' ? style.red : style.yellow)(status.status);
   // The reason may quote a server's stderr: first line only, sanitised.
   const reason = status.reason ? `: ${sanitizeLine(status.reason.split('\n')[0], 300)}` : '';
@@ -119,7 +121,7 @@ async function listTools(
     io.stdout.write(`${jsonFor(io.stdout, { server, tools: listed }, style)}\n`);
     return EXIT.OK;
   }
-  const era = status?.era ? ` (${status.era})` : '';
+  const era = status?.era ? ` (${eraVersion(status.era)})` : '';
   io.stdout.write(`${style.bold(server)}${era}: ${tools.length} tool${tools.length === 1 ? '' : 's'}\n`);
   const width = columnsOf(io);
   for (const tool of tools) {

@@ -1,0 +1,67 @@
+/**
+ * What the README says about @types/node must hold for a strict project importing mcpx: compiled against this
+ * checkout's declarations (dist/index.d.ts, as `mcpx` resolves in an installed project) with every diagnostic
+ * counted, none filtered. mcpx's declarations re-export the MCP SDK's types, whose declarations name Node's globals
+ * (`Buffer`), so a project needs @types/node; the README must say so, and with it the check is clean. A full
+ * strict check of the SDK's declarations takes tens of seconds on a busy machine, hence the long timeouts.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const root = resolve(import.meta.dirname, '..', '..');
+const declarations = join(root, 'dist', 'index.d.ts');
+
+/** Every diagnostic of a strict consumer of `mcpx` that loads the given `types` (none filtered). */
+function consumerDiagnostics(types: string[]): string[] {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpx-types-'));
+  const main = join(dir, 'main.ts');
+  writeFileSync(
+    main,
+    [
+      "import { createMcpx, type McpxOptions, type ScriptSource } from 'mcpx';",
+      'const options: McpxOptions = {};',
+      'const script: ScriptSource | undefined = undefined;',
+      'export const made = [createMcpx, options, script];',
+      '',
+    ].join('\n'),
+  );
+  const program = ts.createProgram({
+    rootNames: [main],
+    options: {
+      strict: true,
+      module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+      target: ts.ScriptTarget.ES2022,
+      noEmit: true,
+      types,
+      typeRoots: [join(root, 'node_modules', '@types')],
+      // `mcpx` as an installed project sees it; its dependencies resolve from the checkout's node_modules.
+      baseUrl: dir,
+      paths: { mcpx: [declarations] },
+    },
+  });
+  expect(program.getSourceFiles().some((file) => file.fileName === declarations)).toBe(true);
+  return ts
+    .getPreEmitDiagnostics(program)
+    .map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+}
+
+describe('the type declarations in a strict consumer project', () => {
+  it('type-check with @types/node, with no error filtered', () => {
+    expect(consumerDiagnostics(['node'])).toEqual([]);
+  }, 180_000);
+
+  it('need @types/node exactly when the README says so', () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+    const withoutNode = consumerDiagnostics([]);
+    if (withoutNode.length) {
+      expect(readme).not.toMatch(/need no `@types\/node`/);
+      expect(readme).toMatch(/npm install --save-dev @types\/node/);
+    } else {
+      expect(readme).not.toMatch(/npm install --save-dev @types\/node/);
+    }
+  }, 180_000);
+});
