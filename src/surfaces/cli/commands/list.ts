@@ -58,9 +58,13 @@ async function listServers(discovery: Discovery, io: CliIO, json: boolean, confi
   const names = await discovery.servers();
   const statuses = await Promise.all(names.map((name) => discovery.status(name)));
   const style = styleFor(io.stdout, io.env);
+  // A server that could not be reached fails the listing (scripts see it), though the others are still listed.
+  const failed = statuses.filter((s) => s.status === 'failed').map((s) => s.server);
+  const outcome = failed.length ? EXIT.FAILURE : EXIT.OK;
+  if (failed.length) io.stderr.write(`mcpx list: could not reach ${failed.join(', ')}\n`);
   if (json) {
     io.stdout.write(`${jsonFor(io.stdout, { servers: statuses }, style)}\n`);
-    return EXIT.OK;
+    return outcome;
   }
   if (!statuses.length) {
     io.stdout.write(
@@ -73,7 +77,7 @@ async function listServers(discovery: Discovery, io: CliIO, json: boolean, confi
   const width = Math.max(...statuses.map((s) => s.server.length));
   for (const status of statuses) io.stdout.write(`${serverLine(status, width, style)}\n`);
   io.stdout.write(`\nmcpx list <server> shows a server's tools.\n`);
-  return EXIT.OK;
+  return outcome;
 }
 
 function serverLine(status: ServerStatus, width: number, style: Style): string {
