@@ -2,6 +2,7 @@
  * One bound on connecting (the era probe and `initialize` together), and a way to stop it early: a server that never
  * answers fails within the bound, and closing mcpx mid-connect ends the attempt (its process) at once.
  */
+import { SdkError } from '@modelcontextprotocol/client';
 
 /** Connecting to a server whose config sets no `timeoutMs`: seconds, not the SDK's minute per request. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
@@ -61,4 +62,13 @@ export class ConnectBound {
     clearTimeout(this.timer);
     this.detach();
   }
+}
+
+/** An in-place probe a legacy server closed on (it exits on `server/discover`): worth one more attempt, legacy. */
+export function isProbeClosed(error: unknown): boolean {
+  return (
+    error instanceof SdkError &&
+    error.code === 'ERA_NEGOTIATION_FAILED' &&
+    /closed during the server\/discover probe|probed in place/.test(error.message)
+  );
 }

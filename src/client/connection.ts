@@ -19,7 +19,7 @@ import { createStreamLinks, type StreamLinks } from './stream-links.js';
 import { createNodeFetch, type NodeFetch } from './node-fetch.js';
 import { PlainPostTransport, nodePostJson, type PostJson } from './plain-post.js';
 import { stdioSpawnOf, takeEarly, type StdioSpawn } from './prespawn.js';
-import { ConnectBound, DEFAULT_CONNECT_TIMEOUT_MS } from './connect-bound.js';
+import { ConnectBound, DEFAULT_CONNECT_TIMEOUT_MS, isProbeClosed } from './connect-bound.js';
 
 /** The modern revision mcpx speaks. */
 export const MODERN_VERSION = '2026-07-28';
@@ -136,10 +136,7 @@ export interface ConnectionOptions {
   onUntiedLog?(params: Record<string, unknown>): void;
   /** OAuth for Streamable HTTP servers; absent: a 401 is an error. */
   auth?: Auth;
-  /**
-   * How long connecting (the probe and `initialize` together) may take, default DEFAULT_CONNECT_TIMEOUT_MS: a sign-in
-   * inside it waits for a person.
-   */
+  /** How long connecting (probe and `initialize` together) may take (default 10 s): a sign-in in it waits for a person. */
   connectTimeoutMs?: number;
   /** Aborted when mcpx closes: a connect in flight ends (its process with it) instead of holding the close up. */
   signal?: AbortSignal;
@@ -222,16 +219,15 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
     const mode = setting === 'legacy' ? 'legacy' : setting === 'modern' ? { pin: MODERN_VERSION } : 'auto';
     const client = createClient({ ...options, connectTimeoutMs: bound.ms }, mode, links.take);
     const transport = await makeTransport();
-    const timeout = { timeout: bound.ms };
-    const connecting = (): Promise<void> => {
-      if (prior === 'legacy' || prior?.era === 'legacy')
-        return client.connect(transport, { ...timeout, prior: { kind: 'legacy' } });
-      if (prior?.era === 'modern')
-        return client.connect(transport, { ...timeout, prior: { kind: 'modern', discover: prior.discover as never } });
-      return client.connect(transport, timeout);
-    };
+    const known =
+      prior === 'legacy' || prior?.era === 'legacy'
+        ? { prior: { kind: 'legacy' as const } }
+        : prior?.era === 'modern'
+          ? { prior: { kind: 'modern' as const, discover: prior.discover as never } }
+          : {};
     try {
-      await bound.run(connecting(), () => Promise.allSettled([client.close(), transport.close()]));
+      const connecting = client.connect(transport, { timeout: bound.ms, ...known });
+      await bound.run(connecting, () => Promise.allSettled([client.close(), transport.close()]));
       return client;
     } catch (error) {
       await client.close().catch(() => undefined);
@@ -369,14 +365,6 @@ function createClient(
       if (typeof token === 'string') onNotification?.(token, notification.method, notification.params);
     });
   return client;
-}
-
-function isProbeClosed(error: unknown): boolean {
-  return (
-    error instanceof SdkError &&
-    error.code === 'ERA_NEGOTIATION_FAILED' &&
-    /closed during the server\/discover probe|probed in place/.test(error.message)
-  );
 }
 
 function connectFailed(
