@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { openTerminal } from '../cli/helpers/tmux.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');
@@ -97,6 +98,21 @@ describe('a server that never answers', () => {
     expect(listed.stdout).toMatch(/healthy\s+connected/);
     expect(listed.stdout).toMatch(/silent\s+failed: [^\n]*"silent"[^\n]*1500 ms[^\n]*timeoutMs/);
     expect(listed.stderr).toContain('silent');
+  }, 60_000);
+
+  it('on a terminal, mcpx list says after a second which server it waits for; piped, it says nothing of it', async () => {
+    const env = Object.entries({ ...baseEnv, MCPX_DAEMON: 'inline' }).map(([k, v]) => `${k}=${v}`);
+    const command = ['env', ...env, process.execPath, cli, 'list'];
+    const terminal = openTerminal(['sh', '-c', `"$@"; echo "EXIT=$?"`, 'sh', ...command], { cwd: dir });
+    try {
+      const done = await terminal.waitFor('EXIT=');
+      expect(done).toContain('waiting for silent…');
+      expect(done).toContain('EXIT=1');
+    } finally {
+      terminal.close();
+    }
+    const piped = await run(['list'], { MCPX_DAEMON: 'inline' });
+    expect(piped.stderr).not.toContain('waiting for');
   }, 60_000);
 
   it('mcpx call silent.x fails within its timeoutMs, naming the server', async () => {
