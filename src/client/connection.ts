@@ -19,6 +19,7 @@ import { createStreamLinks, type StreamLinks } from './stream-links.js';
 import { createNodeFetch, type NodeFetch } from './node-fetch.js';
 import { PlainPostTransport, nodePostJson, type PostJson } from './plain-post.js';
 import { stdioSpawnOf, takeEarly, type StdioSpawn } from './prespawn.js';
+import { ConnectBound, DEFAULT_CONNECT_TIMEOUT_MS, isProbeClosed } from './connect-bound.js';
 
 /** The modern revision mcpx speaks. */
 export const MODERN_VERSION = '2026-07-28';
@@ -135,8 +136,10 @@ export interface ConnectionOptions {
   onUntiedLog?(params: Record<string, unknown>): void;
   /** OAuth for Streamable HTTP servers; absent: a 401 is an error. */
   auth?: Auth;
-  /** How long the connect's first request (the probe, or `initialize`) may take: a sign-in inside it waits for a person. */
+  /** How long connecting (probe and `initialize` together) may take (default 10 s): a sign-in in it waits for a person. */
   connectTimeoutMs?: number;
+  /** Aborted when mcpx closes: a connect in flight ends (its process with it) instead of holding the close up. */
+  signal?: AbortSignal;
   now?: () => number;
 }
 
@@ -211,17 +214,20 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
   const key = isConnector(server) ? undefined : serverFingerprint(server);
   const cached = key && setting === 'auto' ? usable(await options.eraCache.get(key), now()) : undefined;
 
+  const bound = new ConnectBound(options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS, options.signal);
   const attempt = async (prior: EraVerdict | 'legacy' | undefined): Promise<McpxClient> => {
     const mode = setting === 'legacy' ? 'legacy' : setting === 'modern' ? { pin: MODERN_VERSION } : 'auto';
-    const client = createClient(options, mode, links.take);
+    const client = createClient({ ...options, connectTimeoutMs: bound.ms }, mode, links.take);
     const transport = await makeTransport();
-    const timeout = options.connectTimeoutMs ? { timeout: options.connectTimeoutMs } : {};
+    const known =
+      prior === 'legacy' || prior?.era === 'legacy'
+        ? { prior: { kind: 'legacy' as const } }
+        : prior?.era === 'modern'
+          ? { prior: { kind: 'modern' as const, discover: prior.discover as never } }
+          : {};
     try {
-      if (prior === 'legacy' || prior?.era === 'legacy')
-        await client.connect(transport, { ...timeout, prior: { kind: 'legacy' } });
-      else if (prior?.era === 'modern')
-        await client.connect(transport, { ...timeout, prior: { kind: 'modern', discover: prior.discover as never } });
-      else await client.connect(transport, timeout);
+      const connecting = client.connect(transport, { timeout: bound.ms, ...known });
+      await bound.run(connecting, () => Promise.allSettled([client.close(), transport.close()]));
       return client;
     } catch (error) {
       await client.close().catch(() => undefined);
@@ -238,7 +244,7 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
         fromCache = true;
       } catch (error) {
         // A sign-in answered no is not a stale verdict: negotiating afresh would only ask again.
-        if (signInErrorOf(error)) throw error;
+        if (signInErrorOf(error) || bound.stopped) throw error;
         // A stale verdict: forget it and negotiate afresh.
         await options.eraCache.delete(key!);
         client = await attempt(undefined);
@@ -248,14 +254,17 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
         client = await attempt(undefined);
       } catch (error) {
         // An in-place probe cannot survive a legacy server that exits on `server/discover`: start it again, legacy.
-        if (setting === 'auto' && !isConnector(server) && !isHttpServer(server) && isProbeClosed(error))
+        if (setting === 'auto' && !isConnector(server) && !isHttpServer(server) && isProbeClosed(error) && !bound.stopped)
           client = await attempt('legacy');
         else throw error;
       }
     }
   } catch (error) {
     httpFetch?.close();
+    if (options.signal?.aborted) throw new McpxError('CALL_FAILED', 'mcpx was closed while connecting', { cause: error });
     throw connectFailed(options.name, server, error, stderr, options.redact ?? ((text) => text));
+  } finally {
+    bound.done();
   }
 
   const era: Era = client.getProtocolEra() === 'modern' ? 'modern' : 'legacy';
@@ -356,14 +365,6 @@ function createClient(
       if (typeof token === 'string') onNotification?.(token, notification.method, notification.params);
     });
   return client;
-}
-
-function isProbeClosed(error: unknown): boolean {
-  return (
-    error instanceof SdkError &&
-    error.code === 'ERA_NEGOTIATION_FAILED' &&
-    /closed during the server\/discover probe|probed in place/.test(error.message)
-  );
 }
 
 function connectFailed(

@@ -113,6 +113,8 @@ export function createConnections(options: ClientPoolOptions): Connections {
   const pool = new Map<string, Promise<Pooled>>();
   const routes = new Map<string, CallNotifications>();
   let closed = false;
+  // Aborted by close: connects still in flight end at once (a server that never answers holds nothing up).
+  const closing = new AbortController();
   // The config's `${VAR}` values, and each asked credential once read: scrubbed from every connect failure.
   const secretForms = new Map(options.config.secretForms ?? []);
   const elicitation = {
@@ -183,9 +185,13 @@ export function createConnections(options: ClientPoolOptions): Connections {
           ...(options.forward ? { forward: options.forward } : {}),
           ...(options.auth ? { auth: options.auth } : {}),
           // The person may sign in inside the first request: the question's TTL, then the browser's return.
+          // Otherwise the server's own `timeoutMs`, else a default of seconds, bounds the probe and `initialize` together.
           ...(options.auth && !('connect' in server) && isHttpServer(server) && !isMachineGrant(server.oauth)
             ? { connectTimeoutMs: timeoutFor(name) + options.elicitTtlMs + SIGN_IN_RETURN_MS }
-            : {}),
+            : server.timeoutMs
+              ? { connectTimeoutMs: server.timeoutMs }
+              : {}),
+          signal: closing.signal,
         });
       })
       .then((connection) => {
@@ -299,6 +305,7 @@ export function createConnections(options: ClientPoolOptions): Connections {
     onDropped: (listener) => void dropped.add(listener),
     close: async () => {
       closed = true;
+      closing.abort(new McpxError('CALL_FAILED', 'mcpx was closed while connecting'));
       const all = await Promise.allSettled([...pool.values()]);
       pool.clear();
       await Promise.all(

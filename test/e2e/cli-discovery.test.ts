@@ -61,7 +61,9 @@ afterAll(async () => {
 
 async function expectServerList(run: (args: string[]) => Promise<Run>, all: boolean): Promise<void> {
   const listed = await run(['list']);
-  expect(listed.code, listed.stderr).toBe(0);
+  // "broken" cannot be reached: the listing fails (exit 1), naming it, and still lists the others.
+  expect(listed.code, listed.stderr).toBe(1);
+  expect(listed.stderr).toContain('could not reach broken');
   expect(listed.stdout).toMatch(/^fx\s+connected\s+2026-07-28$/m);
   expect(listed.stdout).toMatch(/^old\s+connected\s+2025-11-25$/m);
   expect(listed.stdout).toMatch(/^every\s+connected\s+2025-11-25$/m);

@@ -111,3 +111,16 @@ function bar(fraction: number): string {
   const filled = Math.round(Math.max(0, Math.min(1, fraction)) * 10);
   return `[${'#'.repeat(filled)}${'-'.repeat(10 - filled)}]`;
 }
+
+/**
+ * Says once on a terminal, after `delayMs`, which of `pending` (servers still connecting or answering) it waits for:
+ * a server that never answers is named while mcpx waits on it, not minutes later. Returns the stop.
+ */
+export function sayWaiting(io: Pick<CliIO, 'stderr'>, pending: Set<string>, delayMs = 1000): () => void {
+  if ((io.stderr as { isTTY?: boolean }).isTTY !== true) return () => undefined;
+  const timer = setTimeout(() => {
+    if (pending.size) io.stderr.write(`waiting for ${sanitizeLine([...pending].join(', '))}…\n`);
+  }, delayMs);
+  timer.unref();
+  return () => clearTimeout(timer);
+}

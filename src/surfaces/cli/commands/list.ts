@@ -7,6 +7,7 @@ import type { ServerStatus } from '../../../client/server-status.js';
 import { didYouMean } from '../../../close-matches.js';
 import { configCandidates, findConfigPath } from '../../../config/find.js';
 import { isMcpxError, McpxError } from '../../../errors.js';
+import { sayWaiting } from '../activity.js';
 import { parseArgs, UsageError } from '../args.js';
 import { openDiscovery, type Discovery } from '../discovery.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
@@ -58,11 +59,22 @@ function lookedIn(io: CliIO, config: string | undefined): string[] {
 
 async function listServers(discovery: Discovery, io: CliIO, json: boolean, config: string | undefined): Promise<number> {
   const names = await discovery.servers();
-  const statuses = await Promise.all(names.map((name) => discovery.status(name)));
+  const pending = new Set(names);
+  const quiet = sayWaiting(io, pending);
+  const statuses = await Promise.all(names.map((name) => discovery.status(name).finally(() => pending.delete(name)))).finally(
+    quiet,
+  );
   const style = styleFor(io.stdout, io.env);
+  // A server that could not be reached fails the listing (scripts see it), though the others are still listed.
+  const failed = statuses.filter((s) => s.status === 'failed').map((s) => s.server);
+  const outcome = (): number => {
+    if (!failed.length) return EXIT.OK;
+    io.stderr.write(`mcpx list: could not reach ${failed.join(', ')}\n`);
+    return EXIT.FAILURE;
+  };
   if (json) {
     io.stdout.write(`${jsonFor(io.stdout, { servers: statuses }, style)}\n`);
-    return EXIT.OK;
+    return outcome();
   }
   if (!statuses.length) {
     io.stdout.write(
@@ -75,7 +87,7 @@ async function listServers(discovery: Discovery, io: CliIO, json: boolean, confi
   const width = Math.max(...statuses.map((s) => s.server.length));
   for (const status of statuses) io.stdout.write(`${serverLine(status, width, style)}\n`);
   io.stdout.write(`\nmcpx list <server> shows a server's tools.\n`);
-  return EXIT.OK;
+  return outcome();
 }
 
 function serverLine(status: ServerStatus, width: number, style: Style): string {
@@ -98,6 +110,7 @@ async function listTools(
 ): Promise<number> {
   let tools: Tool[];
   let status: ServerStatus | undefined;
+  const quiet = sayWaiting(io, new Set([server]));
   try {
     [tools, status] = await Promise.all([
       discovery.tools(server),
@@ -105,6 +118,8 @@ async function listTools(
     ]);
   } catch (error) {
     throw await withSuggestion(error, server, discovery);
+  } finally {
+    quiet();
   }
   const style = styleFor(io.stdout, io.env);
   if (options.json) {
