@@ -6,7 +6,7 @@
  */
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { LoggingMessageNotificationSchema, ProgressNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client, LOG_LEVEL_META_KEY, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { serveSetup, startConformanceFixture, startHttpServe, textOf, type HttpServeProcess } from '../helpers/serve.js';
@@ -23,6 +23,26 @@ afterAll(async () => {
 });
 
 type Logged = { level: string; data: unknown };
+type OnProgress = (p: { progress: number }) => void;
+
+/**
+ * Progress read off the wire by token, not through the SDKs' `onprogress`: both SDK clients drop a progress
+ * notification that reaches them in the same read as its request's response (typescript-sdk#2580).
+ */
+function progressByToken() {
+  const listeners = new Map<string, OnProgress>();
+  let calls = 0;
+  return {
+    deliver: (params: { progressToken: unknown; progress: number }) => listeners.get(String(params.progressToken))?.(params),
+    /** `{_meta}` with `extra` and a fresh token whose notifications go to `onprogress`; none when both are absent. */
+    meta: (onprogress?: OnProgress, extra: Record<string, unknown> = {}): { _meta?: Record<string, unknown> } => {
+      if (!onprogress) return Object.keys(extra).length ? { _meta: extra } : {};
+      const token = `call-${++calls}`;
+      listeners.set(token, onprogress);
+      return { _meta: { ...extra, progressToken: token } };
+    },
+  };
+}
 
 /** A client of the serve that records the log messages it gets. */
 async function connect(kind: 'v1' | 'v2-legacy' | 'v2-modern') {
@@ -30,13 +50,14 @@ async function connect(kind: 'v1' | 'v2-legacy' | 'v2-modern') {
   if (kind === 'v1') {
     const client = new V1Client({ name: 'v1', version: '1.0.0' });
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params as Logged));
+    const progress = progressByToken();
+    client.setNotificationHandler(ProgressNotificationSchema, (n) => progress.deliver(n.params));
     const transport = new V1Transport(new URL(serve.url));
     await client.connect(transport);
     return {
       logs,
       setLevel: (level: 'debug' | 'warning') => client.setLoggingLevel(level),
-      call: (name: string, onprogress?: (p: { progress: number }) => void) =>
-        client.callTool({ name, arguments: {} }, undefined, onprogress ? { onprogress } : {}),
+      call: (name: string, onprogress?: OnProgress) => client.callTool({ name, arguments: {}, ...progress.meta(onprogress) }),
       request: async (_method: string, _params: Record<string, unknown>): Promise<Record<string, unknown>> => {
         throw new Error('raw requests: the v2 clients only');
       },
@@ -55,6 +76,8 @@ async function connect(kind: 'v1' | 'v2-legacy' | 'v2-modern') {
     { versionNegotiation: { mode: kind === 'v2-modern' ? { pin: '2026-07-28' } : 'legacy' } },
   );
   client.setNotificationHandler('notifications/message', (n) => void logs.push(n.params as Logged));
+  const progress = progressByToken();
+  client.setNotificationHandler('notifications/progress', (n) => progress.deliver(n.params));
   const updated: string[] = [];
   client.setNotificationHandler('notifications/resources/updated', (n) => void updated.push(n.params.uri));
   const transport = new StreamableHTTPClientTransport(new URL(serve.url));
@@ -69,11 +92,12 @@ async function connect(kind: 'v1' | 'v2-legacy' | 'v2-modern') {
       if (modern) level = wanted;
       else await client.setLoggingLevel(wanted);
     },
-    call: (name: string, onprogress?: (p: { progress: number }) => void) =>
-      client.callTool(
-        { name, arguments: {}, ...(level ? { _meta: { [LOG_LEVEL_META_KEY]: level } } : {}) },
-        onprogress ? { onprogress } : {},
-      ),
+    call: (name: string, onprogress?: OnProgress) =>
+      client.callTool({
+        name,
+        arguments: {},
+        ...progress.meta(onprogress, level ? { [LOG_LEVEL_META_KEY]: level } : {}),
+      }),
     request: (method: string, params: Record<string, unknown>) =>
       client.request({ method, params } as never) as Promise<Record<string, unknown>>,
     /** A modern client's subscriptions: a listen stream naming the URIs. */
