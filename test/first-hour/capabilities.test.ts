@@ -3,22 +3,14 @@
  * the page on their side), so a listing, `mcpx gen` and the daemon see the same tools: server-everything lists its
  * two asking tools only to a client that declares elicitation (url mode for `trigger-url-elicitation`).
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCli, type CliRun } from '../helpers/cli-run.js';
 
-const root = resolve(import.meta.dirname, '..', '..');
-const cli = join(root, 'dist', 'cli.js');
 const everything = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-capabilities-'));
 writeFileSync(
@@ -32,20 +24,10 @@ const baseEnv = {
   HOME: dir,
 };
 
-function run(args: string[], extra: Record<string, string> = {}): Promise<Run> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [cli, ...args],
-      { cwd: dir, env: { ...baseEnv, ...extra }, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-      },
-    );
-  });
-}
+const run = (args: string[], extra: Record<string, string> = {}): Promise<CliRun> =>
+  runCli(args, { cwd: dir, env: { ...baseEnv, ...extra }, timeoutMs: 60_000 });
 
-const toolNames = (listed: Run): string[] =>
+const toolNames = (listed: CliRun): string[] =>
   (JSON.parse(listed.stdout) as { tools: Array<{ name: string }> }).tools.map((t) => t.name).sort();
 
 afterAll(async () => {

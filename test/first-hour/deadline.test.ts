@@ -6,23 +6,17 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CLI, runCli, type CliRun } from '../helpers/cli-run.js';
 import { stdioFixture } from '../helpers/fixture-servers.js';
 
-const cli = join(resolve(import.meta.dirname, '..', '..'), 'dist', 'cli.js');
 const HOUR = 3_600_000;
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 const dirs: Array<{ dir: string; env: Record<string, string> }> = [];
 
 /** A config dir: `slow` keeps its questions for an hour, `quick` has the config's default (5 minutes). */
-function setup(daemon: 'inline' | ''): (args: string[]) => Promise<Run> {
+function setup(daemon: 'inline' | ''): (args: string[]) => Promise<CliRun> {
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-deadline-'));
   writeFileSync(
     join(dir, 'mcpx.json'),
@@ -42,21 +36,16 @@ function setup(daemon: 'inline' | ''): (args: string[]) => Promise<Run> {
     MCPX_DAEMON: daemon,
   };
   dirs.push({ dir, env });
-  return (args) =>
-    new Promise((done) => {
-      execFile(process.execPath, [cli, ...args], { cwd: dir, env, timeout: 60_000 }, (error, stdout, stderr) => {
-        done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-      });
-    });
+  return (args) => runCli(args, { cwd: dir, env, timeoutMs: 60_000 });
 }
 
 afterAll(async () => {
   for (const { dir, env } of dirs)
-    await new Promise((done) => execFile(process.execPath, [cli, 'daemon', 'stop'], { cwd: dir, env }, done));
+    await new Promise((done) => execFile(process.execPath, [CLI, 'daemon', 'stop'], { cwd: dir, env }, done));
 });
 
 /** The deadline the --json exit-75 output gives the call's question, as ms from now. */
-async function deadlineOf(run: (args: string[]) => Promise<Run>, call: string): Promise<number> {
+async function deadlineOf(run: (args: string[]) => Promise<CliRun>, call: string): Promise<number> {
   const before = Date.now();
   const called = await run(['call', call, '--json']);
   expect(called.code, called.stderr).toBe(75);
@@ -100,10 +89,10 @@ it('a server elicitTtl that is not a duration is named with what is expected', a
     join(dir, 'mcpx.json'),
     JSON.stringify({ mcpServers: { slow: { ...stdioFixture('dual-era'), elicitTtl: 'soon' } } }),
   );
-  const listed = await new Promise<Run>((done) =>
+  const listed = await new Promise<CliRun>((done) =>
     execFile(
       process.execPath,
-      [cli, 'call', 'slow.ask_form'],
+      [CLI, 'call', 'slow.ask_form'],
       { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, MCPX_STATE_DIR: join(dir, 'state'), MCPX_DAEMON: 'inline' } },
       (error, stdout, stderr) => done({ code: error ? Number(error.code) : 0, stdout, stderr }),
     ),

@@ -7,34 +7,27 @@
 import { execFile } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, runCli, type CliRun } from '../helpers/cli-run.js';
 import { stdioFixture } from '../helpers/fixture-servers.js';
-
-const root = resolve(import.meta.dirname, '..', '..');
-const cli = join(root, 'dist', 'cli.js');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 let home: string;
 let dirA: string;
 let dirB: string;
 let env: Record<string, string>;
 
-function run(file: string, args: string[], cwd: string, extra: Record<string, string> = {}): Promise<Run> {
+/** A shell command line, as a user pastes it (sh finds `mcpx` on PATH). */
+function sh(command: string, cwd: string, extra: Record<string, string> = {}): Promise<CliRun> {
   return new Promise((done) => {
-    execFile(file, args, { cwd, env: { ...env, ...extra }, timeout: 60_000 }, (error, stdout, stderr) =>
+    execFile('sh', ['-c', command], { cwd, env: { ...env, ...extra }, timeout: 60_000 }, (error, stdout, stderr) =>
       done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
   });
 }
 
-const mcpx = (args: string[], cwd: string, extra?: Record<string, string>): Promise<Run> =>
-  run(process.execPath, [cli, ...args], cwd, extra);
+const mcpx = (args: string[], cwd: string, extra: Record<string, string> = {}): Promise<CliRun> =>
+  runCli(args, { cwd, env: { ...env, ...extra }, timeoutMs: 60_000 });
 
 /** The `answer` row's first command, exactly as printed. */
 function printedAnswer(text: string): string {
@@ -53,7 +46,7 @@ beforeAll(() => {
   // `mcpx` on PATH, as an installed one would be.
   const bin = join(home, 'bin');
   mkdirSync(bin);
-  writeFileSync(join(bin, 'mcpx'), `#!/bin/sh\nexec "${process.execPath}" "${cli}" "$@"\n`);
+  writeFileSync(join(bin, 'mcpx'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
   chmodSync(join(bin, 'mcpx'), 0o755);
   env = {
     PATH: `${bin}:${process.env.PATH ?? ''}`,
@@ -81,13 +74,13 @@ describe('printed commands, pasted elsewhere', () => {
     expect(listed.stdout).toContain(`MCPX_SESSION_ID=`);
 
     // From elsewhere, the bare command is refused, naming the question's session and the exact command.
-    const bare = await run('sh', ['-c', `mcpx elicit answer --config ${join(dirA, 'x.json')} ${id} confirm=true`], dirB);
+    const bare = await sh(`mcpx elicit answer --config ${join(dirA, 'x.json')} ${id} confirm=true`, dirB);
     expect(bare.code).toBe(1);
     expect(bare.stderr).toContain('ELICITATION_FORBIDDEN');
     expect(bare.stderr).toMatch(/session fp-[0-9a-f]{16}/);
     expect(bare.stderr).toMatch(/MCPX_SESSION_ID=fp-[0-9a-f]{16} mcpx elicit answer/);
 
-    const pasted = await run('sh', ['-c', command], dirB);
+    const pasted = await sh(command, dirB);
     expect(pasted.code, pasted.stderr + pasted.stdout).toBe(0);
   });
 });

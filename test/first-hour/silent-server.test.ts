@@ -3,22 +3,19 @@
  * `initialize` together), the failure names the server and the bound, `mcpx list` still lists the others and exits
  * 1, and a daemon waiting on such a server stops at once, taking the server's process with it.
  */
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openTerminal } from '../cli/helpers/tmux.js';
+import { CLI, runCli, type CliRun } from '../helpers/cli-run.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
-const cli = join(root, 'dist', 'cli.js');
 const silent = join(root, 'test', 'fixtures', 'servers', 'silent.mjs');
 const healthy = join(root, 'test', 'fixtures', 'servers', 'progress.mjs');
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
+interface Run extends CliRun {
   ms: number;
 }
 
@@ -50,19 +47,10 @@ const baseEnv = {
   HOME: dir,
 };
 
-function run(args: string[], extra: Record<string, string> = {}): Promise<Run> {
+async function run(args: string[], extra: Record<string, string> = {}): Promise<Run> {
   const started = Date.now();
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [cli, ...args],
-      { cwd: dir, env: { ...baseEnv, ...extra }, timeout: 120_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        done({ code, stdout, stderr, ms: Date.now() - started });
-      },
-    );
-  });
+  const ran = await runCli(args, { cwd: dir, env: { ...baseEnv, ...extra }, timeoutMs: 120_000 });
+  return { ...ran, ms: Date.now() - started };
 }
 
 const alive = (pid: number): boolean => {
@@ -102,7 +90,7 @@ describe('a server that never answers', () => {
 
   it('on a terminal, mcpx list says after a second which server it waits for; piped, it says nothing of it', async () => {
     const env = Object.entries({ ...baseEnv, MCPX_DAEMON: 'inline' }).map(([k, v]) => `${k}=${v}`);
-    const command = ['env', ...env, process.execPath, cli, 'list'];
+    const command = ['env', ...env, process.execPath, CLI, 'list'];
     const terminal = openTerminal(['sh', '-c', `"$@"; echo "EXIT=$?"`, 'sh', ...command], { cwd: dir });
     try {
       const done = await terminal.waitFor('EXIT=');
@@ -125,7 +113,7 @@ describe('a server that never answers', () => {
   it('mcpx daemon stop stops a daemon waiting on it, and the server process goes too', async () => {
     const started = await run(['daemon', 'start', ...patient]);
     expect(started.code, started.stderr).toBe(0);
-    const pending = spawn(process.execPath, [cli, 'call', 'patient.x', ...patient], { cwd: dir, env: baseEnv, stdio: 'ignore' });
+    const pending = spawn(process.execPath, [CLI, 'call', 'patient.x', ...patient], { cwd: dir, env: baseEnv, stdio: 'ignore' });
     try {
       expect(await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 20_000)).toBe(true);
       const serverPids = readFileSync(pidFile, 'utf8').split('\n').filter(Boolean).map(Number);

@@ -3,33 +3,18 @@
  * mistyped tool gets a did-you-mean through `mcpx exec`; mcpx.json is found in a parent directory, and an empty
  * listing says where it looked; a mistyped `"comand"` is named with its suggestion.
  */
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, type CliRun } from '../helpers/cli-run.js';
 import { stdioFixture } from '../helpers/fixture-servers.js';
-
-const root = resolve(import.meta.dirname, '..', '..');
-const cli = join(root, 'dist', 'cli.js');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 let home: string;
 let project: string;
 let env: Record<string, string>;
 
-function mcpx(args: string[], cwd: string): Promise<Run> {
-  return new Promise((done) => {
-    execFile(process.execPath, [cli, ...args], { cwd, env, timeout: 60_000 }, (error, stdout, stderr) =>
-      done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const mcpx = (args: string[], cwd: string): Promise<CliRun> => runCli(args, { cwd, env, timeoutMs: 60_000 });
 
 beforeAll(() => {
   home = mkdtempSync(join(tmpdir(), 'mcpx-small-'));

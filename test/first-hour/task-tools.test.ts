@@ -3,22 +3,14 @@
  * 'required'`) cannot be called by mcpx yet: the listing marks it, and a call fails before anything is sent with
  * TASKS_NOT_SUPPORTED instead of the server's raw -32601.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCli, type CliRun } from '../helpers/cli-run.js';
 
-const root = resolve(import.meta.dirname, '..', '..');
-const cli = join(root, 'dist', 'cli.js');
 const everything = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-task-tools-'));
 writeFileSync(
@@ -33,18 +25,8 @@ const env = {
   HOME: dir,
 };
 
-function run(args: string[], extra: Record<string, string> = {}): Promise<Run> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [cli, ...args],
-      { cwd: dir, env: { ...env, ...extra }, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-      },
-    );
-  });
-}
+const run = (args: string[], extra: Record<string, string> = {}): Promise<CliRun> =>
+  runCli(args, { cwd: dir, env: { ...env, ...extra }, timeoutMs: 60_000 });
 
 afterAll(async () => {
   await run(['daemon', 'stop'], { MCPX_DAEMON: '' });

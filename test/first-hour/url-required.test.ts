@@ -3,7 +3,6 @@
  * `mcpx call` exits 75 with the URL and its domain (and `--json` carries them), another process answers it (accept:
  * the person completed the page), and the call is retried and its result collected with `mcpx task result`.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -12,17 +11,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createMemoryEraCache } from '../../src/client/era-cache.js';
 import { createMcpx } from '../../src/mcpx.js';
 import type { Question } from '../../src/types.js';
+import { runCli, type CliRun } from '../helpers/cli-run.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
-const cli = join(root, 'dist', 'cli.js');
 const fixture = join(root, 'test', 'fixtures', 'servers', 'url-required.mjs');
 const urlFor = (account: string): string => `https://accounts.example.com/authorize?id=${account}`;
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-url-required-'));
 writeFileSync(
@@ -36,14 +29,8 @@ const env = {
   HOME: dir,
 };
 
-function run(args: string[], extra: Record<string, string> = {}): Promise<Run> {
-  return new Promise((done) => {
-    const options = { cwd: dir, env: { ...env, ...extra }, timeout: 20_000 };
-    execFile(process.execPath, [cli, ...args], options, (error, stdout, stderr) => {
-      done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
+const run = (args: string[], extra: Record<string, string> = {}): Promise<CliRun> =>
+  runCli(args, { cwd: dir, env: { ...env, ...extra }, timeoutMs: 20_000 });
 
 afterAll(async () => {
   await run(['daemon', 'stop']);

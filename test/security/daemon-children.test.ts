@@ -5,28 +5,17 @@
  * servers with it: every process it had started is gone within a bounded wait. Through the built CLI, which
  * starts the daemon as any command does on first need.
  */
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLI } from '../helpers/serve.js';
+import { runCli, type CliRun } from '../helpers/cli-run.js';
 
 const everything = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
 
-function mcpx(
-  args: string[],
-  cwd: string,
-  env: Record<string, string>,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npx tsup)`);
-  return new Promise((done) => {
-    execFile(process.execPath, [CLI, ...args], { cwd, env, timeout: 60_000 }, (error, stdout, stderr) => {
-      done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
+const mcpx = (args: string[], cwd: string, env: Record<string, string>): Promise<CliRun> =>
+  runCli(args, { cwd, env, timeoutMs: 60_000 });
 
 function alive(pid: number): boolean {
   try {

@@ -3,7 +3,6 @@
  * body are each stopped at a documented bound with a clear error, instead of opening questions (or buffering bytes)
  * without end. The script and the server go through the built CLI; the REST body through the daemon's app in-process.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -13,27 +12,16 @@ import { McpxError } from '../../src/errors.js';
 import { createTaskRunner, type TaskRunner } from '../../src/tasks/runner.js';
 import { createTaskStore } from '../../src/tasks/task-store.js';
 import { createApp, DEFAULT_MAX_BODY_BYTES } from '../../src/surfaces/http/app.js';
+import { runCli, type CliRun } from '../helpers/cli-run.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
-const cli = join(root, 'dist', 'cli.js');
 const floodsServer = join(root, 'test', 'fixtures', 'servers', 'floods.mjs');
 const modernServer = join(root, 'test', 'fixtures', 'servers', 'floods-modern.mjs');
 
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function mcpx(args: string[], dir: string, stdin = ''): Promise<Ran> {
+function mcpx(args: string[], dir: string, stdin = ''): Promise<CliRun> {
   // The daemon's app runs inside the command (MCPX_DAEMON=inline): no daemon process is left behind.
   const env = { PATH: process.env.PATH ?? '', MCPX_STATE_DIR: join(dir, 'state'), MCPX_DAEMON: 'inline' };
-  return new Promise((done) => {
-    const child = execFile(process.execPath, [cli, ...args], { cwd: dir, env, timeout: 120_000 }, (error, stdout, stderr) =>
-      done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-    );
-    child.stdin?.end(stdin);
-  });
+  return runCli(args, { cwd: dir, env, stdin, timeoutMs: 120_000 });
 }
 
 function writeConfig(dir: string, elicit: Record<string, unknown>, env: Record<string, string> = {}): string {

@@ -5,19 +5,12 @@
  * and how the call goes on (start that daemon again, then collect the result), not that the call goes on.
  * Each hint is then followed, and does what it says.
  */
-import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runCli, type CliRun } from '../helpers/cli-run.js';
 import { stdioFixture } from '../helpers/fixture-servers.js';
-import { CLI } from '../helpers/serve.js';
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 function scratch(): { dir: string; state: string; env: Record<string, string>; configPath: string } {
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-hints-'));
@@ -27,14 +20,8 @@ function scratch(): { dir: string; state: string; env: Record<string, string>; c
   return { dir, state, configPath, env: { PATH: process.env.PATH ?? '', HOME: dir, MCPX_STATE_DIR: state } };
 }
 
-function mcpx(args: string[], s: { dir: string; env: Record<string, string> }): Promise<Run> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npx tsup)`);
-  return new Promise((done) => {
-    execFile(process.execPath, [CLI, ...args], { cwd: s.dir, env: s.env, timeout: 60_000 }, (error, stdout, stderr) => {
-      done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
+const mcpx = (args: string[], s: { dir: string; env: Record<string, string> }): Promise<CliRun> =>
+  runCli(args, { cwd: s.dir, env: s.env, timeoutMs: 60_000 });
 
 function alive(pid: number): boolean {
   try {

@@ -3,31 +3,19 @@
  * timeout, nor as the store being unavailable), and a script whose default export cannot be JSON fails clearly
  * (non-zero exit) instead of printing `[object Object]`. Through the built CLI, on a raw stdio fixture server.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runCli, type CliRun } from '../helpers/cli-run.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
-const cli = join(root, 'dist', 'cli.js');
 const deepServer = join(root, 'test', 'fixtures', 'servers', 'deep-result.mjs');
 
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function mcpx(args: string[], dir: string, stdin = ''): Promise<Ran> {
+function mcpx(args: string[], dir: string, stdin = ''): Promise<CliRun> {
   // The daemon's app runs inside the command (MCPX_DAEMON=inline): no daemon process is left behind.
   const env = { PATH: process.env.PATH ?? '', MCPX_STATE_DIR: join(dir, 'state'), MCPX_DAEMON: 'inline' };
-  return new Promise((done) => {
-    const child = execFile(process.execPath, [cli, ...args], { cwd: dir, env, timeout: 90_000 }, (error, stdout, stderr) =>
-      done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-    );
-    child.stdin?.end(stdin);
-  });
+  return runCli(args, { cwd: dir, env, stdin, timeoutMs: 90_000 });
 }
 
 function deepConfig(depth: number): { dir: string; config: string } {

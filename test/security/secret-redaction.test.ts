@@ -5,19 +5,16 @@
  * config's `${MYTOKEN}` and a placeholder for the stored credential, never either value; the SQLite state file (the
  * task records, the audit trail) and every other file the daemon wrote hold neither.
  */
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryEraCache } from '../../src/client/era-cache.js';
 import { McpxError } from '../../src/errors.js';
 import { createMcpx } from '../../src/mcpx.js';
 import { openSecretStore } from '../../src/secrets/index.js';
-
-const root = resolve(import.meta.dirname, '..', '..');
-const cli = join(root, 'dist', 'cli.js');
+import { runCli } from '../helpers/cli-run.js';
 
 const token = `tok-${randomBytes(12).toString('hex')}`;
 const stored = `kept-${randomBytes(12).toString('hex')}`;
@@ -64,13 +61,10 @@ beforeAll(() => {
     MCPX_SECRET_STORE: 'file',
     MYTOKEN: token,
   };
-  run = (args) =>
-    new Promise((done) => {
-      const child = execFile(process.execPath, [cli, ...args], { cwd, env, timeout: 60_000 }, (error, stdout, stderr) =>
-        done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, out: `${stdout}\n${stderr}` }),
-      );
-      child.stdin?.end();
-    });
+  run = async (args) => {
+    const { code, stdout, stderr } = await runCli(args, { cwd, env, timeoutMs: 60_000 });
+    return { code, out: `${stdout}\n${stderr}` };
+  };
 });
 
 afterAll(async () => {

@@ -5,21 +5,16 @@
  * is tightened, and the command says so once on stderr. Each run is the built CLI in a state dir under a parent
  * made 0755 (a mkdtemp dir is 0700 already, which would hide an open state dir from the attacker).
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/broker/stores/sqlite.js';
 import { tightenPrivateDir } from '../../src/private-files.js';
+import { runCli, type CliRun } from '../helpers/cli-run.js';
 import { stdioFixture } from '../helpers/fixture-servers.js';
-import { CLI, serveSetup, v2Client } from '../helpers/serve.js';
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+import { serveSetup, v2Client } from '../helpers/serve.js';
 
 const RUNUSER = ['/usr/sbin/runuser', '/sbin/runuser', '/usr/bin/runuser'].find((path) => existsSync(path));
 const canImpersonate = RUNUSER !== undefined && process.getuid?.() === 0;
@@ -35,14 +30,8 @@ function openParent(): { dir: string; state: string; env: Record<string, string>
   return { dir, state, configPath, env: { PATH: process.env.PATH ?? '', HOME: dir, MCPX_STATE_DIR: state } };
 }
 
-function mcpx(args: string[], cwd: string, env: Record<string, string>): Promise<Run> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npx tsup)`);
-  return new Promise((done) => {
-    execFile(process.execPath, [CLI, ...args], { cwd, env, timeout: 60_000 }, (error, stdout, stderr) => {
-      done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
+const mcpx = (args: string[], cwd: string, env: Record<string, string>): Promise<CliRun> =>
+  runCli(args, { cwd, env, timeoutMs: 60_000 });
 
 /** Every path under `dir` (files, sockets, sub-dirs), depth first. */
 function everything(dir: string): string[] {
