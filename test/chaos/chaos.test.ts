@@ -20,6 +20,7 @@ import { startHttpFixture, type HttpFixture } from '../helpers/fixture-servers.j
 import { startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 import { daemonPaths } from '../../src/surfaces/daemon/daemon-paths.js';
+import { processAlive as alive } from '../../src/process-alive.js';
 
 // `npm test` asks 200 (CI time on 2 cores); `npm run chaos` asks 1,000.
 const QUESTIONS = Number(process.env.MCPX_CHAOS_QUESTIONS || 200);
@@ -52,16 +53,6 @@ interface Line {
   received?: { action: string; content?: { repo?: string } };
   /** From asking to the call's end. */
   ms: number;
-}
-
-/** Whether a process with this pid exists (signal 0 only checks). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function runClient(index: number, sockets: string[], questions: number): Promise<Line[]> {

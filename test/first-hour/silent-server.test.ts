@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openTerminal } from '../cli/helpers/tmux.js';
 import { CLI, runCli, type CliRun } from '../helpers/cli-run.js';
+import { processAlive as alive } from '../../src/process-alive.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const silent = join(root, 'test', 'fixtures', 'servers', 'silent.mjs');
@@ -52,15 +53,6 @@ async function run(args: string[], extra: Record<string, string> = {}): Promise<
   const ran = await runCli(args, { cwd: dir, env: { ...baseEnv, ...extra }, timeoutMs: 120_000 });
   return { ...ran, ms: Date.now() - started };
 }
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 async function until(check: () => boolean, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;

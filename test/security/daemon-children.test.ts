@@ -11,20 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, type CliRun } from '../helpers/cli-run.js';
+import { processAlive as alive } from '../../src/process-alive.js';
 
 const everything = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
 
 const mcpx = (args: string[], cwd: string, env: Record<string, string>): Promise<CliRun> =>
   runCli(args, { cwd, env, timeoutMs: 60_000 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The processes whose parent is `pid`, with their command lines (Linux /proc). */
 function childrenOf(pid: number): Array<{ pid: number; command: string }> {

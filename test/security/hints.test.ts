@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, type CliRun } from '../helpers/cli-run.js';
 import { stdioFixture } from '../helpers/fixture-servers.js';
+import { processAlive as alive } from '../../src/process-alive.js';
 
 function scratch(): { dir: string; state: string; env: Record<string, string>; configPath: string } {
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-hints-'));
@@ -22,15 +23,6 @@ function scratch(): { dir: string; state: string; env: Record<string, string>; c
 
 const mcpx = (args: string[], s: { dir: string; env: Record<string, string> }): Promise<CliRun> =>
   runCli(args, { cwd: s.dir, env: s.env, timeoutMs: 60_000 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('a state file that is not a SQLite database', () => {
   it('is named as such, with its path and what to do; moving it aside lets the next command start afresh', async () => {
