@@ -7,6 +7,12 @@ export default defineConfig([
     entry: {
       index: 'src/index.ts',
       broker: 'src/broker/index.ts',
+      stores: 'src/entries/stores.ts',
+      runtime: 'src/entries/runtime.ts',
+      codegen: 'src/entries/codegen.ts',
+      auth: 'src/entries/auth.ts',
+      policy: 'src/entries/policy.ts',
+      config: 'src/entries/config.ts',
       testing: 'src/testing.ts',
       opencode: 'src/surfaces/plugin/opencode.ts',
     },
@@ -18,6 +24,10 @@ export default defineConfig([
     splitting: true,
     // quickjs variants locate their .wasm next to their own files; never bundle them.
     external: [/^@jitl\//, /^quickjs-emscripten/, 'ts-morph', 'esbuild', 'sqlite3'],
+    // CommonJS has no import.meta: there, a package is resolved the way require resolves it.
+    esbuildOptions(options, { format }) {
+      if (format === 'cjs') options.define = { ...options.define, 'import.meta.resolve': 'require.resolve' };
+    },
     // The web inbox's page, script and style are plain files the daemon serves from dist/ui/ (after clean).
     onSuccess: async () => cpSync('src/surfaces/http/web/ui', 'dist/ui', { recursive: true }),
   },

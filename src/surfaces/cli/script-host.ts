@@ -21,7 +21,7 @@ import { stateDir } from '../../paths.js';
 import { parsePolicy, withMode, type Policy } from '../../policy/index.js';
 import type { AskRequest, AskStop, HostBindings, RunOutcome, ScriptRun, ToolCallReply } from '../../runtime/index.js';
 import type { Answer, ElicitContext, ElicitHandler, Question } from '../../types.js';
-import type { ElicitMode } from './args.js';
+import type { ElicitFlag } from './args.js';
 import type { CliIO } from './io.js';
 import { renderInputRequired } from './render.js';
 import { sanitize, sanitizeLine } from './sanitize.js';
@@ -36,7 +36,7 @@ export type PersonPrompt = (question: Question) => Promise<Answer>;
 
 export interface ScriptHostOptions {
   io: CliIO;
-  mode: ElicitMode;
+  mode: ElicitFlag;
   config?: McpxConfig | string;
   /** The config already loaded (wins over `config`). */
   loaded?: LoadedConfig;
