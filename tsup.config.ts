@@ -6,14 +6,14 @@ export default defineConfig([
     // The library: ESM + CJS + declarations. Heavy or Node-only layers stay behind subpaths.
     entry: {
       index: 'src/index.ts',
-      broker: 'src/broker/index.ts',
+      broker: 'src/broker/public.ts',
       stores: 'src/entries/stores.ts',
       runtime: 'src/entries/runtime.ts',
       codegen: 'src/entries/codegen.ts',
       auth: 'src/entries/auth.ts',
       policy: 'src/entries/policy.ts',
       config: 'src/entries/config.ts',
-      testing: 'src/testing.ts',
+      testing: 'src/testing/index.ts',
       opencode: 'src/surfaces/plugin/opencode.ts',
     },
     format: ['esm', 'cjs'],

@@ -16,8 +16,8 @@ import { createMcpx } from '../src/mcpx.js';
 import type { ElicitHandler } from '../src/types.js';
 import type { DaemonParts } from '../src/surfaces/daemon/daemon-core.js';
 import { runDaemon } from '../src/surfaces/daemon/daemon.js';
-import { socketFetch } from '../src/surfaces/daemon/daemon-client.js';
-import { daemonPaths } from '../src/surfaces/daemon/daemon-paths.js';
+import { socketFetch } from '../src/surfaces/daemon/client.js';
+import { daemonPaths } from '../src/surfaces/daemon/paths.js';
 import { inMemoryFixture } from '../test/helpers/fixture-servers.js';
 import type { BenchFigure, BenchSuite } from './index.js';
 
