@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Keyv from 'keyv';
 import { createBroker, openSqliteStore } from '../src/broker/index.js';
-import { createElicitationPipeline } from '../src/elicitation/pipeline.js';
+import { createElicitationPipeline } from '../src/pipeline/pipeline.js';
 import type { BrokerStore } from '../src/broker/types.js';
 import { createMemoryEraCache } from '../src/client/era-cache.js';
 import { createMcpx } from '../src/mcpx.js';

@@ -15,7 +15,7 @@ import { toBrokerStore } from './broker/index.js';
 import { openStoreUrl } from './broker/index.js';
 import type { AnsweredBy, BrokerStore, ElicitRequest, Elicitation, PendingFilter, StoredAnswer } from './broker/index.js';
 import type { CallOutcome } from './client/index.js';
-import { createElicitationPipeline } from './elicitation/pipeline.js';
+import { createElicitationPipeline } from './pipeline/pipeline.js';
 import { McpxError, type McpxErrorCode } from './errors.js';
 import { loadConfig } from './config/load.js';
 import { parsePolicy, type Policy, type PolicyMode } from './policy/index.js';

@@ -4,7 +4,7 @@
  */
 export { parsePolicy, evaluatePolicy, withMode } from '../policy/index.js';
 export type { Policy, PolicyMode, PolicyRule, PolicyDecision } from '../policy/index.js';
-export { createElicitationPipeline } from '../elicitation/pipeline.js';
-export type { Answerer, PipelineOptions } from '../elicitation/pipeline.js';
+export { createElicitationPipeline } from '../pipeline/pipeline.js';
+export type { Answerer, PipelineOptions } from '../pipeline/pipeline.js';
 export { checkContent } from '../elicitation/validate.js';
 export type { ContentCheck } from '../elicitation/validate.js';

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { statSync } from 'node:fs';
 import { createHostAuth } from '../../auth/host-auth.js';
-import { createElicitationPipeline } from '../../elicitation/pipeline.js';
+import { createElicitationPipeline } from '../../pipeline/pipeline.js';
 import { createBroker, resolveSession } from '../../broker/index.js';
 import { openStoreFromEnv } from '../../broker/index.js';
 import { createFileEraCache } from '../../client/index.js';

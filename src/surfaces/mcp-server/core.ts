@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createBroker } from '../../broker/index.js';
-import { createElicitationPipeline } from '../../elicitation/pipeline.js';
+import { createElicitationPipeline } from '../../pipeline/pipeline.js';
 import { openStoreFromEnv } from '../../broker/index.js';
 import type { Broker, ElicitRequest, RespondInput } from '../../broker/index.js';
 import { heldResponder, type Delivered } from '../../tasks/delivery.js';

@@ -8,7 +8,7 @@ import type { Broker } from '../../broker/index.js';
 import { questionFromParams } from '../../client/index.js';
 import { newCallId } from '../../ids.js';
 import type { ElicitHandler } from '../../types.js';
-import { signInRequired, type SignInAsker } from './question.js';
+import { signInRequired, type SignInAsker } from '../../auth/sign-in/question.js';
 
 export function listingSignInAsker(options: {
   server: string;
