@@ -12,6 +12,7 @@ import type { Answer } from '../types.js';
 import type { ClientPool, ClientPoolOptions } from './client-pool.js';
 import { credentialParams, keepAnswer, type AskedEntry } from './credentials.js';
 import { LegacyCall } from './legacy-call.js';
+import { fastPathsOn } from '../fast/index.js';
 import { callError, inputResponsesFor, parseContinuation, runModernCall, type ModernCallOptions } from './modern-call.js';
 import type { CallOptions, CallOutcome, Continuation } from './outcome.js';
 import type { Connections, Pooled } from './pool-connections.js';
@@ -332,7 +333,7 @@ export function createRequests(options: ClientPoolOptions, connections: Connecti
     answers: Record<string, Answer>,
     resumeOptions: Pick<CallOptions, 'signal' | 'elicitTtlMs' | 'notifications'> = {},
   ): Promise<CallOutcome<R>> => {
-    const continuation = parseContinuation(value);
+    const continuation = parseContinuation(value, fastPathsOn(options.env));
     // Checked before connecting: a bad answer costs nothing and changes nothing.
     const inputResponses = inputResponsesFor(continuation, answers);
     const pooled = await get(continuation.server);
