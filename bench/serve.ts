@@ -5,7 +5,7 @@
  * Requires `npm run build`. Figures on a shared machine are noisy: read the ratios measured together.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -264,8 +264,12 @@ async function againstMcporter(dir: string, env: NodeJS.ProcessEnv): Promise<Ben
   const config = join(dir, 'everything.json');
   writeFileSync(config, JSON.stringify({ mcpServers: { everything: server } }));
   const porterEnv = { ...env, HOME: porterHome } as Record<string, string>;
-  const stdio = (command: string, args: string[], cwd?: string, childEnv = env as Record<string, string>) =>
-    new StdioClientTransport({ command, args, env: childEnv, ...(cwd ? { cwd } : {}) });
+  const transports: StdioClientTransport[] = [];
+  const stdio = (command: string, args: string[], cwd?: string, childEnv = env as Record<string, string>) => {
+    const transport = new StdioClientTransport({ command, args, env: childEnv, ...(cwd ? { cwd } : {}) });
+    transports.push(transport);
+    return transport;
+  };
   const clients: Client[] = [];
   try {
     clients.push(await connect(stdio(process.execPath, [EVERYTHING, 'stdio']), true));
@@ -293,7 +297,23 @@ async function againstMcporter(dir: string, env: NodeJS.ProcessEnv): Promise<Ben
       return samples.map(p50);
     };
     await timeAll(WARMUP);
+    // What each intermediary's processes spend (Linux): mcpx serve, mcporter's bridge with its daemon, the relay.
+    const daemonDir = join(porterHome, '.mcporter', 'daemon');
+    // Its daemon (which mcporter's serve starts on first need) wrote its pid down by now.
+    const porterDaemon = existsSync(daemonDir) ? readdirSync(daemonDir).find((f) => f.endsWith('.json')) : undefined;
+    const pids = [
+      [transports[1]!.pid],
+      [
+        transports[2]!.pid,
+        porterDaemon ? (JSON.parse(readFileSync(join(daemonDir, porterDaemon), 'utf8')) as { pid: number }).pid : null,
+      ],
+      [transports[3]!.pid],
+    ];
+    const cpu = (): number[] => pids.map((group) => group.reduce<number>((sum, pid) => sum + cpuMs(pid), 0));
+    const cpuBefore = cpu();
     const [direct, mcpx, porter, line] = await timeAll(CALLS);
+    const callsEach = Math.ceil(CALLS / BLOCK) * (BLOCK + 1);
+    const [mcpxCpu, porterCpu, lineCpu] = cpu().map((after, i) => (after - cpuBefore[i]!) / callsEach);
     const [mcpxAdded, porterAdded, lineAdded] = [mcpx! - direct!, porter! - direct!, line! - direct!];
     const figure = (label: string, value: number, unit: string, target?: string): BenchFigure => ({
       suite: 'serve',
@@ -309,6 +329,11 @@ async function againstMcporter(dir: string, env: NodeJS.ProcessEnv): Promise<Ben
       figure('added p50 by a line relay', lineAdded, 'ms'),
       figure("mcpx's added p50 / mcporter's", mcpxAdded / porterAdded, 'x', 'at most 0.6x'),
       figure("mcpx's added p50 / the line relay's", mcpxAdded / lineAdded, 'x', 'lower where public API allows'),
+      figure('CPU per call of mcpx serve', mcpxCpu!, 'ms'),
+      figure("CPU per call of mcporter's serve and its daemon", porterCpu!, 'ms'),
+      figure('CPU per call of the line relay', lineCpu!, 'ms'),
+      figure("mcpx's CPU per call / mcporter's", mcpxCpu! / porterCpu!, 'x'),
+      figure("mcpx's CPU per call / the line relay's", mcpxCpu! / lineCpu!, 'x'),
     ];
   } finally {
     await Promise.allSettled(clients.map((client) => client.close()));
@@ -321,5 +346,16 @@ async function againstMcporter(dir: string, env: NodeJS.ProcessEnv): Promise<Ben
     } catch {
       // already stopped
     }
+  }
+}
+
+/** A process's CPU time so far (user + system, Linux /proc), in ms; 0 where it cannot be read. */
+function cpuMs(pid: number | null | undefined): number {
+  if (!pid) return 0;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
   }
 }
