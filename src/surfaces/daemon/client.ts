@@ -4,13 +4,12 @@
  */
 import { spawn } from 'node:child_process';
 import { openSync, closeSync, fchmodSync } from 'node:fs';
-import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { dirname } from 'node:path';
-import { Readable } from 'node:stream';
 import { isMcpxError, McpxError } from '../../errors.js';
 import { daemonPaths, isAlive, readDaemonState, type DaemonPaths, type DaemonState } from './paths.js';
 import { MCPX_VERSION } from '../../constants.js';
 import { makePrivateDir } from '../../private-files.js';
+import { createNodeFetch } from '../../fast/index.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -25,44 +24,8 @@ export interface DaemonClient {
 
 /** A fetch over a unix socket (Node 20's fetch cannot dial one). Keeps the connection alive between calls. */
 export function socketFetch(socket: string): { fetch: DaemonClient['fetch']; close(): void } {
-  const agent = new Agent({ keepAlive: true, maxSockets: 16 });
-  const fetchOverSocket = (path: string, init: RequestInit = {}, retried = false): Promise<Response> =>
-    new Promise((resolve, reject) => {
-      const headers: Record<string, string> = {};
-      new Headers(init.headers).forEach((value, key) => (headers[key] = value));
-      const body =
-        init.body === undefined || init.body === null ? undefined : typeof init.body === 'string' ? init.body : String(init.body);
-      if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
-      const req = httpRequest({ socketPath: socket, path, method: init.method ?? 'GET', headers, agent }, (res) => {
-        const responseHeaders = new Headers();
-        for (const [key, value] of Object.entries(res.headers as IncomingHttpHeaders)) {
-          if (Array.isArray(value)) value.forEach((v) => responseHeaders.append(key, v));
-          else if (value !== undefined) responseHeaders.set(key, value);
-        }
-        const status = res.statusCode ?? 500;
-        const nullBody = status === 204 || status === 304 || init.method === 'HEAD';
-        if (nullBody) res.resume();
-        resolve(
-          new Response(nullBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), {
-            status,
-            headers: responseHeaders,
-          }),
-        );
-      });
-      req.on('error', (error: NodeJS.ErrnoException) => {
-        // The daemon closed an idle kept-alive socket just as this request went out on it: it never saw the
-        // request, so sending it once more on a fresh socket is safe (Node's documented reusedSocket pattern).
-        if (!retried && req.reusedSocket && error.code === 'ECONNRESET') resolve(fetchOverSocket(path, init, true));
-        else reject(error);
-      });
-      init.signal?.addEventListener(
-        'abort',
-        () => req.destroy(init.signal?.reason instanceof Error ? init.signal.reason : new Error('aborted')),
-        { once: true },
-      );
-      req.end(body);
-    });
-  return { fetch: fetchOverSocket, close: () => agent.destroy() };
+  const node = createNodeFetch({ socketPath: socket, maxSockets: 16 });
+  return { fetch: (path, init) => node.fetch(new URL(path, 'http://localhost'), init), close: () => node.close() };
 }
 
 async function healthy(socket: string): Promise<boolean> {

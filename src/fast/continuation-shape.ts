@@ -4,7 +4,8 @@
  * this process just stopped with) is resumed as it is; anything else, however slight the doubt, goes through the
  * schema, whose parse and refusal are unchanged. The schema cost more than the rest of a resume's own work.
  */
-import type { Continuation } from './outcome.js';
+import type { Continuation } from '../client/index.js';
+import { ELICITATION_ID } from '../ids.js';
 
 const CONTINUATION_KEYS = new Set([
   'version',
@@ -22,8 +23,6 @@ const CONTINUATION_KEYS = new Set([
   'askedAt',
   'answered',
 ]);
-/** A question's id as the broker makes it. */
-export const QUESTION_ID = /^elc-[0-9a-f]{16}$/;
 
 const isMethod = (value: unknown): boolean => value === 'prompts/get' || value === 'resources/read';
 const optional = (value: unknown, check: (v: unknown) => boolean): boolean => value === undefined || check(value);
@@ -42,7 +41,7 @@ function isQuestion(q: unknown): boolean {
   if (!isPlainRecord(q)) return false;
   return (
     isString(q.id) &&
-    QUESTION_ID.test(q.id) &&
+    ELICITATION_ID.test(q.id) &&
     isString(q.server) &&
     isString(q.tool) &&
     (q.mode === 'form' || q.mode === 'url') &&

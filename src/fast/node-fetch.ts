@@ -1,36 +1,24 @@
 /**
- * A `fetch` for plain-http MCP servers over `node:http` with a keep-alive agent, for the Streamable HTTP transport's
- * `fetch` option. Node's global fetch (undici) costs far more CPU per request than the call it carries on loopback
- * (it clones every request whose redirect mode is not `error`, and runs each body through web streams): through
- * `mcpx serve` that was most of a plain call's added time. A JSON answer is read whole and handed over as a buffer;
- * an event stream is passed on as it arrives. Anything this does not cover (https, an unusual body, `redirect:
- * 'error'`, a redirect to follow) goes to the global fetch, which then behaves as it always did.
+ * `fetch` over `node:http` with a keep-alive agent: for plain-http MCP upstreams (the transport's public `fetch`
+ * option; undici cost more CPU per request than the call it carries on loopback) and, with `socketPath`, for the
+ * daemon's unix socket (Node 20's fetch cannot dial one). A JSON answer is read whole; an event stream is passed on
+ * as it arrives. Anything else (https, an unusual body, a redirect to follow) goes to the global fetch.
  */
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { isJsonContentType, type FetchLike } from '@modelcontextprotocol/client';
+import type { FetchLike } from '@modelcontextprotocol/client';
 
 export interface NodeFetch {
   fetch: FetchLike;
-  /**
-   * A POST of a JSON-RPC body whose answer is wanted parsed: a 2xx JSON answer (not 202) comes back as its parsed
-   * value, with no web Headers or Response built; any other answer as the Response `fetch` gives (redirects not
-   * followed). For http: URLs only; `headers` lower-cased. Aborted when any of `signals` is.
-   */
-  postJson(
-    url: URL,
-    headers: Record<string, string>,
-    body: string,
-    signals: readonly AbortSignal[],
-  ): Promise<JsonAnswer | Response>;
   /** Closes the kept-alive sockets. */
   close(): void;
 }
 
-/** A whole 2xx JSON answer, parsed. */
-export class JsonAnswer {
-  constructor(readonly value: unknown) {}
+export interface NodeFetchOptions {
+  /** Every request goes to this unix socket (the URL gives only the path); its failures are the socket's own errors. */
+  socketPath?: string;
+  maxSockets?: number;
 }
 
 interface NodeRequest {
@@ -39,8 +27,6 @@ interface NodeRequest {
   headers: Record<string, string>;
   body: string | Uint8Array | undefined;
   signals: readonly AbortSignal[];
-  /** A 2xx JSON answer (not 202) is resolved as a JsonAnswer. */
-  parsed: boolean;
   /** Redirects are followed by the global fetch, given this; absent, a redirect is the answer. */
   follow?: RequestInit;
 }
@@ -48,10 +34,11 @@ interface NodeRequest {
 const REDIRECT = new Set([301, 302, 303, 307, 308]);
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
-export function createNodeFetch(base: FetchLike = fetch): NodeFetch {
-  const agent = new Agent({ keepAlive: true });
+export function createNodeFetch(options: NodeFetchOptions = {}, base: FetchLike = fetch): NodeFetch {
+  const { socketPath } = options;
+  const agent = new Agent({ keepAlive: true, ...(options.maxSockets ? { maxSockets: options.maxSockets } : {}) });
 
-  const viaNode = (url: URL, request: NodeRequest, retried: boolean): Promise<Response | JsonAnswer> =>
+  const viaNode = (url: URL, request: NodeRequest, retried: boolean): Promise<Response> =>
     new Promise((resolve, reject) => {
       const { signals, body, method } = request;
       const aborted = signals.find((signal) => signal.aborted);
@@ -60,7 +47,7 @@ export function createNodeFetch(base: FetchLike = fetch): NodeFetch {
         body === undefined
           ? request.headers
           : { ...request.headers, 'content-length': String(typeof body === 'string' ? Buffer.byteLength(body) : body.length) };
-      const req = httpRequest(url, { method, headers, agent });
+      const req = httpRequest(url, { method, headers, agent, ...(socketPath ? { socketPath } : {}) });
       let abortedBy: AbortSignal | undefined;
       const onAbort = (event: Event): void => {
         abortedBy = event.target as AbortSignal;
@@ -71,7 +58,8 @@ export function createNodeFetch(base: FetchLike = fetch): NodeFetch {
       const done = (): void => {
         for (const signal of signals) signal.removeEventListener('abort', onAbort);
       };
-      const failure = (error: Error): unknown => abortedBy?.reason ?? new TypeError('fetch failed', { cause: error });
+      const failure = (error: Error): unknown =>
+        abortedBy?.reason ?? (socketPath ? error : new TypeError('fetch failed', { cause: error }));
       let answered = false;
       req.once('error', (error: NodeJS.ErrnoException) => {
         done();
@@ -90,12 +78,6 @@ export function createNodeFetch(base: FetchLike = fetch): NodeFetch {
           done();
           return resolve(base(url, request.follow));
         }
-        const parsed =
-          request.parsed &&
-          status >= 200 &&
-          status < 300 &&
-          status !== 202 &&
-          isJsonContentType(res.headers['content-type'] ?? '');
         const init = (): ResponseInit => {
           const responseHeaders = new Headers();
           const raw = res.rawHeaders;
@@ -108,7 +90,7 @@ export function createNodeFetch(base: FetchLike = fetch): NodeFetch {
           return resolve(new Response(null, init()));
         }
         const decoded = decode(res);
-        if (!parsed && /^\s*text\/event-stream/i.test(res.headers['content-type'] ?? '')) {
+        if (/^\s*text\/event-stream/i.test(res.headers['content-type'] ?? '')) {
           // A stream lives on after this call returns: the abort listener stays until it ends.
           res.once('close', done);
           return resolve(new Response(Readable.toWeb(decoded) as ReadableStream<Uint8Array>, init()));
@@ -119,14 +101,7 @@ export function createNodeFetch(base: FetchLike = fetch): NodeFetch {
         decoded.once('end', () => {
           ended = true;
           done();
-          const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-          if (!parsed) return resolve(wholeResponse(bytes, init()));
-          // As Response.json(): a body that is not JSON rejects with the parser's SyntaxError.
-          try {
-            resolve(new JsonAnswer(JSON.parse(utf8(bytes))));
-          } catch (error) {
-            reject(error as Error);
-          }
+          resolve(wholeResponse(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), init()));
         });
         const failed = (error: Error): void => {
           done();
@@ -148,30 +123,26 @@ export function createNodeFetch(base: FetchLike = fetch): NodeFetch {
           ? undefined
           : typeof body === 'string' || body instanceof Uint8Array
             ? body
-            : body instanceof URLSearchParams
-              ? body.toString()
+            : body instanceof URLSearchParams || socketPath
+              ? String(body)
               : null;
-      if (!(url instanceof URL) || url.protocol !== 'http:' || plain === null || init.redirect === 'error')
+      if (!socketPath && (!(url instanceof URL) || url.protocol !== 'http:' || plain === null || init.redirect === 'error'))
         return base(input, init);
       const headers = headerRecord(init.headers);
       if (body instanceof URLSearchParams && headers['content-type'] === undefined)
         headers['content-type'] = 'application/x-www-form-urlencoded;charset=UTF-8';
+      const follow = !socketPath && (init.redirect ?? 'follow') === 'follow';
       return viaNode(
-        url,
+        url as URL,
         {
           method: (init.method ?? 'GET').toUpperCase(),
           headers,
-          body: plain,
+          body: plain ?? undefined,
           signals: init.signal ? [init.signal] : [],
-          parsed: false,
-          ...((init.redirect ?? 'follow') === 'follow' ? { follow: init } : {}),
+          ...(follow ? { follow: init } : {}),
         },
         false,
-      ) as Promise<Response>;
-    },
-    postJson: (url, headers, body, signals) => {
-      if (url.protocol !== 'http:') throw new TypeError(`postJson takes http: URLs, not ${url.protocol}`);
-      return viaNode(url, { method: 'POST', headers, body, signals, parsed: true }, false);
+      );
     },
     close: () => agent.destroy(),
   };
@@ -266,7 +237,7 @@ function utf8(bytes: Buffer): string {
 }
 
 /** Headers as a record with lower-cased names (repeated ones joined), as a web Headers holds them. */
-export function headerRecord(headers: RequestInit['headers']): Record<string, string> {
+function headerRecord(headers: RequestInit['headers']): Record<string, string> {
   const record: Record<string, string> = {};
   if (headers === undefined) return record;
   (headers instanceof Headers ? headers : new Headers(headers)).forEach((value, key) => (record[key] = value));
