@@ -56,7 +56,7 @@ interface Paired {
   direct: number;
   through: number;
   added: number;
-  /** What a bare node:http proxy in serve's place adds, measured in the same blocks: the floor of any HTTP intermediary. */
+  /** What a bare relay in serve's place adds (a line relay on stdio, a node:http proxy on HTTP), in the same blocks. */
   floor?: number;
 }
 
@@ -158,7 +158,7 @@ export async function run(): Promise<BenchFigure[]> {
     if (floor !== undefined) {
       figures.push({
         suite: 'serve',
-        name: `${name}: added p50 by a bare node:http proxy (the floor)`,
+        name: `${name}: added p50 by a bare relay (the floor)`,
         value: floor,
         unit: 'ms',
       });
@@ -208,6 +208,8 @@ export async function run(): Promise<BenchFigure[]> {
       await relay.close();
     }
     figures.push(...(await againstMcporter(dir, env)));
+    // MCPX_BENCH_SERVE_HTTP=0: stdio only (the comparison with mcporter's serve is on stdio).
+    if (process.env.MCPX_BENCH_SERVE_HTTP === '0') return figures;
     // Streamable HTTP
     const upstream = await startPrinting([FIXTURE, '--http', '--port', '0'], env);
     const httpConfig = join(dir, 'http.json');
