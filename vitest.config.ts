@@ -1,7 +1,14 @@
 import { defineConfig } from 'vitest/config';
 
+// Most tests wait on child processes, sockets and stores rather than the CPU, so files run four at a time even on
+// two cores (vitest's default is cores - 1: one file at a time there). Both projects share that one pool: the
+// e2e files use a fresh state dir, port and tmux socket each, so they can run beside each other and the unit files.
+// `--maxWorkers=N` on the command line overrides it.
+const maxWorkers = 4;
+
 export default defineConfig({
   test: {
+    maxWorkers,
     projects: [
       {
         test: {
@@ -20,7 +27,6 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
-          fileParallelism: false,
         },
       },
     ],
