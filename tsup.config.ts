@@ -6,8 +6,14 @@ export default defineConfig([
     // The library: ESM + CJS + declarations. Heavy or Node-only layers stay behind subpaths.
     entry: {
       index: 'src/index.ts',
-      broker: 'src/broker/index.ts',
-      testing: 'src/testing.ts',
+      broker: 'src/broker/public.ts',
+      stores: 'src/entries/stores.ts',
+      runtime: 'src/entries/runtime.ts',
+      codegen: 'src/entries/codegen.ts',
+      auth: 'src/entries/auth.ts',
+      policy: 'src/entries/policy.ts',
+      config: 'src/entries/config.ts',
+      testing: 'src/testing/index.ts',
       opencode: 'src/surfaces/plugin/opencode.ts',
     },
     format: ['esm', 'cjs'],
@@ -18,6 +24,10 @@ export default defineConfig([
     splitting: true,
     // quickjs variants locate their .wasm next to their own files; never bundle them.
     external: [/^@jitl\//, /^quickjs-emscripten/, 'ts-morph', 'esbuild', 'sqlite3'],
+    // CommonJS has no import.meta: there, a package is resolved the way require resolves it.
+    esbuildOptions(options, { format }) {
+      if (format === 'cjs') options.define = { ...options.define, 'import.meta.resolve': 'require.resolve' };
+    },
     // The web inbox's page, script and style are plain files the daemon serves from dist/ui/ (after clean).
     onSuccess: async () => cpSync('src/surfaces/http/web/ui', 'dist/ui', { recursive: true }),
   },

@@ -8,14 +8,14 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Keyv } from 'keyv';
-import { createBroker, type StoreBroker } from './broker/broker.js';
-import { questionOf } from './broker/question.js';
-import { resolveSession, type SessionBinding } from './broker/session.js';
-import { toBrokerStore } from './broker/store.js';
-import { openStoreUrl } from './broker/store-url.js';
-import type { AnsweredBy, BrokerStore, ElicitRequest, PendingEntry, PendingFilter, StoredAnswer } from './broker/types.js';
-import type { CallOutcome } from './client/outcome.js';
-import { createElicitationPipeline } from './elicitation/pipeline.js';
+import { createBroker, type StoreBroker } from './broker/index.js';
+import { questionOf } from './broker/index.js';
+import { resolveSession, type SessionBinding } from './broker/index.js';
+import { toBrokerStore } from './broker/index.js';
+import { openStoreUrl } from './broker/index.js';
+import type { AnsweredBy, BrokerStore, ElicitRequest, Elicitation, PendingFilter, StoredAnswer } from './broker/index.js';
+import type { CallOutcome } from './client/index.js';
+import { createElicitationPipeline } from './pipeline/pipeline.js';
 import { McpxError, type McpxErrorCode } from './errors.js';
 import { loadConfig } from './config/load.js';
 import { parsePolicy, type Policy, type PolicyMode } from './policy/index.js';
@@ -48,7 +48,7 @@ export interface DurableMcpx extends Mcpx {
   /** Answers a question (`elc-` id) asked by any process on the store. Throws ANSWER_INVALID, ELICITATION_ALREADY_ANSWERED, ... */
   answer(questionId: string, answer: Answer, options?: { by?: AnsweredBy }): Promise<StoredAnswer>;
   /** Questions waiting (default) or in the given states, from every process on the store. */
-  pending(filter?: PendingFilter): Promise<PendingEntry[]>;
+  pending(filter?: PendingFilter): Promise<Elicitation[]>;
   /** A call's record (`tsk-` id, or the `task` of an outcome): its state, questions and result. */
   task(id: string): Promise<TaskRecord | undefined>;
   /** The call's outcome once it ends (complete; a failure throws its McpxError), driving a modern call let go by its asker. */

@@ -41,7 +41,7 @@ import type {
   BrokerStore,
   ElicitRequest,
   OpenRequestInput,
-  PendingEntry,
+  Elicitation,
   PendingFilter,
   RespondInput,
   StoredAnswer,
@@ -297,7 +297,7 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
       return answer ?? expiry.settle(request);
     },
 
-    async pending(filter: PendingFilter = {}): Promise<PendingEntry[]> {
+    async pending(filter: PendingFilter = {}): Promise<Elicitation[]> {
       ensureOpen();
       return listPending(listingDeps, filter);
     },

@@ -3,7 +3,14 @@
  * transport, in the era the server speaks. `auto` probes once (in place on stdio: one spawn) and caches the verdict;
  * later connects adopt it with zero round trips.
  */
-import { Client, SdkError, type JSONRPCErrorResponse, type JSONRPCResponse, type Transport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  SdkError,
+  StreamableHTTPClientTransport,
+  type JSONRPCErrorResponse,
+  type JSONRPCResponse,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { ChildProcess } from 'node:child_process';
 import type { PassThrough } from 'node:stream';
@@ -11,13 +18,12 @@ import { McpxError } from '../errors.js';
 import type { Era } from '../types.js';
 import { isHttpServer, type ServerConfig } from '../config/schema.js';
 import type { Auth } from '../auth/index.js';
-import { signInErrorOf } from '../auth/sign-in-question.js';
+import { signInErrorOf } from '../auth/sign-in/question.js';
 import { serverFingerprint, type EraCache, type EraVerdict } from './era-cache.js';
 import type { WireElicitResult } from './seam.js';
 import { filled, type AskedValues } from './credentials.js';
-import { createStreamLinks, type StreamLinks } from './stream-links.js';
-import { createNodeFetch, type NodeFetch } from './node-fetch.js';
-import { PlainPostTransport, nodePostJson, type PostJson } from './plain-post.js';
+import { createStreamLinks } from './stream-links.js';
+import { createNodeFetch, fastPathsOn } from '../fast/index.js';
 import { stdioSpawnOf, takeEarly, type StdioSpawn } from './prespawn.js';
 import { ConnectBound, DEFAULT_CONNECT_TIMEOUT_MS, isProbeClosed } from './connect-bound.js';
 
@@ -171,11 +177,6 @@ export interface Connection {
   close(): Promise<void>;
 }
 
-/** A plain http: upstream's requests go straight through node:http. */
-function plainPost(node: NodeFetch | undefined, links: StreamLinks, url: string): { postJson?: PostJson } {
-  return node && new URL(url).protocol === 'http:' ? { postJson: nodePostJson(node, links) } : {};
-}
-
 function isConnector(server: ServerConfig | ServerConnector): server is ServerConnector {
   return typeof (server as ServerConnector).connect === 'function';
 }
@@ -185,7 +186,7 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
   const { server } = options;
   let stderr = '';
   // Its kept-alive sockets belong to this connection: closed with it.
-  const httpFetch = !isConnector(server) && isHttpServer(server) ? createNodeFetch() : undefined;
+  const httpFetch = !isConnector(server) && isHttpServer(server) && fastPathsOn(options.env) ? createNodeFetch() : undefined;
   const links = createStreamLinks(httpFetch?.fetch ?? fetch, (token, message) =>
     options.onNotification?.(token, String(message.method), (message.params ?? {}) as Record<string, unknown>),
   );
@@ -201,7 +202,7 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
             ...http,
             ...(options.asked?.oauth ? { secrets: options.asked.oauth } : {}),
           })
-        : new PlainPostTransport(new URL(server.url), { ...http, ...plainPost(httpFetch, links, server.url) });
+        : new StreamableHTTPClientTransport(new URL(server.url), http);
     }
     const transport = new InPlaceStdioTransport(stdioSpawnOf(server, options.env, options.cwd, options.asked));
     transport.stderr?.on('data', (chunk: Buffer) => {

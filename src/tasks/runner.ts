@@ -5,14 +5,14 @@
  * question of the round is answered, the call is re-sent (host.resume), which may ask again.
  * Expiry is the broker answering cancel, so cancel reaches the server in both eras.
  */
-import type { ElicitRequest } from '../broker/types.js';
-import type { StoreBroker } from '../broker/broker.js';
+import type { ElicitRequest } from '../broker/index.js';
+import type { StoreBroker } from '../broker/index.js';
 import { newCallId, newTaskId } from '../ids.js';
 import type { Question } from '../types.js';
-import { questionOf } from '../broker/question.js';
+import { questionOf } from '../broker/index.js';
 import { withProgress } from './progress.js';
 import type { CallOutcome, Continuation, TaskRecord, TaskResult, TaskStep } from './types.js';
-import type { CallNotifications } from '../client/outcome.js';
+import type { CallNotifications } from '../client/index.js';
 import { abandonQuietly, errorOf, legacyWatch, modernRound, roundAudits, type LegacyWatch, type RoundDeps } from './rounds.js';
 import { heldBy, receiptsOf } from './delivery.js';
 import type { TaskRunner, TaskRunnerOptions } from './runner-types.js';
