@@ -9,6 +9,7 @@ import type { Keyv } from 'keyv';
 import type { BrokerStore } from '../broker/types.js';
 import { encodeRow, rawKey } from '../broker/stores/rows.js';
 import { tablesOf } from '../broker/stores/postgres-schema.js';
+import { sqliteAdapterOf, sqliteTableOf } from '../broker/stores/keyv-adapters.js';
 import { leaseTableOf, LEASES_KEY } from './leases.js';
 
 export type Fence = { kind: 'holds' | 'lost'; lease: string; owner: string } | { kind: 'none' };
@@ -72,8 +73,8 @@ export function openFencedWrite(store: BrokerStore): FencedWrite {
     };
   }
   if (store.kind === 'sqlite') {
-    const query = (keyv.store as { query: SqliteQuery; opts: { table: string } }).query;
-    const table = (keyv.store as { opts: { table: string } }).opts.table;
+    const query: SqliteQuery = sqliteAdapterOf(keyv).query;
+    const table = sqliteTableOf(keyv);
     return async (key, value, ttlMs, _fence, onlyIfAbsent) => {
       const row = await encodeRow(keyv, value, ttlMs);
       const rows = await query(

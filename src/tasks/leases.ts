@@ -8,6 +8,7 @@
 import type { Keyv } from 'keyv';
 import type { BrokerStore } from '../broker/types.js';
 import { rawKey } from '../broker/stores/rows.js';
+import { postgresAdapterOf } from '../broker/stores/keyv-adapters.js';
 import { McpxError } from '../errors.js';
 
 export interface Lease {
@@ -98,7 +99,7 @@ export const LEASES_KEY = 'leases';
 
 /** The quoted Postgres table of leases, for statements that check a lease. */
 export function leaseTableOf(keyv: Keyv): string {
-  const opts = (keyv.store as { opts: { schema?: string; table?: string } }).opts;
+  const { opts } = postgresAdapterOf(keyv);
   return `${ident(opts.schema ?? 'public')}.${ident(`${opts.table ?? 'keyv'}_mcpx_leases`)}`;
 }
 
