@@ -16,7 +16,7 @@ import { refreshLockPath } from './refresh.js';
 import { signInForScope } from './sign-in/scoped.js';
 import { serverCredentials } from './token-store.js';
 import { SigningInTransport } from './transport.js';
-import { lockUnauthorized } from './unauthorized.js';
+import { OAuthTransport } from './oauth-transport.js';
 
 export { McpxOAuthProvider, type AuthorizationReturn, type OAuthSettings, type PresentSignIn } from './provider.js';
 export { MachineOAuthProvider, isMachineGrant, type MachineGrantConfig, type SecretReader } from './machine-provider.js';
@@ -104,12 +104,11 @@ export function createAuth(options: AuthOptions): Auth {
           secretReader(name, server.oauth, secrets),
           transportOptions.fetch,
         );
-        const transport = new StreamableHTTPClientTransport(new URL(server.url), { ...transportOptions, authProvider: machine });
         // One token request per 401 across processes: the fresh token is stored and the others send with it.
-        lockUnauthorized(transport, refreshLockPath(lockDir, name), {
-          stored: async () => (await machine.tokens())?.access_token,
+        return new OAuthTransport(new URL(server.url), transportOptions, machine, {
+          path: refreshLockPath(lockDir, name),
+          kept: { stored: async () => (await machine.tokens())?.access_token },
         });
-        return transport;
       }
       return new SigningInTransport(
         new URL(server.url),

@@ -86,9 +86,11 @@ export class AnswerListener {
       };
       client.on('error', lost);
       client.on('end', lost);
+      // The backend this connection talks to: a notification carries the pid of the backend that sent it.
+      const backend = ((await client.query('SELECT pg_backend_pid() AS pid')).rows[0] as { pid: number }).pid;
       client.on('notification', (message: Notification) => {
         // Sent by a claim run on this very connection (run()): the store woke its waiters when the claim returned.
-        if (!message.payload || message.processId === (client as unknown as { processID?: number }).processID) return;
+        if (!message.payload || message.processId === backend) return;
         const parsed = JSON.parse(message.payload) as StoredAnswer | { row: string };
         if ('row' in parsed) this.rowWatchers.wake(parsed.row);
         else this.wake(parsed.id, parsed.action ? parsed : undefined);

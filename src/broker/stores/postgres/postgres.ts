@@ -16,6 +16,7 @@ import { createTables, tablesOf, type Query } from './schema.js';
 import { ClaimListeners } from '../watchers.js';
 import { AnswerListener } from './listen.js';
 import { onePerKeyv } from '../per-keyv.js';
+import { postgresAdapterOf } from '../keyv-adapters.js';
 import { othersListenSql, presenceKey } from './presence.js';
 
 export interface PostgresStoreOptions {
@@ -290,10 +291,10 @@ class PostgresStore implements BrokerStore {
 /** The store over a keyv: `made` when the open path built it (with its pool), else one that LISTENs on its own connection. */
 const wrapOnce = onePerKeyv((keyv: Keyv, made?: PostgresStore): PostgresStore => {
   if (made) return made;
-  const adapter = keyv.store as { query: Query; opts: { uri: string } };
+  const adapter = postgresAdapterOf(keyv);
   const connect = async (): Promise<Client> => {
     const pg = (await import('pg')).default;
-    const client = new pg.Client({ connectionString: adapter.opts.uri });
+    const client = new pg.Client({ connectionString: adapter.opts.uri! });
     await client.connect();
     return client;
   };

@@ -1,5 +1,6 @@
 /** The Postgres store's tables (keyv's own, the pending index, the audit log), their names and their creation. */
 import type { Keyv } from 'keyv';
+import { postgresAdapterOf } from '../keyv-adapters.js';
 
 export type Query = (sql: string, params?: unknown[]) => Promise<Array<Record<string, unknown>>>;
 
@@ -14,7 +15,7 @@ export interface PostgresTables {
 }
 
 export function tablesOf(keyv: Keyv): PostgresTables {
-  const opts = (keyv.store as { opts: { schema?: string; table?: string } }).opts;
+  const { opts } = postgresAdapterOf(keyv);
   const schema = ident(opts.schema ?? 'public');
   const namespace = keyv.namespace ?? '';
   return {
@@ -28,7 +29,7 @@ export function tablesOf(keyv: Keyv): PostgresTables {
 
 /** Creates the tables and indexes unless they all exist already. */
 export async function createTables(keyv: Keyv, rawQuery: Query, tables: PostgresTables): Promise<void> {
-  const opts = (keyv.store as { opts: { schema?: string; table?: string } }).opts;
+  const { opts } = postgresAdapterOf(keyv);
   const schema = opts.schema ?? 'public';
   const base = opts.table ?? 'keyv';
   const objects = [tables.table, tables.pendingTable, tables.logTable, `${ident(schema)}.${ident(`${base}_mcpx_pending_order`)}`];

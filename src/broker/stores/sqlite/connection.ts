@@ -1,11 +1,10 @@
 /**
  * The one SQLite connection a store opened by `openSqliteStore` runs on, with every statement prepared once and
  * kept: SQLite compiles an insert on the keyv table together with the triggers it fires, and that compiling cost
- * about three times the insert itself (767 µs against 211 µs for a question's write). @keyv/sqlite's own reads
- * and writes go through the same connection, so one process never waits on its own write lock.
+ * about three times the insert itself (767 µs against 211 µs for a question's write). The keyv adapter's reads and
+ * writes (sqlite-adapter.ts) go through the same connection, so one process never waits on its own write lock.
  */
 import { createRequire } from 'node:module';
-import type { KeyvSqlite } from '@keyv/sqlite';
 import type { Database, Statement } from 'sqlite3';
 import { McpxError } from '../../../errors.js';
 
@@ -152,26 +151,6 @@ function createCheckpointer(sqlite3: typeof import('sqlite3'), path: string): { 
 function bindings(params: unknown[]): unknown {
   const [first] = params;
   return params.length === 1 && typeof first === 'object' && first !== null && !Buffer.isBuffer(first) ? first : params;
-}
-
-/**
- * A @keyv/sqlite adapter for the file at `path` whose queries run on `connection`. Its constructor always opens a
- * connection of its own: given an in-memory database, that one is closed at once and never touches the file.
- */
-export async function keyvSqliteOn(Adapter: typeof KeyvSqlite, connection: SqliteConnection, path: string): Promise<KeyvSqlite> {
-  const adapter = new Adapter({ uri: 'sqlite://:memory:' });
-  await adapter.close();
-  const opts = adapter.opts as { uri: string; db?: string; table: string; keySize?: number };
-  opts.uri = `sqlite://${path}`;
-  opts.db = path;
-  const own = adapter as unknown as { query: SqliteConnection['query']; close: () => Promise<void> };
-  own.query = connection.query;
-  own.close = connection.close;
-  // The table @keyv/sqlite creates, in its own words.
-  await connection.query(
-    `CREATE TABLE IF NOT EXISTS ${opts.table}(key VARCHAR(${opts.keySize ?? 255}) PRIMARY KEY, value TEXT )`,
-  );
-  return adapter;
 }
 
 /** Runs `statement` again while it fails with SQLITE_BUSY, for up to `timeoutMs`, pausing as SQLite's busy handler does. */

@@ -1,5 +1,5 @@
 /**
- * The CLI and daemon default: keyv over @keyv/sqlite on one file, shared by every process on the machine.
+ * The CLI and daemon default: keyv over one SQLite file in @keyv/sqlite's format, shared by every process on the machine.
  * The atomic step is an upsert that only replaces an expired row; file locking makes it cross-process.
  * SQLite has no change feed, so cross-process waiters poll `PRAGMA data_version` (cheap, changes only when
  * another connection commits) and read the watched answers only when it moved. The pending index (`p:` rows)
@@ -12,8 +12,10 @@ import { ensurePrivateFile, makePrivateDir } from '../../../private-files.js';
 import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, PutOptions, StoredAnswer, StoreRow } from '../../types.js';
 import { decodeRowsSync, encodeRow, keys, prefixEnd, rawKey, serializeLikeKeyv } from '../rows.js';
 import { schemaStatements } from './schema.js';
-import { connectSqlite, keyvSqliteOn, sqliteOpenError, SQLITE_COMPANIONS, type SqliteConnection } from './connection.js';
+import { connectSqlite, sqliteOpenError, SQLITE_COMPANIONS, type SqliteConnection } from './connection.js';
+import { openSqliteAdapter } from './adapter.js';
 import { onePerKeyv } from '../per-keyv.js';
+import { sqliteAdapterOf, sqliteTableOf } from '../keyv-adapters.js';
 import { ClaimListeners, Watchers, type Watcher } from '../watchers.js';
 
 type Query = (sql: string, ...params: unknown[]) => Promise<Array<Record<string, unknown>>>;
@@ -25,7 +27,7 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
 }
 
-/** Is this keyv's store the @keyv/sqlite adapter? Duck-typed so the root entry never loads sqlite3. */
+/** Is this keyv's store a SQLite adapter (@keyv/sqlite's or sqlite-adapter.ts)? Duck-typed so the root entry never loads sqlite3. */
 export function isSqliteAdapter(store: unknown): boolean {
   const s = store as { query?: unknown; opts?: { dialect?: string } } | undefined;
   return typeof s?.query === 'function' && s.opts?.dialect === 'sqlite';
@@ -50,8 +52,8 @@ class SqliteStore implements BrokerStore {
     readonly keyv: Keyv,
     private readonly pollIntervalMs: number,
   ) {
-    const adapter = keyv.store as { query: Query; opts: { table: string } };
-    this.table = adapter.opts.table;
+    const adapter = sqliteAdapterOf(keyv);
+    this.table = sqliteTableOf(keyv);
     this.logTable = `${this.table}_mcpx_log`;
     this.ready = this.createTriggers(adapter.query);
     this.ready.catch(() => undefined);
@@ -370,7 +372,6 @@ export function wrapSqliteKeyv(keyv: Keyv, options: SqliteStoreOptions = {}): Br
 
 /** Opens (creating if needed) the SQLite file at `path` in WAL mode, shared safely by many processes. */
 export async function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<BrokerStore> {
-  const { KeyvSqlite } = await import('@keyv/sqlite');
   let connection: SqliteConnection | undefined;
   try {
     // Made 0600 before SQLite opens it: SQLite gives the WAL and its index the database file's own mode.
@@ -380,7 +381,7 @@ export async function openSqliteStore(path: string, options: SqliteStoreOptions 
       SQLITE_COMPANIONS.map((suffix) => path + suffix),
     );
     connection = await connectSqlite(path, options.busyTimeoutMs ?? 10_000);
-    const adapter = await keyvSqliteOn(KeyvSqlite, connection, path);
+    const adapter = await openSqliteAdapter(connection, path);
     const keyv = new Keyv({ store: adapter, namespace: 'mcpx', throwOnErrors: true, serialize: serializeLikeKeyv });
     const query = connection.query;
     // WAL lets readers and the one writer proceed together; NORMAL sync is durable across process crashes.
