@@ -6,7 +6,7 @@
  * secret store and send the request again with it, asking the authorization server nothing.
  */
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { withFileLock } from './file-lock.js';
+import { withFileLock } from '../local/file-lock.js';
 
 /** The transport's view of its provider, as the SDK adapts an `OAuthClientProvider`. */
 interface AdaptedProvider {
