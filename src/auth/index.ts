@@ -4,7 +4,6 @@
  */
 import { join } from 'node:path';
 import { StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
-import type { SignInHolds } from '../client/index.js';
 import type { HttpServerConfig } from '../config/schema.js';
 import { stateDir } from '../paths.js';
 import type { SecretStore } from '../secrets/index.js';
@@ -33,7 +32,7 @@ export {
 export { answerSignInArrival } from './sign-in/answer.js';
 export { SigningInTransport, MAX_SIGN_INS_PER_MESSAGE } from './transport.js';
 export { needsRefresh, refreshLockPath, REFRESH_MARGIN_S } from './refresh.js';
-export { withFileLock, type FileLockOptions } from './file-lock.js';
+export { withFileLock, type FileLockOptions } from '../local/file-lock.js';
 
 export interface AuthOptions {
   /** The secret store, or how to open it on first need (a keychain probe is not paid by a host that never signs in). */
@@ -63,8 +62,6 @@ export interface Auth {
   ): Promise<McpxOAuthProvider>;
   /** Signs in afresh for `scope` (a step-up another process met), asked as the sign-in of the call in whose work it runs. */
   signInForScope(name: string, server: HttpServerConfig, scope: string): Promise<void>;
-  /** The sign-ins being asked, per server: every pool on this Auth (a daemon's sessions) joins them, never asks twice. */
-  signIns?: SignInHolds;
   close(): Promise<void>;
 }
 
@@ -92,7 +89,6 @@ export function createAuth(options: AuthOptions): Auth {
     );
   return {
     provider,
-    signIns: new Map(),
     signInForScope: async (name, server, scope) => signInForScope(await provider(name, server), new URL(server.url), scope),
     transport: async (name, server, { secrets, ...transportOptions }) => {
       // A machine grant never asks anyone: the SDK's transport trades the credential for a token on a 401.

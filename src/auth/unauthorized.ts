@@ -15,7 +15,7 @@ import {
   type FetchLike,
   type OAuthClientProvider,
 } from '@modelcontextprotocol/client';
-import { withFileLock } from './file-lock.js';
+import { withFileLock } from '../local/file-lock.js';
 
 export interface KeptAccessToken {
   /** The access token in the secret store now. */

@@ -15,7 +15,6 @@ export type * from './outcome.js';
 export type { AskingMethod } from './requests.js';
 // For the host's other layers (the Node API, surfaces, auth): import the client only through here.
 export type { ServerRequestForwarding } from './connection.js';
-export type { SignInHolds } from './sign-in-hold.js';
 export { withCallChecks } from './checked-calls.js';
 export { issuesFromServerText } from './server-refusal.js';
 export { serverStatus } from './server-status.js';

@@ -249,7 +249,7 @@ const continuationSchema = z.object({
 /** Checks a continuation read back from JSON. Throws CONTINUATION_INVALID naming the field. */
 export function parseContinuation(value: unknown, fastPaths = true): Continuation {
   // One the schema would return field for field (a call of this process just stopped with it) is used as it is.
-  if (fastPaths && isExactContinuation(value)) return value;
+  if (fastPaths && isExactContinuation(value)) return value as Continuation;
   const parsed = continuationSchema.safeParse(value);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => ({

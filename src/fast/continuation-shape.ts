@@ -4,7 +4,6 @@
  * this process just stopped with) is resumed as it is; anything else, however slight the doubt, goes through the
  * schema, whose parse and refusal are unchanged. The schema cost more than the rest of a resume's own work.
  */
-import type { Continuation } from '../client/index.js';
 import { ELICITATION_ID } from '../ids.js';
 
 const CONTINUATION_KEYS = new Set([
@@ -63,7 +62,7 @@ function isAnswer(value: unknown): boolean {
 }
 
 /** True when the schema would accept `value` and return it field for field (so it may be used as it is). */
-export function isExactContinuation(value: unknown): value is Continuation {
+export function isExactContinuation(value: unknown): boolean {
   if (!isPlainRecord(value) || !Object.keys(value).every((key) => CONTINUATION_KEYS.has(key))) return false;
   const c = value;
   return (

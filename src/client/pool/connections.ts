@@ -17,7 +17,7 @@ import type { LegacyCall } from '../legacy-call.js';
 import type { CallNotifications } from '../outcome.js';
 import type { HeaderScan } from '../param-headers.js';
 import type { WireElicitResult } from '../seam.js';
-import { heldElsewhere, signInPending, waitingSignIn, type SignInHolds } from '../sign-in-hold.js';
+import { heldElsewhere, signInHoldsOf, signInPending, waitingSignIn, type SignInHolds } from '../sign-in-hold.js';
 
 export interface Pooled {
   connection: Connection;
@@ -130,7 +130,7 @@ export function createConnections(options: ClientPoolOptions): Connections {
     ...new Set([...Object.keys(options.config.mcpServers), ...Object.keys(options.servers ?? {})]),
   ];
 
-  const holds: SignInHolds = options.auth?.signIns ?? new Map();
+  const holds = signInHoldsOf(options.auth);
   const get = (name: string): Promise<Pooled> => {
     if (closed) return Promise.reject(new McpxError('CALL_FAILED', 'this mcpx instance is closed'));
     // A call is asking someone to sign in to this server: a listing (or a resume) does not wait for their browser.

@@ -1,39 +1,26 @@
 /**
- * One daemon per user and config. The lock file holds the holder's pid from the instant it exists: it is written
- * under a name of our own and then hard-linked into place, which fails atomically when another holds it. (Creating
+ * One daemon per user and config. The lock file holds the holder's pid from the instant it exists: it is created
+ * whole by `createPrivateFile` (written aside, then hard-linked into place, which fails when another holds it). (Creating
  * it with `wx` and writing the pid after left a moment where a racer read an empty file, took it for stale and
  * took the lock too: two daemons, and a starter that fell back inline.)
  */
-import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { makePrivateDir } from '../../private-files.js';
+import { linkSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { createPrivateFile } from '../../private-files.js';
 import { isAlive } from './paths.js';
 
 export type LockResult = { ok: true } | { ok: false; holder: number };
 
 /** Takes the lock, or says who holds it. A lock whose holder is gone is stale and replaced. */
 export function acquireLock(lockPath: string, pid = process.pid): LockResult {
-  makePrivateDir(dirname(lockPath));
-  const mine = `${lockPath}.${pid}`;
-  writeFileSync(mine, String(pid), { mode: 0o600 });
-  try {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      try {
-        linkSync(mine, lockPath);
-        return { ok: true };
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-      const holder = readHolder(lockPath);
-      if (holder === undefined) continue; // released between our link and our read
-      if (holder && isAlive(holder)) return { ok: false, holder };
-      const taken = removeStale(lockPath, pid);
-      if (taken !== undefined) return { ok: false, holder: taken };
-    }
-    return { ok: false, holder: 0 };
-  } finally {
-    rmSync(mine, { force: true });
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (createPrivateFile(lockPath, String(pid))) return { ok: true };
+    const holder = readHolder(lockPath);
+    if (holder === undefined) continue; // released between our link and our read
+    if (holder && isAlive(holder)) return { ok: false, holder };
+    const taken = removeStale(lockPath, pid);
+    if (taken !== undefined) return { ok: false, holder: taken };
   }
+  return { ok: false, holder: 0 };
 }
 
 export function releaseLock(lockPath: string, pid = process.pid): void {

@@ -1,11 +1,7 @@
 /**
- * The daemon's stdio servers die with it, even when it is killed (SIGKILL) and cannot close them. A server is
- * told by the end of its stdin, but not every server listens: server-everything's v1 stdio transport never
- * watches for it, and a tool waiting on an answer keeps it alive for that request's timeout (10 minutes for its
- * elicitation tool), so it was left running as an orphan. Instead a tiny `sh` reads a pipe only the daemon holds;
- * when the daemon is gone the pipe ends, and it signals the daemon's process group: the daemon is started
- * detached (its own group, led by its pid), and every server it spawns, with their own children, is in it.
- * Outside a group the daemon leads (run in the foreground by hand), there is no such group and nothing is signalled.
+ * The daemon's stdio servers die with it, even when it is killed (SIGKILL) and cannot close them: not every server
+ * watches the end of its stdin (server-everything's v1 stdio transport does not, and its elicitation tool keeps it
+ * alive for 10 minutes), so it was left running as an orphan.
  */
 import { spawn } from 'node:child_process';
 
@@ -16,6 +12,12 @@ const GRACE_SECONDS = 2;
 // with that id exists (the daemon led none).
 const SCRIPT = `while read -r _; do :; done; kill -TERM -"$1" 2>/dev/null || exit 0; sleep ${GRACE_SECONDS}; kill -KILL -"$1" 2>/dev/null; exit 0`;
 
+/*
+ * A tiny `sh` reads a pipe only the daemon holds; when the daemon is gone the pipe ends, and it signals the daemon's
+ * process group: the daemon is started detached (its own group, led by its pid), and every server it spawns, with
+ * their own children, is in it. Outside a group the daemon leads (run in the foreground by hand), there is no such
+ * group and nothing is signalled.
+ */
 /** Starts the watcher for this process's group; it never keeps the daemon alive. */
 export function reapGroupOnExit(): void {
   if (process.platform === 'win32') return;

@@ -1,10 +1,8 @@
 /**
- * A served call (tools/call, prompts/get, resources/read of an upstream), whatever answered the client's request: the
- * SDK's per-connection server (server.ts) or the modern HTTP fast path (fast-call.ts). A question the upstream asks
- * reaches the client as an `input_required` result carrying mcpx's own signed request state: a modern client
- * answers by retrying, and on a legacy connection the SDK's legacy shim turns it into a real `elicitation/create`
- * mid-call and re-enters with the answer. A client that declared no elicitation gets the §5.1 text and the
- * mcpx_elicit_* tools instead. Never a request type it did not declare.
+ * A served call (tools/call, prompts/get, resources/read of an upstream), from the SDK's per-connection server
+ * (server.ts) or the modern HTTP fast path (fast-call.ts). A question the upstream asks reaches the client as an
+ * `input_required` result with mcpx's signed request state (the SDK's legacy shim turns it into a real
+ * `elicitation/create` on a legacy connection); a client that declared no elicitation gets the §5.1 text and tools.
  */
 import { createHash } from 'node:crypto';
 import {

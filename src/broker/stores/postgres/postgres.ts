@@ -1,10 +1,8 @@
 /**
- * Many hosts on the database most teams already run: keyv over @keyv/postgres (on `pg`). Every write is one
- * statement, so one round trip and atomic: the answer is an `INSERT … ON CONFLICT DO UPDATE … WHERE expired`
- * (the answer row is the claim), and the same statement drops the pending entry, logs the event and queues a
- * `pg_notify`, which Postgres delivers only when it commits. Waiters in every process LISTEN on one
- * connection: no polling. The pending index and the audit log are tables of their own, the log ordered by
- * a sequence (write order).
+ * Many hosts on the database most teams already run: keyv over @keyv/postgres (on `pg`). Every write is one atomic
+ * statement: the answer is an `INSERT … ON CONFLICT DO UPDATE … WHERE expired` (the answer row is the claim) that also
+ * drops the pending entry, logs the event and queues a `pg_notify`, delivered on commit. Waiters in every process
+ * LISTEN on one connection: no polling. The pending index and the audit log (ordered by a sequence) are tables.
  */
 import { createHash } from 'node:crypto';
 import type { Pool, Client, ClientConfig } from 'pg';

@@ -1,9 +1,12 @@
 /**
  * Who listens for answers, so a claim NOTIFYs only when some other process could be waiting: Postgres delivered
- * every answer's NOTIFY to the answering process's own LISTEN connection too (a backend woken, the payload sent
- * and parsed), though that process wakes its own waiters itself.
- *
- * One advisory lock per channel, no table, no polling, and a claim never waits for it:
+ * every answer's NOTIFY to the answering process's own LISTEN connection too, though that process wakes its own
+ * waiters itself. One advisory lock per channel: no table, no polling, and a claim never waits for it.
+ */
+import { createHash } from 'node:crypto';
+
+/*
+ * How the lock says who listens:
  * - every store's LISTEN connection holds it shared for as long as it lives (a session lock, gone with the
  *   connection), taken in the transaction that makes its LISTEN effective; its waiters re-read after that;
  * - a claim tries it exclusive, held until it commits (`pg_try_advisory_xact_lock`), and NOTIFYs only when the
@@ -12,7 +15,6 @@
  * A listener arriving while a claim holds the lock waits for that commit before it listens, then re-reads; one
  * arriving before the claim's try makes the try fail, and the claim NOTIFYs. Either way no answer goes unseen.
  */
-import { createHash } from 'node:crypto';
 
 /** The lock's first key: 'mcpx' as a positive int4. */
 const LISTENING = 0x6d637078;

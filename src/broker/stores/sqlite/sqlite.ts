@@ -1,10 +1,8 @@
 /**
- * The CLI and daemon default: keyv over one SQLite file in @keyv/sqlite's format, shared by every process on the machine.
- * The atomic step is an upsert that only replaces an expired row; file locking makes it cross-process.
- * SQLite has no change feed, so cross-process waiters poll `PRAGMA data_version` (cheap, changes only when
- * another connection commits) and read the watched answers only when it moved. The pending index (`p:` rows)
- * is kept by triggers on the keyv table, so a question and its index entry, or an answer and the entry's
- * removal, are one statement: a crash cannot split them.
+ * The CLI and daemon default: keyv over one SQLite file in @keyv/sqlite's format, shared by every process on the machine. The atomic
+ * step is an upsert that only replaces an expired row; file locking makes it cross-process. Cross-process waiters
+ * poll `PRAGMA data_version` (SQLite has no change feed). The pending index (`p:` rows) is kept by triggers on the
+ * keyv table, so a question and its index entry are one statement: a crash cannot split them.
  */
 import { dirname } from 'node:path';
 import { Keyv } from 'keyv';

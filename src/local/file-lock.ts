@@ -1,9 +1,7 @@
 /**
- * A cross-process lock: a file created exclusively (O_EXCL) that holds its holder's pid and a nonce. The holder
- * touches it while it holds it; a lock whose holder is dead (same machine: the state dir is local) or that has
- * not been touched for `staleMs` (a holder frozen or on another machine) is broken, so a crashed holder never
- * blocks anyone for longer than that bound. Within one process the lock is also a queue, so a process never polls
- * against itself.
+ * The one cross-process file lock (OAuth refresh, the secrets file): created exclusively (O_EXCL), holding its
+ * holder's pid and a nonce, touched while held. A lock whose holder is dead or that was not touched for `staleMs`
+ * is broken, so a crashed holder blocks nobody for longer; within one process it is a queue, never polled.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
@@ -11,7 +9,7 @@ import { link, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/pro
 import { dirname } from 'node:path';
 import { McpxError } from '../errors.js';
 import { makePrivateDir } from '../private-files.js';
-import { processAlive } from '../local/process-alive.js';
+import { processAlive } from './process-alive.js';
 
 export interface FileLockOptions {
   /** A lock not touched for this long is taken over (default 30 s); the holder touches it every third of it. */
