@@ -6,6 +6,7 @@ import type { BrokerEvent, AuditQuery } from '../../broker/types.js';
 import { McpxError } from '../../errors.js';
 import { findConfigPath } from '../../config/find.js';
 import type { Backend } from '../backend/backend.js';
+import type { DaemonFetch } from '../backend/rest-backend.js';
 import type { CliIO } from './io.js';
 
 type Env = Record<string, string | undefined>;
@@ -36,7 +37,7 @@ export async function openBackend(io: CliIO, options: OpenBackendOptions): Promi
     if (state && isAlive(state.pid)) {
       const direct = socketFetch(state.socket);
       let client: Awaited<ReturnType<typeof start>> | undefined;
-      const fetch = async (path: string, init?: RequestInit): Promise<Response> => {
+      const fetch: DaemonFetch = async (path, init) => {
         if (client) return client.fetch(path, init);
         try {
           return await direct.fetch(path, init);
