@@ -3,6 +3,8 @@
  * here from its own small module, without the command table and the `elicit` verbs; everything else goes to main.
  */
 import { isatty } from 'node:tty';
+import { stateDir } from '../../paths.js';
+import { describeTightened, tightenPrivateDir } from '../../private-files.js';
 import type { CliIO } from './io.js';
 
 // `--no-color` is for every command: taken off here (before `--`), it becomes NO_COLOR for the command and its servers.
@@ -41,10 +43,6 @@ try {
   // Whichever command comes first closes a state dir an older mcpx left open to other users, and says so (once:
   // the next finds it closed). A Tab completion never prints: the next command does it.
   if (!completing) {
-    const [{ tightenPrivateDir, describeTightened }, { stateDir }] = await Promise.all([
-      import('../../private-files.js'),
-      import('../../paths.js'),
-    ]);
     const tightened = tightenPrivateDir(stateDir(process.env));
     if (tightened) process.stderr.write(`mcpx: ${describeTightened(tightened)}\n`);
   }

@@ -2,7 +2,6 @@
  * How the CLI reaches its daemon: over the unix socket, with a fetch-like client. `ensureDaemon` starts one on
  * first need (detached, so calls outlive the command) and waits for it to say it is ready.
  */
-import { spawn } from 'node:child_process';
 import { openSync, closeSync, fchmodSync } from 'node:fs';
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { dirname } from 'node:path';
@@ -234,6 +233,8 @@ async function startDaemonProcess(
   fchmodSync(logFd, 0o600);
   const timeoutMs = options.timeoutMs ?? 15_000;
   try {
+    // Loaded here: only a command that starts the daemon spawns anything, and a warm call skips its cost.
+    const { spawn } = await import('node:child_process');
     const child = spawn(program, args, {
       cwd: options.cwd,
       env: { ...env } as NodeJS.ProcessEnv,
