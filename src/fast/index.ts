@@ -1,7 +1,7 @@
 /**
  * The fast paths: work the SDK (or our own schemas) would do anyway, done with less CPU on public API only, each
  * with a test that holds it to the slow path's answers. One switch turns them all off: `MCPX_FAST_PATHS=0` (CI runs
- * the client and serve tests that way too). node-fetch.ts also carries the daemon client's unix socket, always.
+ * the client and serve tests that way too).
  */
 export { createNodeFetch, type NodeFetch, type NodeFetchOptions } from './node-fetch.js';
 export { isExactContinuation } from './continuation-shape.js';

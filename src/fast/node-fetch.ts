@@ -1,7 +1,6 @@
 /**
  * `fetch` over `node:http` with a keep-alive agent: for plain-http MCP upstreams (the transport's public `fetch`
- * option; undici cost more CPU per request than the call it carries on loopback) and, with `socketPath`, for the
- * daemon's unix socket (Node 20's fetch cannot dial one). A JSON answer is read whole; an event stream is passed on
+ * option; undici cost more CPU per request than the call it carries on loopback). A JSON answer is read whole; an event stream is passed on
  * as it arrives. Anything else (https, an unusual body, a redirect to follow) goes to the global fetch.
  */
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
@@ -16,8 +15,6 @@ export interface NodeFetch {
 }
 
 export interface NodeFetchOptions {
-  /** Every request goes to this unix socket (the URL gives only the path); its failures are the socket's own errors. */
-  socketPath?: string;
   maxSockets?: number;
 }
 
@@ -35,7 +32,6 @@ const REDIRECT = new Set([301, 302, 303, 307, 308]);
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
 export function createNodeFetch(options: NodeFetchOptions = {}, base: FetchLike = fetch): NodeFetch {
-  const { socketPath } = options;
   const agent = new Agent({ keepAlive: true, ...(options.maxSockets ? { maxSockets: options.maxSockets } : {}) });
 
   const viaNode = (url: URL, request: NodeRequest, retried: boolean): Promise<Response> =>
@@ -47,7 +43,7 @@ export function createNodeFetch(options: NodeFetchOptions = {}, base: FetchLike 
         body === undefined
           ? request.headers
           : { ...request.headers, 'content-length': String(typeof body === 'string' ? Buffer.byteLength(body) : body.length) };
-      const req = httpRequest(url, { method, headers, agent, ...(socketPath ? { socketPath } : {}) });
+      const req = httpRequest(url, { method, headers, agent });
       let abortedBy: AbortSignal | undefined;
       const onAbort = (event: Event): void => {
         abortedBy = event.target as AbortSignal;
@@ -58,8 +54,7 @@ export function createNodeFetch(options: NodeFetchOptions = {}, base: FetchLike 
       const done = (): void => {
         for (const signal of signals) signal.removeEventListener('abort', onAbort);
       };
-      const failure = (error: Error): unknown =>
-        abortedBy?.reason ?? (socketPath ? error : new TypeError('fetch failed', { cause: error }));
+      const failure = (error: Error): unknown => abortedBy?.reason ?? new TypeError('fetch failed', { cause: error });
       let answered = false;
       req.once('error', (error: NodeJS.ErrnoException) => {
         done();
@@ -123,15 +118,15 @@ export function createNodeFetch(options: NodeFetchOptions = {}, base: FetchLike 
           ? undefined
           : typeof body === 'string' || body instanceof Uint8Array
             ? body
-            : body instanceof URLSearchParams || socketPath
+            : body instanceof URLSearchParams
               ? String(body)
               : null;
-      if (!socketPath && (!(url instanceof URL) || url.protocol !== 'http:' || plain === null || init.redirect === 'error'))
+      if (!(url instanceof URL) || url.protocol !== 'http:' || plain === null || init.redirect === 'error')
         return base(input, init);
       const headers = headerRecord(init.headers);
       if (body instanceof URLSearchParams && headers['content-type'] === undefined)
         headers['content-type'] = 'application/x-www-form-urlencoded;charset=UTF-8';
-      const follow = !socketPath && (init.redirect ?? 'follow') === 'follow';
+      const follow = (init.redirect ?? 'follow') === 'follow';
       return viaNode(
         url as URL,
         {
