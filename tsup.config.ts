@@ -1,6 +1,6 @@
 import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
 
 const requireLines =
   "import { createRequire as __mcpxCreateRequire } from 'node:module';\nconst require = __mcpxCreateRequire(import.meta.url);\n";
@@ -18,55 +18,63 @@ function dropUnusedRequire(dir: string): void {
   }
 }
 
-export default defineConfig([
-  {
-    // The library: ESM + CJS + declarations. Heavy or Node-only layers stay behind subpaths.
-    entry: {
-      index: 'src/index.ts',
-      broker: 'src/broker/public.ts',
-      stores: 'src/entries/stores.ts',
-      runtime: 'src/entries/runtime.ts',
-      codegen: 'src/entries/codegen.ts',
-      auth: 'src/entries/auth.ts',
-      policy: 'src/entries/policy.ts',
-      config: 'src/entries/config.ts',
-      testing: 'src/testing/index.ts',
-      opencode: 'src/surfaces/plugin/opencode.ts',
-    },
-    format: ['esm', 'cjs'],
-    dts: true,
-    // No source maps: the output is not minified (names and `// src/...` markers stay), and maps were 10.9 MiB of the package.
-    sourcemap: false,
-    clean: true,
-    target: 'node20',
-    splitting: true,
-    // quickjs variants locate their .wasm next to their own files; never bundle them.
-    external: [/^@jitl\//, /^quickjs-emscripten/, 'ts-morph', 'esbuild', 'sqlite3'],
-    // CommonJS has no import.meta: there, a package is resolved the way require resolves it.
-    esbuildOptions(options, { format }) {
-      if (format === 'cjs') options.define = { ...options.define, 'import.meta.resolve': 'require.resolve' };
-    },
-    // The web inbox's page, script and style are plain files the daemon serves from dist/ui/ (after clean).
-    onSuccess: async () => cpSync('src/surfaces/http/web/ui', 'dist/ui', { recursive: true }),
+const copyWebInbox = async (): Promise<void> => cpSync('src/surfaces/http/web/ui', 'dist/ui', { recursive: true });
+
+const library: Options = {
+  // The library: ESM + CJS + declarations. Heavy or Node-only layers stay behind subpaths.
+  entry: {
+    index: 'src/index.ts',
+    broker: 'src/broker/public.ts',
+    stores: 'src/entries/stores.ts',
+    runtime: 'src/entries/runtime.ts',
+    codegen: 'src/entries/codegen.ts',
+    auth: 'src/entries/auth.ts',
+    policy: 'src/entries/policy.ts',
+    config: 'src/entries/config.ts',
+    testing: 'src/testing/index.ts',
+    opencode: 'src/surfaces/plugin/opencode.ts',
   },
-  {
-    // The CLI: ESM only, loads layers lazily so a warm call stays fast.
-    entry: { cli: 'src/surfaces/cli/entry.ts' },
-    format: ['esm'],
-    sourcemap: false,
-    clean: false,
-    target: 'node20',
-    splitting: true,
-    // Pure-JS dependencies are bundled in: resolving and reading ~300 files of zod, ajv, hono and the MCP SDK cost a
-    // cold start (the CLI and its daemon) more than the code itself. Native, wasm and file-locating packages stay
-    // outside. Bundled CommonJS calls `require`, which an ES module lacks: every chunk makes one.
-    noExternal: [/^(?!@jitl\/|quickjs-emscripten|ts-morph|esbuild|sqlite3|@keyv\/|pg($|\/)|@napi-rs\/|open$)/],
-    banner: {
-      js: "#!/usr/bin/env node\nimport { createRequire as __mcpxCreateRequire } from 'node:module';\nconst require = __mcpxCreateRequire(import.meta.url);",
-    },
-    // Only the chunk with esbuild's `__require` helper uses `require`: the others drop the banner's two lines, which cost
-    // every file a `createRequire` on every start (about 5 ms of a warm call's 35 files).
-    onSuccess: async () => dropUnusedRequire('dist'),
-    external: [/^@jitl\//, /^quickjs-emscripten/, 'ts-morph', 'esbuild', 'sqlite3'],
+  format: ['esm', 'cjs'],
+  dts: true,
+  // No source maps: the output is not minified (names and `// src/...` markers stay), and maps were 10.9 MiB of the package.
+  sourcemap: false,
+  clean: true,
+  target: 'node20',
+  splitting: true,
+  // quickjs variants locate their .wasm next to their own files; never bundle them.
+  external: [/^@jitl\//, /^quickjs-emscripten/, 'ts-morph', 'esbuild', 'sqlite3'],
+  // CommonJS has no import.meta: there, a package is resolved the way require resolves it.
+  esbuildOptions(options, { format }) {
+    if (format === 'cjs') options.define = { ...options.define, 'import.meta.resolve': 'require.resolve' };
   },
-]);
+  // The web inbox's page, script and style are plain files the daemon serves from dist/ui/ (after clean).
+  onSuccess: copyWebInbox,
+};
+
+const cli: Options = {
+  // The CLI: ESM only, loads layers lazily so a warm call stays fast.
+  entry: { cli: 'src/surfaces/cli/entry.ts' },
+  format: ['esm'],
+  sourcemap: false,
+  clean: false,
+  target: 'node20',
+  splitting: true,
+  // Pure-JS dependencies are bundled in: resolving and reading ~300 files of zod, ajv, hono and the MCP SDK cost a
+  // cold start (the CLI and its daemon) more than the code itself. Native, wasm and file-locating packages stay
+  // outside. Bundled CommonJS calls `require`, which an ES module lacks: every chunk makes one.
+  noExternal: [/^(?!@jitl\/|quickjs-emscripten|ts-morph|esbuild|sqlite3|@keyv\/|pg($|\/)|@napi-rs\/|open$)/],
+  banner: {
+    js: "#!/usr/bin/env node\nimport { createRequire as __mcpxCreateRequire } from 'node:module';\nconst require = __mcpxCreateRequire(import.meta.url);",
+  },
+  // Only the chunk with esbuild's `__require` helper uses `require`: the others drop the banner's two lines, which cost
+  // every file a `createRequire` on every start (about 5 ms of a warm call's 35 files).
+  onSuccess: async () => dropUnusedRequire('dist'),
+  external: [/^@jitl\//, /^quickjs-emscripten/, 'ts-morph', 'esbuild', 'sqlite3'],
+};
+
+// MCPX_BUILD=cli builds the CLI alone (no library, no declarations): the quick start's build, seconds instead of minutes.
+export default defineConfig(
+  process.env.MCPX_BUILD === 'cli'
+    ? [{ ...cli, onSuccess: async () => (dropUnusedRequire('dist'), await copyWebInbox()) }]
+    : [library, cli],
+);

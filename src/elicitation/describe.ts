@@ -37,9 +37,10 @@ export interface InputRequiredView {
   tail?: string;
   /**
    * Print commands that work pasted in another shell and directory: the session (MCPX_SESSION_ID, which the default
-   * fingerprint of config + directory would not match elsewhere) and the config file by its absolute path.
+   * fingerprint of config + directory would not match elsewhere) and the config file by its absolute path. `row`
+   * leaves the answer rows as they work here and adds an `anywhere` row with the pasteable commands.
    */
-  pasteable?: { configPath?: string };
+  pasteable?: { configPath?: string; layout?: 'inline' | 'row' };
 }
 
 /** How server text is cleaned: `text` may span lines, `line` is one line cut at `maxLength`. */
@@ -136,15 +137,11 @@ function describeQuestion(
   // An operator (--all) needs no session; the question's own session acts in it.
   // The id stays right after the verb (scripts and people look for `mcpx elicit answer elc-…`); --config goes last.
   const flags = elsewhere ? '--all ' : '';
+  const commands = (lead: string, config: string): string =>
+    `${lead}${respondWith(q, clean, flags, config)}\n${lead}mcpx elicit decline ${flags}${q.id}${config} | ${lead}mcpx elicit cancel ${flags}${q.id}${config}`;
   const lead = elsewhere ? '' : paste.lead;
-  const { config } = paste;
-  lines.push(
-    ...row(
-      'answer',
-      `${lead}${respondWith(q, clean, flags, config)}\n${lead}mcpx elicit decline ${flags}${q.id}${config} | ${lead}mcpx elicit cancel ${flags}${q.id}${config}`,
-    ),
-  );
-  return lines.join('\n');
+  if (!paste.asRow) return [...lines, ...row('answer', commands(lead, paste.config))].join('\n');
+  return [...lines, ...row('answer', commands('', '')), ...row('anywhere', commands(lead, paste.config))].join('\n');
 }
 
 interface PasteFlags {
@@ -152,14 +149,17 @@ interface PasteFlags {
   lead: string;
   /** ` --config <absolute path>`, or nothing: it goes after the id. */
   config: string;
+  /** In their own `anywhere` row, after the answer rows as they work here. */
+  asRow?: boolean;
 }
 
 function pasteFlags(view: Pick<InputRequiredView, 'session' | 'pasteable'>): PasteFlags {
   if (!view.pasteable) return { lead: '', config: '' };
-  const { configPath } = view.pasteable;
+  const { configPath, layout } = view.pasteable;
   return {
     lead: view.session ? `MCPX_SESSION_ID=${shellWord(view.session)} ` : '',
     config: configPath ? ` --config ${shellWord(configPath)}` : '',
+    ...(layout === 'row' ? { asRow: true } : {}),
   };
 }
 

@@ -29,6 +29,7 @@ export async function openBackend(io: CliIO, options: OpenBackendOptions): Promi
         cwd: io.cwd,
         ...daemonCommand(io.env),
         ...(options.server ? { prewarm: options.server } : {}),
+        onStarted: (state) => sayDaemonStarted(io, state.pid, configPath),
       });
     // A warm call skips the health check: it goes straight to the socket the running daemon wrote down, and only
     // if nothing listens there (a stale state file) is a daemon started and the request sent again.
@@ -60,6 +61,15 @@ export async function openBackend(io: CliIO, options: OpenBackendOptions): Promi
   if (client) return createRestBackend({ fetch: client.fetch, inline: client.inline, close: () => client.close() });
   const { createStoreBackend } = await import('../backend/store-backend.js');
   return createStoreBackend(io.env, { cwd: io.cwd, ...(configPath ? { configPath } : {}) });
+}
+
+/** One line on a terminal when a call starts its config's daemon, so the process that outlives the call is no surprise. */
+function sayDaemonStarted(io: CliIO, pid: number, configPath: string | undefined): void {
+  if ((io.stderr as { isTTY?: boolean }).isTTY !== true) return;
+  io.stderr.write(
+    `mcpx: started a daemon (pid ${pid}) for ${configPath ?? 'no config'}; it holds calls and questions and stops when idle ` +
+      `(mcpx daemon status --all lists every daemon)\n`,
+  );
 }
 
 /** MCPX_DAEMON_COMMAND (JSON argv) overrides the program started as the daemon, e.g. for a source checkout. */

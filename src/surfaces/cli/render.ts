@@ -32,7 +32,7 @@ export interface InputRequiredView {
   headline?: string;
   tail?: string;
   /** Print the session and the absolute config path in each command, so it works pasted elsewhere. */
-  pasteable?: { configPath?: string };
+  pasteable?: { configPath?: string; layout?: 'inline' | 'row' };
   now: number;
 }
 

@@ -28,6 +28,7 @@ import { sanitize, sanitizeLine } from './sanitize.js';
 import type { AskReplay } from './script-asks.js';
 import type { SignInHandOff } from './script-sign-in.js';
 import { commandSession } from './session.js';
+import { findConfigPath } from '../../config/find.js';
 import { DEFAULT_ELICIT_TTL_MS, DEFAULT_MAX_QUESTIONS_PER_RUN, MCPX_VERSION } from '../../constants.js';
 import { SURFACE_DELIVERS } from '../delivers.js';
 
@@ -76,12 +77,21 @@ export async function createScriptHost(options: ScriptHostOptions): Promise<Scri
   const policy = mode === 'auto' || mode === 'decline' || mode === 'error' ? withMode(basePolicy, mode) : basePolicy;
   const person = mode === 'prompt' ? options.prompt : undefined;
   const { replay } = options;
+  // Opened in the command's session, so `mcpx elicit list` run here shows them.
+  const session = commandSession(io, options.configPath);
+  // Its messages also print the commands that work pasted in another shell and directory.
+  const configPath = findConfigPath(options.configPath, io.cwd, io.env);
+  const pasted = {
+    session: session.session,
+    pasteable: { ...(configPath ? { configPath } : {}), layout: 'row' as const },
+  };
   const askStop = (request: ElicitRequest): AskStop => ({
     status: 'input-required',
     message: renderInputRequired({
       server: request.server,
       tool: request.tool,
       questions: [{ ...questionOf(request), expiresAt: request.expiresAt }],
+      ...pasted,
       now: Date.now(),
       headline: `the script asked "${sanitizeLine(request.message)}" and nobody here can answer it`,
       tail: 'Answer it from any process (the command above, REST, the inbox), then run the script again: this ask() returns that answer.',
@@ -101,8 +111,6 @@ export async function createScriptHost(options: ScriptHostOptions): Promise<Scri
   };
   const answerers: Answerer[] = [{ kind: 'script', name: 'onElicit', answer: script }];
   if (person) answerers.push({ kind: 'person', name: 'terminal', answer: (question: Question) => person(question) });
-  // Opened in the command's session, so `mcpx elicit list` run here shows them.
-  const session = commandSession(io, options.configPath);
   const bounded = runQuestionBound(
     options.maxQuestionsPerRun ?? basePolicy.maxQuestionsPerRun ?? DEFAULT_MAX_QUESTIONS_PER_RUN,
     (reason) => run?.stop(reason),
@@ -190,6 +198,7 @@ export async function createScriptHost(options: ScriptHostOptions): Promise<Scri
           server: outcome.server,
           tool: outcome.tool,
           questions: outcome.questions.map((q) => ({ ...q, expiresAt })),
+          ...pasted,
           now,
         });
         return {

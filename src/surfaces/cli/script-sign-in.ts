@@ -10,6 +10,7 @@ import { openBackend } from './connect.js';
 import type { CliIO } from './io.js';
 import { renderInputRequired } from './render.js';
 import { commandSession } from './session.js';
+import { findConfigPath } from '../../config/find.js';
 
 /**
  * Signs in to `server` for a call of `tool` elsewhere (with `scope`: afresh for those scopes, a step-up): `signed-in`
@@ -20,6 +21,7 @@ export type SignInHandOff = (server: string, tool: string, scope?: string) => Pr
 export function daemonSignIn(io: CliIO, config: string | undefined, elicitTtlMs: number): SignInHandOff {
   return async (server, tool, scope) => {
     const { session, sessionSource } = commandSession(io, config);
+    const configPath = findConfigPath(config, io.cwd, io.env);
     const backend = await openBackend(io, { config, forCall: true });
     try {
       const response = await backend.call(
@@ -41,6 +43,7 @@ export function daemonSignIn(io: CliIO, config: string | undefined, elicitTtlMs:
         tool,
         questions: inputRequired.questions,
         session,
+        pasteable: { ...(configPath ? { configPath } : {}), layout: 'row' },
         now: Date.now(),
         ...(held
           ? {

@@ -158,6 +158,8 @@ export interface EnsureDaemonOptions {
   inlineFallback?: boolean;
   /** Passed to a daemon this starts: the server the first call goes to, started while the daemon loads. */
   prewarm?: string;
+  /** Told when this call started a daemon (not when it found one running), so a surface can say so. */
+  onStarted?: (state: DaemonState) => void;
 }
 
 /** The argv that runs `mcpx daemon run`: MCPX_DAEMON_COMMAND (JSON argv), else this same program (dist/cli.js, or a tsx-run source entry). */
@@ -195,10 +197,11 @@ export async function ensureDaemon(
   if (existing) return existing;
   const paths = daemonPaths(env, configPath);
   try {
-    await startDaemonProcess(paths, env, configPath, options);
+    const started = await startDaemonProcess(paths, env, configPath, options);
     const client = await connectDaemon(env, configPath);
     if (!client)
       throw new McpxError('DAEMON_UNAVAILABLE', `The daemon started but does not answer on ${paths.socket}; see ${paths.log}.`);
+    if (started && client.state) options.onStarted?.(client.state);
     return client;
   } catch (error) {
     if (options.inlineFallback === false || !isMcpxError(error, 'DAEMON_UNAVAILABLE')) throw error;
@@ -230,13 +233,16 @@ export async function inlineDaemon(
   };
 }
 
-/** Spawns `mcpx daemon run` detached and waits for its first stdout line (`ready <pid>` or `running <pid>`). */
+/**
+ * Spawns `mcpx daemon run` detached and waits for its first stdout line (`ready <pid>` or `running <pid>`).
+ * True when this started the daemon, false when another starter's daemon won the race.
+ */
 async function startDaemonProcess(
   paths: DaemonPaths,
   env: Env,
   configPath: string | undefined,
   options: EnsureDaemonOptions,
-): Promise<void> {
+): Promise<boolean> {
   const [program, ...args] = options.command ?? defaultDaemonCommand(env);
   if (!program) throw new McpxError('DAEMON_UNAVAILABLE', 'The daemon command is empty.');
   if (configPath) args.push('--config', configPath);
@@ -289,7 +295,7 @@ async function startDaemonProcess(
       const deadline = Date.now() + timeoutMs;
       while (Date.now() < deadline) {
         const state = readDaemonState(paths);
-        if (state && (await healthy(state.socket))) return;
+        if (state && (await healthy(state.socket))) return false;
         await new Promise((r) => setTimeout(r, 50));
       }
       throw new McpxError(
@@ -299,6 +305,7 @@ async function startDaemonProcess(
     }
     if (!line.startsWith('ready '))
       throw new McpxError('DAEMON_UNAVAILABLE', `The daemon said "${line}" instead of ready; see ${paths.log}.`);
+    return true;
   } finally {
     closeSync(logFd);
   }

@@ -5,7 +5,7 @@
  *   <stateDir>/daemon-<fp>.lock   held while a daemon starts and runs, so two starters don't race
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { stateDir } from '../../paths.js';
@@ -73,6 +73,17 @@ export function readDaemonState(paths: Pick<DaemonPaths, 'state'>): DaemonState 
   } catch {
     return undefined;
   }
+}
+
+/** The state of every daemon of this user (one per config) that wrote one, live or not: `daemon status|stop --all`. */
+export function listDaemonStates(env: Env): DaemonState[] {
+  let files: string[];
+  try {
+    files = readdirSync(stateDir(env)).filter((file) => /^daemon-[0-9a-f]{16}\.json$/.test(file));
+  } catch {
+    return [];
+  }
+  return files.flatMap((file) => readDaemonState({ state: join(stateDir(env), file) }) ?? []);
 }
 
 /** Whether a pid names a live process: the core's probe, under the name the daemon's callers use. */

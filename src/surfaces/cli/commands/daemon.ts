@@ -5,18 +5,20 @@
  */
 import { isMcpxError } from '../../../errors.js';
 import { daemonStatus, ensureDaemon, stopDaemon } from '../../daemon/client.js';
-import { daemonPaths } from '../../daemon/paths.js';
+import { daemonPaths, isAlive, listDaemonStates } from '../../daemon/paths.js';
 import { parseArgs, UsageError } from '../args.js';
 import { findConfigPath } from '../../../config/find.js';
-import { EXIT, type Command } from '../io.js';
+import { EXIT, type CliIO, type Command } from '../io.js';
 
 const USAGE = `usage: mcpx daemon start|stop|status|run [--config file] [--port n] [--idle seconds] [--json]
+       mcpx daemon status|stop --all [--json]
 
   start    start the daemon for this config unless one runs (detached)
   stop     stop it (legacy questions still waiting are abandoned; modern ones stay resumable)
   status   whether it runs, its pid, socket and calls in flight
   run      be the daemon, in the foreground (what start spawns)
 
+  --all           status, stop: every daemon of this user (one per config), not only this config's
   --port n        also listen on 127.0.0.1:n (0 = a free port) with a bearer token (in the state file)
   --idle seconds  stop after this long with nothing in flight (default MCPX_DAEMON_IDLE, else 600; 0 = never)
   --prewarm name  run: start this stdio server's process first, while the daemon loads (a cold mcpx call passes it)
@@ -32,7 +34,7 @@ function seconds(value: string | boolean | undefined, name: string): number | un
 export const command: Command = async (argv, io) => {
   let parsed;
   try {
-    parsed = parseArgs(argv, { booleans: ['json'], strings: ['config', 'port', 'idle', 'prewarm'] });
+    parsed = parseArgs(argv, { booleans: ['json', 'all'], strings: ['config', 'port', 'idle', 'prewarm'] });
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     io.stderr.write(`mcpx daemon: ${error.message}\n\n${USAGE}`);
@@ -62,6 +64,13 @@ export const command: Command = async (argv, io) => {
     return EXIT.USAGE;
   }
   const json = parsed.flags.json === true;
+  if (parsed.flags.all === true) {
+    if (verb !== 'status' && verb !== 'stop') {
+      io.stderr.write(`mcpx daemon: --all goes with status or stop, not ${verb}\n\n${USAGE}`);
+      return EXIT.USAGE;
+    }
+    return verb === 'stop' ? stopAll(io, json) : statusAll(io, json);
+  }
   try {
     const configPath = findConfigPath(parsed.flags.config as string | undefined, io.cwd, io.env);
     if (verb === 'run') {
@@ -132,3 +141,51 @@ export const command: Command = async (argv, io) => {
     return EXIT.FAILURE;
   }
 };
+
+/** `status --all`: one line per live daemon of this user (stale state files are left out); exit 1 when none runs. */
+async function statusAll(io: CliIO, json: boolean): Promise<number> {
+  const live = listDaemonStates(io.env).filter((state) => isAlive(state.pid));
+  const statuses = await Promise.all(live.map((state) => daemonStatus(io.env, state.configPath)));
+  const running = statuses.filter((status) => status.running);
+  if (json) {
+    const shown = running.map((status) => ({
+      pid: status.health?.pid,
+      configPath: status.paths.configPath ?? null,
+      socket: status.paths.socket,
+      activeCalls: status.health?.activeCalls,
+      ...(status.state?.port ? { port: status.state.port } : {}),
+    }));
+    io.stdout.write(JSON.stringify({ daemons: shown }) + '\n');
+  } else if (running.length === 0) {
+    io.stdout.write('mcpx daemon: none running\n');
+  } else {
+    for (const status of running)
+      io.stdout.write(
+        `pid ${status.health?.pid}  calls ${status.health?.activeCalls ?? 0}  config ${status.paths.configPath ?? '(none)'}\n`,
+      );
+  }
+  return running.length > 0 ? EXIT.OK : EXIT.FAILURE;
+}
+
+/** `stop --all`: stops every live daemon of this user; exit 1 when one did not stop. */
+async function stopAll(io: CliIO, json: boolean): Promise<number> {
+  const live = listDaemonStates(io.env).filter((state) => isAlive(state.pid));
+  const results = await Promise.all(
+    live.map(async (state) => {
+      try {
+        return { configPath: state.configPath ?? null, ...(await stopDaemon(io.env, state.configPath)) };
+      } catch (error) {
+        return { configPath: state.configPath ?? null, stopped: false, pid: state.pid, error: (error as Error).message };
+      }
+    }),
+  );
+  if (json) io.stdout.write(JSON.stringify({ daemons: results }) + '\n');
+  else if (results.length === 0) io.stdout.write('mcpx daemon: none running\n');
+  for (const result of json ? [] : results)
+    io.stdout.write(
+      'error' in result
+        ? `mcpx daemon: ${result.error} (config ${result.configPath ?? '(none)'})\n`
+        : `mcpx daemon: ${result.stopped ? `stopped (pid ${result.pid})` : 'not running'} config ${result.configPath ?? '(none)'}\n`,
+    );
+  return results.some((result) => 'error' in result) ? EXIT.FAILURE : EXIT.OK;
+}

@@ -127,7 +127,8 @@ export const command: Command = async (argv, io) => {
               .map((k) => k.trim())
               .filter(Boolean)
           : undefined;
-      return withBackend(io, config, (backend) => watch(backend, io, json, count, kinds, scope));
+      const configPath = findConfigPath(config, io.cwd, io.env);
+      return withBackend(io, config, (backend) => watch(backend, io, { json, count, kinds, scope, configPath }));
     }
     case 'web': {
       if (rest.length) throw new UsageError('web takes no arguments');
@@ -187,11 +188,9 @@ export function renderSessions(list: ShownQuestion[], configPath: string | undef
 async function watch(
   backend: Backend,
   io: CliIO,
-  json: boolean,
-  count: number,
-  kinds: string[] | undefined,
-  scope: Scope,
+  options: { json: boolean; count: number; kinds: string[] | undefined; scope: Scope; configPath: string | undefined },
 ): Promise<number> {
+  const { json, count, kinds, scope, configPath } = options;
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.once('SIGINT', onSignal);
@@ -204,7 +203,7 @@ async function watch(
       );
     // This session's events (every session's with --all), as `elicit list` shows this session's questions.
     for await (const event of backend.events({ signal: stop.signal, onReady, scope, ...(kinds ? { kinds } : {}) })) {
-      io.stdout.write(json ? `${JSON.stringify(event)}\n` : await describeEvent(backend, event, scope));
+      io.stdout.write(json ? `${JSON.stringify(event)}\n` : await describeEvent(backend, event, scope, configPath));
       if (++seen >= count) break;
     }
   } catch (error) {
@@ -216,8 +215,16 @@ async function watch(
   return EXIT.OK;
 }
 
-/** An open question is shown in full only within the scope (another session's: one line). */
-async function describeEvent(backend: Backend, event: BrokerEvent, scope: Scope): Promise<string> {
+/**
+ * An open question is shown in full only within the scope (another session's: one line), with commands that work
+ * pasted in another shell and directory (the question's session, the config's absolute path).
+ */
+async function describeEvent(
+  backend: Backend,
+  event: BrokerEvent,
+  scope: Scope,
+  configPath: string | undefined,
+): Promise<string> {
   const time = new Date(event.at).toISOString().slice(11, 19);
   const who = event.server ? ` ${sanitizeLine(event.server)}.${sanitizeLine(event.tool ?? '')}` : '';
   switch (event.kind) {
@@ -230,6 +237,8 @@ async function describeEvent(backend: Backend, event: BrokerEvent, scope: Scope)
         tool: q.tool,
         questions: [q],
         ...(q.task ? { task: q.task } : {}),
+        ...(q.session ? { session: q.session } : {}),
+        pasteable: configPath ? { configPath } : {},
         now: Date.now(),
       });
       return `${time} elicit.open     ${q.id}${who}\n${text.split('\n').slice(2).join('\n')}\n`;
