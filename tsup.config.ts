@@ -6,8 +6,8 @@ export default defineConfig([
     // The library: ESM + CJS + declarations. Heavy or Node-only layers stay behind subpaths.
     entry: {
       index: 'src/index.ts',
-      broker: 'src/broker/index.ts',
-      testing: 'src/testing.ts',
+      broker: 'src/broker/public.ts',
+      testing: 'src/testing/index.ts',
       opencode: 'src/surfaces/plugin/opencode.ts',
     },
     format: ['esm', 'cjs'],

@@ -75,8 +75,8 @@ export type {
   AuditQuery,
   SessionBinding,
 } from './broker/index.js';
-export { createElicitationPipeline } from './elicitation/pipeline.js';
-export type { Answerer, PipelineOptions } from './elicitation/pipeline.js';
+export { createElicitationPipeline } from './pipeline/pipeline.js';
+export type { Answerer, PipelineOptions } from './pipeline/pipeline.js';
 export { parsePolicy, evaluatePolicy, withMode } from './policy/index.js';
 export type { Policy, PolicyMode, PolicyRule, PolicyDecision } from './policy/index.js';
 // Codegen: the generated client's runtime, and the generator (ts-morph loads only when a generator runs).

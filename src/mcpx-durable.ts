@@ -6,12 +6,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Keyv } from 'keyv';
-import type { StoreBroker } from './broker/broker.js';
-import { resolveSession, type SessionBinding } from './broker/session.js';
-import { toBrokerStore } from './broker/store.js';
-import { openStoreUrl } from './broker/store-url.js';
-import type { AnsweredBy, BrokerStore, PendingEntry, PendingFilter, StoredAnswer } from './broker/types.js';
-import type { CallOutcome } from './client/outcome.js';
+import type { StoreBroker } from './broker/index.js';
+import { resolveSession, type SessionBinding } from './broker/index.js';
+import { toBrokerStore } from './broker/index.js';
+import { openStoreUrl } from './broker/index.js';
+import type { AnsweredBy, BrokerStore, PendingEntry, PendingFilter, StoredAnswer } from './broker/index.js';
+import type { CallOutcome } from './client/index.js';
 import { McpxError, type McpxErrorCode } from './errors.js';
 import { loadConfig } from './config/load.js';
 import { parsePolicy, type Policy, type PolicyMode } from './policy/index.js';

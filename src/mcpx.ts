@@ -5,9 +5,9 @@
 import { DEFAULT_ELICIT_TTL_MS } from './constants.js';
 import type { LoadedConfig } from './config/load.js';
 import type { McpxConfig } from './config/schema.js';
-import type { ClientPool } from './client/client-pool.js';
-import type { ServerConnector, ServerRequestForwarding } from './client/connection.js';
-import type { EraCache } from './client/era-cache.js';
+import type { ClientPool } from './client/index.js';
+import type { ServerConnector, ServerRequestForwarding } from './client/index.js';
+import type { EraCache } from './client/index.js';
 import type { Auth } from './auth/index.js';
 import type { SecretStore } from './secrets/types.js';
 import type { ElicitHandler } from './types.js';

@@ -11,7 +11,7 @@ import { link, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/pro
 import { dirname } from 'node:path';
 import { McpxError } from '../errors.js';
 import { makePrivateDir } from '../private-files.js';
-import { processAlive } from '../process-alive.js';
+import { processAlive } from '../local/process-alive.js';
 
 export interface FileLockOptions {
   /** A lock not touched for this long is taken over (default 30 s); the holder touches it every third of it. */

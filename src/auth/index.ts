@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
-import type { SignInHolds } from '../client/sign-in-hold.js';
+import type { SignInHolds } from '../client/index.js';
 import type { HttpServerConfig } from '../config/schema.js';
 import { stateDir } from '../paths.js';
 import type { SecretStore } from '../secrets/index.js';
@@ -13,7 +13,7 @@ import { isMachineGrant, MachineOAuthProvider } from './machine-provider.js';
 import { secretReader } from './oauth-secrets.js';
 import { McpxOAuthProvider, type AuthorizationReturn, type OAuthSettings, type PresentSignIn } from './provider.js';
 import { refreshLockPath } from './refresh.js';
-import { signInForScope } from './scoped-sign-in.js';
+import { signInForScope } from './sign-in/scoped.js';
 import { serverCredentials } from './token-store.js';
 import { SigningInTransport } from './transport.js';
 import { lockUnauthorized } from './unauthorized.js';
@@ -29,8 +29,8 @@ export {
   signInErrorOf,
   SIGN_IN_META,
   type SignInAsker,
-} from './sign-in-question.js';
-export { answerSignInArrival } from './sign-in-answer.js';
+} from './sign-in/question.js';
+export { answerSignInArrival } from './sign-in/answer.js';
 export { SigningInTransport, MAX_SIGN_INS_PER_MESSAGE } from './transport.js';
 export { needsRefresh, refreshLockPath, REFRESH_MARGIN_S } from './refresh.js';
 export { withFileLock, type FileLockOptions } from './file-lock.js';

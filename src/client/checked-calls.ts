@@ -8,9 +8,9 @@
  */
 import type { Tool } from '@modelcontextprotocol/client';
 import { ProtocolError } from '@modelcontextprotocol/client';
-import { didYouMean } from '../close-matches.js';
+import { didYouMean } from '../config/close-matches.js';
 import { isMcpxError, McpxError, type Issue } from '../errors.js';
-import type { ClientPool } from './client-pool.js';
+import type { ClientPool } from './pool/pool.js';
 import { checkArguments } from './argument-check.js';
 import { issuesFromServerText } from './server-refusal.js';
 

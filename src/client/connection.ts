@@ -11,7 +11,7 @@ import { McpxError } from '../errors.js';
 import type { Era } from '../types.js';
 import { isHttpServer, type ServerConfig } from '../config/schema.js';
 import type { Auth } from '../auth/index.js';
-import { signInErrorOf } from '../auth/sign-in-question.js';
+import { signInErrorOf } from '../auth/sign-in/question.js';
 import { serverFingerprint, type EraCache, type EraVerdict } from './era-cache.js';
 import type { WireElicitResult } from './seam.js';
 import { filled, type AskedValues } from './credentials.js';

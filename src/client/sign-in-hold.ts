@@ -6,7 +6,7 @@
  * is sent again inside the hold, where the sign-in can ask.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { SIGN_IN_META, signInErrorOf, withSignInAsker } from '../auth/sign-in-question.js';
+import { SIGN_IN_META, signInErrorOf, withSignInAsker } from '../auth/sign-in/question.js';
 import { McpxError } from '../errors.js';
 import type { Question } from '../types.js';
 import { LegacyCall, type LegacyCallOptions } from './legacy-call.js';

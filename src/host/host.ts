@@ -3,10 +3,10 @@
  * pipeline → the upstream connections. The Node API (createMcpx({ store })) and `mcpx serve` only adapt it; the
  * daemon and the CLI's store backend stand on its state (state.ts).
  */
-import type { StoreBroker } from '../broker/broker.js';
-import type { SessionBinding } from '../broker/session.js';
-import type { AnsweredBy, Broker, BrokerEvent, PendingEntry, PendingFilter, StoredAnswer } from '../broker/types.js';
-import { createElicitationPipeline, type Answerer } from '../elicitation/pipeline.js';
+import type { StoreBroker } from '../broker/index.js';
+import type { SessionBinding } from '../broker/index.js';
+import type { AnsweredBy, Broker, BrokerEvent, PendingEntry, PendingFilter, StoredAnswer } from '../broker/index.js';
+import { createElicitationPipeline, type Answerer } from '../pipeline/pipeline.js';
 import type { McpxError } from '../errors.js';
 import type { Policy } from '../policy/index.js';
 import { keepLease, newInstance, releaseHeld } from '../tasks/handoff.js';

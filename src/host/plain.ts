@@ -6,9 +6,9 @@ import { dirname, join } from 'node:path';
 import { DEFAULT_ELICIT_TTL_MS, DEFAULT_MAX_QUESTIONS_PER_CALL, MCPX_VERSION } from '../constants.js';
 import { adapterConnectors } from '../adapters/connectors.js';
 import { loadConfig } from '../config/load.js';
-import { createClientPool } from '../client/client-pool.js';
-import { withCallChecks } from '../client/checked-calls.js';
-import { createFileEraCache } from '../client/era-cache.js';
+import { createClientPool } from '../client/index.js';
+import { withCallChecks } from '../client/index.js';
+import { createFileEraCache } from '../client/index.js';
 import { stateDir } from '../paths.js';
 import type { Mcpx, McpxOptions } from '../mcpx.js';
 

@@ -3,9 +3,9 @@
  * over a modern call nobody drives any more (let go, or its holder died) so exactly one process resumes it.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { StoreBroker } from '../broker/broker.js';
-import type { ElicitRequest } from '../broker/types.js';
-import { questionOf } from '../broker/question.js';
+import type { StoreBroker } from '../broker/index.js';
+import type { ElicitRequest } from '../broker/index.js';
+import { questionOf } from '../broker/index.js';
 import { McpxError } from '../errors.js';
 import { canTakeOver, isModernRound, isReleased, processHolderGone } from '../tasks/handoff.js';
 import type { Leases } from '../tasks/leases.js';

@@ -2,8 +2,8 @@
  * What every durable host stands on: the store, the broker over it, the task records beside the questions, the
  * lease table (shared stores only) and the held responder through which any process answers a question.
  */
-import { createBroker, type StoreBroker } from '../broker/broker.js';
-import type { BrokerStore } from '../broker/types.js';
+import { createBroker, type StoreBroker } from '../broker/index.js';
+import type { BrokerStore } from '../broker/index.js';
 import { heldResponder } from '../tasks/delivery.js';
 import { openLeases, type Leases } from '../tasks/leases.js';
 import { createTaskStore, type TaskStore } from '../tasks/task-store.js';

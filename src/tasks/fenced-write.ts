@@ -6,9 +6,9 @@
  * with `lost`. SQLite and memory have no leases: their writes are unfenced (`none`), one host judges by pid.
  */
 import type { Keyv } from 'keyv';
-import type { BrokerStore } from '../broker/types.js';
-import { encodeRow, rawKey } from '../broker/stores/rows.js';
-import { tablesOf } from '../broker/stores/postgres-schema.js';
+import type { BrokerStore } from '../broker/index.js';
+import { encodeRow, rawKey } from '../broker/index.js';
+import { tablesOf } from '../broker/index.js';
 import { leaseTableOf, LEASES_KEY } from './leases.js';
 
 export type Fence = { kind: 'holds' | 'lost'; lease: string; owner: string } | { kind: 'none' };

@@ -6,8 +6,8 @@
  * reads them all instead of any task.
  */
 import type { Keyv } from 'keyv';
-import type { BrokerStore } from '../broker/types.js';
-import { rawKey } from '../broker/stores/rows.js';
+import type { BrokerStore } from '../broker/index.js';
+import { rawKey } from '../broker/index.js';
 import { McpxError } from '../errors.js';
 
 export interface Lease {

@@ -3,8 +3,8 @@
  * broker shows the runner of each question before storing it (watchOpens): the task holding the asking call, and
  * the other calls an ambiguous question may belong to.
  */
-import type { ElicitRequest } from '../broker/types.js';
-import { questionOf } from '../broker/question.js';
+import type { ElicitRequest } from '../broker/index.js';
+import { questionOf } from '../broker/index.js';
 import type { Question } from '../types.js';
 import { errorOf, legacyWatch, modernRound, type LegacyWatch } from './rounds.js';
 import {

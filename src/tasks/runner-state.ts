@@ -2,9 +2,9 @@
  * What a task runner keeps while it drives calls: the calls by task and by call id, the questions the client could
  * not tie to one call, the waiters of each task, and which tasks are stored. Every part of the runner reads it.
  */
-import type { StoreBroker } from '../broker/broker.js';
-import type { ElicitRequest } from '../broker/types.js';
-import type { CallNotifications } from '../client/outcome.js';
+import type { StoreBroker } from '../broker/index.js';
+import type { ElicitRequest } from '../broker/index.js';
+import type { CallNotifications } from '../client/index.js';
 import { heldBy, receiptsOf, type Receipts } from './delivery.js';
 import { roundAudits, type RoundDeps } from './rounds.js';
 import type { TaskRunnerOptions } from './runner-types.js';

@@ -3,7 +3,7 @@
  * The host is the narrow part of `createMcpx` the runner needs, so the runner knows no connection details.
  */
 import type { CallToolResult, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/client';
-import type { CallOptions, CallOutcome, CallProgress, Continuation } from '../client/outcome.js';
+import type { CallOptions, CallOutcome, CallProgress, Continuation } from '../client/index.js';
 import type { PolicyMode } from '../policy/schema.js';
 import type { Answer, Era, Question } from '../types.js';
 

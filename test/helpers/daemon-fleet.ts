@@ -7,8 +7,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { socketFetch } from '../../src/surfaces/daemon/daemon-client.js';
-import { daemonPaths } from '../../src/surfaces/daemon/daemon-paths.js';
+import { socketFetch } from '../../src/surfaces/daemon/client.js';
+import { daemonPaths } from '../../src/surfaces/daemon/paths.js';
 import { stdioFixture } from './fixture-servers.js';
 
 const root = resolve(import.meta.dirname, '..', '..');

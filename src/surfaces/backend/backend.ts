@@ -3,7 +3,7 @@
  * else the state store directly (questions, answers and the audit log in `<stateDir>/mcpx.sqlite`).
  * The commands see only this interface, so they read the same whichever answers.
  */
-import type { BrokerEvent, Elicitation as ListedQuestion, StoredAnswer } from '../../broker/types.js';
+import type { BrokerEvent, Elicitation as ListedQuestion, StoredAnswer } from '../../broker/index.js';
 import type { ProgressEvent } from '../../tasks/progress.js';
 import type { Answer } from '../../types.js';
 import type { Delivery } from '../../tasks/delivery.js';

@@ -2,7 +2,7 @@
  * The CLI's Backend over the daemon's REST routes (CONTRACTS.md). It takes a fetch-shaped function, so the same
  * code talks to a daemon over its unix socket, to an in-process app (daemon.inline), or to `app.request` in a test.
  */
-import type { BrokerEvent, Elicitation as ListedQuestion, StoredAnswer } from '../../broker/types.js';
+import type { BrokerEvent, Elicitation as ListedQuestion, StoredAnswer } from '../../broker/index.js';
 import { McpxError, type McpxErrorCode } from '../../errors.js';
 import type { ProgressEvent } from '../../tasks/progress.js';
 import type { Answer } from '../../types.js';

@@ -3,17 +3,17 @@
  * process). Questions can be listed and answered, tasks read, the audit log followed; a call cannot be made here
  * and a task cannot be driven (that needs a daemon), and the commands say so.
  */
-import { createBroker, type StoreBroker } from '../../broker/broker.js';
-import { openStoreFromEnv } from '../../broker/store-url.js';
-import { elicitationOf } from '../../broker/question.js';
-import type { BrokerEvent, ElicitRequest, Elicitation, RequestState } from '../../broker/types.js';
+import { createBroker, type StoreBroker } from '../../broker/index.js';
+import { openStoreFromEnv } from '../../broker/index.js';
+import { elicitationOf } from '../../broker/index.js';
+import type { BrokerEvent, ElicitRequest, Elicitation, RequestState } from '../../broker/index.js';
 import { McpxError } from '../../errors.js';
 import { canTakeOver, isProcessHolder, processHolderGone } from '../../tasks/handoff.js';
 import { leaseMsFromEnv } from '../../tasks/leases.js';
 import { openHostState } from '../../host/state.js';
 import type { TaskRecord } from '../../tasks/types.js';
-import { resolveSession } from '../../broker/session.js';
-import { checkScope, checkTaskScope, type CallerScope } from '../../broker/scope.js';
+import { resolveSession } from '../../broker/index.js';
+import { checkScope, checkTaskScope, type CallerScope } from '../../broker/index.js';
 import type { Backend, Scope, TaskView } from './backend.js';
 import { currentUser } from './current-user.js';
 import { stalledCall } from './stalled-call.js';

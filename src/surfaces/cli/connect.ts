@@ -2,7 +2,7 @@
  * Where a command's questions and calls live: the daemon of this config (started on first need for a call),
  * else the state store directly. Only what a path needs is loaded, so a warm `mcpx call` stays a thin client.
  */
-import type { BrokerEvent, AuditQuery } from '../../broker/types.js';
+import type { BrokerEvent, AuditQuery } from '../../broker/index.js';
 import { McpxError } from '../../errors.js';
 import { findConfigPath } from '../../config/find.js';
 import type { Backend } from '../backend/backend.js';
@@ -20,7 +20,7 @@ export interface OpenBackendOptions {
 
 export async function openBackend(io: CliIO, options: OpenBackendOptions): Promise<Backend> {
   const configPath = findConfigPath(options.config, io.cwd, io.env);
-  const { connectDaemon, ensureDaemon, socketFetch } = await import('../daemon/daemon-client.js');
+  const { connectDaemon, ensureDaemon, socketFetch } = await import('../daemon/client.js');
   const { createRestBackend } = await import('../backend/rest-backend.js');
   if (options.forCall) {
     const start = () =>
@@ -31,7 +31,7 @@ export async function openBackend(io: CliIO, options: OpenBackendOptions): Promi
       });
     // A warm call skips the health check: it goes straight to the socket the running daemon wrote down, and only
     // if nothing listens there (a stale state file) is a daemon started and the request sent again.
-    const { daemonPaths, isAlive, readDaemonState } = await import('../daemon/daemon-paths.js');
+    const { daemonPaths, isAlive, readDaemonState } = await import('../daemon/paths.js');
     const state = readDaemonState(daemonPaths(io.env, configPath));
     if (state && isAlive(state.pid)) {
       const direct = socketFetch(state.socket);

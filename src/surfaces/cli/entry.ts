@@ -49,7 +49,7 @@ try {
   }
   // A daemon started for a cold `mcpx call` starts that call's server first, so it boots while the daemon loads.
   if (argv[0] === 'daemon' && argv[1] === 'run' && argv.includes('--prewarm') && process.platform !== 'win32') {
-    const early = (await import('../daemon/daemon-prewarm.js')).prewarmFromArgv(argv.slice(2), process.env, process.cwd());
+    const early = (await import('../daemon/prewarm.js')).prewarmFromArgv(argv.slice(2), process.env, process.cwd());
     if (early)
       process.stderr.write(
         `${new Date().toISOString()} mcpx daemon[${process.pid}]: started server "${early}" early, for the first call\n`,

@@ -5,13 +5,13 @@
  */
 import type { Tool } from '@modelcontextprotocol/client';
 import { createHostAuth } from '../../auth/host-auth.js';
-import { listingSignInAsker } from '../../auth/listing-sign-in.js';
-import { SIGN_IN_META, signInErrorOf, withSignInAsker } from '../../auth/sign-in-question.js';
-import type { InputRequiredOutcome } from '../../client/outcome.js';
-import type { Broker, ElicitRequest } from '../../broker/types.js';
-import { questionOf } from '../../broker/question.js';
-import { didYouMean } from '../../close-matches.js';
-import { createElicitationPipeline, type Answerer } from '../../elicitation/pipeline.js';
+import { listingSignInAsker } from './listing-sign-in.js';
+import { SIGN_IN_META, signInErrorOf, withSignInAsker } from '../../auth/sign-in/question.js';
+import type { InputRequiredOutcome } from '../../client/index.js';
+import type { Broker, ElicitRequest } from '../../broker/index.js';
+import { questionOf } from '../../broker/index.js';
+import { didYouMean } from '../../config/close-matches.js';
+import { createElicitationPipeline, type Answerer } from '../../pipeline/pipeline.js';
 import { assignNames, memberName } from '../../codegen/names.js';
 import type { LoadedConfig, McpxConfig } from '../../config/index.js';
 import { McpxError } from '../../errors.js';

@@ -1,7 +1,7 @@
 /** Small helpers the commands share. */
 import type { Readable } from 'node:stream';
 import type { Question } from '../../types.js';
-import { questionOf } from '../../broker/question.js';
+import { questionOf } from '../../broker/index.js';
 import type { Elicitation } from '../backend/backend.js';
 
 export async function readStdin(stdin: Readable): Promise<string> {

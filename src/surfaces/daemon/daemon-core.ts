@@ -6,9 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
-import { serverStatus } from '../../client/server-status.js';
+import { serverStatus } from '../../client/index.js';
 import type Keyv from 'keyv';
-import type { Broker, BrokerStore, RespondInput } from '../../broker/types.js';
+import type { Broker, BrokerStore, RespondInput } from '../../broker/index.js';
 import { openReceipts, type Delivered } from '../../tasks/delivery.js';
 import type { PolicyMode } from '../../policy/schema.js';
 import type { Era } from '../../types.js';

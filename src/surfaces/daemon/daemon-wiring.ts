@@ -5,10 +5,10 @@
 import { join } from 'node:path';
 import { statSync } from 'node:fs';
 import { createHostAuth } from '../../auth/host-auth.js';
-import { createElicitationPipeline } from '../../elicitation/pipeline.js';
+import { createElicitationPipeline } from '../../pipeline/pipeline.js';
 import { resolveSession } from '../../broker/index.js';
-import { openStoreFromEnv } from '../../broker/store-url.js';
-import { createFileEraCache } from '../../client/era-cache.js';
+import { openStoreFromEnv } from '../../broker/index.js';
+import { createFileEraCache } from '../../client/index.js';
 import { loadConfig } from '../../config/index.js';
 import { createMcpx, DEFAULT_ELICIT_TTL_MS, type Mcpx } from '../../mcpx.js';
 import { stateDir } from '../../paths.js';

@@ -14,8 +14,8 @@ import {
   type CallToolResult,
   type ClientCapabilities,
 } from '@modelcontextprotocol/server';
-import type { ElicitRequest } from '../../broker/types.js';
-import type { CallNotifications } from '../../client/outcome.js';
+import type { ElicitRequest } from '../../broker/index.js';
+import type { CallNotifications } from '../../client/index.js';
 import { isAction } from '../../constants.js';
 import { isMcpxError } from '../../errors.js';
 import type { ServeCore, Stop } from './core.js';

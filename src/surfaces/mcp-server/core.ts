@@ -5,10 +5,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { openStoreFromEnv } from '../../broker/store-url.js';
-import type { Broker, ElicitRequest, RespondInput } from '../../broker/types.js';
+import { openStoreFromEnv } from '../../broker/index.js';
+import type { Broker, ElicitRequest, RespondInput } from '../../broker/index.js';
 import type { Delivered } from '../../tasks/delivery.js';
-import { createFileEraCache } from '../../client/era-cache.js';
+import { createFileEraCache } from '../../client/index.js';
 import { McpxError } from '../../errors.js';
 import { DEFAULT_ELICIT_TTL_MS, type Mcpx } from '../../mcpx.js';
 import { stateDir } from '../../paths.js';
@@ -16,8 +16,8 @@ import { loadConfig, type LoadedConfig } from '../../config/index.js';
 import { ttlFromEnv, type Policy } from '../../policy/index.js';
 import type { TaskRunner } from '../../tasks/runner.js';
 import type { TaskStore } from '../../tasks/task-store.js';
-import type { CallNotifications } from '../../client/outcome.js';
-import type { ServerRequestForwarding } from '../../client/connection.js';
+import type { CallNotifications } from '../../client/index.js';
+import type { ServerRequestForwarding } from '../../client/index.js';
 import { createHost, type Host } from '../../host/host.js';
 import { listCatalog, type Catalog } from './catalog.js';
 import type { ToolRef } from './names.js';

@@ -7,8 +7,8 @@
  * nothing of the round is held in a process or written to the store.
  */
 import { ProtocolError, ProtocolErrorCode, type CallToolResult, type ClientCapabilities } from '@modelcontextprotocol/server';
-import type { AskingMethod } from '../../client/requests.js';
-import type { CallNotifications } from '../../client/outcome.js';
+import type { AskingMethod } from '../../client/index.js';
+import type { CallNotifications } from '../../client/index.js';
 import { McpxError } from '../../errors.js';
 import type { ServeCore } from './core.js';
 import { cleanSchema, forwardableUrl, forwardedMessage, refusalOf } from './forwarded-text.js';

@@ -3,7 +3,7 @@
  * knows what is new, with the questions opened here not yet put to a client and each asking call's notification
  * route. A finished call's last stop stays readable a while (mcpx_call_result), swept, not a timer per call.
  */
-import type { ElicitRequest } from '../../broker/types.js';
+import type { ElicitRequest } from '../../broker/index.js';
 import { McpxError } from '../../errors.js';
 import type { TaskStep } from '../../tasks/types.js';
 import type { CallRoute } from './passthrough.js';

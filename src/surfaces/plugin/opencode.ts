@@ -13,7 +13,7 @@ import type { Plugin, PluginInput, ToolContext } from '@opencode-ai/plugin';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { BrokerEvent, Elicitation } from '../../broker/types.js';
+import type { BrokerEvent, Elicitation } from '../../broker/index.js';
 import type { Answer } from '../../types.js';
 import { allowAnswer, describeForAgent, permissionFor, toastFor, type PluginLevel } from './describe.js';
 import { createDialogHooks, type DialogHooks } from './dialog-hooks.js';

@@ -47,14 +47,11 @@ export async function countWaiting(
   session: string | undefined,
 ): Promise<number> {
   if (!env.MCPX_STORE_URL) {
-    const [{ countPendingInSqliteFile }, { defaultSqlitePath }] = await Promise.all([
-      import('../../../broker/stores/sqlite-count.js'),
-      import('../../../broker/default-store.js'),
-    ]);
+    const { countPendingInSqliteFile, defaultSqlitePath } = await import('../../../broker/index.js');
     return countPendingInSqliteFile(defaultSqlitePath(env), session ? { session } : {});
   }
   const [{ daemonPaths, isAlive, readDaemonState }, { findConfigPath }] = await Promise.all([
-    import('../../daemon/daemon-paths.js'),
+    import('../../daemon/paths.js'),
     import('../../../config/find.js'),
   ]);
   const state = readDaemonState(daemonPaths(env, findConfigPath(config, cwd, env)));

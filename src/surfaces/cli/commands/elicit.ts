@@ -2,7 +2,7 @@
  * `mcpx elicit answer|decline|cancel|list|watch`: answer a waiting question from any process, see what is
  * outstanding with its time left, and follow questions as they are asked and answered.
  */
-import type { BrokerEvent } from '../../../broker/types.js';
+import type { BrokerEvent } from '../../../broker/index.js';
 import { ELICITATION_ID } from '../../../ids.js';
 import type { Answer } from '../../../types.js';
 import { parseArgs, parseJsonObject, parseToolArguments, UsageError } from '../args.js';

@@ -3,8 +3,8 @@
  * signatures. Over the running daemon's warm connections when one runs, else connected directly and closed after.
  */
 import type { Tool } from '@modelcontextprotocol/client';
-import type { ServerStatus } from '../../../client/server-status.js';
-import { didYouMean } from '../../../close-matches.js';
+import type { ServerStatus } from '../../../client/index.js';
+import { didYouMean } from '../../../config/close-matches.js';
 import { configCandidates, findConfigPath } from '../../../config/find.js';
 import { isMcpxError, McpxError } from '../../../errors.js';
 import { sayWaiting } from '../activity.js';

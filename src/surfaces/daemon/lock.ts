@@ -7,7 +7,7 @@
 import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { makePrivateDir } from '../../private-files.js';
-import { isAlive } from './daemon-paths.js';
+import { isAlive } from './paths.js';
 
 export type LockResult = { ok: true } | { ok: false; holder: number };
 

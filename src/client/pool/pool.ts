@@ -2,18 +2,18 @@
  * The connections of one mcpx instance, opened lazily per server and reused, and the call API on top of them:
  * listTools, callTool (complete or input-required, never an error for a question) and resume.
  */
-import type * as Mcp from './mcp-shapes.js';
-import type { Answer, ElicitHandler, Era } from '../types.js';
-import type { McpxConfig } from '../config/schema.js';
-import type { Auth } from '../auth/index.js';
-import type { ServerConnector, ServerRequestForwarding } from './connection.js';
-import type { EraCache } from './era-cache.js';
-import type { CallNotifications, CallOptions, CallOutcome, Continuation, PromptOutcome, ResourceOutcome } from './outcome.js';
-import type { AskingMethod } from './requests.js';
-import type { SecretStore } from '../secrets/types.js';
-import { createConnections } from './pool-connections.js';
-import { createListings } from './pool-listings.js';
-import { createRequests } from './pool-requests.js';
+import type * as Mcp from '../mcp-shapes.js';
+import type { Answer, ElicitHandler, Era } from '../../types.js';
+import type { McpxConfig } from '../../config/schema.js';
+import type { Auth } from '../../auth/index.js';
+import type { ServerConnector, ServerRequestForwarding } from '../connection.js';
+import type { EraCache } from '../era-cache.js';
+import type { CallNotifications, CallOptions, CallOutcome, Continuation, PromptOutcome, ResourceOutcome } from '../outcome.js';
+import type { AskingMethod } from '../requests.js';
+import type { SecretStore } from '../../secrets/types.js';
+import { createConnections } from './connections.js';
+import { createListings } from './listings.js';
+import { createRequests } from './requests.js';
 
 export interface ClientPoolOptions {
   config: McpxConfig;

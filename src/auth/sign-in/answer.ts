@@ -2,9 +2,9 @@
  * The browser coming back answers the sign-in question: the host that owns the loopback redirect (the daemon)
  * records the person's answer in the broker, so the waiting call goes on and every surface sees it answered.
  */
-import { isMcpxError } from '../errors.js';
-import type { Broker } from '../broker/types.js';
-import { isSignInFor } from './sign-in-question.js';
+import { isMcpxError } from '../../errors.js';
+import type { Broker } from '../../broker/index.js';
+import { isSignInFor } from './question.js';
 
 /**
  * Answers the pending sign-in question whose URL carried this redirect's `state`: accept (the person went through

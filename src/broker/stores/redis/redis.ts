@@ -4,12 +4,12 @@
  * waiters in other processes wake through pub/sub, with a slow poll as the fallback for a missed message.
  */
 import { Keyv } from 'keyv';
-import { McpxError } from '../../errors.js';
-import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, PutOptions, StoredAnswer } from '../types.js';
-import { decodeRowsSync, encodeRow, encodeRowSync, encodeRowWithJson, keys, rawKey } from './rows.js';
-import { onePerKeyv } from './per-keyv.js';
-import { CLAIM_ANSWER, PUT_AND_WAKE, PUT_QUESTION, TRIM_LOG, UPDATE_QUESTION, scriptSha } from './redis-scripts.js';
-import { ClaimListeners, Watchers, type Watcher } from './watchers.js';
+import { McpxError } from '../../../errors.js';
+import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, PutOptions, StoredAnswer } from '../../types.js';
+import { decodeRowsSync, encodeRow, encodeRowSync, encodeRowWithJson, keys, rawKey } from '../rows.js';
+import { onePerKeyv } from '../per-keyv.js';
+import { CLAIM_ANSWER, PUT_AND_WAKE, PUT_QUESTION, TRIM_LOG, UPDATE_QUESTION, scriptSha } from './scripts.js';
+import { ClaimListeners, Watchers, type Watcher } from '../watchers.js';
 
 /** The slice of the node-redis client we use. */
 interface RedisClient {

@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import type { KeyvSqlite } from '@keyv/sqlite';
 import type { Database, Statement } from 'sqlite3';
-import { McpxError } from '../../errors.js';
+import { McpxError } from '../../../errors.js';
 
 type Rows = Array<Record<string, unknown>>;
 

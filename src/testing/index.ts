@@ -7,16 +7,16 @@
 import { deepStrictEqual, ok, strictEqual } from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { Keyv } from 'keyv';
-import { createBroker, type StoreBroker } from './broker/broker.js';
-import { createManualClock } from './broker/clock.js';
-import { toBrokerStore } from './broker/store.js';
-import type { BrokerStore, OpenRequestInput } from './broker/types.js';
-import { isMcpxError } from './errors.js';
-import { newElicitationId } from './ids.js';
-import { claimedCases } from './testing-claimed.js';
+import { createBroker, type StoreBroker } from '../broker/index.js';
+import { createManualClock } from '../broker/index.js';
+import { toBrokerStore } from '../broker/index.js';
+import type { BrokerStore, OpenRequestInput } from '../broker/index.js';
+import { isMcpxError } from '../errors.js';
+import { newElicitationId } from '../ids.js';
+import { claimedCases } from './claimed.js';
 
-export { createManualClock } from './broker/clock.js';
-export type { ManualClock } from './broker/clock.js';
+export { createManualClock } from '../broker/index.js';
+export type { ManualClock } from '../broker/index.js';
 
 export interface StoreFactory {
   /** A new handle to the shared backing store. The suite closes the handles it opens. */

@@ -9,10 +9,10 @@ import { isMcpxError } from '../errors.js';
 import { audienceOf, evaluatePolicy } from '../policy/evaluate.js';
 import { parsePolicy, withMode, type Policy, type PolicyMode } from '../policy/schema.js';
 import type { Answer, ElicitContext, ElicitHandler, Question } from '../types.js';
-import { systemClock } from '../broker/clock.js';
-import { openInputOf, toAnswer } from '../broker/question.js';
-import type { SessionBinding } from '../broker/session.js';
-import type { AnsweredBy, Broker, Clock, ElicitRequest, StoredAnswer } from '../broker/types.js';
+import { systemClock } from '../broker/index.js';
+import { openInputOf, toAnswer } from '../broker/index.js';
+import type { SessionBinding } from '../broker/index.js';
+import type { AnsweredBy, Broker, Clock, ElicitRequest, StoredAnswer } from '../broker/index.js';
 import { isAction } from '../constants.js';
 
 /** Something that may answer a question: a script's onElicit, a person at a terminal, an agent. */

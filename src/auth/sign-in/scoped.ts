@@ -5,7 +5,7 @@
  * of the call that asks), and the code exchanged with the transport's `finishAuth` (the RFC 9207 `iss` check).
  */
 import { auth, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
-import type { McpxOAuthProvider } from './provider.js';
+import type { McpxOAuthProvider } from '../provider.js';
 
 export async function signInForScope(
   provider: McpxOAuthProvider,

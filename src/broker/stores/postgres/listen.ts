@@ -4,16 +4,16 @@
  * reconnects wakes every waiter to re-read once, so no wake is lost: nothing here polls.
  */
 import type { Client, Notification } from 'pg';
-import type { StoredAnswer } from '../types.js';
-import { ident } from './postgres-schema.js';
-import { listenSql } from './postgres-presence.js';
-import { Watchers, type Watcher } from './watchers.js';
+import type { StoredAnswer } from '../../types.js';
+import { ident } from './schema.js';
+import { listenSql } from './presence.js';
+import { Watchers, type Watcher } from '../watchers.js';
 
 export class AnswerListener {
   private readonly watchers = new Watchers();
   private readonly rowWatchers = new Watchers();
   private listener: Promise<Client | undefined> | undefined;
-  /** The connection while it listens, and how many statements run on it (postgres-presence.ts). */
+  /** The connection while it listens, and how many statements run on it (presence.ts). */
   private live: Client | undefined;
   private running = 0;
   private closed = false;

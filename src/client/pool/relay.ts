@@ -3,13 +3,13 @@
  * input-required result returned for the client to answer, rather than asked here as the pool's own calls are.
  */
 import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/client';
-import { McpxError } from '../errors.js';
-import { newCallId } from '../ids.js';
-import type { ClientPool } from './client-pool.js';
-import { asReceived, callError } from './modern-call.js';
-import type { Connections } from './pool-connections.js';
-import type { RequestMeta } from './pool-request-meta.js';
-import { notificationMeta, requestParams } from './requests.js';
+import { McpxError } from '../../errors.js';
+import { newCallId } from '../../ids.js';
+import type { ClientPool } from './pool.js';
+import { asReceived, callError } from '../modern-call.js';
+import type { Connections } from './connections.js';
+import type { RequestMeta } from './request-meta.js';
+import { notificationMeta, requestParams } from '../requests.js';
 
 export function createRelay(connections: Connections, { follow, toolHeaders }: RequestMeta): ClientPool['relay'] {
   const { get, timeoutFor, onSuccess } = connections;

@@ -8,7 +8,7 @@
 import { readConfigJson } from '../../config/read-json.js';
 import { expandDeep } from '../../config/expand.js';
 import type { Issue } from '../../errors.js';
-import { startEarly, stdioSpawnOf } from '../../client/prespawn.js';
+import { startEarly, stdioSpawnOf } from '../../client/index.js';
 
 type Env = Record<string, string | undefined>;
 

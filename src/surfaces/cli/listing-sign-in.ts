@@ -4,11 +4,11 @@
  * onElicit, the person at the terminal); one nobody answers here is abandoned, and the listing fails with
  * SIGN_IN_REQUIRED rather than leave a question that nothing waits on.
  */
-import type { Broker } from '../broker/types.js';
-import { questionFromParams } from '../client/seam.js';
-import { newCallId } from '../ids.js';
-import type { ElicitHandler } from '../types.js';
-import { signInRequired, type SignInAsker } from './sign-in-question.js';
+import type { Broker } from '../../broker/index.js';
+import { questionFromParams } from '../../client/index.js';
+import { newCallId } from '../../ids.js';
+import type { ElicitHandler } from '../../types.js';
+import { signInRequired, type SignInAsker } from '../../auth/sign-in/question.js';
 
 export function listingSignInAsker(options: {
   server: string;

@@ -3,11 +3,11 @@
  * back to the call, and the SEP-2243 `Mcp-Param-*` headers built from the tool's schema. Shared by the pool's
  * calls, resumes and relays, so each is built one way.
  */
-import type { ModernCallOptions } from './modern-call.js';
-import type { CallNotifications } from './outcome.js';
-import { paramHeaders } from './param-headers.js';
-import type { Connections, Pooled } from './pool-connections.js';
-import type { Listings } from './pool-listings.js';
+import type { ModernCallOptions } from '../modern-call.js';
+import type { CallNotifications } from '../outcome.js';
+import { paramHeaders } from '../param-headers.js';
+import type { Connections, Pooled } from './connections.js';
+import type { Listings } from './listings.js';
 
 export interface RequestMeta {
   /** A modern request's notifications routed to it by its token until the returned untrack. */

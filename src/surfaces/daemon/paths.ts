@@ -76,4 +76,4 @@ export function readDaemonState(paths: Pick<DaemonPaths, 'state'>): DaemonState 
 }
 
 /** Whether a pid names a live process: the core's probe, under the name the daemon's callers use. */
-export { processAlive as isAlive } from '../../process-alive.js';
+export { processAlive as isAlive } from '../../local/process-alive.js';

@@ -4,7 +4,7 @@
  * of files v1 wrote.
  */
 import type { Keyv } from 'keyv';
-import { prefixEnd, rawKey } from './rows.js';
+import { prefixEnd, rawKey } from '../rows.js';
 
 /** The statements that bring a file to the current schema, to run in one transaction; each is safe to run again. */
 export function schemaStatements(keyv: Keyv, table: string, logTable: string): string[] {

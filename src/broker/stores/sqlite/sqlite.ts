@@ -8,13 +8,13 @@
  */
 import { dirname } from 'node:path';
 import { Keyv } from 'keyv';
-import { ensurePrivateFile, makePrivateDir } from '../../private-files.js';
-import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, PutOptions, StoredAnswer, StoreRow } from '../types.js';
-import { decodeRowsSync, encodeRow, keys, prefixEnd, rawKey, serializeLikeKeyv } from './rows.js';
-import { schemaStatements } from './sqlite-schema.js';
-import { connectSqlite, keyvSqliteOn, sqliteOpenError, SQLITE_COMPANIONS, type SqliteConnection } from './sqlite-connection.js';
-import { onePerKeyv } from './per-keyv.js';
-import { ClaimListeners, Watchers, type Watcher } from './watchers.js';
+import { ensurePrivateFile, makePrivateDir } from '../../../private-files.js';
+import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, PutOptions, StoredAnswer, StoreRow } from '../../types.js';
+import { decodeRowsSync, encodeRow, keys, prefixEnd, rawKey, serializeLikeKeyv } from '../rows.js';
+import { schemaStatements } from './schema.js';
+import { connectSqlite, keyvSqliteOn, sqliteOpenError, SQLITE_COMPANIONS, type SqliteConnection } from './connection.js';
+import { onePerKeyv } from '../per-keyv.js';
+import { ClaimListeners, Watchers, type Watcher } from '../watchers.js';
 
 type Query = (sql: string, ...params: unknown[]) => Promise<Array<Record<string, unknown>>>;
 

@@ -7,7 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { notSqliteError } from './sqlite-connection.js';
+import { notSqliteError } from './connection.js';
 
 export interface PendingCountFilter {
   session?: string;

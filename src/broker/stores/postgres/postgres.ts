@@ -9,14 +9,14 @@
 import { createHash } from 'node:crypto';
 import type { Pool, Client, ClientConfig } from 'pg';
 import { Keyv } from 'keyv';
-import { McpxError } from '../../errors.js';
-import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, PutOptions, StoredAnswer } from '../types.js';
-import { decodeRowsSync, encodeRow, encodeRowWithJson, keys, rawKey } from './rows.js';
-import { createTables, tablesOf, type Query } from './postgres-schema.js';
-import { ClaimListeners } from './watchers.js';
-import { AnswerListener } from './postgres-listen.js';
-import { onePerKeyv } from './per-keyv.js';
-import { othersListenSql, presenceKey } from './postgres-presence.js';
+import { McpxError } from '../../../errors.js';
+import type { BrokerEvent, BrokerStore, ClaimOptions, ElicitRequest, PutOptions, StoredAnswer } from '../../types.js';
+import { decodeRowsSync, encodeRow, encodeRowWithJson, keys, rawKey } from '../rows.js';
+import { createTables, tablesOf, type Query } from './schema.js';
+import { ClaimListeners } from '../watchers.js';
+import { AnswerListener } from './listen.js';
+import { onePerKeyv } from '../per-keyv.js';
+import { othersListenSql, presenceKey } from './presence.js';
 
 export interface PostgresStoreOptions {
   /** Give up opening one connection after this long (ms): 3 000. A statement waiting for a free pooled connection waits on. */
@@ -41,7 +41,7 @@ class PostgresStore implements BrokerStore {
   private readonly pendingTable: string;
   private readonly logTable: string;
   private readonly channel: string;
-  /** The channel's presence lock key (postgres-presence.ts). */
+  /** The channel's presence lock key (presence.ts). */
   private readonly presence: number;
   private readonly namespace: string;
   private readonly answers: AnswerListener;
@@ -87,7 +87,7 @@ class PostgresStore implements BrokerStore {
   }
 
   private buildStatements(): { putQuestion: string; respond: string; claim: string } {
-    // Announced only when another connection listens: this process wakes its own waiters (postgres-presence.ts).
+    // Announced only when another connection listens: this process wakes its own waiters (presence.ts).
     const notified = `notified AS (SELECT pg_notify($9::text, $10::text) FROM won WHERE ${othersListenSql('$11')})`;
     const answered = (open: boolean): string =>
       open

@@ -3,21 +3,21 @@
  * and the asked credentials a configured server needs before it can start.
  */
 import { ProtocolError, SdkError, SdkHttpError } from '@modelcontextprotocol/client';
-import { isMachineGrant } from '../auth/machine-provider.js';
-import { SIGN_IN_RETURN_MS } from '../auth/provider.js';
-import { isHttpServer } from '../config/schema.js';
-import { McpxError } from '../errors.js';
-import { stateDir } from '../paths.js';
-import type { SecretStore } from '../secrets/types.js';
-import type { ClientPoolOptions } from './client-pool.js';
-import { openConnection, type Connection, type LegacyLink } from './connection.js';
-import { redact, secretStoreForm } from '../secrets/redact.js';
-import { askedEntries, readAsked, type AskedEntry, type AskedValues } from './credentials.js';
-import type { LegacyCall } from './legacy-call.js';
-import type { CallNotifications } from './outcome.js';
-import type { HeaderScan } from './param-headers.js';
-import type { WireElicitResult } from './seam.js';
-import { heldElsewhere, signInPending, waitingSignIn, type SignInHolds } from './sign-in-hold.js';
+import { isMachineGrant } from '../../auth/machine-provider.js';
+import { SIGN_IN_RETURN_MS } from '../../auth/provider.js';
+import { isHttpServer } from '../../config/schema.js';
+import { McpxError } from '../../errors.js';
+import { stateDir } from '../../paths.js';
+import type { SecretStore } from '../../secrets/types.js';
+import type { ClientPoolOptions } from './pool.js';
+import { openConnection, type Connection, type LegacyLink } from '../connection.js';
+import { redact, secretStoreForm } from '../../secrets/redact.js';
+import { askedEntries, readAsked, type AskedEntry, type AskedValues } from '../credentials.js';
+import type { LegacyCall } from '../legacy-call.js';
+import type { CallNotifications } from '../outcome.js';
+import type { HeaderScan } from '../param-headers.js';
+import type { WireElicitResult } from '../seam.js';
+import { heldElsewhere, signInPending, waitingSignIn, type SignInHolds } from '../sign-in-hold.js';
 
 export interface Pooled {
   connection: Connection;
@@ -271,7 +271,8 @@ export function createConnections(options: ClientPoolOptions): Connections {
   let secretStore: Promise<SecretStore> | undefined;
   const secrets = (): Promise<SecretStore> =>
     (secretStore ??= (
-      options.secrets ?? (async () => (await import('../secrets/index.js')).openSecretStore({ stateDir: stateDir(options.env) }))
+      options.secrets ??
+      (async () => (await import('../../secrets/index.js')).openSecretStore({ stateDir: stateDir(options.env) }))
     )());
   /** The values of each configured server's asked entries, once all are known in this process. */
   const askedValues = new Map<string, AskedValues>();

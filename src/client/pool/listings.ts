@@ -11,9 +11,9 @@ import type {
   Tool,
 } from '@modelcontextprotocol/client';
 import { ProtocolError } from '@modelcontextprotocol/client';
-import { McpxError } from '../errors.js';
-import { scanHeaderDeclarations } from './param-headers.js';
-import type { Connections, Pooled } from './pool-connections.js';
+import { McpxError } from '../../errors.js';
+import { scanHeaderDeclarations } from '../param-headers.js';
+import type { Connections, Pooled } from './connections.js';
 
 export interface Listings {
   listTools(server: string, options?: { refresh?: boolean }): Promise<Tool[]>;

@@ -7,9 +7,9 @@
  */
 import { ok, strictEqual } from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import type { StoreBroker } from './broker/broker.js';
-import { readOffer, takeOffer } from './broker/offers.js';
-import type { BrokerEvent, OpenRequestInput } from './broker/types.js';
+import type { StoreBroker } from '../broker/index.js';
+import { readOffer, takeOffer } from '../broker/index.js';
+import type { BrokerEvent, OpenRequestInput } from '../broker/index.js';
 
 export interface ClaimedCaseDeps {
   /** Two brokers over two handles of the store, for one case; closed afterwards. */

@@ -5,8 +5,8 @@
  * listing) cannot ask, and says how to sign in instead.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { isMcpxError, McpxError } from '../errors.js';
-import type { PresentSignIn } from './provider.js';
+import { isMcpxError, McpxError } from '../../errors.js';
+import type { PresentSignIn } from '../provider.js';
 
 /** `_meta` key marking mcpx's own sign-in question (its URL's `state` says which sign-in it is). */
 export const SIGN_IN_META = 'io.mcpx/signIn';

@@ -1,24 +1,24 @@
 /**
  * The pool's requests that may ask (tool calls, prompts, resource reads) in the era the connection speaks, their
  * resume, and what is asked before a configured server starts (credentials, a sign-in). The relay `mcpx serve`
- * uses is in pool-relay.ts; what a modern request carries (notification routing, param headers) in pool-request-meta.ts.
+ * uses is in relay.ts; what a modern request carries (notification routing, param headers) in request-meta.ts.
  */
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { SIGN_IN_RETURN_MS } from '../auth/provider.js';
-import { isHttpServer } from '../config/schema.js';
-import { McpxError } from '../errors.js';
-import { newCallId } from '../ids.js';
-import type { Answer } from '../types.js';
-import type { ClientPool, ClientPoolOptions } from './client-pool.js';
-import { credentialParams, keepAnswer, type AskedEntry } from './credentials.js';
-import { LegacyCall } from './legacy-call.js';
-import { callError, inputResponsesFor, parseContinuation, runModernCall, type ModernCallOptions } from './modern-call.js';
-import type { CallOptions, CallOutcome, Continuation } from './outcome.js';
-import type { Connections, Pooled } from './pool-connections.js';
-import type { Listings } from './pool-listings.js';
-import { createRelay } from './pool-relay.js';
-import { createRequestMeta, wants } from './pool-request-meta.js';
-import { legacyRequest, notificationMeta, requestLabel, type AskingMethod } from './requests.js';
+import { SIGN_IN_RETURN_MS } from '../../auth/provider.js';
+import { isHttpServer } from '../../config/schema.js';
+import { McpxError } from '../../errors.js';
+import { newCallId } from '../../ids.js';
+import type { Answer } from '../../types.js';
+import type { ClientPool, ClientPoolOptions } from './pool.js';
+import { credentialParams, keepAnswer, type AskedEntry } from '../credentials.js';
+import { LegacyCall } from '../legacy-call.js';
+import { callError, inputResponsesFor, parseContinuation, runModernCall, type ModernCallOptions } from '../modern-call.js';
+import type { CallOptions, CallOutcome, Continuation } from '../outcome.js';
+import type { Connections, Pooled } from './connections.js';
+import type { Listings } from './listings.js';
+import { createRelay } from './relay.js';
+import { createRequestMeta, wants } from './request-meta.js';
+import { legacyRequest, notificationMeta, requestLabel, type AskingMethod } from '../requests.js';
 import {
   afterHeld,
   connectAsking,
@@ -27,7 +27,7 @@ import {
   needsSignIn,
   retryAsking,
   type HeldSignIn,
-} from './sign-in-hold.js';
+} from '../sign-in-hold.js';
 
 /** `resume` and `relay` as the pool offers them, and `run`, which its callTool, getPrompt and readResource share. */
 export interface Requests extends Pick<ClientPool, 'resume' | 'relay'> {

@@ -5,10 +5,10 @@
 import type { Writable } from 'node:stream';
 import { MCPX_VERSION } from '../../constants.js';
 import { isMcpxError } from '../../errors.js';
-import { stopEarly } from '../../client/prespawn.js';
+import { stopEarly } from '../../client/index.js';
 import { runDaemon } from './daemon.js';
-import { daemonPaths } from './daemon-paths.js';
-import { reapGroupOnExit } from './daemon-reaper.js';
+import { daemonPaths } from './paths.js';
+import { reapGroupOnExit } from './reaper.js';
 import { openDaemonParts } from './daemon-wiring.js';
 
 /** EX_SOFTWARE: the daemon exits when another one took over its calls. */

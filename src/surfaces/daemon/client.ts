@@ -8,7 +8,7 @@ import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:ht
 import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
 import { isMcpxError, McpxError } from '../../errors.js';
-import { daemonPaths, isAlive, readDaemonState, type DaemonPaths, type DaemonState } from './daemon-paths.js';
+import { daemonPaths, isAlive, readDaemonState, type DaemonPaths, type DaemonState } from './paths.js';
 import { MCPX_VERSION } from '../../constants.js';
 import { makePrivateDir } from '../../private-files.js';
 
