@@ -282,7 +282,7 @@ export function createCalls(
       try {
         return await runOnce(kind, name, ref, args, call);
       } catch (error) {
-        // This serve lost its lease while the request waited on its call (lease-lost.ts): a tool error that says so.
+        // This serve lost its lease while the request waited on its call (src/host/lease-lost.ts): a tool error that says so.
         if (!isMcpxError(error, 'LEASE_LOST')) throw error;
         return failedOrThrow(kind, ref, { code: error.code, message: error.message });
       }
