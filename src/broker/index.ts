@@ -11,5 +11,4 @@ export { isOffered, offerGone, readOffer, takeOffer, watchOffer, watchOfferGone 
 export { abandoned, eventFor, notFound, refuseAnswered } from './records.js';
 export { encodeRow, rawKey } from './stores/rows.js';
 export { tablesOf } from './stores/postgres/schema.js';
-export { countPendingInSqliteFile } from './stores/sqlite/count.js';
 export { postgresAdapterOf, sqliteAdapterOf, sqliteTableOf } from './stores/keyv-adapters.js';
