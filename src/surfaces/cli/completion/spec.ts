@@ -74,7 +74,7 @@ export const COMPLETION_SPECS: Record<string, CompletionSpec> = {
   task: { verbs: { result: ['none'], show: ['none'] }, flags: { json: true, all: true, timeout: 'none', ...config } },
   daemon: {
     verbs: { start: [], stop: [], status: [], run: [] },
-    flags: { json: true, port: 'none', idle: 'none', prewarm: 'server', ...config },
+    flags: { json: true, all: true, port: 'none', idle: 'none', prewarm: 'server', ...config },
   },
   log: { flags: { json: true, chain: 'none', session: 'none', limit: 'none' } },
   run: {
