@@ -139,6 +139,20 @@ export default tseslint.config(
       ),
     },
   },
+  // No src file over 400 lines (every line, as `wc -l` counts them) and no function over 150: past either, split it
+  // into small named parts (as createBroker and createTaskRunner were).
+  {
+    files: ['src/**/*.ts'],
+    rules: {
+      'max-lines': ['error', { max: 400, skipBlankLines: false, skipComments: false }],
+      'max-lines-per-function': ['error', { max: 150, skipBlankLines: false, skipComments: false }],
+    },
+  },
+  {
+    // The one temporary exception: createScriptHost, split by the host work.
+    files: ['src/surfaces/cli/script-host.ts'],
+    rules: { 'max-lines-per-function': 'off' },
+  },
   // Layout is prettier's (npm run lint runs prettier --check); eslint keeps to correctness.
   prettier,
 );

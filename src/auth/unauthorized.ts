@@ -1,10 +1,8 @@
 /**
- * What a Streamable HTTP transport authenticates with: the SDK's public `AuthProvider`, reading the OAuth provider's
- * token and answering a 401 with `auth()` as the SDK's own adapter of an `OAuthClientProvider` does, but under the
- * server's cross-process refresh lock. With many processes meeting the same 401 each would refresh, and a rotating
- * refresh token works once, so the others' refresh fails and asks the person to sign in. Here whoever gets the lock
- * first does it; the rest find the new token in the secret store and send the request again with it, asking the
- * authorization server nothing.
+ * What a Streamable HTTP transport authenticates with: the SDK's public `AuthProvider`, answering a 401 with `auth()`
+ * as the SDK's own adapter does, but under the server's cross-process refresh lock: a rotating refresh token works
+ * once, so of many processes meeting the same 401 only the first to get the lock refreshes; the rest find the new
+ * token in the secret store and send the request again, asking the authorization server nothing.
  */
 import {
   auth,

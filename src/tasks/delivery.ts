@@ -1,11 +1,9 @@
 /**
- * A legacy answer is good only while the process holding its call lives to pass it on (the call is an open
- * connection there), so such an answer is delivered or refused, never accepted and lost. An answerer in another
- * process offers it (`broker/offers.ts`); the holder writes the receipt `r:<id>` = delivered, then takes the offer
- * (it becomes the answer) and passes it on. Whoever finds the holder dead first writes undelivered, abandons the
- * question and refuses the answer, which was never recorded. Both receipts are put-if-absent and fenced in the
- * store by the holder's lease (Redis, Postgres), or judged by the holder's pid on this host (SQLite, memory), so
- * exactly one stands.
+ * A legacy answer is good only while the process holding its call lives to pass it on, so it is delivered or
+ * refused, never accepted and lost. An answerer elsewhere offers it (`broker/offers.ts`); the holder writes the
+ * receipt `r:<id>` = delivered and passes it on, or whoever finds the holder dead first writes undelivered and
+ * abandons the question. Receipts are put-if-absent, fenced by the holder's lease (Redis, Postgres) or judged by its
+ * pid (SQLite, memory), so exactly one stands.
  */
 import { hostname } from 'node:os';
 import type { StoreBroker } from '../broker/index.js';

@@ -1,11 +1,8 @@
 /**
- * Handing a call over between processes on one store. A modern call waiting at a round needs no live connection:
- * its continuation is in the task record. A process that stops (an `mcpx serve` whose client went away) lets go of
- * such calls (no holder); whoever asks for one's result next (another serve, `mcpx task result`, a daemon) takes it
- * over and resumes it with the answers given meanwhile. So does whoever asks after the process holding it died
- * (SIGKILL): a serve (or an app) is a holder like a daemon, with a lease on Redis and Postgres, judged by its pid on
- * SQLite.
- * Taking over is a claim in the store (put-if-absent on the state the record shows), so exactly one process wins.
+ * Handing a modern call over between processes on one store: its continuation is in the task record, so a process
+ * that stops lets go of it (no holder), and whoever asks for its result next, or finds its holder dead (a lease on
+ * Redis and Postgres, its pid on SQLite), takes it over and resumes it with the answers given meanwhile. Taking over
+ * is one put-if-absent claim on the state the record shows, so exactly one process wins.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';

@@ -1,10 +1,8 @@
 /**
- * Many daemons on one shared store, none of whose calls is lost with it. Each daemon holds the lease of its holder
- * (renewed every third of its TTL) before it recovers its own calls. Each renewal also reads the few lease rows:
- * a lapsed one is a daemon that died (or stopped), and the first survivor to take its lease (atomically: exactly
- * one wins) adopts its calls from its live-task row. Modern calls resume from their stored continuation; a legacy
- * call died with its connection, so its questions are abandoned (an answer is refused with ELICITATION_ABANDONED)
- * and its task fails saying so.
+ * Many daemons on one shared store, none of whose calls is lost with it. Each holds its holder's lease (renewed every
+ * third of its TTL) and reads the others' at each renewal: the first survivor to take a lapsed one (exactly one
+ * wins) adopts that daemon's calls from its live-task row. Modern calls resume from their stored continuation; a
+ * legacy call died with its connection, so its questions are abandoned and its task fails saying so.
  */
 import type { Broker } from '../broker/index.js';
 import type { Leases } from './leases.js';

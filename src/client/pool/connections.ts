@@ -5,14 +5,14 @@
 import { ProtocolError, SdkError, SdkHttpError } from '@modelcontextprotocol/client';
 import { isMachineGrant } from '../../auth/machine-provider.js';
 import { SIGN_IN_RETURN_MS } from '../../auth/provider.js';
-import { isHttpServer } from '../../config/schema.js';
+import { isHttpServer, type ServerConfig } from '../../config/schema.js';
 import { McpxError } from '../../errors.js';
-import { stateDir } from '../../paths.js';
 import type { SecretStore } from '../../secrets/types.js';
 import type { ClientPoolOptions } from './pool.js';
-import { openConnection, type Connection, type LegacyLink } from '../connection.js';
-import { redact, secretStoreForm } from '../../secrets/redact.js';
-import { askedEntries, readAsked, type AskedEntry, type AskedValues } from '../credentials.js';
+import { openConnection, type Connection, type ConnectionOptions, type LegacyLink, type ServerConnector } from '../connection.js';
+import { redact } from '../../secrets/redact.js';
+import type { AskedEntry } from '../credentials.js';
+import { createAskedCredentials, credentialsMissing, type AskedCredentials } from './asked.js';
 import type { LegacyCall } from '../legacy-call.js';
 import type { CallNotifications } from '../outcome.js';
 import type { HeaderScan } from '../param-headers.js';
@@ -108,31 +108,48 @@ function provesEraWrong(cause: unknown, idempotent: boolean): boolean {
   return false;
 }
 
+/** What the parts of the connections share: the pool, what left it, and how it closes. */
+interface PoolState {
+  options: ClientPoolOptions;
+  now: () => number;
+  pool: Map<string, Promise<Pooled>>;
+  /** The pool entry each connection came from: a retire takes out only its own. */
+  opened: WeakMap<Pooled, Promise<Pooled>>;
+  /** Connections dropped from the pool while requests may still run on them: closed with the pool. */
+  retired: Set<Connection>;
+  dropped: Set<(name: string) => void>;
+  routes: Map<string, CallNotifications>;
+  closed: boolean;
+  /** Aborted by close: connects still in flight end at once (a server that never answers holds nothing up). */
+  closing: AbortController;
+  /** The config's `${VAR}` values, and each asked credential once read: scrubbed from every connect failure. */
+  secretForms: Map<string, string>;
+  credentials: AskedCredentials;
+  timeoutFor(name: string): number;
+  serverNames(): string[];
+}
+
 export function createConnections(options: ClientPoolOptions): Connections {
-  const now = options.now ?? Date.now;
-  const pool = new Map<string, Promise<Pooled>>();
-  const routes = new Map<string, CallNotifications>();
-  let closed = false;
-  // Aborted by close: connects still in flight end at once (a server that never answers holds nothing up).
-  const closing = new AbortController();
-  // The config's `${VAR}` values, and each asked credential once read: scrubbed from every connect failure.
   const secretForms = new Map(options.config.secretForms ?? []);
-  const elicitation = {
-    form: Boolean(options.onElicit || options.answerLater),
-    url: Boolean((options.openUrl || options.urlOpenedByAnswerer) && (options.onElicit || options.answerLater)),
+  const state: PoolState = {
+    options,
+    now: options.now ?? Date.now,
+    pool: new Map(),
+    opened: new WeakMap(),
+    retired: new Set(),
+    dropped: new Set(),
+    routes: new Map(),
+    closed: false,
+    closing: new AbortController(),
+    secretForms,
+    credentials: createAskedCredentials(options, secretForms),
+    // A server's own `timeoutMs` (config) wins over the instance default.
+    timeoutFor: (name) => (options.servers?.[name] ?? options.config.mcpServers[name])?.timeoutMs ?? options.requestTimeoutMs,
+    serverNames: () => [...new Set([...Object.keys(options.config.mcpServers), ...Object.keys(options.servers ?? {})])],
   };
-
-  // A server's own `timeoutMs` (config) wins over the instance default.
-  const timeoutFor = (name: string): number =>
-    (options.servers?.[name] ?? options.config.mcpServers[name])?.timeoutMs ?? options.requestTimeoutMs;
-
-  const serverNames = (): string[] => [
-    ...new Set([...Object.keys(options.config.mcpServers), ...Object.keys(options.servers ?? {})]),
-  ];
-
   const holds = signInHoldsOf(options.auth);
   const get = (name: string): Promise<Pooled> => {
-    if (closed) return Promise.reject(new McpxError('CALL_FAILED', 'this mcpx instance is closed'));
+    if (state.closed) return Promise.reject(new McpxError('CALL_FAILED', 'this mcpx instance is closed'));
     // A call is asking someone to sign in to this server: a listing (or a resume) does not wait for their browser.
     // Until it asks (discovery, a token still good) the hold is only a connect, worth waiting for.
     const held = heldElsewhere(holds, name);
@@ -142,98 +159,144 @@ export function createConnections(options: ClientPoolOptions): Connections {
         await held.done.catch(() => undefined);
         return get(name);
       });
-    const existing = pool.get(name);
+    const existing = state.pool.get(name);
     if (existing) return existing;
     const server = options.servers?.[name] ?? options.config.mcpServers[name];
-    if (!server) {
-      const known = serverNames();
-      return Promise.reject(
-        new McpxError(
-          'SERVER_NOT_FOUND',
-          `no server named "${name}"${known.length ? `; configured: ${known.join(', ')}` : '; no servers are configured'}${options.configSource ? ` (config: ${options.configSource})` : ''}`,
-          {
-            data: { server: name, known },
-          },
-        ),
-      );
-    }
-    const active: LegacyCall<unknown>[] = [];
-    const logging = new Set<string>();
-    const opening = missingCredentials(name)
-      .then((missing) => {
-        if (missing.length) throw credentialsMissing(name, missing);
-        return openConnection({
-          name,
-          server,
-          ...(askedValues.has(name) ? { asked: askedValues.get(name)! } : {}),
-          redact: (text) => redact(text, secretForms),
-          clientInfo: options.clientInfo,
-          elicitation,
-          eraCache: options.eraCache,
-          cwd: options.cwd,
-          env: options.env,
-          now,
-          onLegacyElicit: (params, link) =>
-            attribute(name, active, params, link, 'connect' in server && server.asksForMcpx ? 'mcpx' : undefined),
-          onProgress: (token) => active.find((c) => c.progressToken === token)?.progress(),
-          onNotification: (token, method, params) => routeNotification(routes.get(token), method, params),
-          // Two or more asking at once: the message could be either's, so neither gets it.
-          onUntiedLog: (params) => {
-            if (logging.size === 1) routeNotification(routes.get([...logging][0]!), 'notifications/message', params);
-          },
-          ...(options.onResourceUpdated ? { onResourceUpdated: (uri: string) => options.onResourceUpdated!(name, uri) } : {}),
-          ...(options.forward ? { forward: options.forward } : {}),
-          ...(options.auth ? { auth: options.auth } : {}),
-          // The person may sign in inside the first request: the question's TTL, then the browser's return.
-          // Otherwise the server's own `timeoutMs`, else a default of seconds, bounds the probe and `initialize` together.
-          ...(options.auth && !('connect' in server) && isHttpServer(server) && !isMachineGrant(server.oauth)
-            ? { connectTimeoutMs: timeoutFor(name) + options.elicitTtlMs + SIGN_IN_RETURN_MS }
-            : server.timeoutMs
-              ? { connectTimeoutMs: server.timeoutMs }
-              : {}),
-          signal: closing.signal,
-        });
-      })
-      .then((connection) => {
-        const pooled: Pooled = { connection, active, logging, proven: false };
-        opened.set(pooled, opening);
-        // Ended under us (not by retire or close, which take it out of the pool first): out of the pool.
-        const { client } = connection;
-        const previous = client.onclose;
-        client.onclose = () => {
-          previous?.();
-          if (closed || pool.get(name) !== opening) return;
-          pool.delete(name);
-          retired.add(connection);
-          for (const listener of dropped) listener(name);
-        };
-        // A legacy Streamable HTTP session the server no longer knows (it restarted): `404` to the session id, which
-        // the SDK tells as its event stream fails to reopen. The spec's answer is a new session: this one is dropped.
-        const previousError = client.onerror;
-        client.onerror = (error) => {
-          previousError?.(error);
-          const session = (client.transport as { sessionId?: string } | undefined)?.sessionId;
-          if (connection.era === 'legacy' && session && error instanceof SdkHttpError && error.status === 404)
-            void connection.close().catch(() => undefined);
-        };
-        return pooled;
-      });
-    pool.set(name, opening);
-    opening.catch(() => pool.delete(name));
+    if (!server) return Promise.reject(serverNotFound(state, name));
+    const opening = openPooled(state, name, server);
+    state.pool.set(name, opening);
+    opening.catch(() => state.pool.delete(name));
     return opening;
   };
+  const { onProbation, onFailure, onSuccess } = eraProbation(state, get);
 
-  // Connections dropped from the pool while requests may still run on them: closed with the pool.
-  const retired = new Set<Connection>();
-  const dropped = new Set<(name: string) => void>();
+  return {
+    now: state.now,
+    serverNames: state.serverNames,
+    timeoutFor: state.timeoutFor,
+    get,
+    has: (name) => state.pool.has(name),
+    holds,
+    onProbation,
+    onFailure,
+    onSuccess,
+    secrets: state.credentials.secrets,
+    missingCredentials: state.credentials.missingCredentials,
+    routes: state.routes,
+    onDropped: (listener) => void state.dropped.add(listener),
+    close: () => closeAll(state),
+  };
+}
+
+function serverNotFound({ options, serverNames }: PoolState, name: string): McpxError {
+  const known = serverNames();
+  return new McpxError(
+    'SERVER_NOT_FOUND',
+    `no server named "${name}"${known.length ? `; configured: ${known.join(', ')}` : '; no servers are configured'}${options.configSource ? ` (config: ${options.configSource})` : ''}`,
+    {
+      data: { server: name, known },
+    },
+  );
+}
+
+/** Opens the server's connection once its asked credentials are known, and watches it end. */
+function openPooled(state: PoolState, name: string, server: ServerConfig | ServerConnector): Promise<Pooled> {
+  const active: LegacyCall<unknown>[] = [];
+  const logging = new Set<string>();
+  const opening: Promise<Pooled> = state.credentials
+    .missingCredentials(name)
+    .then((missing) => {
+      if (missing.length) throw credentialsMissing(name, missing);
+      return openConnection(connectionOptions(state, name, server, active, logging));
+    })
+    .then((connection) => {
+      const pooled: Pooled = { connection, active, logging, proven: false };
+      state.opened.set(pooled, opening);
+      watchEnd(state, name, opening, connection);
+      return pooled;
+    });
+  return opening;
+}
+
+/** How the server is connected: its questions, progress and log messages routed to the calls in flight on it. */
+function connectionOptions(
+  state: PoolState,
+  name: string,
+  server: ServerConfig | ServerConnector,
+  active: LegacyCall<unknown>[],
+  logging: Set<string>,
+): ConnectionOptions {
+  const { options, routes } = state;
+  const asked = state.credentials.values(name);
+  return {
+    name,
+    server,
+    ...(asked ? { asked } : {}),
+    redact: (text) => redact(text, state.secretForms),
+    clientInfo: options.clientInfo,
+    elicitation: {
+      form: Boolean(options.onElicit || options.answerLater),
+      url: Boolean((options.openUrl || options.urlOpenedByAnswerer) && (options.onElicit || options.answerLater)),
+    },
+    eraCache: options.eraCache,
+    cwd: options.cwd,
+    env: options.env,
+    now: state.now,
+    onLegacyElicit: (params, link) =>
+      attribute(name, active, params, link, 'connect' in server && server.asksForMcpx ? 'mcpx' : undefined),
+    onProgress: (token) => active.find((c) => c.progressToken === token)?.progress(),
+    onNotification: (token, method, params) => routeNotification(routes.get(token), method, params),
+    // Two or more asking at once: the message could be either's, so neither gets it.
+    onUntiedLog: (params) => {
+      if (logging.size === 1) routeNotification(routes.get([...logging][0]!), 'notifications/message', params);
+    },
+    ...(options.onResourceUpdated ? { onResourceUpdated: (uri: string) => options.onResourceUpdated!(name, uri) } : {}),
+    ...(options.forward ? { forward: options.forward } : {}),
+    ...(options.auth ? { auth: options.auth } : {}),
+    // The person may sign in inside the first request: the question's TTL, then the browser's return.
+    // Otherwise the server's own `timeoutMs`, else a default of seconds, bounds the probe and `initialize` together.
+    ...(options.auth && !('connect' in server) && isHttpServer(server) && !isMachineGrant(server.oauth)
+      ? { connectTimeoutMs: state.timeoutFor(name) + options.elicitTtlMs + SIGN_IN_RETURN_MS }
+      : server.timeoutMs
+        ? { connectTimeoutMs: server.timeoutMs }
+        : {}),
+    signal: state.closing.signal,
+  };
+}
+
+/** A connection that ends under us (not by retire or close, which take it out of the pool first) leaves the pool. */
+function watchEnd(state: PoolState, name: string, opening: Promise<Pooled>, connection: Connection): void {
+  const { client } = connection;
+  const previous = client.onclose;
+  client.onclose = () => {
+    previous?.();
+    if (state.closed || state.pool.get(name) !== opening) return;
+    state.pool.delete(name);
+    state.retired.add(connection);
+    for (const listener of state.dropped) listener(name);
+  };
+  // A legacy Streamable HTTP session the server no longer knows (it restarted): `404` to the session id, which
+  // the SDK tells as its event stream fails to reopen. The spec's answer is a new session: this one is dropped.
+  const previousError = client.onerror;
+  client.onerror = (error) => {
+    previousError?.(error);
+    const session = (client.transport as { sessionId?: string } | undefined)?.sessionId;
+    if (connection.era === 'legacy' && session && error instanceof SdkHttpError && error.status === 404)
+      void connection.close().catch(() => undefined);
+  };
+}
+
+/** An era taken from the cache is on probation until a request succeeds on it. */
+function eraProbation(
+  state: PoolState,
+  get: (name: string) => Promise<Pooled>,
+): Pick<Connections, 'onProbation' | 'onFailure' | 'onSuccess'> {
   const retire = async (name: string, pooled: Pooled): Promise<void> => {
     await pooled.connection.forgetVerdict();
-    if (pool.get(name) === opened.get(pooled)) pool.delete(name);
-    retired.add(pooled.connection);
+    if (state.pool.get(name) === state.opened.get(pooled)) state.pool.delete(name);
+    state.retired.add(pooled.connection);
   };
-  const opened = new WeakMap<Pooled, Promise<Pooled>>();
 
-  // An era taken from the cache is on probation until a request succeeds on it.
   const onProbation = (pooled: Pooled): boolean =>
     pooled.connection.fromCache && !pooled.proven && pooled.connection.era === 'modern';
 
@@ -268,71 +331,25 @@ export function createConnections(options: ClientPoolOptions): Connections {
     pooled.proven = true;
   };
 
-  let secretStore: Promise<SecretStore> | undefined;
-  const secrets = (): Promise<SecretStore> =>
-    (secretStore ??= (
-      options.secrets ??
-      (async () => (await import('../../secrets/index.js')).openSecretStore({ stateDir: stateDir(options.env) }))
-    )());
-  /** The values of each configured server's asked entries, once all are known in this process. */
-  const askedValues = new Map<string, AskedValues>();
-
-  /** The asked entries of a configured server that have no value yet, here or in the secret store. */
-  const missingCredentials = async (name: string): Promise<AskedEntry[]> => {
-    const server = options.servers?.[name] ? undefined : options.config.mcpServers[name];
-    if (!server || askedValues.has(name)) return [];
-    const entries = askedEntries(name, server);
-    if (!entries.length) return [];
-    const { values, missing } = await readAsked(entries, await secrets());
-    if (!missing.length) askedValues.set(name, values);
-    for (const [field, kept] of Object.entries(values) as Array<[string, Record<string, string>]>)
-      for (const [key, value] of Object.entries(kept)) secretForms.set(value, secretStoreForm(`${field}.${key}`));
-    return missing;
-  };
-
-  return {
-    now,
-    serverNames,
-    timeoutFor,
-    get,
-    has: (name) => pool.has(name),
-    holds,
-    onProbation,
-    onFailure,
-    onSuccess,
-    secrets,
-    missingCredentials,
-    routes,
-    onDropped: (listener) => void dropped.add(listener),
-    close: async () => {
-      closed = true;
-      closing.abort(new McpxError('CALL_FAILED', 'mcpx was closed while connecting'));
-      const all = await Promise.allSettled([...pool.values()]);
-      pool.clear();
-      await Promise.all(
-        all.map(async (entry) => {
-          if (entry.status !== 'fulfilled') return;
-          for (const call of [...entry.value.active])
-            call.cancel(new McpxError('CALL_FAILED', 'mcpx was closed while the call was open'));
-          await entry.value.connection.close().catch(() => undefined);
-        }),
-      );
-      await Promise.all([...retired].map((connection) => connection.close().catch(() => undefined)));
-      retired.clear();
-    },
-  };
+  return { onProbation, onFailure, onSuccess };
 }
 
-/** A call cannot ask (a listing): the credentials must be in the secret store already. */
-function credentialsMissing(server: string, missing: AskedEntry[]): McpxError {
-  const names = missing.map((m) => `${m.ask} (${m.field}.${m.key})`).join(', ');
-  return new McpxError(
-    'SECRET_MISSING',
-    `server "${server}" needs ${names} before it can start; call one of its tools to be asked (mcpx call ${server}.<tool>)`,
-    {
-      data: { server, missing: missing.map((m) => `${m.field}.${m.key}`) },
-    },
+/** Ends connects in flight, cancels the open calls and closes every connection, retired ones too. */
+async function closeAll(state: PoolState): Promise<void> {
+  state.closed = true;
+  state.closing.abort(new McpxError('CALL_FAILED', 'mcpx was closed while connecting'));
+  const all = await Promise.allSettled([...state.pool.values()]);
+  state.pool.clear();
+  await Promise.all(
+    all.map(async (entry) => {
+      if (entry.status !== 'fulfilled') return;
+      for (const call of [...entry.value.active])
+        call.cancel(new McpxError('CALL_FAILED', 'mcpx was closed while the call was open'));
+      await entry.value.connection.close().catch(() => undefined);
+    }),
   );
+  await Promise.all([...state.retired].map((connection) => connection.close().catch(() => undefined)));
+  state.retired.clear();
 }
 
 /** A call's progress or log message, to the call that wants it. */

@@ -77,6 +77,12 @@ export function socketFetch(socket: string): { fetch: DaemonClient['fetch']; clo
   return { fetch: fetchOverSocket, close: () => agent.destroy() };
 }
 
+/** Whether a socket request failed because nothing listens there (a stale state file): it never reached a daemon. */
+export function nothingListens(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ECONNREFUSED' || code === 'ENOENT';
+}
+
 /** fetch's header forms (a record, pairs, or a Headers) as node:http's record, without constructing a Headers. */
 function plainHeaders(init: RequestInit['headers']): Record<string, string> {
   const headers: Record<string, string> = {};

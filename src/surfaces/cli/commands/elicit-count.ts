@@ -77,25 +77,23 @@ export async function countWaiting(
 
 /** One GET over the daemon's socket; undefined when nothing listens there (a stale state file). */
 async function countFromDaemon(socket: string, session: string | undefined): Promise<number | undefined> {
-  const [{ request }, { McpxError }] = await Promise.all([import('node:http'), import('../../../errors.js')]);
+  const [{ nothingListens, socketFetch }, { McpxError }] = await Promise.all([
+    import('../../daemon/client.js'),
+    import('../../../errors.js'),
+  ]);
   // A count across sessions (or of the one named) is the operator's badge: ?all=1.
   const path = `/v1/elicit?all=1${session ? `&session=${encodeURIComponent(session)}` : ''}`;
-  return new Promise((resolve, reject) => {
-    const req = request({ socketPath: socket, path, headers: { accept: 'application/json' } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => {
-        if (res.statusCode !== 200)
-          return reject(
-            new McpxError('DAEMON_UNAVAILABLE', `the daemon answered ${res.statusCode} to ${path}: ${body.slice(0, 200)}`),
-          );
-        resolve((JSON.parse(body) as { elicitations: unknown[] }).elicitations.length);
-      });
-    });
-    req.on('error', (error: NodeJS.ErrnoException) =>
-      error.code === 'ECONNREFUSED' || error.code === 'ENOENT' ? resolve(undefined) : reject(error),
-    );
-    req.end();
-  });
+  const daemon = socketFetch(socket);
+  try {
+    const response = await daemon.fetch(path, { headers: { accept: 'application/json' } });
+    const body = await response.text();
+    if (response.status !== 200)
+      throw new McpxError('DAEMON_UNAVAILABLE', `the daemon answered ${response.status} to ${path}: ${body.slice(0, 200)}`);
+    return (JSON.parse(body) as { elicitations: unknown[] }).elicitations.length;
+  } catch (error) {
+    if (nothingListens(error)) return undefined;
+    throw error;
+  } finally {
+    daemon.close();
+  }
 }

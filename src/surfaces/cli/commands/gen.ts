@@ -21,6 +21,7 @@ import { findConfigPath } from '../../../config/find.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { sanitizeLine } from '../sanitize.js';
 import { SURFACE_DELIVERS } from '../../delivers.js';
+import type { DaemonFetch } from '../../daemon/client.js';
 
 const USAGE = `usage: mcpx gen [server...] [--out <dir>] [--types-only] [--check] [options]
 
@@ -168,17 +169,20 @@ async function listFromDaemon(
   env: Record<string, string | undefined>,
 ): Promise<Listed | undefined> {
   const configPath = findConfigPath(config, cwd, env);
-  const { daemonPaths, isAlive, readDaemonState } = await import('../../daemon/paths.js');
+  const [{ daemonPaths, isAlive, readDaemonState }, { nothingListens, socketFetch }] = await Promise.all([
+    import('../../daemon/paths.js'),
+    import('../../daemon/client.js'),
+  ]);
   const state = readDaemonState(daemonPaths(env, configPath));
   if (!state || !isAlive(state.pid)) return undefined;
+  const daemon = socketFetch(state.socket);
   const get = async (path: string): Promise<Record<string, unknown> | undefined> => {
     let response: { status: number; body: Record<string, unknown> };
     try {
-      response = await getJson(state.socket, path);
+      response = await getJson(daemon, path);
     } catch (error) {
       // Nothing listens there (a stale state file): list here instead.
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ECONNREFUSED' || code === 'ENOENT') return undefined;
+      if (nothingListens(error)) return undefined;
       throw error;
     }
     if (response.status === 200) return response.body;
@@ -191,41 +195,37 @@ async function listFromDaemon(
       { ...(failure.data ? { data: failure.data } : {}) },
     );
   };
-  const names = named.length > 0 ? named : ((await get('/v1/servers'))?.servers as string[] | undefined);
-  if (!names) return undefined;
-  const bodies = await Promise.all(names.map((name) => get(`/v1/servers/${encodeURIComponent(name)}/tools`)));
-  if (bodies.some((b) => b === undefined)) return undefined;
-  const toolsByServer: ToolsByServer = {};
-  names.forEach((name, i) => (toolsByServer[name] = (bodies[i]?.tools ?? []) as ToolsByServer[string]));
-  return { toolsByServer, closed: Promise.resolve() };
+  try {
+    const names = named.length > 0 ? named : ((await get('/v1/servers'))?.servers as string[] | undefined);
+    if (!names) return undefined;
+    const bodies = await Promise.all(names.map((name) => get(`/v1/servers/${encodeURIComponent(name)}/tools`)));
+    if (bodies.some((b) => b === undefined)) return undefined;
+    const toolsByServer: ToolsByServer = {};
+    names.forEach((name, i) => (toolsByServer[name] = (bodies[i]?.tools ?? []) as ToolsByServer[string]));
+    return { toolsByServer, closed: Promise.resolve() };
+  } finally {
+    daemon.close();
+  }
 }
 
-/**
- * One GET over the daemon's unix socket, read as JSON. Plain node:http, not the fetch-like daemon client: building
- * web Responses loads Node's fetch internals, ~70 ms of a ~0.3 s warm run.
- */
-async function getJson(socket: string, path: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const { request } = await import('node:http');
-  return new Promise((resolve, reject) => {
-    const req = request({ socketPath: socket, path, method: 'GET', timeout: 120_000 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('error', reject);
-      res.on('end', () => {
-        try {
-          resolve({
-            status: res.statusCode ?? 500,
-            body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>,
-          });
-        } catch (error) {
-          reject(new McpxError('CALL_FAILED', `the daemon answered ${path} with something that is not JSON`, { cause: error }));
-        }
-      });
-    });
-    req.on('timeout', () => req.destroy(new McpxError('CALL_FAILED', `the daemon did not answer ${path} within 120 s`)));
-    req.on('error', reject);
-    req.end();
-  });
+/** One GET to the daemon, read as JSON; a daemon that does not answer within 120 s is an error. */
+async function getJson(daemon: { fetch: DaemonFetch }, path: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const timeout = AbortSignal.timeout(120_000);
+  let text: string;
+  let status: number;
+  try {
+    const response = await daemon.fetch(path, { signal: timeout });
+    status = response.status;
+    text = await response.text();
+  } catch (error) {
+    if (timeout.aborted) throw new McpxError('CALL_FAILED', `the daemon did not answer ${path} within 120 s`, { cause: error });
+    throw error;
+  }
+  try {
+    return { status, body: JSON.parse(text) as Record<string, unknown> };
+  } catch (error) {
+    throw new McpxError('CALL_FAILED', `the daemon answered ${path} with something that is not JSON`, { cause: error });
+  }
 }
 
 /** The tool lists from the servers themselves, started here in parallel (listing is mostly waiting for them). */
