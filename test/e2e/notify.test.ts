@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSecretStore } from '../../src/secrets/index.js';
 import { stdioFixture } from '../helpers/fixture-servers.js';
+import { serveSetup, textOf, v1Client } from '../helpers/serve.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');
@@ -52,7 +53,11 @@ async function closedPort(): Promise<number> {
 interface Place {
   dir: string;
   stateDir: string;
-  run(args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }>;
+  run(
+    args: string[],
+    input?: string,
+    extraEnv?: Record<string, string>,
+  ): Promise<{ code: number; stdout: string; stderr: string }>;
 }
 
 function place(config: unknown): Place {
@@ -66,9 +71,10 @@ function place(config: unknown): Place {
     MCPX_CONFIG_DIR: join(dir, 'config'),
     MCPX_SECRET_STORE: 'file',
   };
-  const run: Place['run'] = (args, input) =>
+  const run: Place['run'] = (args, input, extraEnv = {}) =>
     new Promise((done) => {
-      const child = execFile(process.execPath, [cli, ...args], { cwd: dir, env, timeout: 60_000 }, (error, stdout, stderr) =>
+      const options = { cwd: dir, env: { ...env, ...extraEnv }, timeout: 60_000 };
+      const child = execFile(process.execPath, [cli, ...args], options, (error, stdout, stderr) =>
         done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
       );
       child.stdin?.end(input ?? '');
@@ -210,6 +216,44 @@ process.stdin.on('data', (d) => (s += d)).on('end', () => writeFileSync(${JSON.s
       expect(post.body).not.toContain(key);
     }
     for (const name of readdirSync(outDir)) expect(readFileSync(join(outDir, name), 'utf8')).not.toContain(token);
+  });
+});
+
+describe('where the call is held', () => {
+  it("mcpx run: a script's ask() left waiting is sent before the run exits", async () => {
+    const hook = await receiver();
+    servers.push(hook.server);
+    const p = place({ mcpServers: {}, notify: [{ webhook: hook.url }] });
+    writeFileSync(join(p.dir, 'ask.ts'), `export default await ask('Which repository?');\n`);
+    const run = await p.run(['run', 'ask.ts']);
+    expect(run.code, run.stderr).toBe(75);
+    const id = idOf(run.stdout + run.stderr);
+    // The run has exited: what it sent is there already.
+    expect(hook.posts.map((x) => x.json)).toEqual([
+      expect.objectContaining({ id, event: 'opened', message: 'Which repository?' }),
+    ]);
+    expect(hook.posts[0]!.headers['x-mcpx-signature-256']).toBeUndefined();
+  });
+
+  it('mcpx serve sends for a question its client cannot take', async () => {
+    const hook = await receiver();
+    servers.push(hook.server);
+    const setup = serveSetup({ legacy: stdioFixture('legacy-v1') }, { MCPX_SESSION_ID: 'notify-serve-test' });
+    writeFileSync(
+      setup.configPath,
+      JSON.stringify({ mcpServers: { legacy: stdioFixture('legacy-v1') }, notify: [{ webhook: hook.url, format: 'slack' }] }),
+    );
+    const client = await v1Client(setup);
+    try {
+      const first = await client.callTool('ask_form', { title: 'fb' });
+      const id = idOf(textOf(first));
+      const post = await waitFor('the POST', () => hook.posts[0]);
+      expect(Object.keys(post.json)).toEqual(['text']);
+      expect(post.json.text).toContain('legacy (ask_form) asks');
+      expect(post.json.text).toContain(`mcpx elicit answer ${id}`);
+    } finally {
+      await client.close();
+    }
   });
 });
 
