@@ -66,7 +66,12 @@ describe('the notify list', () => {
 
   it('refuses a list that is not a list, and two entries with one name', () => {
     expect(problems({ webhook: 'https://example.com' })[0]!.message).toContain('expected an array of sinks');
-    expect(problems([{ desktop: true, name: 'me' }, { command: ['x'], name: 'me' }])[0]).toMatchObject({
+    expect(
+      problems([
+        { desktop: true, name: 'me' },
+        { command: ['x'], name: 'me' },
+      ])[0],
+    ).toMatchObject({
       field: 'notify[1].name',
     });
   });
