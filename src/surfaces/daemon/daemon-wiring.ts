@@ -19,6 +19,7 @@ import type { DaemonParts } from './daemon-core.js';
 import { McpxError } from '../../errors.js';
 import { parseSize } from '../../runtime/limits.js';
 import { SURFACE_DELIVERS } from '../delivers.js';
+import { startDaemonNotifications } from './notifications.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -74,6 +75,7 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
   // Answers to held legacy calls wait for their holder's receipt at most a lease (on a shared store; else the default).
   const state = openHostState({ store, ownsStore: true, ttlMs, ...(leases ? { leaseMs } : {}) });
   const { broker } = state;
+  const notifications = startDaemonNotifications(broker, { env, cwd, configPath });
   const own = resolveSession(env, { ...(configPath ? { configPath } : {}), cwd });
   const eraCache = createFileEraCache(join(stateDir(env), 'era-cache.json'));
   // One OAuth client for every session: one loopback redirect, which the daemon owns, answers sign-in questions.
@@ -117,6 +119,7 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
       return options.ttlMs !== undefined || policy.ttlMs !== undefined ? keepingOwnTtl(mcpx) : mcpx;
     },
     async close() {
+      await notifications.stop();
       await auth.close();
       await state.close();
     },
