@@ -2,7 +2,29 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
-const noSurfaces = { group: ['**/surfaces/**'], message: 'core layers must not import surfaces' };
+/**
+ * The layer rule's restrictions: a relative import whose specifier matches `regex` is refused, written once for
+ * both rules (no-restricted-imports sees static imports and re-exports, no-restricted-syntax sees `import()` with a
+ * literal source). \x2F stands for a slash, which an esquery regex may not contain.
+ */
+const restriction = (folders, message) => ({ regex: `^\\.\\.?\\x2F(.*\\x2F)?${folders}`, message });
+const noSurfaces = restriction('surfaces\\x2F', 'core layers must not import surfaces');
+// The doors: from outside broker/ and client/, only their index.ts.
+const throughDoors = restriction(
+  '(broker|client)\\x2F(?!index\\.js$)',
+  'import broker/ and client/ only through their door, index.ts (add the name there)',
+);
+
+/** Both rules for a set of restrictions (a later config object replaces an earlier one's rule: list them all). */
+function layer(...restrictions) {
+  return {
+    'no-restricted-imports': ['error', { patterns: restrictions }],
+    'no-restricted-syntax': [
+      'error',
+      ...restrictions.map(({ regex, message }) => ({ selector: `ImportExpression[source.value=/${regex}/]`, message })),
+    ],
+  };
+}
 
 export default tseslint.config(
   {
@@ -25,84 +47,64 @@ export default tseslint.config(
       'no-control-regex': 'off',
     },
   },
-  // The layer rule: the core (everything in src/ outside surfaces/) never reaches into a surface; the runtime sees
-  // only HostBindings; the broker knows no policy, client, runtime or task.
+  // The layer rule, for static imports and import() alike: the core (everything in src/ outside surfaces/) never
+  // reaches into a surface; the runtime sees only HostBindings; the broker knows no policy, client, runtime or task;
+  // nothing outside broker/ and client/ passes their door. docs/architecture.md draws the floors.
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/surfaces/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [noSurfaces] }] },
+    ignores: ['src/surfaces/**', 'src/broker/**', 'src/client/**'],
+    rules: layer(noSurfaces, throughDoors),
+  },
+  {
+    // The package's root entry re-exports the client's MCP shapes whole (export type *), which a door cannot.
+    files: ['src/index.ts'],
+    rules: layer(noSurfaces),
+  },
+  {
+    files: ['src/client/**'],
+    rules: layer(noSurfaces),
   },
   {
     files: ['src/runtime/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            noSurfaces,
-            { group: ['**/broker/**', '**/client/**'], message: 'the runtime sees only HostBindings, never broker/ or client/' },
-          ],
-        },
-      ],
-    },
+    rules: layer(noSurfaces, restriction('(broker|client)\\x2F', 'the runtime sees only HostBindings, never broker/ or client/')),
   },
   {
     files: ['src/broker/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            noSurfaces,
-            {
-              group: [
-                '**/policy/**',
-                '**/client/**',
-                '**/runtime/**',
-                '**/tasks/**',
-                '**/codegen/**',
-                '**/config/**',
-                '**/elicitation/pipeline*',
-                '**/mcpx*',
-              ],
-              message: 'the broker imports only its own types, errors and answer validation',
-            },
-          ],
-        },
-      ],
-    },
+    rules: layer(
+      noSurfaces,
+      restriction(
+        '((policy|client|runtime|tasks|codegen|config|pipeline)\\x2F|mcpx)',
+        'the broker imports only its own types, errors and answer validation',
+      ),
+    ),
   },
-  // Surfaces do not import each other, except that the CLI may host the daemon, which serves the REST app.
+  // Surfaces do not import each other, except that the CLI may host the daemon (which serves the REST app) and
+  // `mcpx serve`; every surface reaches broker/ and client/ through their doors.
   {
-    files: ['src/surfaces/http/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ group: ['**/cli/**', '**/daemon/**'], message: 'the REST app imports no other surface' }] },
-      ],
-    },
+    files: ['src/surfaces/**/*.ts'],
+    rules: layer(throughDoors),
+  },
+  {
+    files: ['src/surfaces/http/**/*.ts'],
+    rules: layer(throughDoors, restriction('(cli|daemon)\\x2F', 'the REST app imports no other surface')),
+  },
+  {
+    files: ['src/surfaces/mcp-server/**'],
+    rules: layer(throughDoors, restriction('(cli|daemon|http|plugin|backend)\\x2F', 'mcpx serve imports no other surface')),
   },
   {
     files: ['src/surfaces/plugin/**', 'src/surfaces/backend/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['**/cli/**', '**/http/**', '**/mcp-server/**'],
-              message: 'the plugin and the question backends reach questions through surfaces/backend and the daemon client only',
-            },
-          ],
-        },
-      ],
-    },
+    rules: layer(
+      throughDoors,
+      restriction(
+        '(cli|http|mcp-server)\\x2F',
+        'the plugin and the question backends reach questions through surfaces/backend and the daemon client only',
+      ),
+    ),
   },
   {
     files: ['src/surfaces/daemon/**'],
-    rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/cli/**'], message: 'the daemon imports no CLI code' }] }],
-    },
+    rules: layer(throughDoors, restriction('cli\\x2F', 'the daemon imports no CLI code')),
   },
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],

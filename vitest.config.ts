@@ -1,7 +1,15 @@
 import { defineConfig } from 'vitest/config';
 
+// Most tests wait on child processes, sockets and stores rather than the CPU, so files run four at a time even on
+// two cores (vitest's default is cores - 1: one file at a time there). Both projects share that one pool: the
+// e2e files use a fresh state dir, port and tmux socket each, so they can run beside each other and the unit files.
+// `--maxWorkers=N` on the command line overrides it. With four files sharing two cores each gets about half the CPU
+// it had alone, so the per-test timeouts are twice what they were.
+const maxWorkers = 4;
+
 export default defineConfig({
   test: {
+    maxWorkers,
     projects: [
       {
         test: {
@@ -9,8 +17,8 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           // test/install: real npm installs of the packed tarball, `npm run test:install` (vitest.install.config.ts).
           exclude: ['test/e2e/**', 'test/install/**', 'node_modules/**'],
-          testTimeout: 30_000,
-          hookTimeout: 30_000,
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
         },
       },
       {
@@ -18,9 +26,8 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
-          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
         },
       },
     ],

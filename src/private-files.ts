@@ -37,14 +37,7 @@ export function makePrivateDir(dir: string): void {
  * nobody else can read it even for a moment. `durable` syncs the file first (secrets: not lost to a power cut).
  */
 export function writePrivateFile(path: string, text: string, options: { durable?: boolean } = {}): void {
-  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fd = openSync(temp, 'wx', PRIVATE_FILE_MODE);
-  try {
-    writeSync(fd, text, null, 'utf8');
-    if (options.durable) fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  const temp = writeTemp(path, text, options.durable === true);
   try {
     renameSync(temp, path);
   } catch (error) {
@@ -60,13 +53,7 @@ export function writePrivateFile(path: string, text: string, options: { durable?
  */
 export function createPrivateFile(path: string, text: string): boolean {
   makePrivateDir(dirname(path));
-  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fd = openSync(temp, 'wx', PRIVATE_FILE_MODE);
-  try {
-    writeSync(fd, text, null, 'utf8');
-  } finally {
-    closeSync(fd);
-  }
+  const temp = writeTemp(path, text, false);
   try {
     linkSync(temp, path);
     return true;
@@ -76,6 +63,19 @@ export function createPrivateFile(path: string, text: string): boolean {
   } finally {
     rmSync(temp, { force: true });
   }
+}
+
+/** The one way a private file is written: whole, 0600 from the first byte, beside `path`, to be renamed or linked. */
+function writeTemp(path: string, text: string, durable: boolean): string {
+  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const fd = openSync(temp, 'wx', PRIVATE_FILE_MODE);
+  try {
+    writeSync(fd, text, null, 'utf8');
+    if (durable) fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  return temp;
 }
 
 /**

@@ -4,7 +4,7 @@
  * a confirmation is a live `elicitation/create` answered by the broker, which a client cannot forge by sending
  * `inputResponses` of its own.
  */
-import type { ServerConnector } from '../client/connection.js';
+import type { ServerConnector } from '../client/index.js';
 import type { AdapterConfig } from '../config/adapters.js';
 import type { SecretForms } from '../secrets/redact.js';
 import type { AdapterServerFactory } from './serve.js';

@@ -5,7 +5,7 @@
  * under a lock, so two processes signing in at the same moment do not bind tokens to two keys.
  */
 import { DpopSession, generateDpopKeyPair, type DpopKeyPair } from '@modelcontextprotocol/client';
-import { withFileLock } from './file-lock.js';
+import { withFileLock } from '../local/file-lock.js';
 import type { ServerCredentials } from './token-store.js';
 
 /** How the key is kept: both halves as JWKs (ES256, P-256), and the thumbprint tokens are bound to (`cnf.jkt`). */

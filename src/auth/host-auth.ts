@@ -5,11 +5,11 @@
  */
 import { join } from 'node:path';
 import { McpxError } from '../errors.js';
-import type { Broker } from '../broker/types.js';
+import type { Broker } from '../broker/index.js';
 import { openSecretStore } from '../secrets/index.js';
 import { createAuth, type Auth } from './index.js';
-import { answerSignInArrival } from './sign-in-answer.js';
-import { presentAsQuestion } from './sign-in-question.js';
+import { answerSignInArrival } from './sign-in/answer.js';
+import { presentAsQuestion } from './sign-in/question.js';
 
 export interface HostAuthOptions {
   stateDir: string;

@@ -4,7 +4,6 @@
  */
 import { join } from 'node:path';
 import { StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
-import type { SignInHolds } from '../client/sign-in-hold.js';
 import type { HttpServerConfig } from '../config/schema.js';
 import { stateDir } from '../paths.js';
 import type { SecretStore } from '../secrets/index.js';
@@ -13,10 +12,10 @@ import { isMachineGrant, MachineOAuthProvider } from './machine-provider.js';
 import { secretReader } from './oauth-secrets.js';
 import { McpxOAuthProvider, type AuthorizationReturn, type OAuthSettings, type PresentSignIn } from './provider.js';
 import { refreshLockPath } from './refresh.js';
-import { signInForScope } from './scoped-sign-in.js';
+import { signInForScope } from './sign-in/scoped.js';
 import { serverCredentials } from './token-store.js';
 import { SigningInTransport } from './transport.js';
-import { lockUnauthorized } from './unauthorized.js';
+import { OAuthTransport } from './oauth-transport.js';
 
 export { McpxOAuthProvider, type AuthorizationReturn, type OAuthSettings, type PresentSignIn } from './provider.js';
 export { MachineOAuthProvider, isMachineGrant, type MachineGrantConfig, type SecretReader } from './machine-provider.js';
@@ -29,11 +28,11 @@ export {
   signInErrorOf,
   SIGN_IN_META,
   type SignInAsker,
-} from './sign-in-question.js';
-export { answerSignInArrival } from './sign-in-answer.js';
+} from './sign-in/question.js';
+export { answerSignInArrival } from './sign-in/answer.js';
 export { SigningInTransport, MAX_SIGN_INS_PER_MESSAGE } from './transport.js';
 export { needsRefresh, refreshLockPath, REFRESH_MARGIN_S } from './refresh.js';
-export { withFileLock, type FileLockOptions } from './file-lock.js';
+export { withFileLock, type FileLockOptions } from '../local/file-lock.js';
 
 export interface AuthOptions {
   /** The secret store, or how to open it on first need (a keychain probe is not paid by a host that never signs in). */
@@ -63,8 +62,6 @@ export interface Auth {
   ): Promise<McpxOAuthProvider>;
   /** Signs in afresh for `scope` (a step-up another process met), asked as the sign-in of the call in whose work it runs. */
   signInForScope(name: string, server: HttpServerConfig, scope: string): Promise<void>;
-  /** The sign-ins being asked, per server: every pool on this Auth (a daemon's sessions) joins them, never asks twice. */
-  signIns?: SignInHolds;
   close(): Promise<void>;
 }
 
@@ -92,7 +89,6 @@ export function createAuth(options: AuthOptions): Auth {
     );
   return {
     provider,
-    signIns: new Map(),
     signInForScope: async (name, server, scope) => signInForScope(await provider(name, server), new URL(server.url), scope),
     transport: async (name, server, { secrets, ...transportOptions }) => {
       // A machine grant never asks anyone: the SDK's transport trades the credential for a token on a 401.
@@ -104,12 +100,11 @@ export function createAuth(options: AuthOptions): Auth {
           secretReader(name, server.oauth, secrets),
           transportOptions.fetch,
         );
-        const transport = new StreamableHTTPClientTransport(new URL(server.url), { ...transportOptions, authProvider: machine });
         // One token request per 401 across processes: the fresh token is stored and the others send with it.
-        lockUnauthorized(transport, refreshLockPath(lockDir, name), {
-          stored: async () => (await machine.tokens())?.access_token,
+        return new OAuthTransport(new URL(server.url), transportOptions, machine, {
+          path: refreshLockPath(lockDir, name),
+          kept: { stored: async () => (await machine.tokens())?.access_token },
         });
-        return transport;
       }
       return new SigningInTransport(
         new URL(server.url),

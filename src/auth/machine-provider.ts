@@ -1,12 +1,8 @@
 /**
  * OAuth with no person in the loop: the machine holds a credential and the SDK's `auth()` trades it for a token
- * when the server answers 401 (its non-interactive path: no redirect URL, `prepareTokenRequest`). Three grants, as
- * the SDK's ClientCredentialsProvider, PrivateKeyJwtProvider and CrossAppAccessProvider do them, with mcpx's
- * storage (tokens in the secret store, keyed by issuer) and secrets read at the moment of need:
- * - `client_credentials` (SEP-1046) with a client secret (HTTP Basic) or a private key (private_key_jwt, RFC 7523 §2.2);
- * - `jwt-bearer` (RFC 7523 §2.1; workload identity federation, SEP-1933): a workload JWT as the grant;
- * - `enterprise` (SEP-990): the person's ID token exchanged at the enterprise IdP for an ID-JAG (RFC 8693), which
- *   is the jwt-bearer grant at the MCP server's authorization server.
+ * when the server answers 401 (its non-interactive path: no redirect URL, `prepareTokenRequest`). The grants of the
+ * SDK's ClientCredentialsProvider, PrivateKeyJwtProvider and CrossAppAccessProvider, with mcpx's storage (tokens in
+ * the secret store, keyed by issuer) and secrets read at the moment of need.
  */
 import {
   createPrivateKeyJwtAuth,
@@ -35,6 +31,13 @@ export function isMachineGrant(oauth: OAuthConfig | undefined): oauth is Machine
   return oauth?.grant !== undefined && oauth.grant !== 'authorization_code';
 }
 
+/**
+ * Three grants:
+ * - `client_credentials` (SEP-1046) with a client secret (HTTP Basic) or a private key (private_key_jwt, RFC 7523 §2.2);
+ * - `jwt-bearer` (RFC 7523 §2.1; workload identity federation, SEP-1933): a workload JWT as the grant;
+ * - `enterprise` (SEP-990): the person's ID token exchanged at the enterprise IdP for an ID-JAG (RFC 8693), which
+ *   is the jwt-bearer grant at the MCP server's authorization server.
+ */
 export class MachineOAuthProvider implements OAuthClientProvider {
   readonly addClientAuthentication?: AddClientAuthentication;
   private authorizationServer: string | undefined;

@@ -5,7 +5,7 @@
  * rotated refresh token may be used only once: a second refresh would fail and ask the person to sign in again).
  */
 import { join } from 'node:path';
-import { withFileLock, type FileLockOptions } from './file-lock.js';
+import { withFileLock, type FileLockOptions } from '../local/file-lock.js';
 import { secondsLeft, type KeptTokens } from './token-store.js';
 
 /** Refresh this many seconds before expiry (or at half the token's life, if that is shorter). */

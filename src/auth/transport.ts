@@ -4,30 +4,34 @@
  * (`finishAuth` checks the RFC 9207 `iss`), and send the same message again. Bounded, so a server that never
  * accepts stops asking.
  */
-import { StreamableHTTPClientTransport, UnauthorizedError, type JSONRPCMessage } from '@modelcontextprotocol/client';
+import { UnauthorizedError, type JSONRPCMessage } from '@modelcontextprotocol/client';
+import { OAuthTransport, type OAuthTransportOptions } from './oauth-transport.js';
 import type { McpxOAuthProvider } from './provider.js';
-import { lockUnauthorized } from './unauthorized.js';
 
 /** Sign-ins per message: the first, and one step-up to more scopes. */
 export const MAX_SIGN_INS_PER_MESSAGE = 2;
 
-type Options = NonNullable<ConstructorParameters<typeof StreamableHTTPClientTransport>[1]>;
-type SendOptions = Parameters<StreamableHTTPClientTransport['send']>[1];
+type SendOptions = Parameters<OAuthTransport['send']>[1];
 
-export class SigningInTransport extends StreamableHTTPClientTransport {
+export class SigningInTransport extends OAuthTransport {
   constructor(
     url: URL,
-    options: Omit<Options, 'authProvider'>,
+    options: OAuthTransportOptions,
     private readonly provider: McpxOAuthProvider,
     /** The server's refresh lock: a 401's refresh (or sign-in start) runs under it. */
     lockPath?: string,
   ) {
-    super(url, { ...options, authProvider: provider });
-    if (lockPath)
-      lockUnauthorized(this, lockPath, {
-        stored: () => provider.storedAccessToken(),
-        forget: () => provider.forgetRequestTokens(),
-      });
+    super(
+      url,
+      options,
+      provider,
+      lockPath
+        ? {
+            path: lockPath,
+            kept: { stored: () => provider.storedAccessToken(), forget: () => provider.forgetRequestTokens() },
+          }
+        : undefined,
+    );
   }
 
   override async send(message: JSONRPCMessage | JSONRPCMessage[], options?: SendOptions): Promise<void> {

@@ -1,18 +1,21 @@
 /**
- * A server's 401 is met under the server's cross-process refresh lock. The SDK answers a 401 by running `auth()`
- * (a refresh with the refresh token, a machine grant's token request, or the start of a sign-in); with many
- * processes meeting the same 401 each would do it, and a rotating refresh token works once, so the others' refresh
- * fails and asks the person to sign in. Here whoever gets the lock first does it; the rest find the new token in the
- * secret store and send the request again with it, asking the authorization server nothing.
+ * What a Streamable HTTP transport authenticates with: the SDK's public `AuthProvider`, reading the OAuth provider's
+ * token and answering a 401 with `auth()` as the SDK's own adapter of an `OAuthClientProvider` does, but under the
+ * server's cross-process refresh lock. With many processes meeting the same 401 each would refresh, and a rotating
+ * refresh token works once, so the others' refresh fails and asks the person to sign in. Here whoever gets the lock
+ * first does it; the rest find the new token in the secret store and send the request again with it, asking the
+ * authorization server nothing.
  */
-import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { withFileLock } from './file-lock.js';
-
-/** The transport's view of its provider, as the SDK adapts an `OAuthClientProvider`. */
-interface AdaptedProvider {
-  token(): Promise<string | undefined>;
-  onUnauthorized?(ctx: unknown): Promise<void>;
-}
+import {
+  auth,
+  computeScopeUnion,
+  extractWWWAuthenticateParams,
+  UnauthorizedError,
+  type AuthProvider,
+  type FetchLike,
+  type OAuthClientProvider,
+} from '@modelcontextprotocol/client';
+import { withFileLock } from '../local/file-lock.js';
 
 export interface KeptAccessToken {
   /** The access token in the secret store now. */
@@ -21,23 +24,52 @@ export interface KeptAccessToken {
   forget?(): void;
 }
 
-/** Makes `transport`'s answer to a 401 run under the lock at `lockPath`, and only when nobody stored a new token. */
-export function lockUnauthorized(transport: StreamableHTTPClientTransport, lockPath: string, kept: KeptAccessToken): void {
-  const adapted = (transport as unknown as { _authProvider?: AdaptedProvider })._authProvider;
-  const { token, onUnauthorized } = adapted ?? {};
-  if (!adapted || !token || !onUnauthorized)
-    throw new Error('the MCP SDK transport no longer exposes its adapted auth provider; src/auth/unauthorized.ts needs updating');
+/** What the server's 401 challenges said: where its resource metadata is, and every scope they named. */
+export interface Challenged {
+  resourceMetadataUrl?: URL | undefined;
+  scope?: string | undefined;
+}
+
+export interface LockedAuthProvider extends AuthProvider {
+  readonly challenged: Challenged;
+}
+
+/**
+ * The transport's `AuthProvider` over `provider`; `fetchFn` is what `auth()` reaches the authorization server with.
+ * With `lock`, a 401's answer runs under the lock at `lock.path`, and only when nobody stored a new token.
+ */
+export function lockedAuthProvider(
+  provider: OAuthClientProvider,
+  fetchFn: FetchLike,
+  lock?: { path: string; kept: KeptAccessToken },
+): LockedAuthProvider {
   // The token the last request went out with: a 401 refused that one.
   let sent: string | undefined;
-  adapted.token = async () => (sent = await token.call(adapted));
-  adapted.onUnauthorized = (ctx) =>
-    withFileLock(lockPath, async () => {
-      const now = await kept.stored();
-      if (now !== undefined && now !== sent) {
-        // Someone refreshed (or signed in) while this request was out: send it again with their token.
-        kept.forget?.();
-        return;
+  const challenged: Challenged = {};
+  const authorize = async (response: Response, serverUrl: URL): Promise<void> => {
+    const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
+    const challenge = { ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
+    if ((await auth(provider, { serverUrl, ...challenge, fetchFn })) !== 'AUTHORIZED') throw new UnauthorizedError();
+  };
+  return {
+    challenged,
+    token: async () => (sent = (await provider.tokens())?.access_token),
+    onUnauthorized: async ({ response, serverUrl }) => {
+      if (response.headers.has('www-authenticate')) {
+        const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
+        challenged.resourceMetadataUrl = resourceMetadataUrl;
+        challenged.scope = computeScopeUnion(challenged.scope, scope);
       }
-      await onUnauthorized.call(adapted, ctx);
-    });
+      if (!lock) return authorize(response, serverUrl);
+      return withFileLock(lock.path, async () => {
+        const now = await lock.kept.stored();
+        if (now !== undefined && now !== sent) {
+          // Someone refreshed (or signed in) while this request was out: send it again with their token.
+          lock.kept.forget?.();
+          return;
+        }
+        await authorize(response, serverUrl);
+      });
+    },
+  };
 }

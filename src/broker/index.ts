@@ -1,24 +1,14 @@
 /**
- * Broker: a question is state with an id, a session and a deadline, answered once, stored through keyv.
- * Knows no wire, no surface and no policy; imports the shared vocabulary, errors, paths and answer validation.
- * SQLite and Redis adapters load lazily, so this entry never pulls in a native module.
+ * The broker's door for the rest of src/: the public `mcpx/broker` entry (public.ts) and what the host's other
+ * layers (tasks, the pipeline, surfaces) use of the broker's internals. Import the broker only through here.
  */
-export type * from './types.js';
-export { createBroker } from './broker.js';
-export type { StoreBroker } from './broker.js';
-export { systemClock, createManualClock } from './clock.js';
-export type { ManualClock } from './clock.js';
-export { toBrokerStore, isBrokerStore } from './store.js';
-export { openMemoryStore } from './stores/memory.js';
-export { openSqliteStore, wrapSqliteKeyv } from './stores/sqlite.js';
-export type { SqliteStoreOptions } from './stores/sqlite.js';
-export { openRedisStore, wrapRedisKeyv } from './stores/redis.js';
-export type { RedisStoreOptions } from './stores/redis.js';
-export { openPostgresStore, wrapPostgresKeyv } from './stores/postgres.js';
-export type { PostgresStoreOptions } from './stores/postgres.js';
-export { cursorAfter } from './paging.js';
-export { resolveSession } from './session.js';
-export type { SessionBinding } from './session.js';
-export { checkScope, inScope } from './scope.js';
-export type { CallerScope } from './scope.js';
-export { defaultSqlitePath } from './default-store.js';
+export * from './public.js';
+export { questionOf, elicitationOf, openInputOf, toAnswer } from './question.js';
+export { openStoreUrl, openStoreFromEnv } from './store-url.js';
+export { checkTaskScope, eventSession } from './scope.js';
+export { parseCursor } from './paging.js';
+export { isOffered, offerGone, readOffer, takeOffer, watchOffer, watchOfferGone } from './offers.js';
+export { abandoned, eventFor, notFound, refuseAnswered } from './records.js';
+export { encodeRow, rawKey } from './stores/rows.js';
+export { tablesOf } from './stores/postgres/schema.js';
+export { postgresAdapterOf, sqliteAdapterOf, sqliteTableOf } from './stores/keyv-adapters.js';

@@ -7,7 +7,7 @@ import type {
   BrokerStore,
   Clock,
   ElicitRequest,
-  PendingEntry,
+  Elicitation,
   PendingFilter,
   RequestState,
   StoredAnswer,
@@ -25,7 +25,7 @@ export interface ListingDeps {
   own?: { session: string } | undefined;
 }
 
-export async function listPending(deps: ListingDeps, filter: PendingFilter = {}): Promise<PendingEntry[]> {
+export async function listPending(deps: ListingDeps, filter: PendingFilter = {}): Promise<Elicitation[]> {
   const { clock, store, guard, settle, own } = deps;
   const states = new Set<RequestState>(
     filter.state === undefined ? ['pending'] : Array.isArray(filter.state) ? filter.state : [filter.state],

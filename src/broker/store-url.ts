@@ -2,9 +2,9 @@
 import { resolve } from 'node:path';
 import { McpxError } from '../errors.js';
 import { defaultSqlitePath } from './default-store.js';
-import { openPostgresStore } from './stores/postgres.js';
-import { openRedisStore } from './stores/redis.js';
-import { openSqliteStore } from './stores/sqlite.js';
+import { openPostgresStore } from './stores/postgres/postgres.js';
+import { openRedisStore } from './stores/redis/redis.js';
+import { openSqliteStore } from './stores/sqlite/sqlite.js';
 import type { BrokerStore } from './types.js';
 
 /** Opens `MCPX_STORE_URL` (see `openStoreUrl`), or `<stateDir>/mcpx.sqlite` when unset. */

@@ -2,9 +2,9 @@
 import type { Keyv } from 'keyv';
 import { McpxError } from '../errors.js';
 import { openMemoryStore } from './stores/memory.js';
-import { isPostgresAdapter, wrapPostgresKeyv } from './stores/postgres.js';
-import { isRedisAdapter, wrapRedisKeyv } from './stores/redis.js';
-import { isSqliteAdapter, wrapSqliteKeyv } from './stores/sqlite.js';
+import { isPostgresAdapter, wrapPostgresKeyv } from './stores/postgres/postgres.js';
+import { isRedisAdapter, wrapRedisKeyv } from './stores/redis/redis.js';
+import { isSqliteAdapter, wrapSqliteKeyv } from './stores/sqlite/sqlite.js';
 import type { BrokerStore } from './types.js';
 
 export function isBrokerStore(value: unknown): value is BrokerStore {

@@ -130,11 +130,6 @@ export interface PendingFilter {
   cursor?: string;
 }
 
-/** A request listed with its time left. */
-export interface PendingEntry extends ElicitRequest {
-  timeLeftMs: number;
-}
-
 export type BrokerEventKind =
   | 'elicit.open'
   | 'elicit.answered'
@@ -182,7 +177,7 @@ export interface Broker {
   respond(input: RespondInput): Promise<StoredAnswer>;
   get(id: string): Promise<ElicitRequest | undefined>;
   lookup(id: string): Promise<StoredAnswer | undefined>;
-  pending(filter?: PendingFilter): Promise<PendingEntry[]>;
+  pending(filter?: PendingFilter): Promise<Elicitation[]>;
   /** Marks a pending question abandoned: the call that asked is gone. */
   abandon(id: string, reason: string): Promise<ElicitRequest>;
   /**

@@ -1,16 +1,14 @@
 /**
- * Tool calls checked before they are sent: an unknown server or tool is named with its close matches ("did you
- * mean echo?"), and arguments that do not fit the tool's input schema are refused with the field and the
- * expectation; a tool that requires MCP task mode is refused (TASKS_NOT_SUPPORTED: mcpx makes no task-augmented
- * calls yet) rather than sent to fail with -32601. The schema is the server's last listing; a stale one is listed
- * afresh before anything is refused.
- * A prompt or resource the server refuses is looked up in its listing afterwards: an unknown one gets close matches.
+ * Tool calls checked before they are sent: an unknown server or tool is named with its close matches, arguments that
+ * do not fit the input schema are refused with field and expectation, and a tool that requires MCP task mode is
+ * refused (TASKS_NOT_SUPPORTED) rather than sent to fail with -32601. A stale listing is listed afresh before anything
+ * is refused; a prompt or resource the server refuses gets close matches from its listing afterwards.
  */
 import type { Tool } from '@modelcontextprotocol/client';
 import { ProtocolError } from '@modelcontextprotocol/client';
-import { didYouMean } from '../close-matches.js';
+import { didYouMean } from '../config/close-matches.js';
 import { isMcpxError, McpxError, type Issue } from '../errors.js';
-import type { ClientPool } from './client-pool.js';
+import type { ClientPool } from './pool/pool.js';
 import { checkArguments } from './argument-check.js';
 import { issuesFromServerText } from './server-refusal.js';
 

@@ -3,22 +3,27 @@
  * transport, in the era the server speaks. `auto` probes once (in place on stdio: one spawn) and caches the verdict;
  * later connects adopt it with zero round trips.
  */
-import { Client, SdkError, type JSONRPCErrorResponse, type JSONRPCResponse, type Transport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  SdkError,
+  StreamableHTTPClientTransport,
+  type JSONRPCErrorResponse,
+  type JSONRPCResponse,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import type { ChildProcess } from 'node:child_process';
-import type { PassThrough } from 'node:stream';
 import { McpxError } from '../errors.js';
 import type { Era } from '../types.js';
 import { isHttpServer, type ServerConfig } from '../config/schema.js';
 import type { Auth } from '../auth/index.js';
-import { signInErrorOf } from '../auth/sign-in-question.js';
+import { signInErrorOf } from '../auth/sign-in/question.js';
 import { serverFingerprint, type EraCache, type EraVerdict } from './era-cache.js';
 import type { WireElicitResult } from './seam.js';
 import { filled, type AskedValues } from './credentials.js';
-import { createStreamLinks, type StreamLinks } from './stream-links.js';
-import { createNodeFetch, type NodeFetch } from './node-fetch.js';
-import { PlainPostTransport, nodePostJson, type PostJson } from './plain-post.js';
-import { stdioSpawnOf, takeEarly, type StdioSpawn } from './prespawn.js';
+import { createStreamLinks } from './stream-links.js';
+import { createNodeFetch, fastPathsOn } from '../fast/index.js';
+import { stdioSpawnOf, takeEarly } from './prespawn.js';
+import { AdoptedStdioTransport } from './adopted-stdio.js';
 import { ConnectBound, DEFAULT_CONNECT_TIMEOUT_MS, isProbeClosed } from './connect-bound.js';
 
 /** The modern revision mcpx speaks. */
@@ -26,48 +31,11 @@ export const MODERN_VERSION = '2026-07-28';
 /** A cached legacy verdict is re-probed after a day: an upgraded server still answers `initialize`. */
 export const LEGACY_VERDICT_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
-/** The SDK transport's own state, which an adopted process must fill in as its `start()` would. */
-interface StdioInternals {
-  _process?: ChildProcess | undefined;
-  _readBuffer: { append(chunk: Buffer): void };
-  _stderrStream: PassThrough | null;
-  processReadBuffer(): void;
-}
-
 /**
- * A subclass probes `server/discover` in place instead of on a disposable sibling process: one spawn, not two.
- * It also adopts a process started early for exactly this spawn (prespawn.ts), wired as the SDK's `start()` wires
- * its own: same listeners, same stderr pipe.
+ * The SDK gives only its base stdio transport a disposable sibling process to probe `server/discover` on; a subclass
+ * probes in place (its documented rule, pinned by test/dependencies/mcp-sdk.test.ts): one spawn, not two.
  */
-class InPlaceStdioTransport extends StdioClientTransport {
-  constructor(private readonly spec: StdioSpawn) {
-    super({ ...spec, stderr: 'pipe' });
-  }
-
-  override async start(): Promise<void> {
-    const child = takeEarly(this.spec);
-    if (!child) return super.start();
-    const self = this as unknown as StdioInternals;
-    self._process = child;
-    child.on('error', (error) => this.onerror?.(error));
-    child.on('close', () => {
-      self._process = undefined;
-      this.onclose?.();
-    });
-    child.stdin?.on('error', (error) => this.onerror?.(error));
-    child.stdout?.on('data', (chunk: Buffer) => {
-      try {
-        self._readBuffer.append(chunk);
-        self.processReadBuffer();
-      } catch (error) {
-        this.onerror?.(error as Error);
-        this.close().catch(() => undefined);
-      }
-    });
-    child.stdout?.on('error', (error) => this.onerror?.(error));
-    if (self._stderrStream && child.stderr) child.stderr.pipe(self._stderrStream);
-  }
-}
+class InPlaceStdioTransport extends StdioClientTransport {}
 
 /**
  * The spec (2026-07-28, basic/index.mdx) says a result without `resultType` is complete; the v2 SDK refuses one
@@ -171,11 +139,6 @@ export interface Connection {
   close(): Promise<void>;
 }
 
-/** A plain http: upstream's requests go straight through node:http. */
-function plainPost(node: NodeFetch | undefined, links: StreamLinks, url: string): { postJson?: PostJson } {
-  return node && new URL(url).protocol === 'http:' ? { postJson: nodePostJson(node, links) } : {};
-}
-
 function isConnector(server: ServerConfig | ServerConnector): server is ServerConnector {
   return typeof (server as ServerConnector).connect === 'function';
 }
@@ -185,7 +148,7 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
   const { server } = options;
   let stderr = '';
   // Its kept-alive sockets belong to this connection: closed with it.
-  const httpFetch = !isConnector(server) && isHttpServer(server) ? createNodeFetch() : undefined;
+  const httpFetch = !isConnector(server) && isHttpServer(server) && fastPathsOn(options.env) ? createNodeFetch() : undefined;
   const links = createStreamLinks(httpFetch?.fetch ?? fetch, (token, message) =>
     options.onNotification?.(token, String(message.method), (message.params ?? {}) as Record<string, unknown>),
   );
@@ -201,9 +164,12 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
             ...http,
             ...(options.asked?.oauth ? { secrets: options.asked.oauth } : {}),
           })
-        : new PlainPostTransport(new URL(server.url), { ...http, ...plainPost(httpFetch, links, server.url) });
+        : new StreamableHTTPClientTransport(new URL(server.url), http);
     }
-    const transport = new InPlaceStdioTransport(stdioSpawnOf(server, options.env, options.cwd, options.asked));
+    const spec = stdioSpawnOf(server, options.env, options.cwd, options.asked);
+    // A process started early for exactly this spawn (prespawn.ts) is adopted; otherwise the SDK spawns one.
+    const early = takeEarly(spec);
+    const transport = early ? new AdoptedStdioTransport(early) : new InPlaceStdioTransport({ ...spec, stderr: 'pipe' });
     transport.stderr?.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-4000);
     });

@@ -9,9 +9,9 @@ import * as z from 'zod';
 import { McpxError } from '../errors.js';
 import type { Answer, ElicitContext, ElicitHandler, Question } from '../types.js';
 import type { CallOutcome, Continuation } from './outcome.js';
-import { QUESTION_ID, isExactContinuation } from './continuation-shape.js';
+import { isExactContinuation } from '../fast/index.js';
+import { ELICITATION_ID } from '../ids.js';
 import { checkResultDepth, questionsFromInputRequests, tooManyQuestions, toWireResult, type WireElicitResult } from './seam.js';
-import { PlainPostTransport } from './plain-post.js';
 import { methodField, requestLabel, requestParams, type AskingMethod } from './requests.js';
 
 /** SEP-2243: the request's headers disagree with its body or the tool's declared `x-mcp-header`s. */
@@ -155,32 +155,18 @@ async function send(
   mayRetry: boolean,
 ): Promise<unknown> {
   const headers = await options.headers?.();
-  const sentAt = Date.now();
-  const transport = options.client.transport;
-  // A plain tools/call over plain HTTP goes past the SDK's request layer (plain-post.ts); what it cannot read
-  // itself (a question, an error, a stream) comes back as a hand-off, which the SDK's request below reads.
-  const direct =
-    method === 'tools/call' && transport instanceof PlainPostTransport && params._meta === undefined && !hasAny(headers)
-      ? await transport.sendDirect(options.client, params as { name: string }, {
-          timeoutMs: options.requestTimeoutMs,
-          ...(options.signal ? { signal: options.signal } : {}),
-        })
-      : undefined;
-  if (direct && 'result' in direct) return direct.result;
   try {
     return await options.client.request({ method, params }, asReceived, {
       allowInputRequired: true,
-      timeout: direct ? Math.max(1, options.requestTimeoutMs - (Date.now() - sentAt)) : options.requestTimeoutMs,
+      timeout: options.requestTimeoutMs,
       ...(options.signal ? { signal: options.signal } : {}),
-      ...(direct ? { headers: direct.handOff } : hasAny(headers) ? { headers } : {}),
+      ...(hasAny(headers) ? { headers } : {}),
     });
   } catch (error) {
     if (!mayRetry || !options.onHeaderMismatch || !(error instanceof ProtocolError) || error.code !== HEADER_MISMATCH)
       throw error;
     await options.onHeaderMismatch();
     return send(options, method, params, false);
-  } finally {
-    if (direct) (transport as PlainPostTransport).endHandOff(direct.handOff);
   }
 }
 
@@ -232,7 +218,7 @@ const answerSchema = z.union([
 ]);
 
 const questionSchema = z.looseObject({
-  id: z.string().regex(QUESTION_ID),
+  id: z.string().regex(ELICITATION_ID),
   server: z.string(),
   tool: z.string(),
   mode: z.enum(['form', 'url']),
@@ -261,9 +247,9 @@ const continuationSchema = z.object({
 });
 
 /** Checks a continuation read back from JSON. Throws CONTINUATION_INVALID naming the field. */
-export function parseContinuation(value: unknown): Continuation {
+export function parseContinuation(value: unknown, fastPaths = true): Continuation {
   // One the schema would return field for field (a call of this process just stopped with it) is used as it is.
-  if (isExactContinuation(value)) return value;
+  if (fastPaths && isExactContinuation(value)) return value as Continuation;
   const parsed = continuationSchema.safeParse(value);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => ({

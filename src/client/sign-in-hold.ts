@@ -6,7 +6,7 @@
  * is sent again inside the hold, where the sign-in can ask.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { SIGN_IN_META, signInErrorOf, withSignInAsker } from '../auth/sign-in-question.js';
+import { SIGN_IN_META, signInErrorOf, withSignInAsker } from '../auth/sign-in/question.js';
 import { McpxError } from '../errors.js';
 import type { Question } from '../types.js';
 import { LegacyCall, type LegacyCallOptions } from './legacy-call.js';
@@ -30,6 +30,16 @@ export interface HeldSignIn {
 
 /** The sign-ins held per server: one map per Auth, so every session of a daemon sees the others' sign-ins. */
 export type SignInHolds = Map<string, HeldSignIn>;
+
+const holdsPerAuth = new WeakMap<object, SignInHolds>();
+
+/** The holds of every pool on `auth` (a daemon's sessions): they join each other's sign-ins, never ask twice. */
+export function signInHoldsOf(auth: object | undefined): SignInHolds {
+  if (!auth) return new Map();
+  let holds = holdsPerAuth.get(auth);
+  if (!holds) holdsPerAuth.set(auth, (holds = new Map()));
+  return holds;
+}
 
 /** The hold whose work runs here: its own connect and requests go ahead while it is held. */
 const holding = new AsyncLocalStorage<HeldSignIn>();

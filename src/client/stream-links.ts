@@ -9,8 +9,6 @@ import type { FetchLike } from '@modelcontextprotocol/client';
 export interface StreamLinks {
   /** For the transport's `fetch` option. */
   fetch: FetchLike;
-  /** What `fetch` does to an answer it got: for an answer fetched otherwise (`body`: the request's). */
-  tap(response: Response, body: unknown): Response;
   /** The progress token of the call whose stream carried `elicitation/create` request `id`, once (the entry is dropped). */
   take(id: string | number): string | undefined;
 }
@@ -23,7 +21,7 @@ export function createStreamLinks(
   const links = new Map<string | number, string>();
   const tap = (response: Response, body: unknown): Response => {
     // Only a stream can carry a call's messages: a JSON answer (most of them) is passed on without parsing the body,
-    // or touching it: node-fetch.ts's whole answer builds a stream only once `body` is read.
+    // or touching it: src/fast/node-fetch.ts's whole answer builds a stream only once `body` is read.
     if (!response.headers.get('content-type')?.includes('text/event-stream') || !response.body) return response;
     const token = progressTokenOf(body);
     if (token === undefined) return response;
@@ -39,7 +37,6 @@ export function createStreamLinks(
   };
   return {
     fetch: async (url, init) => tap(await base(url, init), init?.body),
-    tap,
     take: (id) => {
       const token = links.get(id);
       links.delete(id);

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { configCandidates } from './find.js';
 import type * as z from 'zod';
-import { closeMatches } from '../close-matches.js';
+import { closeMatches } from './close-matches.js';
 import { McpxError, type Issue } from '../errors.js';
 import { isAdapterEntry, parseAdapter, type AdapterConfig } from './adapters.js';
 import { expandDeep } from './expand.js';

@@ -4,6 +4,7 @@
  */
 import * as z from 'zod';
 import type { AdapterConfig } from './adapters.js';
+import { ttlSchema } from '../policy/schema.js';
 import { askedValueSchema, oauthSchema } from './oauth-schema.js';
 
 export { askedValueSchema, type AskedValue } from './oauth-schema.js';
@@ -14,18 +15,6 @@ export type EraSetting = z.infer<typeof eraSettingSchema>;
 
 /** env and headers: plain strings, or values asked for at first use. */
 const credentialMap = z.record(z.string(), z.union([z.string(), askedValueSchema]));
-
-/** A question's time to live: milliseconds, or a duration like "120s", "5m", "1h" (as ms). */
-export const ttlSchema = z.union([
-  z.number().int().positive(),
-  z
-    .string()
-    .regex(/^\d+(ms|s|m|h)$/)
-    .transform((text) => {
-      const [, amount, unit] = /^(\d+)(ms|s|m|h)$/.exec(text)!;
-      return Number(amount) * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
-    }),
-]);
 
 const commonFields = {
   era: eraSettingSchema.optional(),

@@ -5,7 +5,18 @@
 import * as z from 'zod';
 import { McpxError, type Issue } from '../errors.js';
 import { ACTIONS } from '../constants.js';
-import { ttlSchema } from '../config/schema.js';
+
+/** A question's time to live: milliseconds, or a duration like "120s", "5m", "1h" (as ms). */
+export const ttlSchema = z.union([
+  z.number().int().positive(),
+  z
+    .string()
+    .regex(/^\d+(ms|s|m|h)$/)
+    .transform((text) => {
+      const [, amount, unit] = /^(\d+)(ms|s|m|h)$/.exec(text)!;
+      return Number(amount) * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
+    }),
+]);
 
 export const POLICY_MODES = ['ask', 'auto', 'decline', 'error'] as const;
 export type PolicyMode = (typeof POLICY_MODES)[number];

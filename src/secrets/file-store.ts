@@ -1,16 +1,18 @@
 /**
  * The fallback where no OS keychain works (a headless Linux box): one JSON file, mode 0600, in a 0700 state dir.
- * Writes go to a temp file that is renamed over the old one, under a lock file, so two processes never lose each other's secrets.
+ * Writes go to a temp file renamed over the old one, under the file lock, so two processes never lose each other's secrets.
  */
-import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { McpxError } from '../errors.js';
+import { isMcpxError, McpxError } from '../errors.js';
+import { withFileLock } from '../local/file-lock.js';
 import { makePrivateDir, tightenPrivateDir, writePrivateFile } from '../private-files.js';
 import type { SecretStore } from './types.js';
 
 export const SECRETS_FILE_NAME = 'secrets.json';
 const LOCK_STALE_MS = 10_000;
-const LOCK_ATTEMPTS = 400;
+/** About what 400 tries 5-25 ms apart waited before the lock was shared. */
+const LOCK_WAIT_MS = 6_000;
 
 type Secrets = Record<string, Record<string, string>>;
 
@@ -81,28 +83,14 @@ async function writeAtomically(path: string, text: string): Promise<void> {
   }
 }
 
+/** The one cross-process file lock (local/file-lock.ts), its timeout reported as this store's failure. */
 async function withLock<T>(lockPath: string, body: () => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await writeFile(lockPath, String(process.pid), { flag: 'wx', mode: 0o600 });
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      // A lock left by a process that died is taken over once it is old.
-      const age = await stat(lockPath).then(
-        (s) => Date.now() - s.mtimeMs,
-        () => 0,
-      );
-      if (age > LOCK_STALE_MS) await rm(lockPath, { force: true });
-      else if (attempt >= LOCK_ATTEMPTS)
-        throw storeError(`the secrets file is locked by ${lockPath}; remove it if no mcpx is running`);
-      else await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
-    }
-  }
   try {
-    return await body();
-  } finally {
-    await rm(lockPath, { force: true });
+    return await withFileLock(lockPath, body, { staleMs: LOCK_STALE_MS, waitMs: LOCK_WAIT_MS });
+  } catch (err) {
+    if (isMcpxError(err) && err.code === 'AUTH_LOCKED')
+      throw storeError(`the secrets file is locked by ${lockPath}; remove it if no mcpx is running`);
+    throw err;
   }
 }
 

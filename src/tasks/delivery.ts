@@ -8,14 +8,14 @@
  * exactly one stands.
  */
 import { hostname } from 'node:os';
-import type { StoreBroker } from '../broker/broker.js';
-import { isOffered, offerGone, readOffer, takeOffer, watchOffer, watchOfferGone } from '../broker/offers.js';
-import { abandoned, eventFor, notFound, refuseAnswered } from '../broker/records.js';
-import type { Broker, BrokerStore, ElicitRequest, RespondInput, StoredAnswer } from '../broker/types.js';
+import type { StoreBroker } from '../broker/index.js';
+import { isOffered, offerGone, readOffer, takeOffer, watchOffer, watchOfferGone } from '../broker/index.js';
+import { abandoned, eventFor, notFound, refuseAnswered } from '../broker/index.js';
+import type { Broker, BrokerStore, ElicitRequest, RespondInput, StoredAnswer } from '../broker/index.js';
 import { isMcpxError, McpxError } from '../errors.js';
 import { openFencedWrite, type Fence } from './fenced-write.js';
 import { leaseOf } from './handoff.js';
-import { processAlive } from '../process-alive.js';
+import { processAlive } from '../local/process-alive.js';
 import { createTaskStore, type TaskStore } from './task-store.js';
 import type { TaskRecord } from './types.js';
 

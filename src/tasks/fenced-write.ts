@@ -6,9 +6,8 @@
  * with `lost`. SQLite and memory have no leases: their writes are unfenced (`none`), one host judges by pid.
  */
 import type { Keyv } from 'keyv';
-import type { BrokerStore } from '../broker/types.js';
-import { encodeRow, rawKey } from '../broker/stores/rows.js';
-import { tablesOf } from '../broker/stores/postgres-schema.js';
+import type { BrokerStore } from '../broker/index.js';
+import { encodeRow, rawKey, tablesOf, sqliteAdapterOf, sqliteTableOf } from '../broker/index.js';
 import { leaseTableOf, LEASES_KEY } from './leases.js';
 
 export type Fence = { kind: 'holds' | 'lost'; lease: string; owner: string } | { kind: 'none' };
@@ -72,8 +71,8 @@ export function openFencedWrite(store: BrokerStore): FencedWrite {
     };
   }
   if (store.kind === 'sqlite') {
-    const query = (keyv.store as { query: SqliteQuery; opts: { table: string } }).query;
-    const table = (keyv.store as { opts: { table: string } }).opts.table;
+    const query: SqliteQuery = sqliteAdapterOf(keyv).query;
+    const table = sqliteTableOf(keyv);
     return async (key, value, ttlMs, _fence, onlyIfAbsent) => {
       const row = await encodeRow(keyv, value, ttlMs);
       const rows = await query(

@@ -12,7 +12,7 @@ import { hostname } from 'node:os';
 import type { Leases } from './leases.js';
 import type { TaskStore } from './task-store.js';
 import type { TaskRecord } from './types.js';
-import { processAlive } from '../process-alive.js';
+import { processAlive } from '../local/process-alive.js';
 
 /**
  * Holders that are one process each, unique per start: `mcpx serve` (`serve-<pid>-<random>`) and an app or command

@@ -6,8 +6,8 @@
  * reads them all instead of any task.
  */
 import type { Keyv } from 'keyv';
-import type { BrokerStore } from '../broker/types.js';
-import { rawKey } from '../broker/stores/rows.js';
+import type { BrokerStore } from '../broker/index.js';
+import { rawKey, postgresAdapterOf } from '../broker/index.js';
 import { McpxError } from '../errors.js';
 
 export interface Lease {
@@ -98,7 +98,7 @@ export const LEASES_KEY = 'leases';
 
 /** The quoted Postgres table of leases, for statements that check a lease. */
 export function leaseTableOf(keyv: Keyv): string {
-  const opts = (keyv.store as { opts: { schema?: string; table?: string } }).opts;
+  const { opts } = postgresAdapterOf(keyv);
   return `${ident(opts.schema ?? 'public')}.${ident(`${opts.table ?? 'keyv'}_mcpx_leases`)}`;
 }
 

@@ -2,7 +2,7 @@
  * The progress of the calls a runner drives, as events for whoever follows them (the daemon's event stream):
  * kept in memory only, never in the audit log, since a server may report progress many times a second.
  */
-import type { CallNotifications, CallProgress } from '../client/outcome.js';
+import type { CallNotifications, CallProgress } from '../client/index.js';
 import type { TaskRecord } from './types.js';
 
 /** One `notifications/progress` of a call the runner drives; `message` is server text. */

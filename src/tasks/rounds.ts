@@ -2,12 +2,12 @@
  * The two ways a call's round of questions is answered while they wait in the broker. Legacy: each answer goes
  * back on the open call (live.respond). Modern: once every question of the round is answered, the call is re-sent.
  */
-import type { Broker } from '../broker/types.js';
-import { toAnswer } from '../broker/question.js';
+import type { Broker } from '../broker/index.js';
+import { toAnswer } from '../broker/index.js';
 import { isMcpxError } from '../errors.js';
 import { redact } from '../secrets/redact.js';
 import type { Answer } from '../types.js';
-import type { CallNotifications, InputRequiredOutcome, LiveCall } from '../client/outcome.js';
+import type { CallNotifications, InputRequiredOutcome, LiveCall } from '../client/index.js';
 import type { CallOutcome, CallProgress, Continuation, TaskHost, TaskRecord, TaskResult } from './types.js';
 import { takeOffers, type Receipts } from './delivery.js';
 import { alongside } from './progress.js';

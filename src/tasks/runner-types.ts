@@ -1,7 +1,7 @@
 /** The task runner's public shapes: its options, a call's start, and what it offers (runner.ts drives them). */
-import type { Broker, ElicitRequest } from '../broker/types.js';
+import type { Broker, ElicitRequest } from '../broker/index.js';
 import type { PolicyMode } from '../policy/schema.js';
-import type { CallNotifications } from '../client/outcome.js';
+import type { CallNotifications } from '../client/index.js';
 import type { TaskStore } from './task-store.js';
 import type { CallOptions, CallProgress, TaskHost, TaskRecord, TaskStep } from './types.js';
 import type { Receipts } from './delivery.js';

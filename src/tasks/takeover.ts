@@ -6,7 +6,7 @@
  * call died with its connection, so its questions are abandoned (an answer is refused with ELICITATION_ABANDONED)
  * and its task fails saying so.
  */
-import type { Broker } from '../broker/types.js';
+import type { Broker } from '../broker/index.js';
 import type { Leases } from './leases.js';
 import type { TaskRunner } from './runner.js';
 import type { TaskStore } from './task-store.js';

@@ -6,9 +6,9 @@
  * writes its row (holders are per process: a config's one daemon, `inline-<pid>`, `serve-<pid>-…`).
  */
 import Keyv from 'keyv';
-import { toBrokerStore } from '../broker/store.js';
+import { toBrokerStore } from '../broker/index.js';
 import { McpxError } from '../errors.js';
-import type { StoreRow } from '../broker/types.js';
+import type { StoreRow } from '../broker/index.js';
 import type { TaskRecord } from './types.js';
 
 export interface TaskStore {

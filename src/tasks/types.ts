@@ -3,16 +3,14 @@
  * The host is the narrow part of `createMcpx` the runner needs, so the runner knows no connection details.
  */
 import type { CallToolResult, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/client';
-import type { CallOptions, CallOutcome, CallProgress, Continuation } from '../client/outcome.js';
+import type { CallOptions, CallOutcome, CallProgress, Continuation } from '../client/index.js';
 import type { PolicyMode } from '../policy/schema.js';
 import type { Answer, Era, Question } from '../types.js';
 
 export type { CallOptions, CallOutcome, CallProgress, Continuation };
 
-/** A tool result as the server sent it (MCP `CallToolResult`); a tool error is a result with `isError`. */
-export type ToolResult = CallToolResult;
-/** What a task ends with: a tool result, or (for a prompt or resource task) the prompt's messages or the resource's contents. */
-export type TaskResult = ToolResult | GetPromptResult | ReadResourceResult;
+/** What a task ends with: a tool result (a tool error is a result with `isError`), or (for a prompt or resource task) the prompt's messages or the resource's contents. */
+export type TaskResult = CallToolResult | GetPromptResult | ReadResourceResult;
 
 /** What the runner needs from an mcpx instance (`createMcpx` satisfies it). */
 export interface TaskHost {

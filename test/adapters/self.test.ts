@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryEraCache } from '../../src/client/era-cache.js';
 import { createMcpx, type Mcpx } from '../../src/mcpx.js';
 import { runDaemon, type RunningDaemon } from '../../src/surfaces/daemon/daemon.js';
-import { daemonPaths } from '../../src/surfaces/daemon/daemon-paths.js';
+import { daemonPaths } from '../../src/surfaces/daemon/paths.js';
 import { openDaemonParts } from '../../src/surfaces/daemon/daemon-wiring.js';
 import type { Question } from '../../src/types.js';
 import { stdioFixture } from '../helpers/fixture-servers.js';

@@ -1,6 +1,6 @@
 /**
  * The Postgres claim NOTIFYs only when a connection other than its own process's listener listens
- * (src/broker/stores/postgres-presence.ts), and no answer goes unseen for it: another store's waiter is woken, and
+ * (src/broker/stores/postgres/presence.ts), and no answer goes unseen for it: another store's waiter is woken, and
  * a listener that arrives while a claim holds the presence lock waits for it, then re-reads. A spy connection that
  * LISTENs without being present sees every NOTIFY sent, in commit order; its own NOTIFYs mark where to stop reading.
  */
@@ -8,7 +8,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBroker } from '../../src/broker/broker.js';
 import { openPostgresStore } from '../../src/broker/index.js';
-import { presenceKey } from '../../src/broker/stores/postgres-presence.js';
+import { presenceKey } from '../../src/broker/stores/postgres/presence.js';
 import type { StoreBroker } from '../../src/broker/broker.js';
 import type { BrokerStore, OpenRequestInput } from '../../src/broker/types.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres.js';

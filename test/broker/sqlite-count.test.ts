@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createBroker, openSqliteStore } from '../../src/broker/index.js';
-import { countPendingInSqliteFile } from '../../src/broker/stores/sqlite-count.js';
+import { countPendingInSqliteFile } from '../../src/broker/stores/sqlite/count.js';
 
 const question = (session: string, ttlMs = 120_000) => ({
   trace: 'cal-0000000000000001',

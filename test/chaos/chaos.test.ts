@@ -19,8 +19,8 @@ import { fleetDaemon, type FleetDaemon } from '../helpers/daemon-fleet.js';
 import { startHttpFixture, type HttpFixture } from '../helpers/fixture-servers.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
-import { daemonPaths } from '../../src/surfaces/daemon/daemon-paths.js';
-import { processAlive as alive } from '../../src/process-alive.js';
+import { daemonPaths } from '../../src/surfaces/daemon/paths.js';
+import { processAlive as alive } from '../../src/local/process-alive.js';
 
 // `npm test` asks 200 (CI time on 2 cores); `npm run chaos` asks 1,000.
 const QUESTIONS = Number(process.env.MCPX_CHAOS_QUESTIONS || 200);

@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { daemonPaths } from '../../src/surfaces/daemon/daemon-paths.js';
+import { daemonPaths } from '../../src/surfaces/daemon/paths.js';
 import { runDaemon, type RunningDaemon } from '../../src/surfaces/daemon/daemon.js';
 import { openDaemonParts } from '../../src/surfaces/daemon/daemon-wiring.js';
 import { stdioFixture } from '../helpers/fixture-servers.js';

@@ -3,7 +3,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { checkArguments } from '../../src/client/argument-check.js';
 import { issuesFromServerText } from '../../src/client/server-refusal.js';
-import { closeMatches, didYouMean } from '../../src/close-matches.js';
+import { closeMatches, didYouMean } from '../../src/config/close-matches.js';
 import { printResult } from '../../src/surfaces/cli/print-result.js';
 import { describeTool, signatureOf } from '../../src/surfaces/cli/signatures.js';
 

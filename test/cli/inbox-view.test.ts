@@ -1,6 +1,6 @@
 /** What the terminal inbox draws: the badge, a url question's URL and domain, and server text sanitised. */
 import { describe, expect, it } from 'vitest';
-import type { Elicitation } from '../../src/surfaces/backend/backend.js';
+import type { ShownQuestion as Elicitation } from '../../src/surfaces/backend/backend.js';
 import { headerBadge, renderInbox, type InboxState } from '../../src/surfaces/cli/inbox/view.js';
 
 const now = 1_800_000_000_000;

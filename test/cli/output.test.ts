@@ -6,7 +6,7 @@ import { configCandidates } from '../../src/config/load.js';
 import { renderList } from '../../src/surfaces/cli/commands/elicit.js';
 import { chainOf, formatEvent } from '../../src/surfaces/cli/commands/log.js';
 import { findConfigPath } from '../../src/config/find.js';
-import type { Elicitation } from '../../src/surfaces/backend/backend.js';
+import type { ShownQuestion as Elicitation } from '../../src/surfaces/backend/backend.js';
 import { printResult } from '../../src/surfaces/cli/print-result.js';
 import { captureIO, runCli } from './helpers/run-cli.js';
 

@@ -3,7 +3,7 @@
  * variant here is judged both ways, and one taken as it is must equal what the schema gives.
  */
 import { describe, expect, it } from 'vitest';
-import { isExactContinuation } from '../../src/client/continuation-shape.js';
+import { isExactContinuation } from '../../src/fast/index.js';
 import { parseContinuation } from '../../src/client/modern-call.js';
 import { isMcpxError } from '../../src/errors.js';
 

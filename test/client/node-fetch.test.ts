@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JsonAnswer, createNodeFetch, type NodeFetch } from '../../src/client/node-fetch.js';
+import { createNodeFetch, type NodeFetch } from '../../src/fast/index.js';
 
 let server: Server;
 let base: string;
@@ -168,54 +168,5 @@ describe('createNodeFetch', () => {
     await expect(createNodeFetch().fetch(`${closed}/json`)).rejects.toThrow(TypeError);
     // Reopened for afterEach.
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  });
-
-  describe('postJson', () => {
-    const headers = { 'content-type': 'application/json', 'x-test': 'p' };
-
-    it('gives a 2xx JSON answer parsed, on the same kept-alive socket as fetch', async () => {
-      await (await nodeFetch.fetch(`${base}/json`)).json();
-      const answer = await nodeFetch.postJson(new URL(`${base}/json`), headers, '{"a":"é"}', []);
-      expect(answer).toBeInstanceOf(JsonAnswer);
-      expect((answer as JsonAnswer).value).toEqual({ method: 'POST', body: '{"a":"é"}', type: 'application/json' });
-      expect((await nodeFetch.postJson(new URL(`${base}/gzip`), headers, '{}', [])) as JsonAnswer).toEqual(
-        new JsonAnswer({ zipped: true }),
-      );
-      expect(sockets.size).toBe(1);
-    });
-
-    it('gives every other answer as a Response, and follows no redirect', async () => {
-      const post = (path: string) => nodeFetch.postJson(new URL(`${base}${path}`), headers, '{}', []);
-      const refused = (await post('/refused')) as Response;
-      expect([refused.status, await refused.json()]).toEqual([400, { error: 'bad' }]);
-      const accepted = (await post('/accepted')) as Response;
-      expect([accepted.status, await accepted.text()]).toEqual([202, '']);
-      const moved = (await post('/moved')) as Response;
-      expect([moved.status, moved.headers.get('location')]).toEqual([307, '/json']);
-      const stream = (await post('/sse')) as Response;
-      expect(stream.headers.get('content-type')).toBe('text/event-stream');
-      expect(new TextDecoder().decode((await stream.body!.getReader().read()).value)).toBe('data: {"n":1}\n\n');
-    });
-
-    it('rejects a body that is not JSON as Response.json() does, and a cut answer as fetch does', async () => {
-      await expect(nodeFetch.postJson(new URL(`${base}/bad-json`), headers, '{}', [])).rejects.toThrow(SyntaxError);
-      await expect(nodeFetch.postJson(new URL(`${base}/cut`), headers, '{}', [])).rejects.toThrow(TypeError);
-    });
-
-    it("is aborted by any of its signals, with that signal's reason", async () => {
-      const [first, second] = [new AbortController(), new AbortController()];
-      const pending = nodeFetch.postJson(new URL(`${base}/sse`), headers, '{}', [first.signal, second.signal]);
-      // The stream's answer is a Response: its body is what the second signal cuts.
-      const reader = ((await pending) as Response).body!.getReader();
-      await reader.read();
-      second.abort(new Error('second'));
-      await expect(reader.read()).rejects.toBeDefined();
-      const gone = new AbortController();
-      gone.abort(new Error('already'));
-      await expect(nodeFetch.postJson(new URL(`${base}/json`), headers, '{}', [first.signal, gone.signal])).rejects.toThrow(
-        'already',
-      );
-      expect(() => nodeFetch.postJson(new URL('https://127.0.0.1:1/mcp'), headers, '{}', [])).toThrow('http: URLs');
-    });
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/surfaces/cli/main.js';
 import { runDaemon, type RunningDaemon } from '../../src/surfaces/daemon/daemon.js';
-import { daemonPaths } from '../../src/surfaces/daemon/daemon-paths.js';
+import { daemonPaths } from '../../src/surfaces/daemon/paths.js';
 import { openDaemonParts } from '../../src/surfaces/daemon/daemon-wiring.js';
 import { stdioFixture } from '../helpers/fixture-servers.js';
 import { captureIO, type CliRun } from '../cli/helpers/run-cli.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Keyv } from 'keyv';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { openPostgresStore, openRedisStore, openSqliteStore } from '../../src/broker/index.js';
-import { storeComplianceCases, type StoreFactory } from '../../src/testing.js';
+import { storeComplianceCases, type StoreFactory } from '../../src/testing/index.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 

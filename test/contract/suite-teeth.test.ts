@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openMemoryStore, type BrokerStore } from '../../src/broker/index.js';
-import { runStoreCompliance } from '../../src/testing.js';
+import { runStoreCompliance } from '../../src/testing/index.js';
 
 /** A store that claims with get-then-set, the way plain keyv would: two responders can both read "absent". */
 function naiveStore(): BrokerStore {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { acquireLock, releaseLock } from '../../src/surfaces/daemon/daemon-lock.js';
+import { acquireLock, releaseLock } from '../../src/surfaces/daemon/lock.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const RACER = join(root, 'test/daemon/lock-racer.ts');

@@ -4,8 +4,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/surfaces/cli/main.js';
-import { ensureDaemon, stopDaemon } from '../../src/surfaces/daemon/daemon-client.js';
-import { daemonPaths, isAlive, readDaemonState } from '../../src/surfaces/daemon/daemon-paths.js';
+import { ensureDaemon, stopDaemon } from '../../src/surfaces/daemon/client.js';
+import { daemonPaths, isAlive, readDaemonState } from '../../src/surfaces/daemon/paths.js';
 import { fixtureEcho, spawnLog, stdioFixture } from '../helpers/fixture-servers.js';
 import { captureIO, type CliRun } from '../cli/helpers/run-cli.js';
 

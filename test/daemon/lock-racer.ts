@@ -1,5 +1,5 @@
 /** Races acquireLock for each lock path at its own instant (argv: startAt, gapMs, ...paths), prints one JSON result per path, and stays alive as the holder until told to exit (stdin closes). */
-import { acquireLock } from '../../src/surfaces/daemon/daemon-lock.js';
+import { acquireLock } from '../../src/surfaces/daemon/lock.js';
 
 const [startAt, gapMs, ...paths] = process.argv.slice(2);
 const results: boolean[] = [];

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { daemonPaths } from '../../src/surfaces/daemon/daemon-paths.js';
+import { daemonPaths } from '../../src/surfaces/daemon/paths.js';
 import { stdioFixture } from '../helpers/fixture-servers.js';
 
 const root = resolve(import.meta.dirname, '..', '..');

@@ -157,23 +157,32 @@ describe('mcpx completion zsh and fish', () => {
   });
 });
 
+function helpOf(command: string): Promise<string> {
+  return new Promise((done, fail) =>
+    execFile(process.execPath, [cli, command, '--help'], { cwd: dir, env, encoding: 'utf8' }, (error, stdout) =>
+      error ? fail(error) : done(stdout),
+    ),
+  );
+}
+
 describe('the completion table', () => {
   it("knows every flag each command's --help names", async () => {
     const { COMPLETION_SPECS, GLOBAL_FLAGS } = await import('../../src/surfaces/cli/completion/spec.js');
     const names = execFileSync(process.execPath, [cli, '__complete', '--', 'mcpx', ''], { cwd: dir, env, encoding: 'utf8' })
       .split('\n')
       .filter((name) => name && name !== 'help');
+    // Every command's --help at once: one CLI process each, read in the commands' order below.
+    const helps = await Promise.all(names.map((name) => (COMPLETION_SPECS[name] ? helpOf(name) : '')));
     const missing: string[] = [];
-    for (const name of names) {
+    names.forEach((name, i) => {
       const spec = COMPLETION_SPECS[name];
       if (!spec) {
         missing.push(`${name}: no completion entry`);
-        continue;
+        return;
       }
-      const help = execFileSync(process.execPath, [cli, name, '--help'], { cwd: dir, env, encoding: 'utf8' });
-      for (const [, flag] of help.matchAll(/(?<![\w-])--([a-z][a-z-]*)/g))
+      for (const [, flag] of helps[i]!.matchAll(/(?<![\w-])--([a-z][a-z-]*)/g))
         if (!(flag! in spec.flags) && !(flag! in GLOBAL_FLAGS)) missing.push(`${name} --${flag}`);
-    }
+    });
     expect(missing).toEqual([]);
   });
 });

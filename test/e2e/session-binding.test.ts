@@ -8,8 +8,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { socketFetch } from '../../src/surfaces/daemon/daemon-client.js';
-import { daemonPaths, readDaemonState } from '../../src/surfaces/daemon/daemon-paths.js';
+import { socketFetch } from '../../src/surfaces/daemon/client.js';
+import { daemonPaths, readDaemonState } from '../../src/surfaces/daemon/paths.js';
 import { fixtureEcho, stdioFixture } from '../helpers/fixture-servers.js';
 
 const root = resolve(import.meta.dirname, '..', '..');

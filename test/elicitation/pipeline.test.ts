@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBroker, createManualClock, type StoreBroker } from '../../src/broker/index.js';
-import { createElicitationPipeline, type Answerer } from '../../src/elicitation/pipeline.js';
+import { createElicitationPipeline, type Answerer } from '../../src/pipeline/pipeline.js';
 import { createMemoryEraCache } from '../../src/client/index.js';
 import { isMcpxError } from '../../src/errors.js';
 import { newCallId, newElicitationId } from '../../src/ids.js';

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openTerminal } from '../cli/helpers/tmux.js';
 import { CLI, runCli, type CliRun } from '../helpers/cli-run.js';
-import { processAlive as alive } from '../../src/process-alive.js';
+import { processAlive as alive } from '../../src/local/process-alive.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const silent = join(root, 'test', 'fixtures', 'servers', 'silent.mjs');

@@ -21,7 +21,8 @@ function consumerDiagnostics(types: string[]): string[] {
   writeFileSync(
     main,
     [
-      "import { createMcpx, type McpxOptions, type ScriptSource } from 'mcpx';",
+      "import { createMcpx, type McpxOptions } from 'mcpx';",
+      "import type { ScriptSource } from 'mcpx/runtime';",
       'const options: McpxOptions = {};',
       'const script: ScriptSource | undefined = undefined;',
       'export const made = [createMcpx, options, script];',
@@ -40,7 +41,7 @@ function consumerDiagnostics(types: string[]): string[] {
       typeRoots: [join(root, 'node_modules', '@types')],
       // `mcpx` as an installed project sees it; its dependencies resolve from the checkout's node_modules.
       baseUrl: dir,
-      paths: { mcpx: [declarations] },
+      paths: { mcpx: [declarations], 'mcpx/*': [join(root, 'dist', '*.d.ts')] },
     },
   });
   expect(program.getSourceFiles().some((file) => file.fileName === declarations)).toBe(true);

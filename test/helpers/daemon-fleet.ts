@@ -7,8 +7,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { socketFetch } from '../../src/surfaces/daemon/daemon-client.js';
-import { daemonPaths } from '../../src/surfaces/daemon/daemon-paths.js';
+import { socketFetch } from '../../src/surfaces/daemon/client.js';
+import type { DaemonResponse } from '../../src/surfaces/backend/rest-backend.js';
+import { daemonPaths } from '../../src/surfaces/daemon/paths.js';
 import { stdioFixture } from './fixture-servers.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -29,7 +30,7 @@ export interface FleetDaemon {
   /** A graceful stop (SIGTERM). */
   stop(): Promise<void>;
   /** A request over its unix socket (a fresh connection each time, so a dead daemon fails fast). */
-  fetch(path: string, init?: RequestInit): Promise<Response>;
+  fetch(path: string, init?: RequestInit): Promise<DaemonResponse>;
 }
 
 /** Both eras by default: `modern` (the v2 dual-era fixture, pinned modern) and `legacy` (the v1 SDK fixture), over stdio. */

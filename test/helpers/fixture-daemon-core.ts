@@ -1,6 +1,6 @@
 /** A daemon core whose sessions each get an mcpx over the in-memory fixture servers (test/tasks/helpers.ts). */
 import { createBroker, type StoreBroker } from '../../src/broker/index.js';
-import { createElicitationPipeline } from '../../src/elicitation/pipeline.js';
+import { createElicitationPipeline } from '../../src/pipeline/pipeline.js';
 import { createDaemonCore, type DaemonCore, type DaemonCoreOptions } from '../../src/surfaces/daemon/daemon-core.js';
 import { fixtureMcpx } from '../tasks/helpers.js';
 

@@ -5,7 +5,8 @@
  * never expected here: being asked for one fails the call.
  */
 import { createInterface } from 'node:readline';
-import { createAuth, createMcpx, openSecretStore } from '../../dist/index.js';
+import { createMcpx } from '../../dist/index.js';
+import { createAuth, openSecretStore } from '../../dist/auth.js';
 
 const url = process.argv[2];
 const oauth = process.argv[3] ? JSON.parse(process.argv[3]) : undefined;

@@ -15,6 +15,11 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 export const CLI = join(root, 'dist', 'cli.js');
+/**
+ * How long a CLI run or a client call may take before the helper gives up on it: a patience, not a figure under test.
+ * The suite runs four files at a time on two cores, so it is the test timeout's, not what one file alone needs.
+ */
+const PATIENCE_MS = 60_000;
 
 export type Answer = { action: 'accept'; content?: Record<string, unknown> } | { action: 'decline' } | { action: 'cancel' };
 export interface Asked {
@@ -53,7 +58,7 @@ export function serveSetup(servers: Record<string, unknown>, extraEnv: Record<st
     configPath,
     cli: (args) =>
       new Promise((done) => {
-        execFile(process.execPath, [CLI, ...args], { cwd: dir, env, timeout: 30_000 }, (error, stdout, stderr) => {
+        execFile(process.execPath, [CLI, ...args], { cwd: dir, env, timeout: PATIENCE_MS }, (error, stdout, stderr) => {
           done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
         });
       }),
@@ -113,7 +118,7 @@ export async function v1Client(
     asked,
     listTools: async () => (await client.listTools()).tools,
     callTool: async (name, args = {}) =>
-      (await client.callTool({ name, arguments: args }, undefined, { timeout: 30_000 })) as Record<string, unknown>,
+      (await client.callTool({ name, arguments: args }, undefined, { timeout: PATIENCE_MS })) as Record<string, unknown>,
     close: () => client.close(),
   };
 }
@@ -153,11 +158,11 @@ export async function v2Client(
     asked,
     listTools: async () => (await client.listTools()).tools,
     callTool: async (name, args = {}) =>
-      (await client.callTool({ name, arguments: args }, { timeout: 30_000 })) as unknown as Record<string, unknown>,
+      (await client.callTool({ name, arguments: args }, { timeout: PATIENCE_MS })) as unknown as Record<string, unknown>,
     request: async (method, params) =>
       (await client.request(
         { method, params } as never,
-        { allowInputRequired: true, timeout: 30_000 } as never,
+        { allowInputRequired: true, timeout: PATIENCE_MS } as never,
       )) as unknown as Record<string, unknown>,
     close: () => client.close(),
   };
@@ -258,7 +263,7 @@ export async function httpClient(
       asked,
       listTools: async () => (await client.listTools()).tools,
       callTool: async (name, args = {}) =>
-        (await client.callTool({ name, arguments: args }, undefined, { timeout: 30_000 })) as Record<string, unknown>,
+        (await client.callTool({ name, arguments: args }, undefined, { timeout: PATIENCE_MS })) as Record<string, unknown>,
       close: () => client.close(),
     };
   }
@@ -282,11 +287,11 @@ export async function httpClient(
     asked,
     listTools: async () => (await client.listTools()).tools,
     callTool: async (name, args = {}) =>
-      (await client.callTool({ name, arguments: args }, { timeout: 30_000 })) as unknown as Record<string, unknown>,
+      (await client.callTool({ name, arguments: args }, { timeout: PATIENCE_MS })) as unknown as Record<string, unknown>,
     request: async (method, params) =>
       (await client.request(
         { method, params } as never,
-        { allowInputRequired: true, timeout: 30_000 } as never,
+        { allowInputRequired: true, timeout: PATIENCE_MS } as never,
       )) as unknown as Record<string, unknown>,
     close: () => client.close(),
   };
@@ -385,7 +390,7 @@ export async function ownedServe(setup: ServeSetup, extraEnv: Record<string, str
       asked: [],
       listTools: async () => (await client.listTools()).tools,
       callTool: async (name, args = {}) =>
-        (await client.callTool({ name, arguments: args }, undefined, { timeout: 30_000 })) as Record<string, unknown>,
+        (await client.callTool({ name, arguments: args }, undefined, { timeout: PATIENCE_MS })) as Record<string, unknown>,
       close: async () => {
         child.stdin.end();
         await exited;

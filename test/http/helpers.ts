@@ -5,7 +5,7 @@ export interface SseEvent {
   id?: string;
 }
 
-export function readSse(response: Response): { next(): Promise<SseEvent>; close(): Promise<void> } {
+export function readSse(response: Pick<Response, 'body'>): { next(): Promise<SseEvent>; close(): Promise<void> } {
   if (!response.body) throw new Error('the response has no body');
   const reader = response.body.getReader();
   const decoder = new TextDecoder();

@@ -13,7 +13,7 @@ import { startNotesApi } from '../../examples/servers/notes-api.mjs';
 import { createMemoryEraCache } from '../../src/client/era-cache.js';
 import { createMcpx } from '../../src/mcpx.js';
 import { runDaemon, type RunningDaemon } from '../../src/surfaces/daemon/daemon.js';
-import { daemonPaths } from '../../src/surfaces/daemon/daemon-paths.js';
+import { daemonPaths } from '../../src/surfaces/daemon/paths.js';
 import { openDaemonParts } from '../../src/surfaces/daemon/daemon-wiring.js';
 import { fixtureEcho, stdioFixture } from '../helpers/fixture-servers.js';
 

@@ -184,7 +184,8 @@ describe('the packed package', () => {
     writeFileSync(
       join(app, 'main.ts'),
       [
-        "import { createMcpx, type McpxOptions, type ScriptSource } from 'mcpx';",
+        "import { createMcpx, type McpxOptions } from 'mcpx';",
+        "import type { ScriptSource } from 'mcpx/runtime';",
         'const options: McpxOptions = {};',
         'const script: ScriptSource | undefined = undefined;',
         'export const made = [createMcpx, options, script];',

@@ -96,7 +96,7 @@ beforeAll(async () => {
   core = await createServeCore({ env, cwd: dir, configPath, version: 'test', reserved: RESERVED_NAMES });
   fast = await serveOverHttp(core, { env, version: 'test', host: '127.0.0.1', port: 0, auth: { none: true } });
   sdk = await serveOverHttp(core, {
-    env: { ...env, MCPX_SERVE_FAST_PATH: 'off' },
+    env: { ...env, MCPX_FAST_PATHS: '0' },
     version: 'test',
     host: '127.0.0.1',
     port: 0,

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, type CliRun } from '../helpers/cli-run.js';
-import { processAlive as alive } from '../../src/process-alive.js';
+import { processAlive as alive } from '../../src/local/process-alive.js';
 
 const everything = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
 

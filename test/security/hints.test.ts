@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, type CliRun } from '../helpers/cli-run.js';
 import { stdioFixture } from '../helpers/fixture-servers.js';
-import { processAlive as alive } from '../../src/process-alive.js';
+import { processAlive as alive } from '../../src/local/process-alive.js';
 
 function scratch(): { dir: string; state: string; env: Record<string, string>; configPath: string } {
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-hints-'));

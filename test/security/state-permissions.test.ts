@@ -10,7 +10,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../../src/broker/stores/sqlite.js';
+import { openSqliteStore } from '../../src/broker/stores/sqlite/sqlite.js';
 import { tightenPrivateDir } from '../../src/private-files.js';
 import { runCli, type CliRun } from '../helpers/cli-run.js';
 import { stdioFixture } from '../helpers/fixture-servers.js';

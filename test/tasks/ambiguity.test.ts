@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBroker, type StoreBroker } from '../../src/broker/index.js';
-import { createElicitationPipeline } from '../../src/elicitation/pipeline.js';
+import { createElicitationPipeline } from '../../src/pipeline/pipeline.js';
 import { createMemoryEraCache } from '../../src/client/era-cache.js';
 import type { ServerConfig } from '../../src/config/index.js';
 import { createMcpx, type Mcpx } from '../../src/mcpx.js';

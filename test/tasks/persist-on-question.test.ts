@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBroker, createManualClock, openSqliteStore, type BrokerStore, type StoreBroker } from '../../src/broker/index.js';
-import { createElicitationPipeline } from '../../src/elicitation/pipeline.js';
+import { createElicitationPipeline } from '../../src/pipeline/pipeline.js';
 import { createTaskRunner, type TaskRunner } from '../../src/tasks/runner.js';
 import { createTaskStore, type TaskStore } from '../../src/tasks/task-store.js';
 import type { TaskRecord } from '../../src/tasks/types.js';

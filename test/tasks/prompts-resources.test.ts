@@ -1,7 +1,7 @@
 /** The task runner holds prompts and resource reads that ask, like tool calls: stopped at the question, resumed by the broker's answer. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBroker, createManualClock, type StoreBroker } from '../../src/broker/index.js';
-import { createElicitationPipeline } from '../../src/elicitation/pipeline.js';
+import { createElicitationPipeline } from '../../src/pipeline/pipeline.js';
 import { createTaskRunner, type TaskRunner } from '../../src/tasks/runner.js';
 import { createTaskStore, type TaskStore } from '../../src/tasks/task-store.js';
 import { fixtureMcpx } from './helpers.js';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBroker, createManualClock, type ManualClock, type StoreBroker } from '../../src/broker/index.js';
-import { createElicitationPipeline } from '../../src/elicitation/pipeline.js';
+import { createElicitationPipeline } from '../../src/pipeline/pipeline.js';
 import { createTaskRunner, type TaskRunner } from '../../src/tasks/runner.js';
 import { createTaskStore, type TaskStore } from '../../src/tasks/task-store.js';
 import type { TaskStep } from '../../src/tasks/types.js';

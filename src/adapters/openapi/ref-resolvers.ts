@@ -1,10 +1,8 @@
 /**
  * How an OpenAPI document's `$ref`s to other files and URLs are read (`allowRemoteRefs`), through
- * json-schema-ref-parser's public resolver options (`file` and `http`, each `canRead` and `read`):
- * - a document fetched from a URL never reads a local file, nor does a file it refers to on the network;
- * - only regular files are read (never /dev/zero, a FIFO or a socket);
- * - each read has REF_TIMEOUT_MS, and all reads together at most MAX_REF_BYTES;
- * - a document on a public address cannot make mcpx fetch a loopback or private one (checked on each redirect).
+ * json-schema-ref-parser's public resolver options: a fetched document never reads a local file (nor a local one the
+ * network); only regular files are read; each read has REF_TIMEOUT_MS and all together MAX_REF_BYTES; and a public
+ * document cannot make mcpx fetch a loopback or private address (checked on each redirect).
  */
 import { lookup } from 'node:dns/promises';
 import { constants } from 'node:fs';

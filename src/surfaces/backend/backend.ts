@@ -3,13 +3,13 @@
  * else the state store directly (questions, answers and the audit log in `<stateDir>/mcpx.sqlite`).
  * The commands see only this interface, so they read the same whichever answers.
  */
-import type { BrokerEvent, Elicitation as ListedQuestion, StoredAnswer } from '../../broker/types.js';
+import type { BrokerEvent, Elicitation as ListedQuestion, StoredAnswer } from '../../broker/index.js';
 import type { ProgressEvent } from '../../tasks/progress.js';
 import type { Answer } from '../../types.js';
 import type { Delivery } from '../../tasks/delivery.js';
 
 /** A question as the CLI draws it: the core's listed view (what `list` and `get` return); `sessionSource` may be absent. */
-export type Elicitation = Omit<ListedQuestion, 'sessionSource'> & Partial<Pick<ListedQuestion, 'sessionSource'>>;
+export type ShownQuestion = Omit<ListedQuestion, 'sessionSource'> & Partial<Pick<ListedQuestion, 'sessionSource'>>;
 
 /** A call the daemon holds (REST `Task`). */
 export interface TaskView {
@@ -30,7 +30,7 @@ export type CallResponse =
   | { status: 'complete'; callId: string; task?: string; result: Record<string, unknown> }
   | {
       status: 'input-required';
-      inputRequired: { callId: string; task?: string; server: string; tool: string; questions: Elicitation[]; text: string };
+      inputRequired: { callId: string; task?: string; server: string; tool: string; questions: ShownQuestion[]; text: string };
       inline?: boolean;
     };
 

@@ -2,15 +2,15 @@
  * The CLI's Backend over the daemon's REST routes (CONTRACTS.md). It takes a fetch-shaped function, so the same
  * code talks to a daemon over its unix socket, to an in-process app (daemon.inline), or to `app.request` in a test.
  */
-import type { BrokerEvent, Elicitation as ListedQuestion, StoredAnswer } from '../../broker/types.js';
+import type { BrokerEvent, Elicitation as ListedQuestion, StoredAnswer } from '../../broker/index.js';
 import { McpxError, type McpxErrorCode } from '../../errors.js';
 import type { ProgressEvent } from '../../tasks/progress.js';
 import type { Answer } from '../../types.js';
 import { currentUser } from './current-user.js';
 import type { Backend, CallResponse, ListFilter, Scope, TaskView } from './backend.js';
+import type { DaemonFetch, DaemonResponse } from '../daemon/client.js';
 
-/** Sends one request to the daemon: a path (`/v1/...`) and fetch's init; answers a standard Response. */
-export type DaemonFetch = (path: string, init?: RequestInit) => Promise<Response>;
+export type { DaemonFetch, DaemonResponse };
 
 export interface RestBackendOptions {
   fetch: DaemonFetch;
@@ -56,7 +56,7 @@ export function createRestBackend(options: RestBackendOptions): Backend & {
   const sessionHeader = (session: string | undefined): Record<string, string> => (session ? { 'x-mcpx-session': session } : {});
   const allQuery = (scope: Scope | undefined): string => (scope?.all ? '?all=1' : '');
   // The event stream of the scope's session (every session's for an operator).
-  const eventStream = (kinds: string[] | undefined, signal: AbortSignal, scope: Scope | undefined): Promise<Response> => {
+  const eventStream = (kinds: string[] | undefined, signal: AbortSignal, scope: Scope | undefined): Promise<DaemonResponse> => {
     const query = new URLSearchParams();
     if (kinds) query.set('kinds', kinds.join(','));
     if (scope?.all) query.set('all', '1');
@@ -160,7 +160,7 @@ export function createRestBackend(options: RestBackendOptions): Backend & {
 
 /** Parses a text/event-stream body into broker events; the daemon's `ready` greeting calls `onReady`, keepalives are skipped. */
 async function* readEvents<E = BrokerEvent>(
-  responding: Promise<Response>,
+  responding: Promise<DaemonResponse>,
   signal: AbortSignal,
   onReady?: () => void,
 ): AsyncIterable<E> {

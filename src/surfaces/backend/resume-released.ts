@@ -3,7 +3,7 @@
  * went away): this command adopts it and resumes it with the answers given meanwhile, connecting the servers of
  * the config the call was made with. Loaded only on that path: it opens upstream connections.
  */
-import type { BrokerStore } from '../../broker/types.js';
+import type { BrokerStore } from '../../broker/index.js';
 import { createMcpx } from '../../mcpx.js';
 import { SURFACE_DELIVERS } from '../delivers.js';
 import type { TaskRecord } from '../../tasks/types.js';

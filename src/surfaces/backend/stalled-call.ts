@@ -3,11 +3,11 @@
  * of its config runs). Without this, `mcpx elicit answer` said "the call that asked goes on" while the daemon that
  * held the call had died: the answer is kept, but the call only goes on once a daemon resumes it.
  */
-import type { ElicitRequest } from '../../broker/types.js';
+import type { ElicitRequest } from '../../broker/index.js';
 import { isProcessHolder, isModernRound, processHolderGone } from '../../tasks/handoff.js';
 import type { Leases } from '../../tasks/leases.js';
 import type { TaskStore } from '../../tasks/task-store.js';
-import { daemonStateFile, isAlive, readDaemonState } from '../daemon/daemon-paths.js';
+import { daemonStateFile, isAlive, readDaemonState } from '../daemon/paths.js';
 import type { StalledCall } from './backend.js';
 
 export async function stalledCall(

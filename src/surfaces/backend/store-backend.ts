@@ -3,19 +3,17 @@
  * process). Questions can be listed and answered, tasks read, the audit log followed; a call cannot be made here
  * and a task cannot be driven (that needs a daemon), and the commands say so.
  */
-import { createBroker, type StoreBroker } from '../../broker/broker.js';
-import { openStoreFromEnv } from '../../broker/store-url.js';
-import { elicitationOf } from '../../broker/question.js';
-import type { BrokerEvent, ElicitRequest, Elicitation, RequestState } from '../../broker/types.js';
+import { createBroker, type StoreBroker } from '../../broker/index.js';
+import { openStoreFromEnv } from '../../broker/index.js';
+import { elicitationOf } from '../../broker/index.js';
+import type { BrokerEvent, ElicitRequest, Elicitation, RequestState } from '../../broker/index.js';
 import { McpxError } from '../../errors.js';
 import { canTakeOver, isProcessHolder, processHolderGone } from '../../tasks/handoff.js';
-import { openLeases, type Leases } from '../../tasks/leases.js';
-import { createTaskStore } from '../../tasks/task-store.js';
-import { heldResponder } from '../../tasks/delivery.js';
 import { leaseMsFromEnv } from '../../tasks/leases.js';
+import { openHostState } from '../../host/state.js';
 import type { TaskRecord } from '../../tasks/types.js';
-import { resolveSession } from '../../broker/session.js';
-import { checkScope, checkTaskScope, type CallerScope } from '../../broker/scope.js';
+import { resolveSession } from '../../broker/index.js';
+import { checkScope, checkTaskScope, type CallerScope } from '../../broker/index.js';
 import type { Backend, Scope, TaskView } from './backend.js';
 import { currentUser } from './current-user.js';
 import { stalledCall } from './stalled-call.js';
@@ -38,19 +36,16 @@ export async function createStoreBackend(
   env: Record<string, string | undefined>,
   options: { pollMs?: number; cwd?: string; configPath?: string; session?: string } = {},
 ): Promise<Backend> {
-  const broker = await openStoreBroker(env);
+  // A held legacy call's answer counts once its holder passed it on; a holder found dead first refuses it. The lease
+  // table is only read to tell a live serve from a dead one.
+  const state = openHostState({ store: await openStoreFromEnv(env), ownsStore: true, leaseMs: leaseMsFromEnv(env) });
+  const { broker, tasks, leases, respondHeld } = state;
   // A caller naming no session is in this one, as a REST caller naming none is in the daemon's (§5.5, §6b).
   const defaultSession =
     options.session ??
     resolveSession(env, { cwd: options.cwd ?? process.cwd(), ...(options.configPath ? { configPath: options.configPath } : {}) })
       .session;
   const scoped = (scope: Scope = {}): CallerScope => ({ session: scope.session ?? defaultSession, all: scope.all === true });
-  const tasks = createTaskStore(broker.store.keyv);
-  // A held legacy call's answer counts once its holder passed it on; a holder found dead first refuses it.
-  const respondHeld = heldResponder(broker, leaseMsFromEnv(env));
-  // Opened at first need: a lease table is only read to tell a live serve from a dead one.
-  let leasesOpened: { leases: Leases | undefined } | undefined;
-  const leases = (): Leases | undefined => (leasesOpened ??= { leases: openLeases(broker.store) }).leases;
   const pollMs = options.pollMs ?? 250;
 
   const toElicitation = (request: ElicitRequest): Elicitation => elicitationOf(request, Date.now());
@@ -157,7 +152,7 @@ export async function createStoreBackend(
       return pollEvents(broker, signal, pollMs, kinds, caller.all ? scope?.session : caller.session, onReady);
     },
 
-    close: () => closeStoreBroker(broker),
+    close: () => state.close(),
   };
 }
 

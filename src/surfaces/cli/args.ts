@@ -144,18 +144,19 @@ function assign(target: Record<string, unknown>, path: string[], value: unknown,
   }
 }
 
-export type ElicitMode = 'prompt' | 'return' | 'auto' | 'decline' | 'error';
-export const ELICIT_MODES: readonly ElicitMode[] = ['prompt', 'return', 'auto', 'decline', 'error'];
+/** What the CLI does with a question (`--elicit`); not a question's `ElicitMode` (form or url). */
+export type ElicitFlag = 'prompt' | 'return' | 'auto' | 'decline' | 'error';
+export const ELICIT_FLAGS: readonly ElicitFlag[] = ['prompt', 'return', 'auto', 'decline', 'error'];
 
 /** `--elicit`, else MCPX_ELICIT, else prompt on a terminal and return otherwise. */
 export function elicitModeOf(
   flag: string | boolean | undefined,
   env: Record<string, string | undefined>,
   isTTY: boolean,
-): ElicitMode {
+): ElicitFlag {
   const chosen = typeof flag === 'string' ? flag : env.MCPX_ELICIT;
   if (chosen === undefined || chosen === '') return isTTY ? 'prompt' : 'return';
-  if (!(ELICIT_MODES as readonly string[]).includes(chosen))
-    throw new UsageError(`--elicit takes ${ELICIT_MODES.join(' | ')}, got ${JSON.stringify(chosen)}`);
-  return chosen as ElicitMode;
+  if (!(ELICIT_FLAGS as readonly string[]).includes(chosen))
+    throw new UsageError(`--elicit takes ${ELICIT_FLAGS.join(' | ')}, got ${JSON.stringify(chosen)}`);
+  return chosen as ElicitFlag;
 }

@@ -2,10 +2,13 @@
  * Where a command's questions and calls live: the daemon of this config (started on first need for a call),
  * else the state store directly. Only what a path needs is loaded, so a warm `mcpx call` stays a thin client.
  */
-import type { BrokerEvent, AuditQuery } from '../../broker/types.js';
+import type { BrokerEvent, AuditQuery } from '../../broker/index.js';
 import { McpxError } from '../../errors.js';
 import { findConfigPath } from '../../config/find.js';
 import type { Backend } from '../backend/backend.js';
+import { createRestBackend, type DaemonFetch } from '../backend/rest-backend.js';
+import { connectDaemon, ensureDaemon, socketFetch } from '../daemon/client.js';
+import { daemonPaths, isAlive, readDaemonState } from '../daemon/paths.js';
 import type { CliIO } from './io.js';
 
 type Env = Record<string, string | undefined>;
@@ -20,8 +23,6 @@ export interface OpenBackendOptions {
 
 export async function openBackend(io: CliIO, options: OpenBackendOptions): Promise<Backend> {
   const configPath = findConfigPath(options.config, io.cwd, io.env);
-  const { connectDaemon, ensureDaemon, socketFetch } = await import('../daemon/daemon-client.js');
-  const { createRestBackend } = await import('../backend/rest-backend.js');
   if (options.forCall) {
     const start = () =>
       ensureDaemon(io.env, configPath, {
@@ -32,12 +33,11 @@ export async function openBackend(io: CliIO, options: OpenBackendOptions): Promi
       });
     // A warm call skips the health check: it goes straight to the socket the running daemon wrote down, and only
     // if nothing listens there (a stale state file) is a daemon started and the request sent again.
-    const { daemonPaths, isAlive, readDaemonState } = await import('../daemon/daemon-paths.js');
     const state = readDaemonState(daemonPaths(io.env, configPath));
     if (state && isAlive(state.pid)) {
       const direct = socketFetch(state.socket);
       let client: Awaited<ReturnType<typeof start>> | undefined;
-      const fetch = async (path: string, init?: RequestInit): Promise<Response> => {
+      const fetch: DaemonFetch = async (path, init) => {
         if (client) return client.fetch(path, init);
         try {
           return await direct.fetch(path, init);

@@ -3,7 +3,7 @@
  * its REST routes, else (no daemon) the servers connected directly from this process and closed after.
  */
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
-import type { ServerStatus } from '../../client/server-status.js';
+import type { ServerStatus } from '../../client/index.js';
 import { findConfigPath } from '../../config/find.js';
 import type { CliIO } from './io.js';
 import { createRestBackend, type DaemonFetch } from '../backend/rest-backend.js';
@@ -22,7 +22,7 @@ export interface Discovery {
 
 export async function openDiscovery(io: CliIO, config: string | undefined): Promise<Discovery> {
   const configPath = findConfigPath(config, io.cwd, io.env);
-  const { connectDaemon } = await import('../daemon/daemon-client.js');
+  const { connectDaemon } = await import('../daemon/client.js');
   const daemon = await connectDaemon(io.env, configPath);
   if (daemon) return restDiscovery(daemon.fetch, () => daemon.close());
   return directDiscovery(io, configPath);
@@ -44,10 +44,7 @@ function restDiscovery(fetch: DaemonFetch, close: () => Promise<void>): Discover
 }
 
 async function directDiscovery(io: CliIO, configPath: string | undefined): Promise<Discovery> {
-  const [{ createMcpx }, { serverStatus }] = await Promise.all([
-    import('../../mcpx.js'),
-    import('../../client/server-status.js'),
-  ]);
+  const [{ createMcpx }, { serverStatus }] = await Promise.all([import('../../mcpx.js'), import('../../client/index.js')]);
   // Declared as by every surface: a listing never asks, but servers list their asking tools only to a client that can.
   const mcpx = await createMcpx({
     ...(configPath ? { config: configPath } : {}),

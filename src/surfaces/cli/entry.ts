@@ -2,7 +2,9 @@
  * The `mcpx` program. `mcpx elicit count` runs on every shell prompt and tmux status refresh, so it is answered
  * here from its own small module, without the command table and the `elicit` verbs; everything else goes to main.
  */
-import { consoleToStderr } from './console-to-stderr.js';
+import { isatty } from 'node:tty';
+import { stateDir } from '../../paths.js';
+import { describeTightened, tightenPrivateDir } from '../../private-files.js';
 import type { CliIO } from './io.js';
 
 // `--no-color` is for every command: taken off here (before `--`), it becomes NO_COLOR for the command and its servers.
@@ -12,7 +14,7 @@ const argv = process.argv.slice(2).filter((word, i) => word !== '--no-color' || 
 if (noColor) process.env.NO_COLOR = '1';
 // serve's stdout is the MCP wire (or the URL a host reads): no library's console output may reach it. Before any
 // other module loads, so nothing logs first.
-if (argv[0] === 'serve') consoleToStderr(process.stderr);
+if (argv[0] === 'serve') (await import('./console-to-stderr.js')).consoleToStderr(process.stderr);
 const badge = argv[0] === 'elicit' && argv[1] === 'count';
 // The completion scripts call `mcpx __complete` on every Tab: it too stays off the command modules.
 const completing = argv[0] === '__complete';
@@ -25,8 +27,9 @@ const io: CliIO = {
   },
   env: process.env,
   cwd: process.cwd(),
+  // Asked of the file descriptors, so a call that never reads stdin does not build its stream to ask.
   get isTTY() {
-    return Boolean(process.stdin.isTTY && process.stdout.isTTY);
+    return isatty(0) && isatty(1);
   },
 };
 
@@ -40,16 +43,12 @@ try {
   // Whichever command comes first closes a state dir an older mcpx left open to other users, and says so (once:
   // the next finds it closed). A Tab completion never prints: the next command does it.
   if (!completing) {
-    const [{ tightenPrivateDir, describeTightened }, { stateDir }] = await Promise.all([
-      import('../../private-files.js'),
-      import('../../paths.js'),
-    ]);
     const tightened = tightenPrivateDir(stateDir(process.env));
     if (tightened) process.stderr.write(`mcpx: ${describeTightened(tightened)}\n`);
   }
   // A daemon started for a cold `mcpx call` starts that call's server first, so it boots while the daemon loads.
   if (argv[0] === 'daemon' && argv[1] === 'run' && argv.includes('--prewarm') && process.platform !== 'win32') {
-    const early = (await import('../daemon/daemon-prewarm.js')).prewarmFromArgv(argv.slice(2), process.env, process.cwd());
+    const early = (await import('../daemon/prewarm.js')).prewarmFromArgv(argv.slice(2), process.env, process.cwd());
     if (early)
       process.stderr.write(
         `${new Date().toISOString()} mcpx daemon[${process.pid}]: started server "${early}" early, for the first call\n`,

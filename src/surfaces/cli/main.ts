@@ -6,7 +6,6 @@ import { MCPX_VERSION } from '../../constants.js';
 import type { CliIO } from './io.js';
 import { EXIT } from './io.js';
 import { commands } from './commands/index.js';
-import { reportError } from './report.js';
 import { sanitizeLine } from './sanitize.js';
 import { errorLead } from './style.js';
 
@@ -50,6 +49,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     const command = await entry.load();
     return await command(rest, io);
   } catch (error) {
-    return reportError(error, io, name, rest.includes('--json'));
+    // Loaded only when a command fails: a call that succeeds never reads it.
+    return (await import('./report.js')).reportError(error, io, name, rest.includes('--json'));
   }
 }

@@ -5,7 +5,7 @@
 import { EXIT, type CliIO } from './io.js';
 import { sanitize } from './sanitize.js';
 import { errorLead, jsonFor, prettyJson, styleFor, type Style } from './style.js';
-import { issuesFromServerText } from '../../client/server-refusal.js';
+import { issuesFromServerText } from '../../client/index.js';
 
 interface ContentItem {
   type?: string;

@@ -7,8 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Keyv } from 'keyv';
-import type { Broker, ElicitRequest } from '../../broker/types.js';
-import { toAnswer } from '../../broker/question.js';
+import type { Broker, ElicitRequest } from '../../broker/index.js';
+import { toAnswer } from '../../broker/index.js';
 import type { AskRequest } from '../../runtime/index.js';
 import type { Answer } from '../../types.js';
 

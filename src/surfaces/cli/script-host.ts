@@ -5,13 +5,13 @@
  */
 import type { Tool } from '@modelcontextprotocol/client';
 import { createHostAuth } from '../../auth/host-auth.js';
-import { listingSignInAsker } from '../../auth/listing-sign-in.js';
-import { SIGN_IN_META, signInErrorOf, withSignInAsker } from '../../auth/sign-in-question.js';
-import type { InputRequiredOutcome } from '../../client/outcome.js';
-import type { Broker, ElicitRequest } from '../../broker/types.js';
-import { questionOf } from '../../broker/question.js';
-import { didYouMean } from '../../close-matches.js';
-import { createElicitationPipeline, type Answerer } from '../../elicitation/pipeline.js';
+import { listingSignInAsker } from './listing-sign-in.js';
+import { SIGN_IN_META, signInErrorOf, withSignInAsker } from '../../auth/sign-in/question.js';
+import type { InputRequiredOutcome } from '../../client/index.js';
+import type { Broker, ElicitRequest } from '../../broker/index.js';
+import { questionOf } from '../../broker/index.js';
+import { didYouMean } from '../../config/close-matches.js';
+import { createElicitationPipeline, type Answerer } from '../../pipeline/pipeline.js';
 import { assignNames, memberName } from '../../codegen/names.js';
 import type { LoadedConfig, McpxConfig } from '../../config/index.js';
 import { McpxError } from '../../errors.js';
@@ -21,7 +21,7 @@ import { stateDir } from '../../paths.js';
 import { parsePolicy, withMode, type Policy } from '../../policy/index.js';
 import type { AskRequest, AskStop, HostBindings, RunOutcome, ScriptRun, ToolCallReply } from '../../runtime/index.js';
 import type { Answer, ElicitContext, ElicitHandler, Question } from '../../types.js';
-import type { ElicitMode } from './args.js';
+import type { ElicitFlag } from './args.js';
 import type { CliIO } from './io.js';
 import { renderInputRequired } from './render.js';
 import { sanitize, sanitizeLine } from './sanitize.js';
@@ -37,7 +37,7 @@ export type PersonPrompt = (question: Question) => Promise<Answer>;
 
 export interface ScriptHostOptions {
   io: CliIO;
-  mode: ElicitMode;
+  mode: ElicitFlag;
   config?: McpxConfig | string;
   /** The config already loaded (wins over `config`). */
   loaded?: LoadedConfig;

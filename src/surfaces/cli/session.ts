@@ -3,7 +3,7 @@
  * config and the working directory. Its calls raise questions in it, and it sees and answers only those, unless
  * `--all` (an operator).
  */
-import { resolveSession, type SessionBinding } from '../../broker/session.js';
+import { resolveSession, type SessionBinding } from '../../broker/index.js';
 import { findConfigPath } from '../../config/find.js';
 import type { CliIO } from './io.js';
 

@@ -1,8 +1,8 @@
 /** Small helpers the commands share. */
 import type { Readable } from 'node:stream';
 import type { Question } from '../../types.js';
-import { questionOf } from '../../broker/question.js';
-import type { Elicitation } from '../backend/backend.js';
+import { questionOf } from '../../broker/index.js';
+import type { ShownQuestion } from '../backend/backend.js';
 
 export async function readStdin(stdin: Readable): Promise<string> {
   const chunks: Buffer[] = [];
@@ -11,4 +11,4 @@ export async function readStdin(stdin: Readable): Promise<string> {
 }
 
 /** A listed question in the shared Question shape, for the terminal form. */
-export const toQuestion = (listed: Elicitation): Question => questionOf(listed);
+export const toQuestion = (listed: ShownQuestion): Question => questionOf(listed);

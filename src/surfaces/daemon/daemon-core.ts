@@ -6,10 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
-import { serverStatus } from '../../client/server-status.js';
+import { serverStatus } from '../../client/index.js';
 import type Keyv from 'keyv';
-import type { Broker, BrokerStore } from '../../broker/types.js';
-import { heldResponder, openReceipts } from '../../tasks/delivery.js';
+import type { Broker, BrokerStore, RespondInput } from '../../broker/index.js';
+import { openReceipts, type Delivered } from '../../tasks/delivery.js';
 import type { PolicyMode } from '../../policy/schema.js';
 import type { Era } from '../../types.js';
 import { createTaskRunner, type SessionSource, type TaskRunner } from '../../tasks/runner.js';
@@ -53,6 +53,8 @@ export interface DaemonParts {
   configStamp?(): string;
   /** The broker's store, when the parts opened one: legacy answers wait there for their delivery receipt. */
   store?: BrokerStore;
+  /** With `store`: how answers reach a held legacy call through its holder (src/host/state.ts). */
+  respondHeld?: (input: RespondInput) => Promise<Delivered>;
   /** On a store several hosts share: the holder leases, and how long one lasts unrenewed (MCPX_LEASE_MS). */
   lease?: { leases: Leases; ttlMs: number };
   /** The largest REST request body taken (bytes; default 1 MiB): MCPX_DAEMON_MAX_BODY. */
@@ -122,7 +124,7 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
   const leased = parts.lease && !options.inline;
   const instance = options.instance ?? `${hostname()}:${options.pid}:${randomBytes(4).toString('hex')}`;
   const receipts = parts.store ? openReceipts(parts.store) : undefined;
-  const respondHeld = parts.store ? heldResponder({ ...parts.broker, store: parts.store }, parts.lease?.ttlMs) : undefined;
+  const { respondHeld } = parts;
   const progress = createProgressHub({ pid: options.pid, clock: now });
   const runner: TaskRunner = createTaskRunner({
     broker: parts.broker,

@@ -5,15 +5,16 @@
 import { join } from 'node:path';
 import { statSync } from 'node:fs';
 import { createHostAuth } from '../../auth/host-auth.js';
-import { createElicitationPipeline } from '../../elicitation/pipeline.js';
-import { createBroker, resolveSession } from '../../broker/index.js';
-import { openStoreFromEnv } from '../../broker/store-url.js';
-import { createFileEraCache } from '../../client/era-cache.js';
+import { createElicitationPipeline } from '../../pipeline/pipeline.js';
+import { resolveSession } from '../../broker/index.js';
+import { openStoreFromEnv } from '../../broker/index.js';
+import { createFileEraCache } from '../../client/index.js';
 import { loadConfig } from '../../config/index.js';
 import { createMcpx, DEFAULT_ELICIT_TTL_MS, type Mcpx } from '../../mcpx.js';
 import { stateDir } from '../../paths.js';
 import { ttlFromEnv } from '../../policy/index.js';
 import { leaseMsFromEnv, openLeases } from '../../tasks/leases.js';
+import { openHostState } from '../../host/state.js';
 import type { DaemonParts } from './daemon-core.js';
 import { McpxError } from '../../errors.js';
 import { parseSize } from '../../runtime/limits.js';
@@ -70,7 +71,9 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
   const maxBodyBytes = maxBodyFromEnv(env.MCPX_DAEMON_MAX_BODY);
   const store = await openStoreFromEnv(env);
   const leases = openLeases(store);
-  const broker = createBroker({ store, allowAnySession: true, ttlMs });
+  // Answers to held legacy calls wait for their holder's receipt at most a lease (on a shared store; else the default).
+  const state = openHostState({ store, ownsStore: true, ttlMs, ...(leases ? { leaseMs } : {}) });
+  const { broker } = state;
   const own = resolveSession(env, { ...(configPath ? { configPath } : {}), cwd });
   const eraCache = createFileEraCache(join(stateDir(env), 'era-cache.json'));
   // One OAuth client for every session: one loopback redirect, which the daemon owns, answers sign-in questions.
@@ -79,6 +82,7 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
     broker,
     taskKeyv: store.keyv,
     store,
+    respondHeld: state.respondHeld,
     defaultSession: own.session,
     configStamp: () => stampOf(configPath),
     ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
@@ -114,8 +118,7 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
     },
     async close() {
       await auth.close();
-      await broker.close();
-      await store.close();
+      await state.close();
     },
   };
 }

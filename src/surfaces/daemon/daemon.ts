@@ -1,7 +1,7 @@
 /**
  * The daemon process: serves the REST app on a unix socket (0600, no auth) and optionally on a loopback TCP port
  * (bearer token), holds connections and in-flight calls, and stops when idle. One per user and config: a lock
- * file holding the pid (daemon-lock.ts) keeps a second daemon from starting beside a live one.
+ * file holding the pid (lock.ts) keeps a second daemon from starting beside a live one.
  */
 import { chmodSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -11,9 +11,9 @@ import { McpxError } from '../../errors.js';
 import { writePrivateFile } from '../../private-files.js';
 import { newBearerToken } from '../bearer.js';
 import { ownerExited } from '../../tasks/handoff.js';
-import { acquireLock, releaseLock } from './daemon-lock.js';
+import { acquireLock, releaseLock } from './lock.js';
 import { createDaemonCore, type DaemonCore, type DaemonParts } from './daemon-core.js';
-import type { DaemonPaths, DaemonState } from './daemon-paths.js';
+import type { DaemonPaths, DaemonState } from './paths.js';
 
 export interface RunDaemonOptions {
   paths: DaemonPaths;

@@ -6,8 +6,8 @@
 import { OpenAPIHono, createRoute } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import type { Tool } from '@modelcontextprotocol/client';
-import { elicitationOf } from '../../broker/question.js';
-import type { Broker, ElicitRequest, RespondInput } from '../../broker/types.js';
+import { elicitationOf } from '../../broker/index.js';
+import type { Broker, ElicitRequest, RespondInput } from '../../broker/index.js';
 import { respondWith } from '../../elicitation/describe.js';
 import { checkUrl } from '../../elicitation/url.js';
 import type { TaskRunner } from '../../tasks/runner.js';

@@ -3,7 +3,7 @@
  * them, so the document cannot drift from the routes.
  */
 import { z } from '@hono/zod-openapi';
-import type { Elicitation } from '../../broker/types.js';
+import type { Elicitation } from '../../broker/index.js';
 import { ACTIONS } from '../../constants.js';
 
 const ELC = /^elc-[0-9a-f]{16}$/;

@@ -4,7 +4,7 @@
  * port's master key), or a browser signed in to the web inbox (a sign-in the socket or the token minted).
  */
 import type { Context } from 'hono';
-import type { CallerScope } from '../../broker/scope.js';
+import type { CallerScope } from '../../broker/index.js';
 
 export function scopeOf(c: Context, defaultSession: string): CallerScope {
   const session = c.req.header('x-mcpx-session')?.trim() || c.req.query('session')?.trim() || defaultSession;

@@ -1,10 +1,8 @@
 /**
- * A served call (tools/call, prompts/get, resources/read of an upstream), whatever answered the client's request: the
- * SDK's per-connection server (server.ts) or the modern HTTP fast path (fast-call.ts). A question the upstream asks
- * reaches the client as an `input_required` result carrying mcpx's own signed request state: a modern client
- * answers by retrying, and on a legacy connection the SDK's legacy shim turns it into a real `elicitation/create`
- * mid-call and re-enters with the answer. A client that declared no elicitation gets the §5.1 text and the
- * mcpx_elicit_* tools instead. Never a request type it did not declare.
+ * A served call (tools/call, prompts/get, resources/read of an upstream), from the SDK's per-connection server
+ * (server.ts) or the modern HTTP fast path (fast-call.ts). A question the upstream asks reaches the client as an
+ * `input_required` result with mcpx's signed request state (the SDK's legacy shim turns it into a real
+ * `elicitation/create` on a legacy connection); a client that declared no elicitation gets the §5.1 text and tools.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -14,8 +12,8 @@ import {
   type CallToolResult,
   type ClientCapabilities,
 } from '@modelcontextprotocol/server';
-import type { ElicitRequest } from '../../broker/types.js';
-import type { CallNotifications } from '../../client/outcome.js';
+import type { ElicitRequest } from '../../broker/index.js';
+import type { CallNotifications } from '../../client/index.js';
 import { isAction } from '../../constants.js';
 import { isMcpxError } from '../../errors.js';
 import type { ServeCore, Stop } from './core.js';
@@ -284,7 +282,7 @@ export function createCalls(
       try {
         return await runOnce(kind, name, ref, args, call);
       } catch (error) {
-        // This serve lost its lease while the request waited on its call (lease-lost.ts): a tool error that says so.
+        // This serve lost its lease while the request waited on its call (src/host/lease-lost.ts): a tool error that says so.
         if (!isMcpxError(error, 'LEASE_LOST')) throw error;
         return failedOrThrow(kind, ref, { code: error.code, message: error.message });
       }

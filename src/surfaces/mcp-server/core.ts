@@ -5,31 +5,27 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { createBroker } from '../../broker/index.js';
-import { createElicitationPipeline } from '../../elicitation/pipeline.js';
-import { openStoreFromEnv } from '../../broker/store-url.js';
-import type { Broker, ElicitRequest, RespondInput } from '../../broker/types.js';
-import { heldResponder, type Delivered } from '../../tasks/delivery.js';
-import { createFileEraCache } from '../../client/era-cache.js';
+import { openStoreFromEnv } from '../../broker/index.js';
+import type { Broker, ElicitRequest, RespondInput } from '../../broker/index.js';
+import type { Delivered } from '../../tasks/delivery.js';
+import { createFileEraCache } from '../../client/index.js';
 import { McpxError } from '../../errors.js';
-import { createMcpx, DEFAULT_ELICIT_TTL_MS, type Mcpx } from '../../mcpx.js';
+import { DEFAULT_ELICIT_TTL_MS, type Mcpx } from '../../mcpx.js';
 import { stateDir } from '../../paths.js';
-import { loadConfig } from '../../config/index.js';
+import { loadConfig, type LoadedConfig } from '../../config/index.js';
 import { ttlFromEnv, type Policy } from '../../policy/index.js';
-import { createTaskRunner, type TaskRunner } from '../../tasks/runner.js';
-import { createTaskStore, type TaskStore } from '../../tasks/task-store.js';
-import { canTakeOver, isModernRound, isReleased, newInstance, processHolderGone, releaseHeld } from '../../tasks/handoff.js';
-import { leaseMsFromEnv, openLeases } from '../../tasks/leases.js';
-import type { TaskStep } from '../../tasks/types.js';
-import type { CallNotifications } from '../../client/outcome.js';
-import type { ServerRequestForwarding } from '../../client/connection.js';
+import type { TaskRunner } from '../../tasks/runner.js';
+import type { TaskStore } from '../../tasks/task-store.js';
+import type { CallNotifications } from '../../client/index.js';
+import type { ServerRequestForwarding } from '../../client/index.js';
+import { createHost, type Host } from '../../host/host.js';
 import { listCatalog, type Catalog } from './catalog.js';
 import type { ToolRef } from './names.js';
 import { requestStateKey, type RequestStateKey } from './request-state.js';
 import { createOwnConnections } from './own-connections.js';
-import { callRoute, type CallRoute } from './passthrough.js';
-import { keepServeLease, leaseLostFor, LOST_REASON } from './lease-lost.js';
+import { callRoute } from './passthrough.js';
 import { createResourceWatchers } from './resource-watchers.js';
+import { createStops, type Stop, type Stops } from './stops.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -47,11 +43,7 @@ export interface ServeCoreOptions {
   reserved: ReadonlySet<string>;
 }
 
-/** A stop of a call (a round of questions, or the end), numbered per task so a waiter knows what is new. */
-export interface Stop {
-  seq: number;
-  step: TaskStep;
-}
+export type { Stop };
 
 export interface ServeCore {
   readonly broker: Broker;
@@ -97,7 +89,7 @@ export interface ServeCore {
    */
   adopt(taskId: string): Promise<boolean>;
   /**
-   * Set once this serve lost its lease (lease-lost.ts): the LEASE_LOST error. `whenLost` resolves with it then (never
+   * Set once this serve lost its lease (src/host/lease-lost.ts): the LEASE_LOST error. `whenLost` resolves with it then (never
    * without a shared store). A call nobody drives any more is then not ours to take: `adopt` throws it instead.
    */
   readonly lost: McpxError | undefined;
@@ -122,77 +114,20 @@ export interface ServeCore {
   close(): Promise<void>;
 }
 
-/** Opened questions kept for their first stop; a bound, in case a stop never comes. */
-const MAX_OPENED = 1000;
-/** How long a finished call that asked keeps its last stop here, for mcpx_call_result. */
-const FINISHED_KEPT_MS = 30 * 60_000;
-
 function ttlOf(env: Env, policy: Policy): number {
   return policy.ttlMs ?? ttlFromEnv(env.MCPX_ELICIT_TTL_MS, DEFAULT_ELICIT_TTL_MS);
 }
 
-export async function createServeCore(options: ServeCoreOptions): Promise<ServeCore> {
-  const { env, cwd, configPath } = options;
-  const loaded = loadConfig({ config: configPath ?? { mcpServers: {} }, cwd, env });
-  const { policy } = loaded;
-  const ttlMs = ttlOf(env, policy);
-  const store = await openStoreFromEnv(env);
-  const broker = createBroker({ store, allowAnySession: true, ttlMs });
-  const tasks = createTaskStore(store.keyv);
-  const stateKey = await requestStateKey(env, store.keyv);
-  const fromEnv = env.MCPX_SESSION_ID?.trim();
-  const defaultSession = fromEnv || `mcp-${randomBytes(8).toString('hex')}`;
-
-  const holder = `serve-${process.pid}-${randomBytes(4).toString('hex')}`;
-  // On a shared store this serve holds a lease like a daemon: once it lapses (SIGKILL), others take its calls over.
-  const leases = openLeases(store);
-  const instance = newInstance();
-  // Lost (we stalled past it and another took our calls): we stop driving them, and refuse new ones (lease-lost.ts).
-  const lost = (): void => {
-    // Its calls are driven elsewhere now: their stops come from the store (held-elsewhere.ts); a waiter here is told.
-    for (const [id, stop] of stops) if (stop.step.status === 'input-required') stops.delete(id);
-    for (const wake of [...waiters.values()].flatMap((set) => [...set])) wake();
-    void runner.close(LOST_REASON, { lost: true });
-    if (lease?.lost) onLost(lease.lost);
-  };
-  let onLost: (error: McpxError) => void = () => undefined;
-  const whenLost = new Promise<McpxError>((resolve) => (onLost = resolve));
-  const leaseMs = leaseMsFromEnv(env);
-  const lease = leases ? await keepServeLease(leases, { holder, leaseMs, instance, store: store.kind, onLost: lost }) : undefined;
-  /** Calls this process drove to a question: on close, the modern ones still waiting are let go for others to resume. */
-  const asked = new Set<string>();
-  const stops = new Map<string, Stop>();
-  const waiters = new Map<string, Set<() => void>>();
-  /** Questions opened here and not yet put to a client, by id (a policy's answer or the call's end drops them). */
-  const opened = new Map<string, ElicitRequest>();
-  /** The notification route of each call that asked and goes on, by task. */
-  const routes = new Map<string, CallRoute>();
-  /** When each finished call's last stop goes (insertion order is expiry order): swept, not a timer per call. */
-  const keptUntil = new Map<string, number>();
-  const sweep = setInterval(() => {
-    const now = Date.now();
-    for (const [id, until] of keptUntil) {
-      if (until > now) break;
-      keptUntil.delete(id);
-      stops.delete(id);
-    }
-  }, 60_000).unref();
-  const onStop = (step: TaskStep): void => {
-    const id = step.task.id;
-    const finished = step.status !== 'input-required';
-    if (finished) routes.delete(id);
-    for (const [question, request] of opened)
-      if (request.task === id && !step.task.waitingOn.includes(question)) opened.delete(question);
-    if (finished) asked.delete(id);
-    else asked.add(id);
-    stops.set(id, { seq: (stops.get(id)?.seq ?? 0) + 1, step });
-    for (const wake of waiters.get(id) ?? []) wake();
-    // A finished call's last stop stays readable for a while (mcpx_call_result), then goes.
-    if (finished) keptUntil.set(id, Date.now() + FINISHED_KEPT_MS);
-  };
-
-  // Questions belong to the session of the call that asked: the task holding the call names the session.
-  const sessionStamping: Broker = {
+/**
+ * The broker the pipeline opens questions through: each question belongs to the session of the call that asked
+ * (the task holding the call names it), and one opened here is kept for its first stop.
+ */
+function sessionStamping(
+  { broker, runner, tasks }: { broker: Broker; runner: TaskRunner; tasks: TaskStore },
+  fromEnv: string | undefined,
+  stops: Stops,
+): Broker {
+  return {
     ...broker,
     openRequest: async (input) => {
       // The runner knows a call it drives before its task is stored (it is stored as the question opens).
@@ -200,64 +135,99 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
       const session = runner.sessionOfCall(input.trace) ?? (taskId ? (await tasks.get(taskId))?.session : undefined);
       const sessionSource: ElicitRequest['sessionSource'] = session === fromEnv ? 'env' : 'explicit';
       const request = await broker.openRequest(session === undefined ? input : { ...input, session, sessionSource });
-      if (request.state === 'pending') {
-        if (opened.size >= MAX_OPENED) opened.delete(opened.keys().next().value as string);
-        opened.set(request.id, request);
-      }
+      if (request.state === 'pending') stops.opened(request);
       return request;
     },
   };
+}
 
-  const watchers = createResourceWatchers((server, uri, on) => mcpx.subscribe(server, uri, on));
-  const own = createOwnConnections((forward) => createMcpx({ ...upstreams, forward }));
-  const runner = createTaskRunner({
-    broker,
-    store: tasks,
-    host: async (session) => (session !== undefined ? own.of(session) : undefined) ?? mcpx,
-    holder,
-    pid: process.pid,
-    // Its tasks name its lease, so an answerer can tell it died (its legacy answers are refused then: tasks/delivery.ts).
-    ...(leases ? { instance } : {}),
-    onStop,
+interface ServeHost {
+  host: Host;
+  watchers: ReturnType<typeof createResourceWatchers>;
+  own: ReturnType<typeof createOwnConnections>;
+}
+
+/** The durable host of a serve: a lease like a daemon's on a shared store, the upstreams, calls that ask stored. */
+async function openServeHost(options: ServeCoreOptions, loaded: LoadedConfig, stops: Stops): Promise<ServeHost> {
+  const { env, cwd } = options;
+  const ttlMs = ttlOf(env, loaded.policy);
+  const fromEnv = env.MCPX_SESSION_ID?.trim();
+  const watchers = createResourceWatchers((server, uri, on) => host.mcpx.subscribe(server, uri, on));
+  const own = createOwnConnections((forward) => host.connect({ forward }));
+  const host: Host = await createHost({
+    store: await openStoreFromEnv(env),
+    ownsStore: true,
+    env,
+    holder: `serve-${process.pid}-${randomBytes(4).toString('hex')}`,
+    voice: 'serve',
+    policy: loaded.policy,
+    ttlMs,
+    // Policy first; a question it leaves open waits in the broker, where the MCP client, the CLI or REST answer it.
+    pipelineBroker: (parts) => sessionStamping(parts, fromEnv, stops),
+    connections: {
+      loaded,
+      cwd,
+      env,
+      // URL mode is declared upstream: a url question goes to a client that declared url mode, else waits for a
+      // person (CLI, REST, web inbox). Whoever accepts it has opened the page; mcpx serve has no browser of its own.
+      openUrl: async () => true,
+      elicitTtlMs: ttlMs,
+      eraCache: createFileEraCache(join(stateDir(env), 'era-cache.json')),
+      clientInfo: { name: 'mcpx-serve', version: options.version },
+    },
+    shared: { onResourceUpdated: (server, uri) => watchers.updated(server, uri) },
+    connectionsOf: (session) => own.of(session),
+    onStop: (step) => stops.record(step),
     // A call that never asks never touches the store: its caller is right here, waiting for its stop.
     persist: 'on-question',
+    // Lost (we stalled past it and another took our calls): we stop driving them, and refuse new ones.
+    onLost: () => {
+      process.stderr.write(
+        `mcpx serve: another process took over our calls (our lease lapsed while we were paused): running no more calls; restart this server\n`,
+      );
+      stops.lost();
+    },
+    closeReason: 'mcpx serve stopped',
+    closing: () => own.close(),
+    // The client is gone, but a modern call's questions stay answerable (mcpx elicit, REST) until their deadline:
+    // whoever asks for its result next (mcpx task result, another serve's mcpx_call_result) resumes it.
+    ...(loaded.path ? { configPath: loaded.path } : {}),
   });
-  // The runner's host is read only when a call starts, after this is set.
-  const upstreams = {
-    loaded,
-    cwd,
-    env,
-    // Policy first; a question it leaves open waits in the broker, where the MCP client, the CLI or REST answer it.
-    onElicit: createElicitationPipeline({ broker: sessionStamping, policy, env }),
-    answerLater: true,
-    // URL mode is declared upstream: a url question goes to a client that declared url mode, else waits for a
-    // person (CLI, REST, web inbox). Whoever accepts it has opened the page; mcpx serve has no browser of its own.
-    openUrl: async () => true,
-    elicitTtlMs: ttlMs,
-    eraCache: createFileEraCache(join(stateDir(env), 'era-cache.json')),
-    clientInfo: { name: 'mcpx-serve', version: options.version },
-  };
-  const mcpx: Mcpx = await createMcpx({
-    ...upstreams,
-    onResourceUpdated: (server, uri) => watchers.updated(server, uri),
-  });
+  return { host, watchers, own };
+}
 
-  const configured = mcpx.serverNames();
+/** Refuses servers the config does not name. */
+function servedOf(options: ServeCoreOptions, configured: string[]): string[] {
   const unknown = (options.servers ?? []).filter((s) => !configured.includes(s));
-  if (unknown.length) {
-    await lease?.stop();
-    await mcpx.close();
-    await broker.close();
-    await store.close();
+  if (unknown.length)
     throw new McpxError(
       'SERVER_NOT_FOUND',
-      `no server named ${unknown.map((s) => `"${s}"`).join(', ')}; configured: ${configured.join(', ') || 'none'}${configPath ? ` (config: ${configPath})` : ''}`,
+      `no server named ${unknown.map((s) => `"${s}"`).join(', ')}; configured: ${configured.join(', ') || 'none'}${options.configPath ? ` (config: ${options.configPath})` : ''}`,
       {
         data: { servers: unknown, known: configured },
       },
     );
+  return options.servers?.length ? [...new Set(options.servers)] : configured;
+}
+
+export async function createServeCore(options: ServeCoreOptions): Promise<ServeCore> {
+  const { env, cwd, configPath } = options;
+  const loaded = loadConfig({ config: configPath ?? { mcpServers: {} }, cwd, env });
+  const fromEnv = env.MCPX_SESSION_ID?.trim();
+  const defaultSession = fromEnv || `mcp-${randomBytes(8).toString('hex')}`;
+  const stops = createStops(() => host.lost);
+  const { host, watchers, own } = await openServeHost(options, loaded, stops);
+  const { broker, runner, mcpx } = host;
+  let served: string[];
+  let stateKey: RequestStateKey;
+  try {
+    served = servedOf(options, mcpx.serverNames());
+    stateKey = await requestStateKey(env, host.state.store.keyv);
+  } catch (error) {
+    stops.close();
+    await host.close();
+    throw error;
   }
-  const served = options.servers?.length ? [...new Set(options.servers)] : configured;
 
   let listing: Promise<Catalog> | undefined;
   const catalog = (): Promise<Catalog> =>
@@ -268,37 +238,11 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
       return listed;
     })());
 
-  const nextStop = (taskId: string, afterSeq: number, signal?: AbortSignal): Promise<Stop> =>
-    new Promise<Stop>((resolve, reject) => {
-      const check = (): boolean => {
-        const stop = stops.get(taskId);
-        if ((!stop || stop.seq <= afterSeq) && !lease?.lost) return false;
-        done();
-        if (stop && stop.seq > afterSeq) resolve(stop);
-        else reject(lease!.lost);
-        return true;
-      };
-      const abort = (): void => {
-        done();
-        reject(signal?.reason ?? new McpxError('CALL_FAILED', 'the request was cancelled'));
-      };
-      const done = (): void => {
-        waiters.get(taskId)?.delete(wake);
-        signal?.removeEventListener('abort', abort);
-      };
-      const wake = (): void => void check();
-      if (check()) return;
-      let set = waiters.get(taskId);
-      if (!set) waiters.set(taskId, (set = new Set()));
-      set.add(wake);
-      signal?.addEventListener('abort', abort, { once: true });
-    });
-
   return {
     broker,
     runner,
-    tasks,
-    ttlMs,
+    tasks: host.state.tasks,
+    ttlMs: ttlOf(env, loaded.policy),
     stateKey,
     defaultSession,
     mcpx,
@@ -306,10 +250,9 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     refresh: () => void (listing = undefined),
     serverNames: () => served,
     async call(session, ref, args, method, notifications) {
-      if (lease?.lost) throw lease.lost;
       // Always routed (even when this request wants nothing): a retry after a question may want them.
       const route = callRoute(notifications);
-      const step = await runner.start({
+      const step = await host.start({
         server: ref.server,
         tool: ref.tool,
         ...(method ? { method } : {}),
@@ -318,57 +261,24 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
         session,
         sessionSource: session === fromEnv ? 'env' : 'explicit',
       });
-      const stop = stops.get(step.task.id) ?? { seq: 1, step };
-      if (stop.step.status === 'input-required') routes.set(step.task.id, route);
-      else if (stop.seq === 1) {
-        // Finished without asking: its id went to nobody, so nobody will ask for it again; this request has it.
-        stops.delete(step.task.id);
-        keptUntil.delete(step.task.id);
-      }
-      return stop;
+      return stops.started(step, route);
     },
-    notifyTo: (taskId, notifications) => routes.get(taskId)?.to(notifications),
-    holdNotifications: (taskId) => routes.get(taskId)?.hold(),
-    nextStop,
-    respondHeld: heldResponder(broker, leaseMs),
-    latestStop: (taskId) => stops.get(taskId),
+    notifyTo: (taskId, notifications) => stops.route(taskId)?.to(notifications),
+    holdNotifications: (taskId) => stops.route(taskId)?.hold(),
+    nextStop: (taskId, afterSeq, signal) => stops.next(taskId, afterSeq, signal),
+    respondHeld: host.state.respondHeld,
+    latestStop: (taskId) => stops.latest(taskId),
     watchResource: (server, uri, onUpdate) => watchers.watch(server, uri, onUpdate),
     ownConnections: (session, forward) => own.hold(session, forward),
-    takeOpened(id) {
-      const request = opened.get(id);
-      opened.delete(id);
-      return request;
-    },
+    takeOpened: (id) => stops.takeOpened(id),
     get lost() {
-      return lease?.lost;
+      return host.lost;
     },
-    whenLost,
-    async adopt(taskId) {
-      const task = await tasks.get(taskId);
-      if (lease?.lost) {
-        // Not ours to drive any more; nobody drives it (let go, or its holder, this process, lost its lease): say so.
-        if (isReleased(task) || (isModernRound(task) && (await processHolderGone(task, leases))))
-          throw leaseLostFor(lease.lost, taskId);
-        return false;
-      }
-      // Let go, or its serve died: exactly one process wins the claim and resumes it.
-      if (!task || !(await canTakeOver(task, leases)) || !(await tasks.claim(task))) return false;
-      // Its first stop here arrives through onStop, like any call's; a failure to resume is a failed stop too.
-      void runner.adopt(task).catch(() => undefined);
-      return true;
-    },
+    whenLost: host.whenLost,
+    adopt: (taskId) => host.adopt(taskId),
     async close() {
-      clearInterval(sweep);
-      await runner.close('mcpx serve stopped');
-      await own.close();
-      // The client is gone, but a modern call's questions stay answerable (mcpx elicit, REST) until their deadline:
-      // whoever asks for its result next (mcpx task result, another serve's mcpx_call_result) resumes it.
-      // Unless the lease was lost: its calls are another process's to take, and we write nothing over them.
-      if (!lease?.lost) await releaseHeld(tasks, asked, holder, loaded.path);
-      await lease?.stop();
-      await mcpx.close();
-      await broker.close();
-      await store.close();
+      stops.close();
+      await host.close();
     },
   };
 }

@@ -6,7 +6,7 @@
  * agent's decline is re-raised to the person.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
-import type { ElicitRequest } from '../../broker/types.js';
+import type { ElicitRequest } from '../../broker/index.js';
 import { isMcpxError } from '../../errors.js';
 import { respondWith } from '../../elicitation/describe.js';
 import type { ServeCore, Stop } from './core.js';

@@ -5,7 +5,7 @@
  * itself would open (https, or http on this machine). Any other URL is never passed on: serve declines the question,
  * as the CLI does (a refusal, not a dismissal; never an accept).
  */
-import type { ElicitRequest } from '../../broker/types.js';
+import type { ElicitRequest } from '../../broker/index.js';
 import { sanitize, sanitizeLine } from '../../elicitation/sanitize.js';
 import { checkUrl } from '../../elicitation/url.js';
 

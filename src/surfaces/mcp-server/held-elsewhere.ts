@@ -6,7 +6,7 @@
  * here, when this process wins the claim.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ElicitRequest } from '../../broker/types.js';
+import type { ElicitRequest } from '../../broker/index.js';
 import type { TaskRecord, TaskStep } from '../../tasks/types.js';
 import type { ServeCore, Stop } from './core.js';
 

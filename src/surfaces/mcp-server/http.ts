@@ -26,6 +26,7 @@ import { createResourceWatches, listenedUris } from './listens.js';
 import { createRequestStateSeal } from './request-state.js';
 import { createServeServer } from './server.js';
 import { createFastToolCalls } from './fast-call.js';
+import { fastPathsOn } from '../../fast/index.js';
 import { createPrincipals, type ServeAuth } from './http-principals.js';
 
 export interface HttpServeOptions {
@@ -229,8 +230,8 @@ export async function serveOverHttp(core: ServeCore, options: HttpServeOptions):
       createServeServer(core, seal, { era, session: sessionOf(requestInfo?.headers.get(SESSION_HEADER)) }, options.version),
     { legacy: 'reject' },
   );
-  // MCPX_SERVE_FAST_PATH=off: the SDK's handler serves every modern request (to rule the fast path out).
-  const fast = options.env.MCPX_SERVE_FAST_PATH === 'off' ? undefined : createFastToolCalls(core, seal, options.version);
+  // MCPX_FAST_PATHS=0: the SDK's handler serves every modern request (to rule the fast path out).
+  const fast = fastPathsOn(options.env) ? createFastToolCalls(core, seal, options.version) : undefined;
   // A modern client's subscriptions/listen is served by the handler's listen router (one stream per listen, filtered
   // by its URIs); mcpx watches the URIs upstream while a stream names them, and puts each change on the bus once.
   const listens = createResourceWatches(core, (uri) => modernHandler.notify.resourceUpdated(uri));

@@ -3,7 +3,7 @@
  * capabilities once, at initialize, so a client that declared sampling or roots gets connections that declare
  * them too, forwarding those requests to that client alone. At most one set per session.
  */
-import type { ServerRequestForwarding } from '../../client/connection.js';
+import type { ServerRequestForwarding } from '../../client/index.js';
 import type { Mcpx } from '../../mcpx.js';
 
 export interface OwnConnections {

@@ -10,7 +10,7 @@ import {
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { CallNotifications, CallProgress } from '../../client/outcome.js';
+import type { CallNotifications, CallProgress } from '../../client/index.js';
 import type { ServeCore } from './core.js';
 
 const LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];

@@ -1,14 +1,12 @@
 /**
- * A modern client that declared sampling or roots, in front of a modern upstream: a pure relay. mcpx declares to
- * the upstream exactly what this client declared (sampling, roots, elicitation), hands the client the upstream's
- * `inputRequests` (an elicitation's message naming the real originator) and wraps the upstream's `requestState`
- * in its own signed envelope (server, tool, session, a digest of the arguments, an expiry). The retry carries the
- * client's `inputResponses` back as given, so any `mcpx serve` on the same store (the same key) can take it:
- * nothing of the round is held in a process or written to the store.
+ * A modern client that declared sampling or roots, in front of a modern upstream: a pure relay. mcpx declares to the
+ * upstream exactly what this client declared, hands the client the upstream's `inputRequests` and wraps the
+ * upstream's `requestState` in its own signed envelope (server, tool, session, arguments' digest, expiry), so any
+ * `mcpx serve` on the same store can take the retry: nothing of the round is held in a process or in the store.
  */
 import { ProtocolError, ProtocolErrorCode, type CallToolResult, type ClientCapabilities } from '@modelcontextprotocol/server';
-import type { AskingMethod } from '../../client/requests.js';
-import type { CallNotifications } from '../../client/outcome.js';
+import type { AskingMethod } from '../../client/index.js';
+import type { CallNotifications } from '../../client/index.js';
 import { McpxError } from '../../errors.js';
 import type { ServeCore } from './core.js';
 import { cleanSchema, forwardableUrl, forwardedMessage, refusalOf } from './forwarded-text.js';

@@ -3,7 +3,7 @@
  * CLI prints, plus the tools that answer it here. A finished call is the upstream's own result.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import type { ElicitRequest } from '../../broker/types.js';
+import type { ElicitRequest } from '../../broker/index.js';
 import { describeInputRequired } from '../../elicitation/describe.js';
 import type { TaskRecord, TaskStep } from '../../tasks/types.js';
 import { cleanMessage, cleanQuestion } from './forwarded-text.js';

@@ -4,7 +4,7 @@
  * gives. Server text is stripped of control characters; opencode renders it as text, not as a terminal.
  */
 import { duration, respondWith, stableJson, stripControls } from '../../elicitation/describe.js';
-import type { Elicitation } from '../../broker/types.js';
+import type { Elicitation } from '../../broker/index.js';
 import type { Answer } from '../../types.js';
 
 export type PluginLevel = 'notify' | 'ask' | 'auto';

@@ -4,7 +4,7 @@
  * whichever comes first: opencode's `question.replied` / `question.rejected` event, or the tool's own result.
  */
 import type { Answer } from '../../types.js';
-import type { Elicitation } from '../../broker/types.js';
+import type { Elicitation } from '../../broker/index.js';
 import { dialogFor, formDialog, type DialogQuestion, type FormDialog } from './question-dialog.js';
 import type { QuestionLink } from './link.js';
 

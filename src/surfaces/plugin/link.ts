@@ -3,7 +3,7 @@
  * event stream: no polling while a daemon is up), else the state store directly. A daemon that starts later
  * (the agent's first `mcpx call` starts one) is picked up at the next hook, not by polling.
  */
-import type { BrokerEvent, Elicitation } from '../../broker/types.js';
+import type { BrokerEvent, Elicitation } from '../../broker/index.js';
 import { findConfigPath } from '../../config/find.js';
 import type { Answer } from '../../types.js';
 import type { Backend } from '../backend/backend.js';
@@ -30,7 +30,7 @@ export function createQuestionLink(env: Env, directory: string, config: string |
   /** The daemon when it runs, else the store; the caller closes it. */
   const open = async (): Promise<Backend> => {
     const [{ connectDaemon }, { createRestBackend }] = await Promise.all([
-      import('../daemon/daemon-client.js'),
+      import('../daemon/client.js'),
       import('../backend/rest-backend.js'),
     ]);
     const client = await connectDaemon(env, configPath);

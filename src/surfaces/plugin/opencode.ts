@@ -1,25 +1,27 @@
 /**
  * `mcpx/opencode`: the opencode plugin. It binds opencode's session to mcpx's (commands the agent runs get
- * MCPX_SESSION_ID), and puts a question raised in a session in front of that session and nobody else's, at
- * one of three levels (plugin option `elicit`, else MCPX_PLUGIN_ELICIT; default notify):
- *   notify  the question is appended to the session's next tool result and shown as a toast; the agent answers
- *           with the mcpx_elicit_* tools (or hands it to the person with mcpx_elicit_ask)
- *   ask     the question goes to the person through opencode's dialogs (mcpx_elicit_ask): its permission prompt
- *           when a yes/no answers it, else its question dialog with one question per field (dialog-hooks.ts)
- *   auto    policy only: the agent's calls run with MCPX_ELICIT=auto
- * Only the default export is a function: opencode calls every exported function as a plugin.
+ * MCPX_SESSION_ID), and puts a question raised in a session in front of that session and nobody else's, at one of
+ * three levels (below). Only the default export is a function: opencode calls every exported function as a plugin.
  */
 import type { Plugin, PluginInput, ToolContext } from '@opencode-ai/plugin';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { BrokerEvent, Elicitation } from '../../broker/types.js';
+import type { BrokerEvent, Elicitation } from '../../broker/index.js';
 import type { Answer } from '../../types.js';
 import { allowAnswer, describeForAgent, permissionFor, toastFor, type PluginLevel } from './describe.js';
 import { createDialogHooks, type DialogHooks } from './dialog-hooks.js';
 import { createQuestionLink, type QuestionLink } from './link.js';
 import { ACTIONS } from '../../constants.js';
 
+/**
+ * The plugin option `elicit`, else MCPX_PLUGIN_ELICIT; default notify.
+ *   notify  the question is appended to the session's next tool result and shown as a toast; the agent answers
+ *           with the mcpx_elicit_* tools (or hands it to the person with mcpx_elicit_ask)
+ *   ask     the question goes to the person through opencode's dialogs (mcpx_elicit_ask): its permission prompt
+ *           when a yes/no answers it, else its question dialog with one question per field (dialog-hooks.ts)
+ *   auto    policy only: the agent's calls run with MCPX_ELICIT=auto
+ */
 const LEVELS: readonly PluginLevel[] = ['notify', 'ask', 'auto'];
 const OWN_TOOLS = new Set(['mcpx_elicit_list', 'mcpx_elicit_answer', 'mcpx_elicit_ask']);
 

@@ -8,7 +8,7 @@ import { McpxError } from '../../../errors.js';
 import { ttlFromEnv } from '../../../policy/read.js';
 import type { Answer } from '../../../types.js';
 import { elicitModeOf, parseArgs, parseJsonObject, parseTarget, parseToolArguments, UsageError } from '../args.js';
-import type { Backend, CallResponse, Elicitation } from '../../backend/backend.js';
+import type { Backend, CallResponse, ShownQuestion } from '../../backend/backend.js';
 import { followProgress, showActivity } from '../activity.js';
 import { openBackend } from '../connect.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
@@ -176,8 +176,8 @@ function openQuestionsOf(
   taskId: string | undefined,
   session: string | undefined,
   signal: AbortSignal,
-): { ready: Promise<void>; next(): Promise<{ questions: Elicitation[] }> } {
-  const queue: Elicitation[] = [];
+): { ready: Promise<void>; next(): Promise<{ questions: ShownQuestion[] }> } {
+  const queue: ShownQuestion[] = [];
   let wake: (() => void) | undefined;
   let live!: () => void;
   const ready = new Promise<void>((resolve) => (live = resolve));
@@ -207,7 +207,7 @@ function openQuestionsOf(
   };
 }
 
-async function promptUnlessAnsweredElsewhere(backend: Backend, question: Elicitation, io: CliIO): Promise<Answer | undefined> {
+async function promptUnlessAnsweredElsewhere(backend: Backend, question: ShownQuestion, io: CliIO): Promise<Answer | undefined> {
   const { promptForAnswer } = await import('../form/index.js');
   const { openUrl } = await import('../open-url.js');
   const elsewhere = new AbortController();
@@ -248,7 +248,7 @@ async function promptUnlessAnsweredElsewhere(backend: Backend, question: Elicita
 
 async function submit(
   backend: Backend,
-  question: Elicitation,
+  question: ShownQuestion,
   answer: Answer,
   io: CliIO,
   session: string | undefined,

@@ -4,8 +4,8 @@
  * spawns it detached, as every command that needs one does on first need.
  */
 import { isMcpxError } from '../../../errors.js';
-import { daemonStatus, ensureDaemon, stopDaemon } from '../../daemon/daemon-client.js';
-import { daemonPaths, isAlive, listDaemonStates } from '../../daemon/daemon-paths.js';
+import { daemonStatus, ensureDaemon, stopDaemon } from '../../daemon/client.js';
+import { daemonPaths, isAlive, listDaemonStates } from '../../daemon/paths.js';
 import { parseArgs, UsageError } from '../args.js';
 import { findConfigPath } from '../../../config/find.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
@@ -74,7 +74,7 @@ export const command: Command = async (argv, io) => {
   try {
     const configPath = findConfigPath(parsed.flags.config as string | undefined, io.cwd, io.env);
     if (verb === 'run') {
-      const { runDaemonCommand } = await import('../../daemon/daemon-main.js');
+      const { runDaemonCommand } = await import('../../daemon/main.js');
       return await runDaemonCommand({
         env: io.env,
         cwd: io.cwd,

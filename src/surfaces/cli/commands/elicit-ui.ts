@@ -6,7 +6,7 @@
 import type { ReadStream } from 'node:tty';
 import type { Answer } from '../../../types.js';
 import { parseArgs, UsageError } from '../args.js';
-import type { Backend, Elicitation } from '../../backend/backend.js';
+import type { Backend, ShownQuestion } from '../../backend/backend.js';
 import { openBackend } from '../connect.js';
 import { renderInbox, type InboxState } from '../inbox/view.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
@@ -68,7 +68,7 @@ async function runInbox(backend: Backend, io: CliIO, session: string | undefined
     draw();
   };
 
-  const answer = async (q: Elicitation, given: Answer): Promise<void> => {
+  const answer = async (q: ShownQuestion, given: Answer): Promise<void> => {
     try {
       await backend.answer(q.id, given, { all: true, ...(io.env.MCPX_SESSION_ID ? { session: io.env.MCPX_SESSION_ID } : {}) });
       state.status = `${given.action === 'accept' ? 'answered' : given.action === 'decline' ? 'declined' : 'cancelled'} ${q.id} (${sanitizeLine(q.server)}.${sanitizeLine(q.tool)})`;
@@ -79,7 +79,7 @@ async function runInbox(backend: Backend, io: CliIO, session: string | undefined
     await refresh();
   };
 
-  const accept = async (q: Elicitation): Promise<void> => {
+  const accept = async (q: ShownQuestion): Promise<void> => {
     if (q.mode === 'url') return answer(q, { action: 'accept' });
     busy = true;
     stdin.off('data', onKey);

@@ -5,7 +5,7 @@
  * has none yet.
  */
 import { isMcpxError } from '../../../errors.js';
-import { ensureDaemon } from '../../daemon/daemon-client.js';
+import { ensureDaemon } from '../../daemon/client.js';
 import { findConfigPath } from '../../../config/find.js';
 import { EXIT, type CliIO } from '../io.js';
 import { openUrl } from '../open-url.js';

@@ -2,11 +2,11 @@
  * `mcpx elicit answer|decline|cancel|list|watch`: answer a waiting question from any process, see what is
  * outstanding with its time left, and follow questions as they are asked and answered.
  */
-import type { BrokerEvent } from '../../../broker/types.js';
+import type { BrokerEvent } from '../../../broker/index.js';
 import { ELICITATION_ID } from '../../../ids.js';
 import type { Answer } from '../../../types.js';
 import { parseArgs, parseJsonObject, parseToolArguments, UsageError } from '../args.js';
-import type { Backend, Elicitation, Scope, StalledCall } from '../../backend/backend.js';
+import type { Backend, ShownQuestion, Scope, StalledCall } from '../../backend/backend.js';
 import { openBackend } from '../connect.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { commandSession } from '../session.js';
@@ -150,7 +150,7 @@ async function withBackend(io: CliIO, config: string | undefined, run: (backend:
 }
 
 /** One line per question: id, where from, mode, time left, what it asks. */
-export function renderList(list: Elicitation[], now: number): string {
+export function renderList(list: ShownQuestion[], now: number): string {
   if (!list.length) return 'No questions are waiting.\n';
   const rows = list.map((q) => [
     q.id,
@@ -169,7 +169,7 @@ export function renderList(list: Elicitation[], now: number): string {
  * Which session each listed question is in and the command that acts in it from any shell and directory: the default
  * session is a fingerprint of config + directory, so a bare command elsewhere is in another session.
  */
-export function renderSessions(list: Elicitation[], configPath: string | undefined): string {
+export function renderSessions(list: ShownQuestion[], configPath: string | undefined): string {
   const sessions = [...new Set(list.map((q) => q.session))];
   if (!sessions.length) return '';
   const config = configPath ? ` --config ${shellWord(configPath)}` : '';

@@ -168,7 +168,7 @@ async function listFromDaemon(
   env: Record<string, string | undefined>,
 ): Promise<Listed | undefined> {
   const configPath = findConfigPath(config, cwd, env);
-  const { daemonPaths, isAlive, readDaemonState } = await import('../../daemon/daemon-paths.js');
+  const { daemonPaths, isAlive, readDaemonState } = await import('../../daemon/paths.js');
   const state = readDaemonState(daemonPaths(env, configPath));
   if (!state || !isAlive(state.pid)) return undefined;
   const get = async (path: string): Promise<Record<string, unknown> | undefined> => {

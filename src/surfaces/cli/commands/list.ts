@@ -2,8 +2,9 @@
  * `mcpx list [server]`: the configured servers with their status and era, or one server's tools as readable
  * signatures. Over the running daemon's warm connections when one runs, else connected directly and closed after.
  */
-import type { ServerStatus } from '../../../client/server-status.js';
-import { didYouMean } from '../../../close-matches.js';
+import type { Tool } from '@modelcontextprotocol/client';
+import type { ServerStatus } from '../../../client/index.js';
+import { didYouMean } from '../../../config/close-matches.js';
 import { configCandidates, findConfigPath } from '../../../config/find.js';
 import { isMcpxError, McpxError } from '../../../errors.js';
 import { sayWaiting } from '../activity.js';

@@ -3,7 +3,7 @@
  * resumed, policy rules fired). `--chain <id>` follows the links (trace, parent, elicit) from a resumed call back
  * through the question to the call that asked, and forward again.
  */
-import type { BrokerEvent } from '../../../broker/types.js';
+import type { BrokerEvent } from '../../../broker/index.js';
 import { parseArgs, UsageError } from '../args.js';
 import { openAudit } from '../connect.js';
 import { EXIT, type Command } from '../io.js';

@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Prompt } from '@modelcontextprotocol/client';
-import { didYouMean } from '../../../close-matches.js';
+import { didYouMean } from '../../../config/close-matches.js';
 import { findConfigPath } from '../../../config/find.js';
 import { isMcpxError, McpxError } from '../../../errors.js';
 import { ttlFromEnv } from '../../../policy/read.js';

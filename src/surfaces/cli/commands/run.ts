@@ -5,8 +5,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { StoreBroker } from '../../../broker/broker.js';
-import type { Broker } from '../../../broker/types.js';
+import type { StoreBroker } from '../../../broker/index.js';
+import type { Broker } from '../../../broker/index.js';
 import { McpxError } from '../../../errors.js';
 import { loadConfig } from '../../../config/index.js';
 import { DEFAULT_ELICIT_TTL_MS, type McpxOptions } from '../../../mcpx.js';

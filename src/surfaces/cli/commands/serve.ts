@@ -120,7 +120,7 @@ export const command: Command = async (argv, io) => {
   let lostLease = false;
   await new Promise<void>((resolve) => {
     // Over HTTP a lost lease ends the process (70, like the daemon), for its supervisor to start a fresh one; over
-    // stdio the host would not restart it, so it stays and refuses new calls (docs/serve.md, lease-lost.ts).
+    // stdio the host would not restart it, so it stays and refuses new calls (docs/serve.md, src/host/lease-lost.ts).
     if (http)
       void core.whenLost.then(() => {
         io.stderr.write(

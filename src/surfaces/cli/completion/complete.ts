@@ -3,10 +3,6 @@
  * cursor, one a line, or nothing (the shell then offers files). It runs from entry.ts without the command modules:
  * commands, verbs and flags come from static tables, server names from the config file; only a tool name connects
  * (to the daemon when one runs, else to that one server).
- *
- *   mcpx __complete -- mcpx call fx.ec          (zsh, fish: the words up to the cursor, the last one partial)
- *   mcpx __complete --line 'mcpx call fx.ec' --word fx.ec   (bash: the line up to the cursor, and bash's own
- *                                                 current word, which stops at = and :, so candidates are cut to it)
  */
 import { findConfigPath } from '../../../config/find.js';
 import { readConfigJson } from '../../../config/read-json.js';
@@ -17,6 +13,12 @@ import { COMPLETION_SPECS, GLOBAL_FLAGS, type CompletionSpec, type WordKind } fr
 /** How long a tool listing may keep the shell waiting before it offers nothing. */
 const TOOL_BUDGET_MS = 5000;
 
+/**
+ * How the shells call it:
+ *   mcpx __complete -- mcpx call fx.ec          (zsh, fish: the words up to the cursor, the last one partial)
+ *   mcpx __complete --line 'mcpx call fx.ec' --word fx.ec   (bash: the line up to the cursor, and bash's own
+ *                                                 current word, which stops at = and :, so candidates are cut to it)
+ */
 export async function complete(argv: string[], io: CliIO): Promise<number> {
   let words: string[];
   let shellWord: string | undefined;

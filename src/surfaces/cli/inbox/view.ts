@@ -3,13 +3,13 @@
  * questions, and one question's detail (its form fields, or its URL and domain). Every piece of server text is
  * sanitised here, so nothing a server sends can move the cursor or rewrite the screen.
  */
-import type { Elicitation } from '../../backend/backend.js';
+import type { ShownQuestion } from '../../backend/backend.js';
 import { fieldsOf, type Field } from '../form/fields.js';
 import { duration } from '../render.js';
 import { sanitize, sanitizeLine } from '../sanitize.js';
 
 export interface InboxState {
-  questions: Elicitation[];
+  questions: ShownQuestion[];
   selected: number;
   view: 'list' | 'detail';
   /** One line under the header: what just happened (answered, refused, could not open). */
@@ -54,7 +54,7 @@ export function renderInbox(state: InboxState, now: number, columns: number): st
   return lines;
 }
 
-function renderDetail(q: Elicitation, now: number, columns: number): string[] {
+function renderDetail(q: ShownQuestion, now: number, columns: number): string[] {
   const left = q.expiresAt > now ? `${duration(q.expiresAt - now)} left` : 'expiring';
   const lines = [
     fit(`${sanitizeLine(q.server)}.${sanitizeLine(q.tool)} asks (${q.mode}, ${left}, ${q.id})`, columns),

@@ -20,7 +20,7 @@ import {
   type RestElicitation,
 } from '../schemas.js';
 import type { RouteContext } from './context.js';
-import { checkTaskScope } from '../../../broker/scope.js';
+import { checkTaskScope } from '../../../broker/index.js';
 import { scopeOf } from '../scope.js';
 
 const callRoute = createRoute({

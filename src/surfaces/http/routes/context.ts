@@ -1,5 +1,5 @@
 /** What the route modules share: the app's dependencies and the REST view of a question. */
-import type { ElicitRequest } from '../../../broker/types.js';
+import type { ElicitRequest } from '../../../broker/index.js';
 import type { AppDeps } from '../app.js';
 import type { RestElicitation } from '../schemas.js';
 

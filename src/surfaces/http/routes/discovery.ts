@@ -4,7 +4,7 @@
  */
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate } from '@modelcontextprotocol/client';
-import type { ServerStatus } from '../../../client/server-status.js';
+import type { ServerStatus } from '../../../client/index.js';
 import { serverGetRoute } from '../openapi.js';
 
 /** What the discovery routes read: the default session's mcpx instance, so no server is spawned per request. */

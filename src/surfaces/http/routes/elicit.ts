@@ -1,7 +1,7 @@
 /** The question routes: list, read one, and answer it (accept, decline, cancel). */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import type { RequestState } from '../../../broker/types.js';
-import { cursorAfter, parseCursor } from '../../../broker/paging.js';
+import type { RequestState } from '../../../broker/index.js';
+import { cursorAfter, parseCursor } from '../../../broker/index.js';
 import { errorBody } from '../errors.js';
 import { errors, json, jsonGetRoute } from '../openapi.js';
 import {
@@ -15,7 +15,7 @@ import {
   ScopeQuery,
   SessionHeaders,
 } from '../schemas.js';
-import { checkScope } from '../../../broker/scope.js';
+import { checkScope } from '../../../broker/index.js';
 import { listedSession, scopeOf } from '../scope.js';
 import type { RouteContext } from './context.js';
 import { ACTIONS } from '../../../constants.js';

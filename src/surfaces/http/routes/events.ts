@@ -1,12 +1,12 @@
 /** The event stream: every broker event as server-sent events, with an optional replay from the audit log. */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
-import type { BrokerEvent } from '../../../broker/types.js';
+import type { BrokerEvent } from '../../../broker/index.js';
 import type { ProgressEvent } from '../../../tasks/progress.js';
 import { errors } from '../openapi.js';
 import { EventSchema, EventsQuery, SessionHeaders } from '../schemas.js';
 import type { RouteContext } from './context.js';
-import { eventSession } from '../../../broker/scope.js';
+import { eventSession } from '../../../broker/index.js';
 import { scopeOf } from '../scope.js';
 
 const eventsRoute = createRoute({

@@ -2,7 +2,7 @@
  * The web inbox's history view, read from the audit trail: per server and tool, how questions ended, and how long
  * people took (`answeredAfterMs`) against the deadline they had, so a person can see whether a TTL fits.
  */
-import type { BrokerEvent } from '../../../broker/types.js';
+import type { BrokerEvent } from '../../../broker/index.js';
 
 export interface HistoryRow {
   server: string;

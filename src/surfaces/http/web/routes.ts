@@ -5,7 +5,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import type { Broker } from '../../../broker/types.js';
+import type { Broker } from '../../../broker/index.js';
 import { errorBody } from '../errors.js';
 import { readAsset } from './assets.js';
 import { cookieName, type WebAuth } from './auth.js';

@@ -1,0 +1,104 @@
+/**
+ * A request on the server's open connection, in the era it speaks: a modern call (rounds of `input_required`)
+ * or a legacy one held open while it asks; and a sign-in-only request, which a fresh listing proves.
+ */
+import { LegacyCall } from '../legacy-call.js';
+import { callError, runModernCall } from '../modern-call.js';
+import type { CallOutcome } from '../outcome.js';
+import { withCallId, type Asking, type AskingRequest, type RunRequest } from './asking.js';
+import type { Connections, Pooled } from './connections.js';
+import type { Listings } from './listings.js';
+import { wants, type RequestMeta } from './request-meta.js';
+import { legacyRequest, notificationMeta } from '../requests.js';
+
+export type Send = ReturnType<typeof createSend>;
+
+export function createSend(connections: Connections, listings: Listings, meta: RequestMeta, asking: Asking, run: RunRequest) {
+  const { get, timeoutFor, onFailure, onSuccess, routes } = connections;
+  const { answerers, heldRequest, cancelOnAbort, signInTimeout, modernOptions, progressToken } = asking;
+
+  /** A sign-in-only request on the open connection: a fresh listing proves the token (a refused one signs in again). */
+  const signedIn = async <R>({ server, target }: AskingRequest, callId: string): Promise<CallOutcome<R>> => {
+    const tools = await listings.listTools(server, { refresh: true });
+    const text = `signed in to "${server}" (${tools.length} tool${tools.length === 1 ? '' : 's'})`;
+    return { status: 'complete', callId, server, tool: target, result: { content: [{ type: 'text', text }] } as R };
+  };
+
+  const sendModern = <R>(request: AskingRequest, pooled: Pooled, callId: string, signingIn: boolean): Promise<CallOutcome<R>> => {
+    const { method, server, target, args, callOptions } = request;
+    const { notifications } = callOptions;
+    // A call that wants its notifications names itself with a progress token of ours (and asks for its log level).
+    const token = wants(notifications) ? progressToken(callId) : undefined;
+    const untrack = token ? meta.follow(pooled, token, notifications!) : undefined;
+    return runModernCall<R>(
+      modernOptions({
+        server,
+        pooled,
+        method,
+        target,
+        args,
+        callId,
+        parent: callOptions.parent,
+        signal: callOptions.signal,
+        elicitTtlMs: callOptions.elicitTtlMs,
+        meta: token ? notificationMeta(token, notifications!) : undefined,
+        signingIn,
+        onRound: callOptions.onRound,
+      }),
+    )
+      .finally(() => untrack?.())
+      .then(
+        async (outcome) => {
+          await onSuccess(server, pooled);
+          return outcome;
+        },
+        (error: unknown) =>
+          onFailure(
+            server,
+            pooled,
+            callError(server, target, error, false, method),
+            () => run<R>(withCallId(request, callId)),
+            false,
+          ),
+      );
+  };
+
+  const sendLegacy = <R>(request: AskingRequest, pooled: Pooled, callId: string, signingIn: boolean): Promise<CallOutcome<R>> => {
+    const { method, server, target, args, callOptions } = request;
+    const call: LegacyCall<R> = new LegacyCall<R>({
+      ...heldRequest(request, callId),
+      ...answerers,
+      heirOf: (question) => {
+        const open = pooled.active.filter(
+          (c) => c !== (call as LegacyCall<unknown>) && c.open && question.candidateCalls?.includes(c.callId),
+        );
+        // As when it came: the oldest call not yet asking, else the oldest.
+        return open.find((c) => !c.asking) ?? open[0];
+      },
+      requestTimeoutMs: signingIn ? signInTimeout(server) : timeoutFor(server),
+      mapError: (error) => callError(server, target, error, false, method),
+    });
+    pooled.active.push(call as LegacyCall<unknown>);
+    if (callOptions.notifications) routes.set(call.progressToken, callOptions.notifications);
+    const unhook = cancelOnAbort(call, request);
+    // Active (closing mcpx cancels it) and routed until it is over, through a -32042's question and the retry.
+    return call.run(
+      (signal) => legacyRequest(pooled.connection.client, method, target, args, call.progressToken, signal) as Promise<R>,
+      () => {
+        pooled.active.splice(pooled.active.indexOf(call as LegacyCall<unknown>), 1);
+        routes.delete(call.progressToken);
+        unhook();
+      },
+    );
+  };
+
+  /** The request on the server's connection; `signingIn` when it is sent again inside a sign-in's hold. */
+  const send = async <R>(request: AskingRequest, callId: string, signingIn = false): Promise<CallOutcome<R>> => {
+    const pooled = await get(request.server);
+    return pooled.connection.era === 'modern'
+      ? sendModern<R>(request, pooled, callId, signingIn)
+      : sendLegacy<R>(request, pooled, callId, signingIn);
+  };
+
+  return { send, signedIn };
+}
