@@ -1,8 +1,8 @@
 /**
- * `mcpx list [server]`: the configured servers with their status and era, or one server's tools as readable
- * signatures. Over the running daemon's warm connections when one runs, else connected directly and closed after.
+ * `mcpx list [server | server.tool]`: the configured servers with their status and era, one server's tools as
+ * readable signatures, or one tool with each parameter. Over the running daemon's warm connections when one runs,
+ * else connected directly and closed after.
  */
-import type { Tool } from '@modelcontextprotocol/client';
 import type { ServerStatus } from '../../../client/index.js';
 import { didYouMean } from '../../../config/close-matches.js';
 import { configCandidates, findConfigPath } from '../../../config/find.js';
