@@ -22,6 +22,7 @@ import {
   SERVER_NAME,
   httpServerSchema,
   stdioServerSchema,
+  toolSettingsSchema,
   type McpxConfig,
   type ServerConfig,
 } from './schema.js';
@@ -183,11 +184,14 @@ function parseServer(
   const result = schema.safeParse(record);
   if (!result.success) {
     for (const issue of result.error.issues) {
-      const key = String(issue.path[0] ?? '');
+      const key = expectedKey(issue.path);
       const field = [base, ...issue.path.map(String)].join('.');
       // A cross-field rule (custom) says exactly what is wrong; the field's general description would not.
       const expected = issue.code === 'custom' ? issue.message : (EXPECTED[key] ?? issue.message);
-      const got = issue.path.length ? kindOf(valueAt(record, issue.path)) : kindOf(record);
+      const got =
+        issue.code === 'unrecognized_keys'
+          ? unknownKeys(issue.keys, Object.keys(toolSettingsSchema.shape))
+          : kindOf(issue.path.length ? valueAt(record, issue.path) : record);
       issues.push({
         field,
         expected,
@@ -201,6 +205,22 @@ function parseServer(
   }
   const expanded = expandDeep(result.data as ServerConfig, env, base, issues, forms);
   return issues.length === before ? expanded : undefined;
+}
+
+/** Which EXPECTED entry describes the field at `path`: a tool's own (`tools.<tool>`, `tools.<tool>.elicitTtl`) or the top key's. */
+function expectedKey(path: PropertyKey[]): string {
+  if (path[0] !== 'tools' || path.length < 2) return String(path[0] ?? '');
+  return path.length === 2 ? 'tools.<tool>' : String(path.at(-1));
+}
+
+/** `an unknown setting "elicitTTL" (did you mean "elicitTtl"?)`: what a strict object got besides its fields. */
+function unknownKeys(keys: readonly string[], wanted: readonly string[]): string {
+  return keys
+    .map((key) => {
+      const [match] = closeMatches(key, wanted);
+      return `an unknown setting "${key}"${match ? ` (did you mean "${match}"?)` : ''}`;
+    })
+    .join(', ');
 }
 
 /** ` (unknown field "comand": did you mean "command"?)` for the entry's unknown keys close to the wanted ones. */

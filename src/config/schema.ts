@@ -17,12 +17,20 @@ export type EraSetting = z.infer<typeof eraSettingSchema>;
 /** env and headers: plain strings, or values asked for at first use. */
 const credentialMap = z.record(z.string(), z.union([z.string(), askedValueSchema]));
 
+/** One tool's own settings: its questions' deadline, over its server's. */
+export const toolSettingsSchema = z.strictObject({ elicitTtl: ttlSchema.optional() });
+
 const commonFields = {
   era: eraSettingSchema.optional(),
   /** Per request, while the server works (never while a question waits). */
   timeoutMs: z.number().int().positive().optional(),
   /** This server's question deadline, over the `elicit.ttl` default and a caller's MCPX_ELICIT_TTL_MS. */
   elicitTtl: ttlSchema.optional(),
+  /**
+   * Settings by tool name. An array is another client's list of allowed tools (GitHub Copilot's `"tools": ["*"]`):
+   * tolerated and ignored, as other tools' keys are.
+   */
+  tools: z.preprocess((value) => (Array.isArray(value) ? undefined : value), z.record(z.string(), toolSettingsSchema).optional()),
 };
 
 export const stdioServerSchema = z.looseObject({
@@ -82,6 +90,8 @@ export const EXPECTED: Record<string, string> = {
   era: '"auto" (probe once, cache the verdict), "legacy" or "modern"',
   timeoutMs: 'a positive integer: milliseconds per request while the server works',
   elicitTtl: 'a positive number of milliseconds, or a duration like "120s", "5m", "1h": how long its questions wait',
+  tools: 'an object of settings by tool name, e.g. {"create_issue": {"elicitTtl": "2h"}}',
+  'tools.<tool>': 'an object of the tool\'s settings: {"elicitTtl": "2h"} (its questions\' deadline, over the server\'s)',
   type: '"stdio" with a command, or "http" with a url (SSE-only servers are not supported)',
 };
 

@@ -122,7 +122,7 @@ function describeQuestion(
     const domain = domainOf(q.url);
     lines.push(...row('url', `${clean.line(q.url ?? '', 2000)}${domain ? ` (${clean.line(domain)})` : ''}`));
   } else {
-    lines.push(...row('schema', clean.line(stableJson(q.requestedSchema ?? { type: 'object', properties: {} }), 4000)));
+    lines.push(...schemaRows(q.requestedSchema, clean));
   }
   lines.push(...row('expires', `${isoAt(q.expiresAt, offset(q.expiresAt))} (${timeLeft(q.expiresAt - now)})`));
   if (q.ambiguous)
@@ -142,6 +142,47 @@ function describeQuestion(
   const lead = elsewhere ? '' : paste.lead;
   if (!paste.asRow) return [...lines, ...row('answer', commands(lead, paste.config))].join('\n');
   return [...lines, ...row('answer', commands('', '')), ...row('anywhere', commands(lead, paste.config))].join('\n');
+}
+
+/** A schema longer than this (several terminal lines of JSON) is shown as its fields, one a line. */
+const INLINE_SCHEMA_MAX = 400;
+
+function schemaRows(schema: ElicitationSchema | undefined, clean: TextCleaner): string[] {
+  const json = stableJson(schema ?? { type: 'object', properties: {} });
+  if (json.length <= INLINE_SCHEMA_MAX || !schema) return row('schema', clean.line(json, 4000));
+  return row('fields', fieldLines(schema, clean).join('\n'));
+}
+
+/** Each field as the terminal form asks it: name, type or choices, required or default, and what it is. */
+function fieldLines(schema: ElicitationSchema, clean: TextCleaner): string[] {
+  const required = new Set(schema.required ?? []);
+  const fields = Object.entries(schema.properties ?? {}).map(([name, value]) => {
+    const p = value as Record<string, unknown>;
+    const facts = [
+      fieldType(p),
+      required.has(name) ? 'required' : 'optional',
+      ...(p.default !== undefined ? [`default ${JSON.stringify(p.default)}`] : []),
+      ...(typeof p.format === 'string' ? [`format ${p.format}`] : []),
+      ...(typeof p.minLength === 'number' ? [`at least ${p.minLength} characters`] : []),
+      ...(typeof p.maxLength === 'number' ? [`at most ${p.maxLength} characters`] : []),
+      ...(typeof p.minimum === 'number' ? [`>= ${p.minimum}`] : []),
+      ...(typeof p.maximum === 'number' ? [`<= ${p.maximum}`] : []),
+    ];
+    const what = [p.title, p.description].filter((t) => typeof t === 'string' && t.trim()).map((t) => clean.line(t, 300));
+    return { name: clean.line(name, 60), facts: clean.line(facts.join(', '), 400), what: what.join(': ') };
+  });
+  const width = Math.max(...fields.map((f) => f.name.length));
+  return fields.map((f) => `${f.name.padEnd(width)}  ${f.facts}${f.what ? `  ${f.what}` : ''}`);
+}
+
+function fieldType(p: Record<string, unknown>): string {
+  const choices = (p.oneOf ?? p.anyOf) as Array<{ const?: unknown }> | undefined;
+  if (Array.isArray(choices) && choices.every((c) => c && c.const !== undefined))
+    return `one of ${choices.map((c) => JSON.stringify(c.const)).join(' | ')}`;
+  if (Array.isArray(p.enum)) return `one of ${p.enum.map((v) => JSON.stringify(v)).join(' | ')}`;
+  const items = p.items as Record<string, unknown> | undefined;
+  if (p.type === 'array' && items) return `list of ${fieldType(items).replace(/^one of /, 'any of ')}`;
+  return typeof p.type === 'string' ? p.type : 'any';
 }
 
 interface PasteFlags {

@@ -55,9 +55,15 @@ export function createAsking(
     ...(options.urlOpenedByAnswerer ? { urlOpenedByAnswerer: true } : {}),
   };
 
-  /** A question's TTL: the server's own `elicitTtl` (the config wins over a caller), else the call's, else the pool's. */
-  const ttlFor = (server: string, asked: number | undefined): number =>
-    options.config.mcpServers[server]?.elicitTtl ?? asked ?? options.elicitTtlMs;
+  /**
+   * A question's TTL: the tool's own `elicitTtl`, else the server's (the config wins over a caller), else the call's,
+   * else the pool's. A prompt's or resource's request has only the server's.
+   */
+  const ttlFor = (server: string, method: AskingMethod, target: string, asked: number | undefined): number => {
+    const entry = options.config.mcpServers[server];
+    const tool = method === 'tools/call' ? entry?.tools?.[target]?.elicitTtl : undefined;
+    return tool ?? entry?.elicitTtl ?? asked ?? options.elicitTtlMs;
+  };
 
   let calls = 0;
   /** A progress token for a request of this call, unique in this pool. */
@@ -71,7 +77,7 @@ export function createAsking(
     arguments: args,
     callId,
     progressToken: progressToken(callId),
-    ttlMs: ttlFor(server, callOptions.elicitTtlMs),
+    ttlMs: ttlFor(server, method, target, callOptions.elicitTtlMs),
     ...(options.maxQuestionsPerCall !== undefined ? { maxQuestions: options.maxQuestionsPerCall } : {}),
     now,
   });
@@ -107,7 +113,7 @@ export function createAsking(
       ...(request.parent !== undefined ? { parent: request.parent } : {}),
       ...answerers,
       ...(method === 'tools/call' ? meta.toolHeaders(server, pooled, target, args) : {}),
-      ttlMs: ttlFor(server, request.elicitTtlMs),
+      ttlMs: ttlFor(server, method, target, request.elicitTtlMs),
       ...(options.maxQuestionsPerCall !== undefined ? { maxQuestions: options.maxQuestionsPerCall } : {}),
       requestTimeoutMs: request.signingIn ? signInTimeout(server) : timeoutFor(server),
       ...(request.signal ? { signal: request.signal } : {}),

@@ -19,7 +19,10 @@ function usage(): string {
     'commands:',
     ...lines,
     '',
-    "mcpx <command> --help shows a command's options. Exit codes: 0 ok, 1 failure, 2 usage, 75 a question waits for an answer.",
+    'options: --help, --version, --no-color (before or after any command; NO_COLOR=1 does the same)',
+    '',
+    "mcpx <command> --help (or mcpx help <command>) shows a command's options.",
+    'Exit codes: 0 ok, 1 failure, 2 usage, 75 a question waits for an answer.',
     '',
   ].join('\n');
 }

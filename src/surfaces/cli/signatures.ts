@@ -16,6 +16,8 @@ export interface ToolLike {
   execution?: { taskSupport?: string | undefined } | undefined;
 }
 
+const NESTED_DEPTH = 3;
+
 /** The type of a JSON Schema, written the way TypeScript would (`string`, `"a" | "b"`, `number[]`, `{ a: string }`). */
 export function typeOf(schema: unknown, depth = 0): string {
   if (schema === true || schema === undefined) return 'any';
@@ -43,7 +45,8 @@ function single(type: string, s: Schema, depth: number): string {
   const properties = (s.properties ?? {}) as Record<string, unknown>;
   const names = Object.keys(properties);
   if (!names.length) return 'object';
-  if (depth >= 1) return '{…}';
+  // Nested fields are shown down to a depth a line can still carry; deeper ones are in `mcpx list server.tool`.
+  if (depth >= NESTED_DEPTH) return '{…}';
   const required = new Set(Array.isArray(s.required) ? (s.required as string[]) : []);
   return `{ ${names.map((n) => `${n}${required.has(n) ? '' : '?'}: ${typeOf(properties[n], depth + 1)}`).join(', ')} }`;
 }
@@ -81,7 +84,7 @@ export function wrap(text: string, width: number, indent: string): string[] {
  * One tool's block: its signature (wrapped at the commas when long), description and argument descriptions; with a
  * colour style, the tool's and the arguments' names stand out.
  */
-export function describeTool(tool: ToolLike, width: number, style: Style = PLAIN_STYLE): string[] {
+export function describeTool(tool: ToolLike, width: number, style: Style = PLAIN_STYLE, withArguments = true): string[] {
   const out = wrapSignature(signatureOf(tool), width);
   const name = sanitizeLine(tool.name, 120);
   out[0] = `  ${style.bold(name)}${(out[0] as string).slice(2 + name.length)}`;
@@ -90,7 +93,9 @@ export function describeTool(tool: ToolLike, width: number, style: Style = PLAIN
   const description = sanitize(tool.description ?? tool.title ?? '', { maxLength: 2000 });
   if (description) out.push(...wrap(description, width, '    '));
   const properties = ((tool.inputSchema ?? {}).properties ?? {}) as Record<string, Schema>;
-  const described = Object.entries(properties).filter(([, p]) => p && typeof p.description === 'string' && p.description.trim());
+  const described = Object.entries(properties).filter(
+    ([, p]) => withArguments && p && typeof p.description === 'string' && p.description.trim(),
+  );
   if (described.length) {
     const pad = Math.min(24, Math.max(...described.map(([n]) => sanitizeLine(n, 80).length)));
     for (const [name, property] of described) {
@@ -128,4 +133,53 @@ function splitTopLevel(text: string): string[] {
   }
   parts.push(text.slice(start).trim());
   return parts.filter(Boolean);
+}
+
+/** One parameter of a tool, nested ones flattened (`items[].name`), as `mcpx list server.tool` shows them. */
+export interface ParameterRow {
+  path: string;
+  type: string;
+  required: boolean;
+  description: string;
+}
+
+/** Every parameter, depth first: an object's or an array of objects' fields follow it, under its path. */
+export function parametersOf(schema: Schema | undefined, prefix = ''): ParameterRow[] {
+  const properties = ((schema ?? {}).properties ?? {}) as Record<string, unknown>;
+  const required = new Set(Array.isArray(schema?.required) ? (schema.required as string[]) : []);
+  return Object.entries(properties).flatMap(([name, value]) => {
+    const property = (value && typeof value === 'object' ? value : {}) as Schema;
+    const path = `${prefix}${sanitizeLine(name, 80)}`;
+    const facts = [
+      ...(property.default !== undefined ? [`default ${JSON.stringify(property.default)}`] : []),
+      ...(typeof property.format === 'string' ? [`format ${property.format}`] : []),
+    ];
+    const description = [sanitize(property.description ?? '', { maxLength: 1000 }), facts.join(', ')].filter(Boolean).join(' · ');
+    const items = property.items && typeof property.items === 'object' ? (property.items as Schema) : undefined;
+    const nested = property.properties
+      ? parametersOf(property, `${path}.`)
+      : items?.properties
+        ? parametersOf(items, `${path}[].`)
+        : [];
+    const type = nested.length ? (items ? 'object[]' : 'object') : sanitizeLine(typeOf(property, NESTED_DEPTH - 1), 200);
+    return [{ path, type, required: required.has(name), description }, ...nested];
+  });
+}
+
+/** `mcpx list server.tool`: the tool's block, then each parameter with its type, whether required, and description. */
+export function describeToolInFull(tool: ToolLike, width: number, style: Style = PLAIN_STYLE): string[] {
+  const out = describeTool(tool, width, style, false);
+  const rows = parametersOf(tool.inputSchema);
+  if (!rows.length) return [...out, '', '  no parameters'];
+  const pathWidth = Math.min(32, Math.max(...rows.map((r) => r.path.length)));
+  const typeWidth = Math.min(32, Math.max(...rows.map((r) => r.type.length + (r.required ? 10 : 0))));
+  out.push('', '  parameters');
+  for (const row of rows) {
+    const facts = `${row.type}${row.required ? ', required' : ''}`.padEnd(typeWidth);
+    const lead = `    ${style.cyan(row.path.padEnd(pathWidth))}  ${facts}  `;
+    const indent = ' '.repeat(4 + pathWidth + 2 + typeWidth + 2);
+    const [first = '', ...rest] = row.description ? wrap(row.description, width, indent) : [''];
+    out.push(`${lead}${first.trimStart()}`.trimEnd(), ...rest);
+  }
+  return out;
 }

@@ -22,8 +22,8 @@ const USAGE = `usage: mcpx elicit <verb> [options]
   decline <elc-id>                            explicitly no
   cancel <elc-id>                             dismiss without choosing
   list [--state s] [--server s] [--tool t] [--json]
-                                              what is waiting, with time left (--state: answered,
-                                              expired, abandoned, a comma list, or all)
+                                              what is waiting, with time left (--state: pending, the
+                                              default, answered, expired, abandoned, a comma list, or all)
   count [--session s] [--json]                "mcpx: N waiting" or nothing: a badge for prompts and status lines
   ui [--session s]                            a live inbox on this terminal: see, open and answer questions
   watch [--json] [--count n] [--kinds k,...] follow questions as they are asked and answered

@@ -19,7 +19,8 @@ printed as JSON.
   mcpx exec 'export default await tools.api.list_notes({})'
   echo 'console.log(await tools.git.status({}))' | mcpx exec -
 
-options: the same as mcpx run (--elicit, --config, --memory-limit, --cpu-limit, --timeout, --check, --json)
+options: the same as mcpx run (--elicit prompt|return|auto|decline|error, --config, --memory-limit, --cpu-limit,
+--timeout, --check, --json)
 
 exit: 0 done, 1 the script failed or hit a limit, 2 usage, 75 a question waits for an answer
 `;

@@ -1,8 +1,8 @@
 /**
- * `mcpx list [server]`: the configured servers with their status and era, or one server's tools as readable
- * signatures. Over the running daemon's warm connections when one runs, else connected directly and closed after.
+ * `mcpx list [server | server.tool]`: the configured servers with their status and era, one server's tools as
+ * readable signatures, or one tool with each parameter. Over the running daemon's warm connections when one runs,
+ * else connected directly and closed after.
  */
-import type { Tool } from '@modelcontextprotocol/client';
 import type { ServerStatus } from '../../../client/index.js';
 import { didYouMean } from '../../../config/close-matches.js';
 import { configCandidates, findConfigPath } from '../../../config/find.js';
@@ -12,16 +12,17 @@ import { parseArgs, UsageError } from '../args.js';
 import { openDiscovery, type Discovery } from '../discovery.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { sanitizeLine } from '../sanitize.js';
-import { describeTool } from '../signatures.js';
+import { describeTool, describeToolInFull, parametersOf } from '../signatures.js';
 import { jsonFor, prettyJson, styleFor, type Style } from '../style.js';
 import { eraVersion } from '../../../types.js';
 
-const USAGE = `usage: mcpx list [server] [options]
+const USAGE = `usage: mcpx list [server | server.tool] [options]
 
 Without a server: each configured server, whether it can be reached (connected, failed with the reason, needs
 auth, needs credentials) and the protocol version it speaks (2025-11-25 or 2026-07-28). With a server: its tools as
 signatures, name(required: type, optional?: type), with their descriptions; a tool that requires MCP task mode is
-marked, as mcpx cannot call it yet.
+marked, as mcpx cannot call it yet. With server.tool: that tool alone, each parameter (nested ones by their
+path, e.g. items[].name) with its type, whether it is required, and its description.
 
 Uses the running daemon's connections when one runs; otherwise connects to the servers itself.
 
@@ -39,13 +40,18 @@ export const command: Command = async (argv, io) => {
     return EXIT.OK;
   }
   if (positional.length > 1) throw new UsageError(`expected at most one server, got ${positional.join(' ')}`);
-  const [server] = positional;
+  const [target] = positional;
+  // `server.tool`: one tool in full. A configured server whose name has a dot is still a server.
+  const dot = target?.indexOf('.') ?? -1;
+  const [server, tool] = target && dot > 0 ? [target.slice(0, dot), target.slice(dot + 1)] : [target, undefined];
   if (flags.schema && !server) throw new UsageError("--schema shows one server's tools: mcpx list <server> --schema");
   const config = typeof flags.config === 'string' ? flags.config : undefined;
   const discovery = await openDiscovery(io, config);
   try {
     if (!server) return await listServers(discovery, io, flags.json === true, config);
-    return await listTools(discovery, server, io, { json: flags.json === true, schema: flags.schema === true });
+    if (tool && !(await discovery.servers()).includes(target!))
+      return await showTool(discovery, server, tool, io, { json: flags.json === true, schema: flags.schema === true });
+    return await listTools(discovery, target!, io, { json: flags.json === true, schema: flags.schema === true });
   } finally {
     await discovery.close();
   }
@@ -102,25 +108,59 @@ function serverLine(status: ServerStatus, width: number, style: Style): string {
   return status.status === 'connected' ? `${name}  ${state}` : `${name}  ${state}${reason}${hint}`;
 }
 
+async function toolsOf(discovery: Discovery, server: string, io: CliIO, withStatus: boolean) {
+  const quiet = sayWaiting(io, new Set([server]));
+  try {
+    return await Promise.all([discovery.tools(server), withStatus ? discovery.status(server).catch(() => undefined) : undefined]);
+  } catch (error) {
+    throw await withSuggestion(error, server, discovery);
+  } finally {
+    quiet();
+  }
+}
+
+/** `mcpx list server.tool`: one tool, each parameter on its own line; an unknown tool with its close matches. */
+async function showTool(
+  discovery: Discovery,
+  server: string,
+  name: string,
+  io: CliIO,
+  options: { json: boolean; schema: boolean },
+): Promise<number> {
+  const [tools, status] = await toolsOf(discovery, server, io, !options.json);
+  const tool = tools.find((t) => t.name === name);
+  if (!tool) {
+    const names = tools.map((t) => t.name);
+    throw new McpxError('TOOL_NOT_FOUND', `${server} has no tool named "${name}"${didYouMean(name, names)}`, {
+      data: { server, tool: name },
+    });
+  }
+  const style = styleFor(io.stdout, io.env);
+  if (options.json) {
+    io.stdout.write(`${jsonFor(io.stdout, { server, tool }, style)}\n`);
+    return EXIT.OK;
+  }
+  const era = status?.era ? ` (${eraVersion(status.era)})` : '';
+  io.stdout.write(`${style.bold(`${server}.${sanitizeLine(name, 120)}`)}${era}\n\n`);
+  for (const line of describeToolInFull(tool, columnsOf(io), style)) io.stdout.write(`${line}\n`);
+  if (options.schema) {
+    io.stdout.write(indent(`\n${style.dim('input schema:')} ${prettyJson(tool.inputSchema, style)}`, '  '));
+    if (tool.outputSchema)
+      io.stdout.write(indent(`${style.dim('output schema:')} ${prettyJson(tool.outputSchema, style)}`, '  '));
+  }
+  const required = parametersOf(tool.inputSchema).filter((p) => p.required && !p.path.includes('.'));
+  const words = required.length ? required.map((p) => `${p.path}=…`).join(' ') : 'key=value ...';
+  io.stdout.write(`\nCall it: mcpx call ${server}.${sanitizeLine(name, 120)} ${words} (--help for more)\n`);
+  return EXIT.OK;
+}
+
 async function listTools(
   discovery: Discovery,
   server: string,
   io: CliIO,
   options: { json: boolean; schema: boolean },
 ): Promise<number> {
-  let tools: Tool[];
-  let status: ServerStatus | undefined;
-  const quiet = sayWaiting(io, new Set([server]));
-  try {
-    [tools, status] = await Promise.all([
-      discovery.tools(server),
-      options.json ? undefined : discovery.status(server).catch(() => undefined),
-    ]);
-  } catch (error) {
-    throw await withSuggestion(error, server, discovery);
-  } finally {
-    quiet();
-  }
+  const [tools, status] = await toolsOf(discovery, server, io, !options.json);
   const style = styleFor(io.stdout, io.env);
   if (options.json) {
     const listed = options.schema

@@ -14,7 +14,7 @@ export const SKILL_NAME = 'mcpx-elicitation';
 
 const USAGE = `usage: mcpx skill <verb> [options]
 
-  install [--global] [--for claude|opencode|agents] [--dir <skills dir>]
+  install [--global] [--for claude|opencode|agents] [--dir <skills dir>] [--json]
           copy the ${SKILL_NAME} skill where agents load it:
             project (default)  ./.claude/skills/   (Claude Code and opencode both read it)
             --global           ~/.claude/skills/

@@ -9,6 +9,7 @@ import { followProgress, showActivity } from '../activity.js';
 import { openBackend } from '../connect.js';
 import { EXIT, type Command } from '../io.js';
 import { printResult } from '../print-result.js';
+import { duration, localIso } from '../render.js';
 import { commandSession } from '../session.js';
 import { sanitizeLine } from '../sanitize.js';
 import type { TaskView } from '../../backend/backend.js';
@@ -58,6 +59,12 @@ export const command: Command = async (argv, io) => {
       return EXIT.OK;
     }
     const deadline = Date.now() + timeoutMs;
+    // Off a terminal there is no spinner: say once what the wait is for and until when, rather than wait silently.
+    if ((io.stderr as { isTTY?: boolean }).isTTY !== true) {
+      const first = await backend.task(id, { scope });
+      if (first.state !== 'complete' && first.state !== 'failed')
+        io.stderr.write(await waitNotice(first, deadline, (q) => backend.get(q, scope).then((got) => got.elicitation)));
+    }
     for (;;) {
       const left = deadline - Date.now();
       // A spinner on a terminal while the call runs on in the daemon.
@@ -87,6 +94,34 @@ export const command: Command = async (argv, io) => {
     await backend.close();
   }
 };
+
+/**
+ * What `task result` waits for, on stderr: the call and its state, each question with its deadline and the command
+ * that answers it, and how long the command waits (until the call ends, or --timeout).
+ */
+async function waitNotice(
+  task: TaskView,
+  deadline: number,
+  question: (id: string) => Promise<{ message: string; expiresAt: number; state: string }>,
+): Promise<string> {
+  const lines = [`mcpx: waiting for ${task.id} (${sanitizeLine(task.server)}.${sanitizeLine(task.tool)}, ${task.state})`];
+  for (const id of task.questions) {
+    const q = await question(id).catch(() => undefined);
+    if (!q || q.state !== 'pending') continue;
+    const left = duration(Math.max(0, q.expiresAt - Date.now()));
+    lines.push(
+      `  ${id} asks "${sanitizeLine(q.message, 120)}": answer by ${localIso(q.expiresAt)} (${left} left), else it is cancelled`,
+      `    answer it: mcpx elicit answer ${id} key=value ... (or mcpx elicit decline|cancel ${id})`,
+    );
+  }
+  if (task.waitingOn.length && !task.questions.length) lines.push(`  waits on ${task.waitingOn.join(', ')}`);
+  lines.push(
+    Number.isFinite(deadline)
+      ? `  waits until the call ends, at most until ${localIso(deadline)} (--timeout), then exits 75`
+      : '  waits until the call ends (--timeout <s> to give up sooner, exit 75)',
+  );
+  return `${lines.join('\n')}\n`;
+}
 
 /** Where a task stands, as text: its call, its state, what it waits on and what to run next. */
 export function renderTask(task: TaskView): string {

@@ -1,17 +1,18 @@
 /**
  * `mcpx __complete`: what the completion scripts call on every Tab. It prints the candidates for the word under the
  * cursor, one a line, or nothing (the shell then offers files). It runs from entry.ts without the command modules:
- * commands, verbs and flags come from static tables, server names from the config file; only a tool name connects
- * (to the daemon when one runs, else to that one server).
+ * commands, verbs and flags come from static tables, server names from the config file; a tool or argument name
+ * connects (to the daemon when one runs, else to that one server), a question id reads the questions waiting.
  */
 import { findConfigPath } from '../../../config/find.js';
 import { readConfigJson } from '../../../config/read-json.js';
 import { commands } from '../commands/index.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import type { CliIO } from '../io.js';
 import { COMPLETION_SPECS, GLOBAL_FLAGS, type CompletionSpec, type WordKind } from './spec.js';
 
-/** How long a tool listing may keep the shell waiting before it offers nothing. */
-const TOOL_BUDGET_MS = 5000;
+/** How long a tool listing or the waiting questions may keep the shell waiting before it offers nothing. */
+const LOOKUP_BUDGET_MS = 5000;
 
 /**
  * How the shells call it:
@@ -48,12 +49,12 @@ async function candidatesFor(words: string[], io: CliIO): Promise<string[]> {
   const done = words.slice(0, -1).filter((w) => w !== '--no-color');
   const [name, ...args] = done;
   if (name === undefined) {
-    return current.startsWith('-') ? ['--help', '--version', '--no-color'] : commandNames();
+    return current.startsWith('-') ? ['--help', '--version', ...Object.keys(GLOBAL_FLAGS).map((f) => `--${f}`)] : commandNames();
   }
   const spec = COMPLETION_SPECS[name];
   if (!spec) return [];
-  const config = configFlag(args);
-  const resolve = (kind: WordKind, given: string[]): Promise<string[]> => valuesOf(kind, current, given, { io, config });
+  const context: Context = { io, config: configFlag(args), all: args.includes('--all') };
+  const resolve = (kind: WordKind, given: string[]): Promise<string[]> => valuesOf(kind, current, given, context);
 
   const previous = args.at(-1);
   const pendingFlag = previous?.startsWith('--') && !previous.includes('=') ? spec.flags[previous.slice(2)] : undefined;
@@ -62,9 +63,10 @@ async function candidatesFor(words: string[], io: CliIO): Promise<string[]> {
     const flag = current.slice(2, current.indexOf('='));
     const kind = spec.flags[flag];
     if (kind === undefined || kind === true) return [];
-    return (await valuesOf(kind, current.slice(flag.length + 3), [], { io, config })).map((v) => `--${flag}=${v}`);
+    return (await valuesOf(kind, current.slice(flag.length + 3), [], context)).map((v) => `--${flag}=${v}`);
   }
-  if (current.startsWith('-')) return [...Object.keys(spec.flags), ...Object.keys(GLOBAL_FLAGS)].map((f) => `--${f}`);
+  // A command's own flags and --help, the words its --help shows (--no-color works everywhere; mcpx --help says so).
+  if (current.startsWith('-')) return [...Object.keys(spec.flags), 'help'].map((f) => `--${f}`);
 
   const positional = positionalWords(args, spec);
   return positionalCandidates(spec, positional, resolve);
@@ -78,7 +80,7 @@ async function positionalCandidates(
   const at = (kinds: readonly WordKind[] | undefined, index: number): WordKind => {
     if (!kinds?.length) return 'none';
     const last = kinds[kinds.length - 1] as WordKind;
-    return kinds[index] ?? (last === 'servers' ? last : 'none');
+    return kinds[index] ?? (last === 'servers' || last === 'arguments' ? last : 'none');
   };
   if (spec.verbs) {
     const verbs = Object.keys(spec.verbs);
@@ -122,6 +124,8 @@ function commandNames(): string[] {
 interface Context {
   io: CliIO;
   config: string | undefined;
+  /** `--all` was given: an operator's scope, every session's questions. */
+  all: boolean;
 }
 
 async function valuesOf(kind: WordKind, current: string, given: string[], context: Context): Promise<string[]> {
@@ -137,8 +141,15 @@ async function valuesOf(kind: WordKind, current: string, given: string[], contex
       const dot = current.indexOf('.');
       if (dot <= 0) return serverNames(context).map((s) => `${s}.`);
       const server = current.slice(0, dot);
-      return (await toolNames(server, context)).map((tool) => `${server}.${tool}`);
+      return (await toolsOf(server, context))
+        .map((tool) => tool.name)
+        .filter(typeable)
+        .map((tool) => `${server}.${tool}`);
     }
+    case 'arguments':
+      return argumentNames(given, context);
+    case 'question':
+      return given.length ? [] : questionIds(context);
     default:
       return [];
   }
@@ -152,20 +163,56 @@ function serverNames({ io, config }: Context): string[] {
   return servers && typeof servers === 'object' ? Object.keys(servers) : [];
 }
 
-/** The server's tool names: over the daemon's warm connection when one runs, else by connecting to it here. */
-async function toolNames(server: string, { io, config }: Context): Promise<string[]> {
-  if (!serverNames({ io, config }).includes(server)) return [];
-  const { openDiscovery } = await import('../discovery.js');
-  const discovery = await openDiscovery(io, config);
+/** A name with a space or a control character cannot be typed as one word; it is left out. */
+function typeable(name: string): boolean {
+  return /^[^\s\u0000-\u001f\u007f]+$/.test(name);
+}
+
+/** `lookup`'s result, or `empty` when it takes longer than the shell should wait. */
+async function withinBudget<T>(lookup: Promise<T>, empty: T): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((resolve) => (timer = setTimeout(() => resolve(empty), LOOKUP_BUDGET_MS)));
   try {
-    const listed = discovery.tools(server).then((tools) => tools.map((t) => t.name));
-    const late = new Promise<string[]>((resolve) => (timer = setTimeout(() => resolve([]), TOOL_BUDGET_MS)));
-    // A tool name with a space or a control character cannot be typed as one word; leave it out.
-    return (await Promise.race([listed, late])).filter((name) => /^[^\s\u0000-\u001f\u007f]+$/.test(name));
+    return await Promise.race([lookup, late]);
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/** The server's tools: over the daemon's warm connection when one runs, else by connecting to it here. */
+async function toolsOf(server: string, { io, config }: Context): Promise<Tool[]> {
+  if (!serverNames({ io, config, all: false }).includes(server)) return [];
+  const { openDiscovery } = await import('../discovery.js');
+  const discovery = await openDiscovery(io, config);
+  try {
+    return await withinBudget(discovery.tools(server), []);
+  } finally {
     await discovery.close().catch(() => undefined);
+  }
+}
+
+/** After `call server.tool`: its top-level argument names as `name=`, those not given yet. */
+async function argumentNames(given: string[], context: Context): Promise<string[]> {
+  const [target = '', ...words] = given;
+  const dot = target.indexOf('.');
+  if (dot <= 0) return [];
+  const name = target.slice(dot + 1);
+  const tool = (await toolsOf(target.slice(0, dot), context)).find((t) => t.name === name);
+  const used = new Set(words.map((w) => w.slice(0, w.indexOf('='))));
+  return Object.keys(tool?.inputSchema.properties ?? {})
+    .filter((arg) => typeable(arg) && !arg.includes('=') && !used.has(arg))
+    .map((arg) => `${arg}=`);
+}
+
+/** The ids of the questions waiting in this command's session (every session's with --all), oldest first. */
+async function questionIds({ io, config, all }: Context): Promise<string[]> {
+  const [{ openBackend }, { commandSession }] = await Promise.all([import('../connect.js'), import('../session.js')]);
+  const backend = await openBackend(io, { config, forCall: false });
+  try {
+    const scope = all ? { all: true } : { session: commandSession(io, config).session };
+    return (await withinBudget(backend.list(scope), [])).map((q) => q.id);
+  } finally {
+    await backend.close().catch(() => undefined);
   }
 }
 

@@ -4,13 +4,16 @@
  * every command's --help so a new flag is not forgotten here.
  */
 
-/** What a word completes to. A list is literal choices. */
-export type WordKind = 'server' | 'servers' | 'tool' | 'command' | 'file' | 'none' | readonly string[];
+/**
+ * What a word completes to. A list is literal choices; `arguments` is the named tool's argument names (`key=`),
+ * `question` the id of a question waiting in this session (`--all`: any session).
+ */
+export type WordKind = 'server' | 'servers' | 'tool' | 'arguments' | 'question' | 'command' | 'file' | 'none' | readonly string[];
 
 export interface CompletionSpec {
   /** Verbs after the command (`elicit answer`), each with what follows it. */
   verbs?: Record<string, WordKind[]>;
-  /** Positional words in order (the last one repeats when it is plural, e.g. `servers`). */
+  /** Positional words in order (the last one repeats when it is plural: `servers`, `arguments`). */
   words?: WordKind[];
   /** Flags without the dashes; a value kind for flags that take one, `true` for booleans. */
   flags: Record<string, WordKind | true>;
@@ -32,7 +35,7 @@ const scriptFlags = {
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
 export const COMPLETION_SPECS: Record<string, CompletionSpec> = {
-  call: { words: ['tool'], flags: { json: true, elicit: ELICIT_MODES, ...config } },
+  call: { words: ['tool', 'arguments'], flags: { json: true, elicit: ELICIT_MODES, ...config } },
   list: { words: ['server'], flags: { json: true, schema: true, ...config } },
   prompt: {
     verbs: { list: ['server'], get: ['server', 'none'] },
@@ -48,10 +51,9 @@ export const COMPLETION_SPECS: Record<string, CompletionSpec> = {
   },
   elicit: {
     verbs: {
-      answer: ['none'],
-      accept: ['none'],
-      decline: ['none'],
-      cancel: ['none'],
+      answer: ['question'],
+      decline: ['question'],
+      cancel: ['question'],
       list: [],
       count: [],
       ui: [],
@@ -100,5 +102,5 @@ export const COMPLETION_SPECS: Record<string, CompletionSpec> = {
   help: { words: ['command'], flags: {} },
 };
 
-/** Flags every command takes (read before the command runs). */
+/** Flags every command takes (read before the command runs); offered where `mcpx --help` shows them, before a command. */
 export const GLOBAL_FLAGS: Record<string, true> = { help: true, 'no-color': true };
