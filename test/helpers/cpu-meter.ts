@@ -33,6 +33,8 @@ if (out) {
 
 let start = cpuMs();
 let wallStart = Date.now();
+// vitest reads the first parameter as the fixtures it must build (an object pattern); the file is the second.
+// eslint-disable-next-line no-empty-pattern
 afterAll(({}, suite) => {
   if (!out) return;
   const end = cpuMs();
