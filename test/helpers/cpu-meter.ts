@@ -3,6 +3,7 @@
 // processes it started. Load on the machine stretches wall time but hardly CPU, so CPU ranks files fairly.
 import { appendFileSync, readFileSync } from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
+import { promisify } from 'node:util';
 import { afterAll } from 'vitest';
 
 const out = process.env.MCPX_TEST_CPU;
@@ -19,14 +20,20 @@ function cpuMs(): { self: number; children: number } {
 const spawned: string[] = [];
 if (out) {
   const childProcess = createRequire(import.meta.url)('node:child_process') as Record<string, unknown>;
-  for (const name of ['spawn', 'execFile', 'fork', 'exec', 'spawnSync', 'execFileSync', 'execSync']) {
-    const original = childProcess[name] as (...args: unknown[]) => unknown;
-    childProcess[name] = function (this: unknown, ...args: unknown[]) {
+  const counted = (original: (...args: unknown[]) => unknown) =>
+    function (this: unknown, ...args: unknown[]): unknown {
       const [command, commandArgs] = args as [string, unknown];
       const script = command.endsWith('node') && Array.isArray(commandArgs) ? String(commandArgs[0]) : command;
       spawned.push(script.split('/').slice(-2).join('/'));
       return original.apply(this, args);
     };
+  for (const name of ['spawn', 'execFile', 'fork', 'exec', 'spawnSync', 'execFileSync', 'execSync']) {
+    const original = childProcess[name] as ((...args: unknown[]) => unknown) & { [promisify.custom]?: typeof original };
+    const wrapped = counted(original) as typeof original;
+    // promisify(execFile) resolves { stdout, stderr } through this symbol; keep it (and count it).
+    const custom = original[promisify.custom];
+    if (custom) wrapped[promisify.custom] = counted(custom);
+    childProcess[name] = wrapped;
   }
   syncBuiltinESMExports();
 }
