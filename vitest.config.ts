@@ -6,6 +6,8 @@ import { defineConfig } from 'vitest/config';
 // `--maxWorkers=N` on the command line overrides it. With four files sharing two cores each gets about half the CPU
 // it had alone, so the per-test timeouts are twice what they were.
 const maxWorkers = 4;
+// MCPX_TEST_CPU=<file.jsonl> appends each file's CPU, wall time and spawns there (test/helpers/cpu-meter.ts).
+const setupFiles = process.env.MCPX_TEST_CPU ? ['test/helpers/cpu-meter.ts'] : [];
 
 export default defineConfig({
   test: {
@@ -17,6 +19,7 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           // test/install: real npm installs of the packed tarball, `npm run test:install` (vitest.install.config.ts).
           exclude: ['test/e2e/**', 'test/install/**', 'node_modules/**'],
+          setupFiles,
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },
@@ -26,6 +29,7 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
+          setupFiles,
           testTimeout: 120_000,
           hookTimeout: 120_000,
         },

@@ -2,7 +2,8 @@
  * Discovery on the built CLI (`node dist/cli.js`), each step a separate process: `mcpx list` (servers with status
  * and era), `mcpx list <server>` (signatures, --json, --schema), without a daemon (connected directly) and over a
  * running daemon's warm connections; and `mcpx call` naming an unknown server or tool with its close matches and
- * refusing bad arguments with the field and the expectation, before anything reaches the server.
+ * refusing bad arguments with the field and the expectation, before anything reaches the server. Beside the warm
+ * daemon (a process of its own), the commands run as functions (main with captured IO), clients of that daemon.
  */
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../cli/helpers/run-cli.js';
 import { spawnLog, stdioFixture } from '../helpers/fixture-servers.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -48,7 +50,10 @@ function setup() {
         done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
       });
     });
-  return { dir, env, run, spawns };
+  // `mcpx <args>` as a function; a daemon it starts is the built one.
+  const daemon = JSON.stringify([process.execPath, cli, 'daemon', 'run']);
+  const runInProcess = (args: string[]): Promise<Run> => runCli(args, { cwd: dir, env: { ...env, MCPX_DAEMON_COMMAND: daemon } });
+  return { dir, env, run, runInProcess, spawns };
 }
 
 const direct = setup();
@@ -118,8 +123,8 @@ describe('mcpx list (built CLI)', () => {
   it("lists over a running daemon's warm connections: the server starts once for every listing", async () => {
     const started = await warm.run(['daemon', 'start']);
     expect(started.code, started.stderr).toBe(0);
-    await expectServerList(warm.run, true);
-    await expectToolList(warm.run, true);
+    await expectServerList(warm.runInProcess, true);
+    await expectToolList(warm.runInProcess, true);
     expect(warm.spawns.count()).toBe(1);
   });
   it('stops quietly when the reader closes the pipe early (mcpx list every --schema | head)', async () => {
@@ -137,21 +142,21 @@ describe('mcpx list (built CLI)', () => {
 
 describe('mcpx call names what is wrong (built CLI)', () => {
   it('says an unknown server or tool with the close matches, and bad arguments by field, before sending', async () => {
-    const server = await warm.run(['call', 'evry.echo', 'message=hi']);
+    const server = await warm.runInProcess(['call', 'evry.echo', 'message=hi']);
     expect(server.code).toBe(1);
     expect(server.stderr).toContain('mcpx: no server named "evry"; did you mean every?');
 
-    const tool = await warm.run(['call', 'every.ecko', 'message=hi']);
+    const tool = await warm.runInProcess(['call', 'every.ecko', 'message=hi']);
     expect(tool.code).toBe(1);
     expect(tool.stderr).toContain('mcpx: every has no tool named "ecko"; did you mean echo?');
     expect(tool.stderr).toContain('mcpx list every');
 
-    const wrongType = await warm.run(['call', 'every.get-sum', 'a=1', 'b=two']);
+    const wrongType = await warm.runInProcess(['call', 'every.get-sum', 'a=1', 'b=two']);
     expect(wrongType.code).toBe(1);
     expect(wrongType.stderr).toContain('b: expected number, got string');
     expect(wrongType.stderr).not.toContain('-32602');
 
-    const missing = await warm.run(['call', 'fx.sleep', '--json']);
+    const missing = await warm.runInProcess(['call', 'fx.sleep', '--json']);
     expect(missing.code).toBe(1);
     const error = (JSON.parse(missing.stdout) as { error: { code: string; issues: Array<{ field: string; message: string }> } })
       .error;
@@ -160,7 +165,7 @@ describe('mcpx call names what is wrong (built CLI)', () => {
       expect.objectContaining({ field: 'ms', message: 'ms: expected a value (required), got nothing' }),
     ]);
 
-    const fine = await warm.run(['call', 'every.get-sum', 'a=2', 'b=3']);
+    const fine = await warm.runInProcess(['call', 'every.get-sum', 'a=2', 'b=3']);
     expect(fine.code, fine.stderr).toBe(0);
     expect(fine.stdout).toContain('5');
   });
@@ -168,32 +173,32 @@ describe('mcpx call names what is wrong (built CLI)', () => {
 
 describe('mcpx prompt and mcpx resource (built CLI)', () => {
   it('lists, gets and reads on server-everything; binary content is described and written with --out', async () => {
-    const prompts = await warm.run(['prompt', 'list', 'every']);
+    const prompts = await warm.runInProcess(['prompt', 'list', 'every']);
     expect(prompts.code, prompts.stderr).toBe(0);
     expect(prompts.stdout).toContain('  args-prompt(city, state?)\n');
 
-    const got = await warm.run(['prompt', 'get', 'every', 'args-prompt', '--arg', 'city=Paris']);
+    const got = await warm.runInProcess(['prompt', 'get', 'every', 'args-prompt', '--arg', 'city=Paris']);
     expect(got.code, got.stderr).toBe(0);
     expect(got.stdout).toContain("[user]\nWhat's weather in Paris?");
 
-    const resources = await warm.run(['resource', 'list', 'every']);
+    const resources = await warm.runInProcess(['resource', 'list', 'every']);
     expect(resources.stdout).toMatch(
       /^ {2}demo:\/\/resource\/static\/document\/features\.md {2}features\.md \(text\/markdown\)$/m,
     );
     expect(resources.stdout).toContain('demo://resource/dynamic/blob/{resourceId}');
 
-    const blob = await warm.run(['resource', 'read', 'every', 'demo://resource/dynamic/blob/1']);
+    const blob = await warm.runInProcess(['resource', 'read', 'every', 'demo://resource/dynamic/blob/1']);
     expect(blob.code, blob.stderr).toBe(0);
     expect(blob.stdout).toMatch(
       /binary, [\w/-]+, \d+ bytes; write it with: mcpx resource read every demo:\/\/resource\/dynamic\/blob\/1 --out <file>/,
     );
     const file = join(warm.dir, 'blob.bin');
-    const written = await warm.run(['resource', 'read', 'every', 'demo://resource/dynamic/blob/1', '--out', file]);
+    const written = await warm.runInProcess(['resource', 'read', 'every', 'demo://resource/dynamic/blob/1', '--out', file]);
     expect(written.code, written.stderr).toBe(0);
     expect(written.stderr).toMatch(new RegExp(`wrote (\\d+) bytes of demo://resource/dynamic/blob/1 to ${file}`));
     expect(statSync(file).size).toBe(Number(/wrote (\d+) bytes/.exec(written.stderr)![1]));
 
-    const unknown = await warm.run(['prompt', 'get', 'evry', 'args-prompt']);
+    const unknown = await warm.runInProcess(['prompt', 'get', 'evry', 'args-prompt']);
     expect(unknown.stderr).toContain('no server named "evry"; did you mean every?');
   });
 
@@ -207,9 +212,9 @@ describe('mcpx prompt and mcpx resource (built CLI)', () => {
       const id = /elc-[0-9a-f]{16}/.exec(asked.stdout)?.[0];
       const task = /tsk-[0-9a-f]{16}/.exec(asked.stdout)?.[0];
       expect(id && task, asked.stdout).toBeTruthy();
-      const answered = await warm.run(['elicit', 'answer', id!, ...answer]);
+      const answered = await warm.runInProcess(['elicit', 'answer', id!, ...answer]);
       expect(answered.code, answered.stderr).toBe(0);
-      const result = await warm.run(['task', 'result', task!, '--json']);
+      const result = await warm.runInProcess(['task', 'result', task!, '--json']);
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toContain('accept');
     }

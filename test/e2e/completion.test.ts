@@ -2,13 +2,16 @@
  * Shell completion with the built CLI: `mcpx completion bash` sourced into a real bash, whose `_mcpx` calls back
  * into `mcpx __complete` for commands, verbs, flags, flag values, and the config's server and tool names. Once as a
  * function call with the COMP_* variables bash would set, and once typed with Tab in an interactive bash (tmux).
- * zsh and fish are not installed here: their scripts are checked for what they must call.
+ * zsh and fish are not installed here: their scripts are checked for what they must call. What is about the words
+ * (zsh, fish, the table against each --help) runs `mcpx` as a function; bash and Tab run the built CLI.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { complete } from '../../src/surfaces/cli/completion/complete.js';
+import { captureIO, runCli } from '../cli/helpers/run-cli.js';
 import { openTerminal, type Terminal } from '../cli/helpers/tmux.js';
 import { stdioFixture } from '../helpers/fixture-servers.js';
 
@@ -39,7 +42,18 @@ beforeAll(() => {
     MCPX_CONFIG_DIR: join(dir, 'config'),
     HOME: dir,
   };
+  // The script the built CLI prints, written once: each completion below then starts one mcpx (`__complete`), not two.
+  writeFileSync(bashScript(), execFileSync(process.execPath, [cli, 'completion', 'bash'], { cwd: dir, env, encoding: 'utf8' }));
 });
+
+function bashScript(): string {
+  return join(dir, 'mcpx-completion.bash');
+}
+
+/** `mcpx <words>` as a function (the command table, not the process): stdout, stderr and the exit code. */
+function mcpxInProcess(...words: string[]): ReturnType<typeof runCli> {
+  return runCli(words, { cwd: dir, env });
+}
 
 /** The words bash puts in COMP_WORDS for `line` (its default COMP_WORDBREAKS split at "=" and ":"). */
 function bashWords(line: string): string[] {
@@ -51,7 +65,7 @@ function bashWords(line: string): string[] {
 function completeInBash(line: string): Promise<string[]> {
   const words = bashWords(line);
   const script = [
-    'source <(mcpx completion bash)',
+    `source ${shellQuote(bashScript())}`,
     `COMP_LINE=${shellQuote(line)}`,
     `COMP_POINT=${line.length}`,
     `COMP_WORDS=(${words.map(shellQuote).join(' ')})`,
@@ -126,52 +140,48 @@ describe('mcpx completion bash', () => {
 });
 
 describe('mcpx completion zsh and fish', () => {
-  it('prints scripts that ask mcpx __complete for the words', () => {
-    const zsh = execFileSync(process.execPath, [cli, 'completion', 'zsh'], { cwd: dir, env, encoding: 'utf8' });
+  it('prints scripts that ask mcpx __complete for the words', async () => {
+    const zsh = (await mcpxInProcess('completion', 'zsh')).stdout;
     expect(zsh).toMatch(/^#compdef mcpx/);
     expect(zsh).toContain('mcpx __complete -- "${(@)words[1,CURRENT]}"');
     expect(zsh).toContain('compdef _mcpx mcpx');
-    const fish = execFileSync(process.execPath, [cli, 'completion', 'fish'], { cwd: dir, env, encoding: 'utf8' });
+    const fish = (await mcpxInProcess('completion', 'fish')).stdout;
     expect(fish).toContain("complete -c mcpx -f -a '(__mcpx_complete)'");
     expect(fish).toContain('mcpx __complete -- $words');
   });
 
-  it('gives zsh and fish the candidates for the words they pass', () => {
-    const run = (...words: string[]): string[] =>
-      execFileSync(process.execPath, [cli, '__complete', '--', ...words], { cwd: dir, env, encoding: 'utf8' })
-        .split('\n')
-        .filter(Boolean);
-    expect(run('mcpx', 'call', '--elicit=a')).toEqual(['--elicit=auto']);
-    expect(run('mcpx', 'list', '')).toEqual(['fx', 'old']);
+  it('gives zsh and fish the candidates for the words they pass', async () => {
+    const run = async (...words: string[]): Promise<string[]> => (await completeInProcess(...words)).split('\n').filter(Boolean);
+    expect(await run('mcpx', 'call', '--elicit=a')).toEqual(['--elicit=auto']);
+    expect(await run('mcpx', 'list', '')).toEqual(['fx', 'old']);
   });
 
-  it('refuses an unknown shell with a usage error', () => {
-    let failure: { status: number; stderr: string } | undefined;
-    try {
-      execFileSync(process.execPath, [cli, 'completion', 'powershell'], { cwd: dir, env, encoding: 'utf8', stdio: 'pipe' });
-    } catch (error) {
-      failure = error as { status: number; stderr: string };
-    }
+  it('refuses an unknown shell with a usage error', async () => {
+    const run = await mcpxInProcess('completion', 'powershell');
+    const failure = run.code === 0 ? undefined : { status: run.code, stderr: run.stderr };
     expect(failure?.status).toBe(2);
     expect(failure?.stderr).toContain('expected one of bash, zsh, fish');
   });
 });
 
-function helpOf(command: string): Promise<string> {
-  return new Promise((done, fail) =>
-    execFile(process.execPath, [cli, command, '--help'], { cwd: dir, env, encoding: 'utf8' }, (error, stdout) =>
-      error ? fail(error) : done(stdout),
-    ),
-  );
+async function helpOf(command: string): Promise<string> {
+  const run = await mcpxInProcess(command, '--help');
+  if (run.code !== 0) throw new Error(`mcpx ${command} --help ended ${run.code}: ${run.stderr}`);
+  return run.stdout;
+}
+
+/** What `mcpx __complete -- <words>` prints (entry.ts hands it to complete() before the command table). */
+async function completeInProcess(...words: string[]): Promise<string> {
+  const captured = captureIO({ cwd: dir, env, stdin: '' });
+  await complete(['--', ...words], captured.io);
+  return captured.out();
 }
 
 describe('the completion table', () => {
   it("knows every flag each command's --help names", async () => {
     const { COMPLETION_SPECS, GLOBAL_FLAGS } = await import('../../src/surfaces/cli/completion/spec.js');
-    const names = execFileSync(process.execPath, [cli, '__complete', '--', 'mcpx', ''], { cwd: dir, env, encoding: 'utf8' })
-      .split('\n')
-      .filter((name) => name && name !== 'help');
-    // Every command's --help at once: one CLI process each, read in the commands' order below.
+    const names = (await completeInProcess('mcpx', '')).split('\n').filter((name) => name && name !== 'help');
+    // Every command's --help, read in the commands' order below.
     const helps = await Promise.all(names.map((name) => (COMPLETION_SPECS[name] ? helpOf(name) : '')));
     const missing: string[] = [];
     names.forEach((name, i) => {

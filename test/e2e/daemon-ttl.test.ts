@@ -1,13 +1,15 @@
 /**
  * MCPX_ELICIT_TTL_MS reaches a daemon that is already running: the built CLI sends it with each call, and the
  * call's questions get that deadline (legacy and modern servers; prompts and resource reads too), while a call without it keeps the daemon's; the
- * config's elicit.ttl wins over it, as in `mcpx run`.
+ * config's elicit.ttl wins over it, as in `mcpx run`. The deadlines are read with `mcpx elicit list` run as a function,
+ * a client of the same daemon.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../cli/helpers/run-cli.js';
 import { stdioFixture } from '../helpers/fixture-servers.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -32,7 +34,7 @@ function mcpx(args: string[], env: Record<string, string> = {}): Promise<{ code:
 /** The deadline the daemon gave the question a call stopped at, in ms after it was opened. */
 async function ttlOfQuestionIn(stdout: string, ...listArgs: string[]): Promise<number> {
   const id = /elc-[0-9a-f]{16}/.exec(stdout)?.[0];
-  const listed = await mcpx(['elicit', 'list', '--json', ...listArgs]);
+  const listed = await runCli(['elicit', 'list', '--json', ...listArgs], { cwd: dir, env: baseEnv });
   const question = (
     JSON.parse(listed.stdout) as { elicitations: Array<{ id: string; createdAt: number; expiresAt: number }> }
   ).elicitations.find((q) => q.id === id);

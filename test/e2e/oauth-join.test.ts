@@ -4,7 +4,8 @@
  * (in the same session, and in another) exits 75 with that same question instead of waiting in the daemon's
  * unfinished connect; the browser's one return, from this process, completes all of them. The same for two
  * `mcpx run`s handing their sign-in to the daemon. Before, the second call joined the connect and waited (about
- * 12 minutes) with no question of its own.
+ * 12 minutes) with no question of its own. The calls and runs are processes; reading the store and the tasks
+ * (`elicit`, `task`) runs `mcpx` as a function, a client of the same daemon.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import { oauthCli, type CliRun } from '../helpers/oauth-cli.js';
 
 const oauth = oauthCli('mcpx-oauth-join-');
 const run = oauth.run;
+const runInProcess = oauth.runInProcess;
 const stats = () => oauth.stats<{ token: { authorization_code: number } }>();
 
 interface Stop {
@@ -44,7 +46,7 @@ async function browse(url: string): Promise<void> {
 
 /** Every question of `server` in the store, any session, any state. */
 async function questionsOf(server: string): Promise<Array<{ id: string; state: string; session: string }>> {
-  const listed = await run(['elicit', 'list', '--all', '--state', 'all', '--json']);
+  const listed = await runInProcess(['elicit', 'list', '--all', '--state', 'all', '--json']);
   expect(listed.code, listed.stderr).toBe(0);
   const { elicitations } = JSON.parse(listed.stdout) as {
     elicitations: Array<{ id: string; server: string; state: string; session: string }>;
@@ -86,7 +88,7 @@ describe('a second call while a sign-in is pending', () => {
       [elsewhere.task, { MCPX_SESSION_ID: 'another-session' }],
     ];
     for (const [task, session] of sessions) {
-      const result = await run(['task', 'result', task, '--json'], session);
+      const result = await runInProcess(['task', 'result', task, '--json'], session);
       expect(result.code, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout).structuredContent.sha256).toMatch(/^[0-9a-f]{64}$/);
     }
@@ -102,16 +104,16 @@ describe('a second call while a sign-in is pending', () => {
     expect(two!.id).toBe(one!.id);
     expect((await questionsOf('together')).map((q) => q.state)).toEqual(['pending']);
     await browse(one!.url);
-    for (const task of [one!.task, two!.task]) expect((await run(['task', 'result', task])).code).toBe(0);
+    for (const task of [one!.task, two!.task]) expect((await runInProcess(['task', 'result', task])).code).toBe(0);
   }, 180_000);
 
   it('a declined sign-in fails the call that joined it too', async () => {
     const first = stopOf(await run(['call', 'refused.whoami', '--json']));
     const second = stopOf(await run(['call', 'refused.whoami', '--json']));
     expect(second.id).toBe(first.id);
-    expect((await run(['elicit', 'decline', first.id])).code).toBe(0);
+    expect((await runInProcess(['elicit', 'decline', first.id])).code).toBe(0);
     for (const task of [first.task, second.task]) {
-      const result = await run(['task', 'result', task]);
+      const result = await runInProcess(['task', 'result', task]);
       expect(result.code).toBe(1);
       expect(result.stderr).toContain('SIGN_IN_FAILED');
       expect(result.stderr).toContain('answered decline');
@@ -128,7 +130,7 @@ describe('a second call while a sign-in is pending', () => {
 
     await browse(first.url);
     for (const task of [first.task, second.task]) {
-      const held = await run(['task', 'result', task]);
+      const held = await runInProcess(['task', 'result', task]);
       expect(held.code, held.stderr).toBe(0);
       expect(held.stdout).toContain('signed in to "scripted"');
     }

@@ -3,7 +3,8 @@
  * server behind OAuth (a real authorization server: discovery, dynamic registration, PKCE, the `iss` check) exits 75
  * with the sign-in URL; this test process then follows the URL as a browser would (the authorization server
  * redirects to the daemon's loopback callback), which answers the question, and the call completes. The next calls,
- * through the daemon and without one (MCPX_DAEMON=inline), use the stored token and ask nothing.
+ * through the daemon and without one (MCPX_DAEMON=inline), use the stored token and ask nothing. The calls and runs
+ * are processes; `elicit`, `task` and `log` run `mcpx` as a function beside them (main with captured IO).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../cli/helpers/run-cli.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');
@@ -48,6 +50,12 @@ function run(args: string[], extra: Record<string, string> = {}): Promise<Run> {
     );
     child.stdin?.end();
   });
+}
+
+/** `mcpx <args>` as a function here; a daemon it starts is the built one. */
+function runInProcess(args: string[], extra: Record<string, string> = {}): Promise<Run> {
+  const daemon = JSON.stringify([process.execPath, cli, 'daemon', 'run']);
+  return runCli(args, { cwd: join(home, 'work'), env: { ...env, MCPX_DAEMON_COMMAND: daemon, ...extra } });
 }
 
 async function stats(): Promise<Stats> {
@@ -98,7 +106,7 @@ describe('sign-in as a question', () => {
     expect(`${authorize.origin}${authorize.pathname}`).toBe(new URL('/authorize', mcpUrl).href);
     expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
     expect(authorize.searchParams.get('resource')).toBe(mcpUrl);
-    const text = await run(['elicit', 'list']);
+    const text = await runInProcess(['elicit', 'list']);
     expect(text.stdout).toContain(id);
 
     // The browser: the authorization server approves and sends it back to the daemon's loopback listener.
@@ -111,12 +119,12 @@ describe('sign-in as a question', () => {
     expect(landed.status).toBe(200);
     expect(await landed.text()).toContain('signed in');
 
-    const result = await run(['task', 'result', task, '--json']);
+    const result = await runInProcess(['task', 'result', task, '--json']);
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout).structuredContent.sha256).toMatch(/^[0-9a-f]{64}$/);
 
     // Answered by the person (the browser's return), audited like any other question.
-    const log = await run(['log', '--chain', id, '--json']);
+    const log = await runInProcess(['log', '--chain', id, '--json']);
     const events = log.stdout
       .trim()
       .split('\n')
@@ -133,7 +141,7 @@ describe('sign-in as a question', () => {
     const after = await stats();
     expect(after.token.authorization_code).toBe(1);
     expect(after.register).toBe(1);
-    const questions = await run(['elicit', 'list', '--state', 'all', '--json']);
+    const questions = await runInProcess(['elicit', 'list', '--state', 'all', '--json']);
     const listed = JSON.parse(questions.stdout) as { elicitations: Array<{ server: string; state: string }> };
     expect(listed.elicitations.filter((q) => q.server === 'notes').map((q) => q.state)).toEqual(['answered']);
 
@@ -153,8 +161,8 @@ describe('sign-in as a question', () => {
     const call = await run(['call', 'refused.whoami', '--json']);
     expect(call.code, call.stderr).toBe(75);
     const { id, task } = signInOf(call);
-    expect((await run(['elicit', 'decline', id])).code).toBe(0);
-    const result = await run(['task', 'result', task]);
+    expect((await runInProcess(['elicit', 'decline', id])).code).toBe(0);
+    const result = await runInProcess(['task', 'result', task]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('SIGN_IN_FAILED');
     expect(result.stderr).toContain('answered decline');
@@ -183,7 +191,7 @@ describe('sign-in as a question', () => {
     expect(signed.stdout).toContain(new URL('/authorize', mcpUrl).href);
     expect((await stats()).token.authorization_code).toBe(before);
     expect(existsSync(opened)).toBe(false);
-    const refused = (await run(['log', '--json'])).stdout
+    const refused = (await runInProcess(['log', '--json'])).stdout
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as { kind: string; server?: string; data?: { answerer?: string } })
@@ -195,7 +203,7 @@ describe('sign-in as a question', () => {
     const unattended = await run(['run', 'unattended.ts']);
     expect(unattended.code, unattended.stderr).toBe(75);
     expect(unattended.stdout).toContain(new URL('/authorize', mcpUrl).href);
-    const listed = JSON.parse((await run(['elicit', 'list', '--all', '--state', 'all', '--json'])).stdout) as {
+    const listed = JSON.parse((await runInProcess(['elicit', 'list', '--all', '--state', 'all', '--json'])).stdout) as {
       elicitations: Array<{ server: string; state: string }>;
     };
     // The script's sign-in went the same way: the run's own abandoned, handed to the daemon for the person.
@@ -220,7 +228,7 @@ describe('sign-in as a question', () => {
     expect(first.code, first.stderr).toBe(75);
     const signIn = signInOf(first);
     await browse(signIn.url);
-    expect((await run(['task', 'result', signIn.task, '--json'])).code).toBe(0);
+    expect((await runInProcess(['task', 'result', signIn.task, '--json'])).code).toBe(0);
     // The daemon's connection is open and its token good: no question.
     const open = await run(['call', 'revoked.whoami', '--json']);
     expect(open.code, open.stderr).toBe(0);
@@ -233,9 +241,9 @@ describe('sign-in as a question', () => {
     expect(revoked.code, revoked.stderr).toBe(75);
     const again = signInOf(revoked);
     expect(new URL(again.url).searchParams.get('resource')).toBe(mcpUrl);
-    expect((await run(['elicit', 'list'])).stdout).toContain(again.id);
+    expect((await runInProcess(['elicit', 'list'])).stdout).toContain(again.id);
     await browse(again.url);
-    const result = await run(['task', 'result', again.task, '--json']);
+    const result = await runInProcess(['task', 'result', again.task, '--json']);
     expect(result.code, result.stderr).toBe(0);
     const after = JSON.parse(result.stdout).structuredContent.sha256 as string;
     expect(after).toMatch(/^[0-9a-f]{64}$/);

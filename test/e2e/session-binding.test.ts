@@ -2,6 +2,7 @@
  * Session binding (§5.5, §6b) on the built CLI and a real daemon process: a question raised by a call in session A
  * is listed and answered from A, refused to session B (and to a bare shell) with a message naming --all, and seen
  * and answered by an operator with --all; over the daemon's socket, REST callers are bound the same way (?all=1).
+ * The calls run the built CLI; `elicit` and `task` run `mcpx` as a function beside them, a client of the same daemon.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { socketFetch } from '../../src/surfaces/daemon/client.js';
 import { daemonPaths, readDaemonState } from '../../src/surfaces/daemon/paths.js';
+import { runCli } from '../cli/helpers/run-cli.js';
 import { fixtureEcho, stdioFixture } from '../helpers/fixture-servers.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -34,6 +36,11 @@ function mcpx(args: string[], session?: string): Promise<Run> {
       (error, stdout, stderr) => done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
   });
+}
+
+/** `mcpx <args>` as a function in `session` (the command, not the process, is what binds a session). */
+function mcpxInProcess(args: string[], session?: string): Promise<Run> {
+  return runCli(args, { cwd, env: { ...env, ...(session ? { MCPX_SESSION_ID: session } : {}) } });
 }
 
 /** A call in `session` that stops at the fixture's confirm question: its question id and task. */
@@ -62,24 +69,24 @@ describe('session binding through the daemon', () => {
   it('lists and answers a question only from its own session; another session is refused and told about --all', async () => {
     const a = await ask('ses-a');
 
-    expect(ids(await mcpx(['elicit', 'list', '--json'], 'ses-a'))).toEqual([a.id]);
-    expect(ids(await mcpx(['elicit', 'list', '--json'], 'ses-b'))).toEqual([]);
+    expect(ids(await mcpxInProcess(['elicit', 'list', '--json'], 'ses-a'))).toEqual([a.id]);
+    expect(ids(await mcpxInProcess(['elicit', 'list', '--json'], 'ses-b'))).toEqual([]);
     // A bare shell is in its own session (the config + cwd fingerprint), not in ses-a.
-    expect(ids(await mcpx(['elicit', 'list', '--json']))).toEqual([]);
-    const hinted = await mcpx(['elicit', 'list'], 'ses-b');
+    expect(ids(await mcpxInProcess(['elicit', 'list', '--json']))).toEqual([]);
+    const hinted = await mcpxInProcess(['elicit', 'list'], 'ses-b');
     expect(hinted.stdout).toBe('No questions are waiting.\n');
     expect(hinted.stderr).toContain('1 question waits in other sessions; an operator sees them with: mcpx elicit list --all');
 
-    const refused = await mcpx(['elicit', 'answer', a.id, 'confirm=true'], 'ses-b');
+    const refused = await mcpxInProcess(['elicit', 'answer', a.id, 'confirm=true'], 'ses-b');
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('ELICITATION_FORBIDDEN');
     expect(refused.stderr).toContain(`mcpx elicit answer|decline|cancel --all ${a.id}`);
-    expect((await mcpx(['elicit', 'decline', a.id])).stderr).toContain('ELICITATION_FORBIDDEN');
+    expect((await mcpxInProcess(['elicit', 'decline', a.id])).stderr).toContain('ELICITATION_FORBIDDEN');
 
-    const answered = await mcpx(['elicit', 'answer', a.id, 'confirm=true', '--json'], 'ses-a');
+    const answered = await mcpxInProcess(['elicit', 'answer', a.id, 'confirm=true', '--json'], 'ses-a');
     expect(answered.code, answered.stderr).toBe(0);
     expect(JSON.parse(answered.stdout).answer).toMatchObject({ action: 'accept', by: 'cli', session: 'ses-a' });
-    const result = await mcpx(['task', 'result', a.task, '--json'], 'ses-a');
+    const result = await mcpxInProcess(['task', 'result', a.task, '--json'], 'ses-a');
     expect(result.code, result.stderr).toBe(0);
     expect(fixtureEcho(JSON.parse(result.stdout)).received.confirm).toMatchObject({
       action: 'accept',
@@ -90,21 +97,21 @@ describe('session binding through the daemon', () => {
   it('lets an operator see and answer every session with --all', async () => {
     const a = await ask('ses-a');
     const b = await ask('ses-b');
-    expect(ids(await mcpx(['elicit', 'list', '--json'], 'ses-b'))).toEqual([b.id]);
-    const everything = ids(await mcpx(['elicit', 'list', '--all', '--json']));
+    expect(ids(await mcpxInProcess(['elicit', 'list', '--json'], 'ses-b'))).toEqual([b.id]);
+    const everything = ids(await mcpxInProcess(['elicit', 'list', '--all', '--json']));
     expect(everything).toEqual(expect.arrayContaining([a.id, b.id]));
 
-    const declined = await mcpx(['elicit', 'decline', '--all', a.id, '--json']);
+    const declined = await mcpxInProcess(['elicit', 'decline', '--all', a.id, '--json']);
     expect(declined.code, declined.stderr).toBe(0);
     expect(JSON.parse(declined.stdout).answer).toMatchObject({ action: 'decline', by: 'cli' });
-    const cancelled = await mcpx(['elicit', 'cancel', b.id, '--all'], 'ses-a');
+    const cancelled = await mcpxInProcess(['elicit', 'cancel', b.id, '--all'], 'ses-a');
     expect(cancelled.code, cancelled.stderr).toBe(0);
     for (const [task, action] of [
       [a.task, 'decline'],
       [b.task, 'cancel'],
     ] as const) {
       // Each task is its session's, as its question was: read here as the operator.
-      const result = await mcpx(['task', 'result', task, '--all', '--json']);
+      const result = await mcpxInProcess(['task', 'result', task, '--all', '--json']);
       expect(result.code, result.stderr).toBe(0);
       expect(fixtureEcho(JSON.parse(result.stdout)).received.confirm?.action).toBe(action);
     }

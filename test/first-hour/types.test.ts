@@ -14,6 +14,19 @@ import { describe, expect, it } from 'vitest';
 const root = resolve(import.meta.dirname, '..', '..');
 const declarations = join(root, 'dist', 'index.d.ts');
 
+// The two checks read the same declarations: each file is parsed once (by language version) and shared.
+const parsed = new Map<string, ts.SourceFile | undefined>();
+function sharedHost(options: ts.CompilerOptions): ts.CompilerHost {
+  const host = ts.createCompilerHost(options);
+  const parse = host.getSourceFile.bind(host);
+  host.getSourceFile = (fileName, version, onError, shouldCreate) => {
+    const key = `${JSON.stringify(version)}:${fileName}`;
+    if (!parsed.has(key)) parsed.set(key, parse(fileName, version, onError, shouldCreate));
+    return parsed.get(key);
+  };
+  return host;
+}
+
 /** Every diagnostic of a strict consumer of `mcpx` that loads the given `types` (none filtered). */
 function consumerDiagnostics(types: string[]): string[] {
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-types-'));
@@ -29,21 +42,19 @@ function consumerDiagnostics(types: string[]): string[] {
       '',
     ].join('\n'),
   );
-  const program = ts.createProgram({
-    rootNames: [main],
-    options: {
-      strict: true,
-      module: ts.ModuleKind.ESNext,
-      moduleResolution: ts.ModuleResolutionKind.Bundler,
-      target: ts.ScriptTarget.ES2022,
-      noEmit: true,
-      types,
-      typeRoots: [join(root, 'node_modules', '@types')],
-      // `mcpx` as an installed project sees it; its dependencies resolve from the checkout's node_modules.
-      baseUrl: dir,
-      paths: { mcpx: [declarations], 'mcpx/*': [join(root, 'dist', '*.d.ts')] },
-    },
-  });
+  const options: ts.CompilerOptions = {
+    strict: true,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    target: ts.ScriptTarget.ES2022,
+    noEmit: true,
+    types,
+    typeRoots: [join(root, 'node_modules', '@types')],
+    // `mcpx` as an installed project sees it; its dependencies resolve from the checkout's node_modules.
+    baseUrl: dir,
+    paths: { mcpx: [declarations], 'mcpx/*': [join(root, 'dist', '*.d.ts')] },
+  };
+  const program = ts.createProgram({ rootNames: [main], options, host: sharedHost(options) });
   expect(program.getSourceFiles().some((file) => file.fileName === declarations)).toBe(true);
   return ts
     .getPreEmitDiagnostics(program)

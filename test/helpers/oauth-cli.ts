@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { runCli } from '../cli/helpers/run-cli.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');
@@ -29,6 +30,8 @@ export interface OAuthCli {
   start(args: string[], servers?: string[]): Promise<void>;
   /** One CLI command as its own process; `extra` adds to the environment (MCPX_SESSION_ID, BROWSER). */
   run(args: string[], extra?: Record<string, string>): Promise<CliRun>;
+  /** The same command as a function in this process (main with captured IO); a daemon it starts is the built one. */
+  runInProcess(args: string[], extra?: Record<string, string>): Promise<CliRun>;
   /** The fixture's counters (token grants, calls, refusals). */
   stats<T>(): Promise<T>;
   /** Stops the daemon the commands started, then the fixture. */
@@ -73,6 +76,11 @@ export function oauthCli(prefix: string): OAuthCli {
       writeFileSync(join(env.MCPX_CONFIG_DIR, 'mcpx.json'), JSON.stringify({ mcpServers }));
     },
     run,
+    runInProcess: (args, extra = {}) =>
+      runCli(args, {
+        cwd: work,
+        env: { ...env, MCPX_DAEMON_COMMAND: JSON.stringify([process.execPath, cli, 'daemon', 'run']), ...extra },
+      }),
     async stats<T>() {
       return (await fetch(new URL('/stats', mcpUrl))).json() as Promise<T>;
     },
