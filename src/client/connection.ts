@@ -24,6 +24,7 @@ import { createStreamLinks } from './stream-links.js';
 import { createNodeFetch, fastPathsOn } from '../fast/index.js';
 import { stdioSpawnOf, takeEarly } from './prespawn.js';
 import { AdoptedStdioTransport } from './adopted-stdio.js';
+import { wrapCreatedTask } from './mcp-tasks/index.js';
 import { ConnectBound, DEFAULT_CONNECT_TIMEOUT_MS, isProbeClosed } from './connect-bound.js';
 
 /** The modern revision mcpx speaks. */
@@ -47,6 +48,16 @@ class McpxClient extends Client {
   resultsWithoutType = 0;
 
   protected override _onresponse(response: JSONRPCResponse | JSONRPCErrorResponse): void {
+    // A task handle (2026-07-28 tasks extension) is a result type the SDK refuses: passed on wrapped, for mcp-tasks/.
+    if (
+      this.getProtocolEra() === 'modern' &&
+      'result' in response &&
+      isPlainObject(response.result) &&
+      response.result.resultType === 'task'
+    ) {
+      super._onresponse({ ...response, result: wrapCreatedTask(response.result) });
+      return;
+    }
     if (
       this.getProtocolEra() === 'modern' &&
       'result' in response &&

@@ -1,6 +1,7 @@
 /**
- * Tools that run as MCP tasks (2025-11-25), called through the SDK against a real v1 task server
- * (test/fixtures/servers/tasks.mjs): completed, asked inside the task, cancelled by the caller, optional on request.
+ * Tools that run as MCP tasks, called through the SDK in both eras: a 2025-11-25 v1 task server
+ * (test/fixtures/servers/tasks.mjs) and a 2026-07-28 tasks-extension server (tasks-modern.mjs). Completed, asked
+ * inside the task, cancelled by the caller; optional on request (2025-11-25, where tools say so).
  */
 import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,8 +12,13 @@ import { createMemoryEraCache } from '../../src/client/era-cache.js';
 import type { McpTaskHandle } from '../../src/client/index.js';
 import type { Answer, Question } from '../../src/types.js';
 
-const fixture = resolve(import.meta.dirname, '..', 'fixtures', 'servers', 'tasks.mjs');
-const config = { mcpServers: { tasks: { command: process.execPath, args: [fixture] } } };
+const servers = resolve(import.meta.dirname, '..', 'fixtures', 'servers');
+const config = {
+  mcpServers: {
+    tasks: { command: process.execPath, args: [join(servers, 'tasks.mjs')] },
+    modern: { command: process.execPath, args: [join(servers, 'tasks-modern.mjs')] },
+  },
+};
 let mcpx: Mcpx | undefined;
 
 afterEach(async () => {
@@ -41,14 +47,17 @@ async function open(answer?: Answer, asked: Question[] = []): Promise<Mcpx> {
 const textOf = (result: { content?: unknown }): string =>
   ((result.content as Array<{ text?: string }> | undefined) ?? []).map((c) => c.text ?? '').join('');
 
-describe('a tool whose execution.taskSupport is "required"', () => {
+describe.each([
+  ['tasks', 'legacy'],
+  ['modern', 'modern'],
+] as const)('a tool that runs only as a task (%s server, %s era)', (server, era) => {
   it('is called as a task and returns its result, the task id told to the caller', async () => {
     const client = await open();
     const handles: McpTaskHandle[] = [];
-    const outcome = await client.callTool('tasks', 'count_task', { steps: 3 }, { onMcpTask: (h) => handles.push(h) });
+    const outcome = await client.callTool(server, 'count_task', { steps: 3 }, { onMcpTask: (h) => handles.push(h) });
     expect(outcome.status).toBe('complete');
     if (outcome.status === 'complete') expect(textOf(outcome.result)).toBe('counted 3');
-    expect(handles).toEqual([{ server: 'tasks', tool: 'count_task', era: 'legacy', taskId: expect.stringMatching(/\w+/) }]);
+    expect(handles).toEqual([{ server, tool: 'count_task', era, taskId: expect.stringMatching(/\w+/) }]);
   });
 
   it.each([
@@ -60,9 +69,9 @@ describe('a tool whose execution.taskSupport is "required"', () => {
     async (answer, said) => {
       const asked: Question[] = [];
       const client = await open(answer, asked);
-      const outcome = await client.callTool('tasks', 'ask_task', { topic: 'sky' });
+      const outcome = await client.callTool(server, 'ask_task', { topic: 'sky' });
       expect(asked).toHaveLength(1);
-      expect(asked[0]).toMatchObject({ server: 'tasks', tool: 'ask_task', mode: 'form', message: 'Which colour for sky?' });
+      expect(asked[0]).toMatchObject({ server, tool: 'ask_task', mode: 'form', message: 'Which colour for sky?' });
       expect(outcome.status).toBe('complete');
       if (outcome.status === 'complete') expect(textOf(outcome.result)).toBe(said);
     },
@@ -76,7 +85,7 @@ describe('a tool whose execution.taskSupport is "required"', () => {
       checkCalls: true,
       answerLater: true,
     });
-    const outcome = await mcpx.callTool('tasks', 'ask_task', { topic: 'sea' });
+    const outcome = await mcpx.callTool(server, 'ask_task', { topic: 'sea' });
     expect(outcome.status).toBe('input-required');
     if (outcome.status !== 'input-required') return;
     expect(outcome.questions.map((q) => q.message)).toEqual(['Which colour for sea?']);

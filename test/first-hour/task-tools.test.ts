@@ -1,6 +1,6 @@
 /**
  * Tools that require MCP task mode, through the built CLI: server-everything's `simulate-research-query` and the
- * task fixture (test/fixtures/servers/tasks.mjs). The listing marks them; a call runs as a task and prints its result;
+ * task fixtures of both eras (test/fixtures/servers/tasks.mjs, tasks-modern.mjs). The listing marks them; a call runs as a task and prints its result;
  * a task's question waits (exit 75) for an answer from another process, and `mcpx task result` collects the result.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliRun } from '../helpers/cli-run.js';
 
 const everything = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
-const fixture = resolve(import.meta.dirname, '..', 'fixtures', 'servers', 'tasks.mjs');
+const fixtures = resolve(import.meta.dirname, '..', 'fixtures', 'servers');
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-task-tools-'));
 writeFileSync(
@@ -19,7 +19,8 @@ writeFileSync(
   JSON.stringify({
     mcpServers: {
       everything: { command: process.execPath, args: [everything, 'stdio'] },
-      tasks: { command: process.execPath, args: [fixture] },
+      tasks: { command: process.execPath, args: [join(fixtures, 'tasks.mjs')] },
+      modern: { command: process.execPath, args: [join(fixtures, 'tasks-modern.mjs')] },
     },
   }),
 );
@@ -92,15 +93,18 @@ describe('a task that asks a question', () => {
     return { task: inputRequired.task, question: inputRequired.questions[0]!.id, message: inputRequired.questions[0]!.message };
   }
 
-  it('exits 75 headless, is answered from another process, and its result is collected with mcpx task result', async () => {
-    const { task, question, message } = await startAsking('tasks.ask_task', 'topic=sky');
-    expect(message).toBe('Which colour for sky?');
-    const answered = await viaDaemon(['elicit', 'answer', question, '{"colour":"teal"}']);
-    expect(answered.code, answered.stderr).toBe(0);
-    const result = await viaDaemon(['task', 'result', task]);
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toContain('sky: accept teal');
-  });
+  it.each(['tasks', 'modern'])(
+    'exits 75 headless, is answered from another process, and its result is collected with mcpx task result (%s)',
+    async (server) => {
+      const { task, question, message } = await startAsking(`${server}.ask_task`, 'topic=sky');
+      expect(message).toBe('Which colour for sky?');
+      const answered = await viaDaemon(['elicit', 'answer', question, '{"colour":"teal"}']);
+      expect(answered.code, answered.stderr).toBe(0);
+      const result = await viaDaemon(['task', 'result', task]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain('sky: accept teal');
+    },
+  );
 
   it.each([
     ['decline', 'sky: decline'],

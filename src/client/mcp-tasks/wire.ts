@@ -28,10 +28,19 @@ export type WireTask = z.infer<typeof task> & {
   error?: { code?: number; message?: string; data?: unknown };
 };
 
+/** Where a modern `resultType: "task"` result travels past the SDK, which refuses that result type (connection.ts). */
+const CREATED_TASK = 'io.mcpx/createdTask';
+
+export function wrapCreatedTask(result: Record<string, unknown>): Record<string, unknown> {
+  return { resultType: 'complete', content: [], [CREATED_TASK]: result };
+}
+
 /** What a task-augmented `tools/call` returns: a task (either shape), or a plain result when the server ran it at once. */
 export const createdOrResult = z.union([
   z.looseObject({ task }).transform((value) => ({ kind: 'task' as const, task: value.task as WireTask })),
-  task.extend({ resultType: z.literal('task') }).transform((value) => ({ kind: 'task' as const, task: value as WireTask })),
+  z
+    .looseObject({ [CREATED_TASK]: task })
+    .transform((value) => ({ kind: 'task' as const, task: value[CREATED_TASK] as WireTask })),
   z.looseObject({}).transform((value) => ({ kind: 'result' as const, result: value })),
 ]);
 
@@ -49,4 +58,13 @@ export const anyResult = z.looseObject({});
 export function pollDelay(wire: { pollInterval?: number | undefined; pollIntervalMs?: number | undefined }): number {
   const suggested = wire.pollIntervalMs ?? wire.pollInterval ?? 1000;
   return Math.min(30_000, Math.max(100, suggested));
+}
+
+/**
+ * A modern server's `-32021` naming the tasks extension: the tool runs only as a task (2026-07-28 tools carry no
+ * `execution.taskSupport`; the server decides), so the call is made again as one.
+ */
+export function needsTasksExtension(error: unknown): boolean {
+  const data = (error as { data?: { code?: unknown; requiredCapabilities?: { extensions?: Record<string, unknown> } } })?.data;
+  return data?.code === -32021 && data.requiredCapabilities?.extensions?.[TASKS_EXTENSION] !== undefined;
 }

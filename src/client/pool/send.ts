@@ -10,7 +10,7 @@ import type { Connections, Pooled } from './connections.js';
 import type { Listings } from './listings.js';
 import { wants, type RequestMeta } from './request-meta.js';
 import { legacyRequest, notificationMeta } from '../requests.js';
-import { runTaskCall } from '../mcp-tasks/index.js';
+import { needsTasksExtension, runTaskCall } from '../mcp-tasks/index.js';
 
 export type Send = ReturnType<typeof createSend>;
 
@@ -137,9 +137,12 @@ export function createSend(connections: Connections, listings: Listings, meta: R
   const send = async <R>(request: AskingRequest, callId: string, signingIn = false): Promise<CallOutcome<R>> => {
     const pooled = await get(request.server);
     if (request.callOptions.task && request.method === 'tools/call') return sendTask<R>(request, pooled, callId);
-    return pooled.connection.era === 'modern'
-      ? sendModern<R>(request, pooled, callId, signingIn)
-      : sendLegacy<R>(request, pooled, callId, signingIn);
+    if (pooled.connection.era === 'legacy') return sendLegacy<R>(request, pooled, callId, signingIn);
+    // Undeclared, the tasks extension is asked for by a server whose tool runs only as a task: called again as one.
+    return sendModern<R>(request, pooled, callId, signingIn).catch((error: unknown) => {
+      if (request.method !== 'tools/call' || !needsTasksExtension(error)) throw error;
+      return sendTask<R>(request, pooled, callId);
+    });
   };
 
   return { send, signedIn };
