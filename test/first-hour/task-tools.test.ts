@@ -70,6 +70,15 @@ describe('a tool that requires MCP task mode', () => {
     expect(called.stderr).not.toContain('-32601');
   });
 
+  it('calls a tool that allows task mode as a task with --task, and refuses --task for one that does not', async () => {
+    const asked = await run(['call', 'tasks.maybe_task', 'word=hi', '--task']);
+    expect(asked.code, asked.stderr).toBe(0);
+    expect(asked.stdout).toContain('task hi');
+    const refused = await run(['call', 'everything.echo', 'message=x', '--task', '--json']);
+    expect(refused.code).toBe(1);
+    expect((JSON.parse(refused.stdout) as { error: { code: string } }).error.code).toBe('TASKS_NOT_SUPPORTED');
+  });
+
   it('leaves the other tools callable', async () => {
     const called = await run(['call', 'everything.echo', 'message=still here']);
     expect(called.code, called.stderr).toBe(0);
@@ -98,6 +107,13 @@ describe('a task that asks a question', () => {
     async (server) => {
       const { task, question, message } = await startAsking(`${server}.ask_task`, 'topic=sky');
       expect(message).toBe('Which colour for sky?');
+      // The record names the server's own task: what mcpx polls.
+      const shown = await viaDaemon(['task', 'show', task, '--json']);
+      expect(shown.code, shown.stderr).toBe(0);
+      expect((JSON.parse(shown.stdout) as { task: { mcpTask?: unknown } }).task.mcpTask).toEqual({
+        taskId: expect.any(String),
+        era: server === 'modern' ? 'modern' : 'legacy',
+      });
       const answered = await viaDaemon(['elicit', 'answer', question, '{"colour":"teal"}']);
       expect(answered.code, answered.stderr).toBe(0);
       const result = await viaDaemon(['task', 'result', task]);
