@@ -79,6 +79,21 @@ describe('a tool that requires MCP task mode', () => {
     expect((JSON.parse(refused.stdout) as { error: { code: string } }).error.code).toBe('TASKS_NOT_SUPPORTED');
   });
 
+  it('is awaited by a script like any tool, its question answered by onElicit, in both eras', async () => {
+    writeFileSync(
+      join(dir, 'tasks-script.ts'),
+      [
+        "onElicit(async () => ({ action: 'accept', content: { colour: 'green' } }));",
+        "const legacy = await tools.tasks.ask_task({ topic: 'leaf' });",
+        "const modern = await tools.modern.ask_task({ topic: 'moss' });",
+        "export default legacy.content[0].text + ' | ' + modern.content[0].text;",
+      ].join('\n'),
+    );
+    const ran = await run(['run', 'tasks-script.ts']);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toContain('leaf: accept green | moss: accept green');
+  });
+
   it('leaves the other tools callable', async () => {
     const called = await run(['call', 'everything.echo', 'message=still here']);
     expect(called.code, called.stderr).toBe(0);
