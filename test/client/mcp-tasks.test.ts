@@ -115,6 +115,22 @@ describe.each([
   });
 });
 
+describe('a 2025-11-25 task that works on after its question', () => {
+  it('is not taken for silent while tasks/result waits: the task is polled meanwhile', async () => {
+    mcpx = await createMcpx({
+      config: config as never,
+      env: { PATH: process.env.PATH ?? '' },
+      eraCache: createMemoryEraCache(),
+      checkCalls: true,
+      requestTimeoutMs: 1_000,
+      onElicit: async () => ({ action: 'accept', content: { colour: 'red' } }),
+    });
+    const outcome = await mcpx.callTool('tasks', 'ask_task', { topic: 'dusk', after: 2_500 });
+    expect(outcome.status).toBe('complete');
+    if (outcome.status === 'complete') expect(textOf(outcome.result)).toBe('dusk: accept red');
+  });
+});
+
 describe('a tool whose execution.taskSupport is "optional"', () => {
   it('is called as a task when the caller asks', async () => {
     const client = await open();

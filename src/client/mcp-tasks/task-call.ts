@@ -80,12 +80,41 @@ export async function followTask(
       if (current.status === 'input_required' && options.era === 'modern') await answer(options, current, asked);
       else if (current.status !== 'working')
         // 2025-11-25: the result (or the failure) comes from `tasks/result`, which also carries the task's questions.
-        return (await send(options, 'tasks/result', { taskId }, true)) as CallToolResult;
+        return await resultWhilePolling(options, current);
       else await sleep(pollDelay(current), signal);
       current = await getTask(options, taskId);
     }
   } finally {
     signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * `tasks/result` blocks until the task ends, and a task may work on long after its question: meanwhile `tasks/get`
+ * at the suggested interval tells the holder the server lives, so the call is not taken for silent.
+ */
+async function resultWhilePolling(
+  options: Omit<TaskCallOptions, 'arguments' | 'progressToken' | 'taskTtlMs'>,
+  last: WireTask,
+): Promise<CallToolResult> {
+  const { taskId } = last;
+  const done = new AbortController();
+  void (async () => {
+    let interval = pollDelay(last);
+    for (;;) {
+      await sleep(interval, done.signal).catch(() => undefined);
+      if (done.signal.aborted) return;
+      const seen = await getTask(options, taskId).catch(() => undefined);
+      if (done.signal.aborted || !seen) continue;
+      // Only an answer counts: a server that stopped answering is left to the watchdog.
+      options.onPoll?.();
+      interval = pollDelay(seen);
+    }
+  })();
+  try {
+    return (await send(options, 'tasks/result', { taskId }, true)) as CallToolResult;
+  } finally {
+    done.abort();
   }
 }
 
