@@ -1,8 +1,8 @@
 /**
  * Tool calls checked before they are sent: an unknown server or tool is named with its close matches, arguments that
  * do not fit the input schema are refused with field and expectation, and a tool that requires MCP task mode is
- * refused (TASKS_NOT_SUPPORTED) rather than sent to fail with -32601. A stale listing is listed afresh before anything
- * is refused; a prompt or resource the server refuses gets close matches from its listing afterwards.
+ * called as a task (one that allows it, when the caller asks). A stale listing is listed afresh before anything is
+ * refused; a prompt or resource the server refuses gets close matches from its listing afterwards.
  */
 import type { Tool } from '@modelcontextprotocol/client';
 import { ProtocolError } from '@modelcontextprotocol/client';
@@ -60,11 +60,11 @@ export function withCallChecks<T extends Checked>(host: T): T {
       if (isMcpxError(error, 'TOOL_NOT_FOUND')) throw error;
       return undefined;
     });
-    if (definition?.execution?.taskSupport === 'required') throw tasksNotSupported(server, tool);
     const issues = definition ? checkArguments(definition.inputSchema, args) : [];
     if (issues.length) throw argumentsInvalid(server, tool, issues, 'do not match its input schema');
+    const task = asTask(server, tool, definition, options?.task);
     try {
-      return await host.callTool(server, tool, args, options);
+      return await host.callTool(server, tool, args, task && !options?.task ? { ...options, task } : options);
     } catch (error) {
       const refused = refusalIssues(error);
       if (refused) throw argumentsInvalid(server, tool, refused, 'were refused by the server', error);
@@ -128,11 +128,18 @@ function argumentsInvalid(server: string, tool: string, issues: Issue[], what: s
   );
 }
 
-function tasksNotSupported(server: string, tool: string): McpxError {
-  return new McpxError(
+/**
+ * Whether the call goes as an MCP task: always for a tool that requires it, when asked for one that allows it. Asked
+ * of a tool that does not allow it (or of one not listed), the call is refused with nothing sent.
+ */
+function asTask(server: string, tool: string, definition: Tool | undefined, asked: boolean | undefined): boolean | undefined {
+  const support = definition?.execution?.taskSupport;
+  if (support === 'required') return true;
+  if (!asked || support === 'optional') return asked;
+  throw new McpxError(
     'TASKS_NOT_SUPPORTED',
-    `${server}.${tool} requires MCP task mode (its execution.taskSupport is "required"), which mcpx does not support yet; nothing was sent`,
-    { data: { server, tool } },
+    `${server}.${tool} ${definition ? 'does not allow MCP task mode (its execution.taskSupport is not "optional" or "required")' : 'could not be listed, so whether it allows MCP task mode is unknown'}; call it without asking for a task. Nothing was sent`,
+    { data: { server, tool, ...(support ? { taskSupport: support } : {}) } },
   );
 }
 

@@ -24,6 +24,7 @@ import { createStreamLinks } from './stream-links.js';
 import { createNodeFetch, fastPathsOn } from '../fast/index.js';
 import { stdioSpawnOf, takeEarly } from './prespawn.js';
 import { AdoptedStdioTransport } from './adopted-stdio.js';
+import { wrapCreatedTask } from './mcp-tasks/index.js';
 import { ConnectBound, DEFAULT_CONNECT_TIMEOUT_MS, isProbeClosed } from './connect-bound.js';
 
 /** The modern revision mcpx speaks. */
@@ -47,6 +48,16 @@ class McpxClient extends Client {
   resultsWithoutType = 0;
 
   protected override _onresponse(response: JSONRPCResponse | JSONRPCErrorResponse): void {
+    // A task handle (2026-07-28 tasks extension) is a result type the SDK refuses: passed on wrapped, for mcp-tasks/.
+    if (
+      this.getProtocolEra() === 'modern' &&
+      'result' in response &&
+      isPlainObject(response.result) &&
+      response.result.resultType === 'task'
+    ) {
+      super._onresponse({ ...response, result: wrapCreatedTask(response.result) });
+      return;
+    }
     if (
       this.getProtocolEra() === 'modern' &&
       'result' in response &&
@@ -136,6 +147,8 @@ export interface Connection {
   stderrTail(): string;
   /** How many modern results came without `resultType` (stamped complete). */
   resultsWithoutType(): number;
+  /** The capabilities mcpx declares on this connection (a modern task call adds the tasks extension to them). */
+  declared: Record<string, unknown>;
   close(): Promise<void>;
 }
 
@@ -254,6 +267,7 @@ export async function openConnection(options: ConnectionOptions): Promise<Connec
     },
     stderrTail: () => (options.redact ?? String)(stderr.trim().split('\n').slice(-5).join('\n')),
     resultsWithoutType: () => client.resultsWithoutType,
+    declared: declaredCapabilities(options),
     close: async () => {
       try {
         await client.close();
@@ -270,26 +284,33 @@ function usable(verdict: EraVerdict | undefined, now: number): EraVerdict | unde
   return now - verdict.at < LEGACY_VERDICT_MAX_AGE_MS ? verdict : undefined;
 }
 
+/** What mcpx declares: elicitation where something answers; roots and sampling only where someone else answers them. */
+function declaredCapabilities(options: ConnectionOptions): {
+  elicitation?: { form?: { applyDefaults: boolean }; url?: Record<string, never> };
+  sampling?: Record<string, never>;
+  roots?: Record<string, never>;
+} {
+  const { form, url } = options.elicitation;
+  const elicitation =
+    form || url ? { ...(form ? { form: { applyDefaults: true } } : {}), ...(url ? { url: {} } : {}) } : undefined;
+  const { forward } = options;
+  return {
+    ...(elicitation ? { elicitation } : {}),
+    ...(forward?.sampling ? { sampling: {} } : {}),
+    ...(forward?.roots ? { roots: {} } : {}),
+  };
+}
+
 function createClient(
   options: ConnectionOptions,
   mode: 'legacy' | 'auto' | { pin: string },
   streamOf: (id: string | number) => string | undefined,
 ): McpxClient {
-  const elicitation =
-    options.elicitation.form || options.elicitation.url
-      ? {
-          ...(options.elicitation.form ? { form: { applyDefaults: true } } : {}),
-          ...(options.elicitation.url ? { url: {} } : {}),
-        }
-      : undefined;
-  // Roots and sampling only where someone else answers them: mcpx cannot, so it does not claim them.
+  const capabilities = declaredCapabilities(options);
+  const { elicitation } = capabilities;
   const { forward } = options;
   const client = new McpxClient(options.clientInfo, {
-    capabilities: {
-      ...(elicitation ? { elicitation } : {}),
-      ...(forward?.sampling ? { sampling: {} } : {}),
-      ...(forward?.roots ? { roots: {} } : {}),
-    },
+    capabilities,
     versionNegotiation: { mode, ...(options.connectTimeoutMs ? { probe: { timeoutMs: options.connectTimeoutMs } } : {}) },
     // Modern questions come back to mcpx as values (a continuation), never fulfilled behind its back.
     inputRequired: { autoFulfill: false },

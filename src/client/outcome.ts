@@ -5,6 +5,9 @@
  */
 import type { CallToolResult, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/client';
 import type { Answer, Question } from '../types.js';
+import type { McpTaskHandle } from './mcp-tasks/index.js';
+
+export type { McpTaskHandle } from './mcp-tasks/index.js';
 
 export interface CallOutcomeBase {
   callId: string;
@@ -99,6 +102,13 @@ export interface CallOptions {
    * handler here answers them (the very object; a task runner stores it with the round's question).
    */
   onRound?: (continuation: Continuation) => void;
+  /**
+   * Call the tool as an MCP task (a tool whose `execution.taskSupport` is "required" always is; "optional" only when
+   * asked). The call is held like a legacy one while the server keeps the task; its questions wait the same way.
+   */
+  task?: boolean;
+  /** Told once the server made the call a task: its task id, for a record another process can come back to. */
+  onMcpTask?: (handle: McpTaskHandle) => void;
 }
 
 /** A call's notifications from its server, for whoever made the call. */

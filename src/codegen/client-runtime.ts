@@ -27,6 +27,8 @@ export interface ToolCallOptions {
   callId?: string;
   parent?: string;
   signal?: AbortSignal;
+  /** Call as an MCP task (a tool whose `execution.taskSupport` is "optional"; one that requires it always is). */
+  task?: boolean;
 }
 
 /** The outcome shape of `mcpx.callTool` that a generated client reads (see CallOutcome). */
@@ -45,10 +47,12 @@ export interface ToolCaller {
   callTool(server: string, tool: string, args: Record<string, unknown>, options?: ToolCallOptions): Promise<ToolCallOutcome>;
 }
 
-/** Per generated member: the tool's name on the wire and whether it has an `outputSchema`. */
+/** Per generated member: the tool's name on the wire, whether it has an `outputSchema`, whether it runs as an MCP task. */
 export interface ToolSpec {
   readonly name: string;
   readonly structured: boolean;
+  /** `execution.taskSupport` is "required": called as an MCP task, awaited like any tool. */
+  readonly task?: boolean;
 }
 
 /** A tool answered with `isError: true`. `result` is the tool's whole result; the message is its text content. */
@@ -107,7 +111,12 @@ export function bindServerTools<T>(mcpx: ToolCaller, server: string, specs: Read
     Object.create(null);
   for (const [member, spec] of Object.entries(specs)) {
     bound[member] = async (args = {}, options) =>
-      unwrapOutcome(await mcpx.callTool(server, spec.name, args, options), server, spec.name, spec.structured);
+      unwrapOutcome(
+        await mcpx.callTool(server, spec.name, args, spec.task ? { ...options, task: true } : options),
+        server,
+        spec.name,
+        spec.structured,
+      );
   }
   return Object.freeze(bound) as T;
 }

@@ -132,7 +132,9 @@ export async function generateClient(toolsByServer: ToolsByServer, options: Gene
         writer.write(`export const ${specsName} = {`).newLine();
         writer.indent(() => {
           for (const t of s.tools)
-            writer.writeLine(`${t.member}: { name: ${JSON.stringify(t.original)}, structured: ${t.output} },`);
+            writer.writeLine(
+              `${t.member}: { name: ${JSON.stringify(t.original)}, structured: ${t.output}${t.task ? ', task: true' : ''} },`,
+            );
         });
         writer.write('} as const;').newLine().blankLine();
       },

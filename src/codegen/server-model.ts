@@ -43,6 +43,8 @@ export interface ToolModel {
   namespace: string;
   named: NamedType[];
   output: boolean;
+  /** `execution.taskSupport` is "required": the generated call asks for an MCP task. */
+  task: boolean;
   argsOptional: boolean;
   doc: Doc | undefined;
 }
@@ -63,11 +65,18 @@ function toolDoc(tool: ToolDefinition, server: string, max: number): Doc | undef
     hints.openWorldHint === true ? 'open-world' : '',
   ].filter(Boolean);
   if (traits.length > 0) tags.push({ tagName: 'remarks', text: `Hints: ${traits.join(', ')}.` });
+  if (taskSupportOf(tool) === 'required')
+    tags.push({ tagName: 'remarks', text: 'Runs as an MCP task: the server keeps the call, mcpx polls it to its result.' });
   tags.push({
     tagName: 'see',
     text: `MCP tool ${docText(JSON.stringify(tool.name), 300)} on server ${docText(JSON.stringify(server), 300)}`,
   });
   return text === '' ? { tags } : { description: text, tags };
+}
+
+function taskSupportOf(tool: ToolDefinition): unknown {
+  const execution = tool.execution as { taskSupport?: unknown } | undefined;
+  return execution?.taskSupport;
 }
 
 function hasRequired(t: TsType): boolean {
@@ -154,6 +163,7 @@ function modelServer(
       namespace: namespaces.get(name) as string,
       named: [...inputNamed, ...outputNamed],
       output,
+      task: taskSupportOf(tool) === 'required',
       argsOptional: !hasRequired(root.type),
       doc: toolDoc(tool, server, limits.maxDocLength),
     });
@@ -167,6 +177,7 @@ function modelServer(
       inputSchema: t.inputSchema,
       outputSchema: t.outputSchema,
       annotations: t.annotations,
+      ...(taskSupportOf(t) === 'required' ? { task: true } : {}),
     }));
   return {
     server,

@@ -58,6 +58,8 @@ export interface StartInput {
   progressToken?: string;
   /** No call: only the sign-in its server needs (CallOptions.signInOnly), for a caller that cannot wait for it. */
   signInOnly?: CallOptions['signInOnly'];
+  /** Call the tool as an MCP task (CallOptions.task). */
+  task?: boolean;
 }
 
 export type SessionSource = ElicitRequest['sessionSource'];

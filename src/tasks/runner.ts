@@ -7,6 +7,7 @@
  */
 import { newCallId, newTaskId } from '../ids.js';
 import { withProgress } from './progress.js';
+import type { McpTaskHandle } from '../client/index.js';
 import type { CallOutcome, Continuation, TaskRecord, TaskResult } from './types.js';
 import { abandonQuietly } from './rounds.js';
 import { drive, resumeRound, track, watchOpens } from './runner-drive.js';
@@ -52,6 +53,9 @@ async function firstRequest(
     ...(input.parent ? { parent: input.parent } : {}),
     ...(input.elicitTtlMs ? { elicitTtlMs: input.elicitTtlMs } : {}),
     ...(input.signInOnly ? { signInOnly: input.signInOnly } : {}),
+    ...(input.task ? { task: true } : {}),
+    // The server's task id goes in the record written at the next stop: `mcpx task show` names it.
+    onMcpTask: (handle: McpTaskHandle) => void (task.mcpTask = { taskId: handle.taskId, era: handle.era }),
     // Only a caller who follows asks the server for progress; re-sent rounds always do (`task result` may follow).
     ...withProgress(input, task, state.options.onProgress),
     ...(state.lazy ? { onRound: (round: Continuation) => void state.waitingRounds.set(task.id, round) } : {}),

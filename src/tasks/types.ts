@@ -55,6 +55,8 @@ export interface TaskRecord {
   waitingOn: string[];
   /** Modern: the round waiting for answers, so another daemon can resume it. */
   continuation?: Continuation;
+  /** The server made the call an MCP task: its id there (the server keeps the task; mcpx polls it). */
+  mcpTask?: { taskId: string; era: Era };
   result?: TaskResult;
   error?: { code: string; message: string; data?: Record<string, unknown> };
   /** The daemon process that holds (or held) the call. */

@@ -60,6 +60,12 @@ describe('generated clients over real servers', () => {
     expect(JSON.stringify(asked.structuredContent)).toContain('"action":"accept"');
   });
 
+  it("awaits server-everything's task tool like any tool (the generated call asks for an MCP task)", async () => {
+    const report = await tools.everything.simulateResearchQuery({ topic: 'tides' });
+    expectTypeOf(report).toEqualTypeOf<ToolResult>();
+    expect(report.content[0]).toMatchObject({ type: 'text', text: expect.stringContaining('# Research Report: tides') });
+  });
+
   it('calls the legacy v1 fixture', async () => {
     const result = await tools.legacy.no_ask({ text: 'old' });
     expect(JSON.stringify(result.content)).toContain('old');

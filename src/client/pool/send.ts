@@ -10,6 +10,7 @@ import type { Connections, Pooled } from './connections.js';
 import type { Listings } from './listings.js';
 import { wants, type RequestMeta } from './request-meta.js';
 import { legacyRequest, notificationMeta } from '../requests.js';
+import { needsTasksExtension, runTaskCall } from '../mcp-tasks/index.js';
 
 export type Send = ReturnType<typeof createSend>;
 
@@ -92,12 +93,56 @@ export function createSend(connections: Connections, listings: Listings, meta: R
     );
   };
 
+  /**
+   * A tool called as an MCP task, held like a legacy call in either era: the server keeps the task, this process
+   * polls it, and its questions wait here (a legacy task's arrive on the connection, a modern task's through `ask`).
+   */
+  const sendTask = <R>(request: AskingRequest, pooled: Pooled, callId: string): Promise<CallOutcome<R>> => {
+    const { server, target, args, callOptions } = request;
+    const { connection } = pooled;
+    const call: LegacyCall<R> = new LegacyCall<R>({
+      ...heldRequest(request, callId),
+      ...answerers,
+      requestTimeoutMs: timeoutFor(server),
+      mapError: (error) => callError(server, target, error, false, 'tools/call'),
+    });
+    pooled.active.push(call as LegacyCall<unknown>);
+    if (callOptions.notifications) routes.set(call.progressToken, callOptions.notifications);
+    const unhook = cancelOnAbort(call, request);
+    return call.run(
+      (signal) =>
+        runTaskCall({
+          client: connection.client,
+          era: connection.era,
+          server,
+          tool: target,
+          arguments: args,
+          progressToken: call.progressToken,
+          signal,
+          declared: connection.declared,
+          ask: (params) => call.ask(params),
+          ...(callOptions.onMcpTask ? { onTask: callOptions.onMcpTask } : {}),
+          onPoll: () => call.progress(),
+          requestTimeoutMs: timeoutFor(server),
+        }) as Promise<R>,
+      () => {
+        pooled.active.splice(pooled.active.indexOf(call as LegacyCall<unknown>), 1);
+        routes.delete(call.progressToken);
+        unhook();
+      },
+    );
+  };
+
   /** The request on the server's connection; `signingIn` when it is sent again inside a sign-in's hold. */
   const send = async <R>(request: AskingRequest, callId: string, signingIn = false): Promise<CallOutcome<R>> => {
     const pooled = await get(request.server);
-    return pooled.connection.era === 'modern'
-      ? sendModern<R>(request, pooled, callId, signingIn)
-      : sendLegacy<R>(request, pooled, callId, signingIn);
+    if (request.callOptions.task && request.method === 'tools/call') return sendTask<R>(request, pooled, callId);
+    if (pooled.connection.era === 'legacy') return sendLegacy<R>(request, pooled, callId, signingIn);
+    // Undeclared, the tasks extension is asked for by a server whose tool runs only as a task: called again as one.
+    return sendModern<R>(request, pooled, callId, signingIn).catch((error: unknown) => {
+      if (request.method !== 'tools/call' || !needsTasksExtension(error)) throw error;
+      return sendTask<R>(request, pooled, callId);
+    });
   };
 
   return { send, signedIn };

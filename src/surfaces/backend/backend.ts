@@ -79,6 +79,8 @@ export interface Backend {
       progressToken?: string;
       /** Make no call: only the sign-in the tool's server needs, held by the daemon (`POST /v1/sign-in`). */
       signInOnly?: boolean | { scope: string };
+      /** Call the tool as an MCP task (one whose `execution.taskSupport` is "optional"; a required one always is). */
+      task?: boolean;
     },
   ): Promise<CallResponse>;
   /** The caller's session's questions; with `all`, every session's (narrowed to `session` when given). */

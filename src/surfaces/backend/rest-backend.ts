@@ -69,7 +69,12 @@ export function createRestBackend(options: RestBackendOptions): Backend & {
   return {
     kind: 'daemon',
 
-    async call(server, tool, args, { session, sessionSource, parent, elicit, elicitTtlMs, method, progressToken, signInOnly }) {
+    async call(
+      server,
+      tool,
+      args,
+      { session, sessionSource, parent, elicit, elicitTtlMs, method, progressToken, signInOnly, task },
+    ) {
       const at = encodeURIComponent(server);
       const path = signInOnly
         ? `/v1/sign-in/${at}/${encodeURIComponent(tool)}`
@@ -88,6 +93,7 @@ export function createRestBackend(options: RestBackendOptions): Backend & {
           ...(elicit ? { 'x-mcpx-elicit': elicit } : {}),
           ...(elicitTtlMs ? { 'x-mcpx-elicit-ttl-ms': String(Math.ceil(elicitTtlMs)) } : {}),
           ...(progressToken ? { 'x-mcpx-progress-token': progressToken } : {}),
+          ...(task ? { 'x-mcpx-task': '1' } : {}),
         },
         body: JSON.stringify(
           typeof signInOnly === 'object' ? { scope: signInOnly.scope } : method === 'resources/read' ? { uri: tool } : args,

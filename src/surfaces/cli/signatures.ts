@@ -88,8 +88,10 @@ export function describeTool(tool: ToolLike, width: number, style: Style = PLAIN
   const out = wrapSignature(signatureOf(tool), width);
   const name = sanitizeLine(tool.name, 120);
   out[0] = `  ${style.bold(name)}${(out[0] as string).slice(2 + name.length)}`;
-  // Calling it fails before sending (TASKS_NOT_SUPPORTED): say so where it is listed.
-  if (tool.execution?.taskSupport === 'required') out[0] += `  ${style.yellow('(needs MCP tasks: not supported yet)')}`;
+  // Called as an MCP task (always, or with --task): the call may outlive the command, so say so where it is listed.
+  const support = tool.execution?.taskSupport;
+  if (support === 'required') out[0] += `  ${style.yellow('(MCP task)')}`;
+  else if (support === 'optional') out[0] += `  ${style.yellow('(MCP task with --task)')}`;
   const description = sanitize(tool.description ?? tool.title ?? '', { maxLength: 2000 });
   if (description) out.push(...wrap(description, width, '    '));
   const properties = ((tool.inputSchema ?? {}).properties ?? {}) as Record<string, Schema>;

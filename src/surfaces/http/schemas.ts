@@ -209,6 +209,10 @@ export const CallHeaders = z.object({
     description:
       "Names this call in its call.progress events on /v1/events (the server's progress notifications), so the caller can follow them before it knows the task id.",
   }),
+  'x-mcpx-task': z.enum(['1']).optional().openapi({
+    description:
+      'Call the tool as an MCP task (a tool whose execution.taskSupport is "optional"; one that requires it always is). 422 TASKS_NOT_SUPPORTED for a tool that does not allow it.',
+  }),
 });
 
 export const AnswerHeaders = z.object({

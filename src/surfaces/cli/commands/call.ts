@@ -32,6 +32,8 @@ options:
                       auto     policy rules only; a question no rule answers is cancelled
                       decline  decline every question
                       error    fail the call (exit 1) when a question is asked
+  --task            call the tool as an MCP task (a tool listed "MCP task with --task"; one listed
+                    "MCP task" always is): the server keeps the call and mcpx polls it
   --json            print JSON: the CallToolResult, or {"inputRequired": {...}} with exit 75
   --config <file>   the mcpServers config (default: ./mcpx.json, ./.mcp.json, then the user config)
 
@@ -39,7 +41,7 @@ exit: 0 done, 1 the call or the tool failed, 2 usage, 75 a question waits for an
 `;
 
 export const command: Command = async (argv, io) => {
-  const { flags, positional } = parseArgs(argv, { booleans: ['json'], strings: ['elicit', 'config'] });
+  const { flags, positional } = parseArgs(argv, { booleans: ['json', 'task'], strings: ['elicit', 'config'] });
   if (flags.help) {
     io.stdout.write(USAGE);
     return EXIT.OK;
@@ -74,6 +76,7 @@ export const command: Command = async (argv, io) => {
         ...(chosen ? { elicit } : {}),
         ...(elicitTtlMs ? { elicitTtlMs } : {}),
         ...(progressToken ? { progressToken } : {}),
+        ...(flags.task === true ? { task: true } : {}),
       })
       .finally(() => {
         unfollow();

@@ -125,6 +125,7 @@ export async function startAndRespond(
     ...(headers['x-mcpx-elicit'] ? { elicit: headers['x-mcpx-elicit'] } : {}),
     ...(headers['x-mcpx-elicit-ttl-ms'] ? { elicitTtlMs: Number(headers['x-mcpx-elicit-ttl-ms']) } : {}),
     ...(headers['x-mcpx-progress-token'] ? { progressToken: headers['x-mcpx-progress-token'] } : {}),
+    ...(headers['x-mcpx-task'] ? { task: true } : {}),
   });
   if (step.status === 'complete') {
     return c.json({ status: 'complete' as const, callId: step.task.callId, task: step.task.id, result: step.result }, 200);
