@@ -8,8 +8,8 @@ import { hostname } from 'node:os';
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
 import { serverStatus } from '../../client/index.js';
 import type Keyv from 'keyv';
-import type { Broker, BrokerStore, RespondInput, SessionBinding } from '../../broker/index.js';
-import { openReceipts, type Delivered } from '../../tasks/delivery.js';
+import type { Broker, RespondInput, SessionBinding } from '../../broker/index.js';
+import type { Delivered } from '../../tasks/delivery.js';
 import type { Policy } from '../../policy/index.js';
 import type { ElicitHandler, Era } from '../../types.js';
 import type { SessionSource, TaskRunner } from '../../tasks/runner.js';
@@ -58,9 +58,7 @@ export interface DaemonParts {
   defaultSession: string;
   /** Changes when the config changes; a session with nothing in flight then gets a fresh instance on its next call. */
   configStamp?(): string;
-  /** The broker's store, when the parts opened one: legacy answers wait there for their delivery receipt. */
-  store?: BrokerStore;
-  /** With `store`: how answers reach a held legacy call through its holder (src/host/state.ts). */
+  /** With a store the parts opened: how answers reach a held legacy call through its holder (src/host/state.ts). */
   respondHeld?: (input: RespondInput) => Promise<Delivered>;
   /** On a store several hosts share: the holder leases, and how long one lasts unrenewed (MCPX_LEASE_MS). */
   lease?: { leases: Leases; ttlMs: number };
@@ -153,7 +151,6 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
     connectionsOf: hostFor,
     runner: {
       hostName: hostname(),
-      ...(parts.store ? { receipts: openReceipts(parts.store) } : {}),
       clock: now,
       resumable: !options.inline,
       onProgress: progress.publish,

@@ -80,7 +80,6 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
   return {
     broker,
     taskKeyv: store.keyv,
-    store,
     respondHeld: state.respondHeld,
     defaultSession: own.session,
     configStamp: () => stampOf(configPath),
