@@ -77,8 +77,8 @@ async function measureStore(kind: 'memory' | 'sqlite', dir: string): Promise<Ben
     broker,
     taskKeyv: broker.store.keyv,
     defaultSession: 'bench',
-    openHost: (session, sessionSource, stamping) =>
-      inProcessMcpx(createElicitationPipeline({ broker: stamping, session: { session, sessionSource } })),
+    openHost: (session, sessionSource) =>
+      inProcessMcpx(createElicitationPipeline({ broker, session: { session, sessionSource } })),
     close: async () => {
       await broker.close();
       if (kind === 'sqlite') await (store as BrokerStore).close();

@@ -6,15 +6,16 @@
 import type { StoreBroker } from '../broker/index.js';
 import type { SessionBinding } from '../broker/index.js';
 import type { AnsweredBy, Broker, BrokerEvent, Elicitation, PendingFilter, StoredAnswer } from '../broker/index.js';
-import { createElicitationPipeline, type Answerer } from '../pipeline/pipeline.js';
+import type { Answerer } from '../pipeline/pipeline.js';
 import type { McpxError } from '../errors.js';
 import type { Policy } from '../policy/index.js';
-import { keepLease, newInstance, releaseHeld } from '../tasks/handoff.js';
+import { releaseHeld } from '../tasks/handoff.js';
 import { leaseMsFromEnv } from '../tasks/leases.js';
-import { createTaskRunner, type StartInput, type TaskRunner } from '../tasks/runner.js';
+import type { StartInput, TaskRunner } from '../tasks/runner.js';
 import type { TaskRecord, TaskStep } from '../tasks/types.js';
 import type { Answer } from '../types.js';
 import type { Mcpx, McpxOptions } from '../mcpx.js';
+import { openChain } from './chain.js';
 import { createPlainMcpx } from './plain.js';
 import { leaseLostError, lostReason, type LeaseVoice } from './lease-lost.js';
 import { adoptTask, resultOf, type ResultDeps, type ResultOptions } from './results.js';
@@ -100,46 +101,46 @@ export async function createHost(options: HostOptions): Promise<Host> {
   });
   const { broker, tasks } = state;
   const leases = state.leases();
-  const instance = newInstance();
   /** Calls this process drove to a question or took over: on close, the modern ones still waiting are let go. */
   const held = new Set<string>();
   let inner: Mcpx | undefined;
-  // Its tasks name its lease (when it holds one), so an answerer can tell it died (tasks/delivery.ts).
-  const runner = createTaskRunner({
-    broker,
-    store: tasks,
-    holder,
-    pid: process.pid,
-    ...(leases ? { instance } : {}),
-    host: async (session) => (await options.connectionsOf?.(session)) ?? inner!,
-    onStop: (step) => {
-      if (step.status === 'input-required') held.add(step.task.id);
-      else held.delete(step.task.id);
-      options.onStop?.(step);
-    },
-    ...(options.persist ? { persist: options.persist } : {}),
-  });
   const leaseFacts = { holder, leaseMs, store: state.store.kind };
   let lost: McpxError | undefined;
   let onLost: (error: McpxError) => void = () => undefined;
   const whenLost = new Promise<McpxError>((resolve) => (onLost = resolve));
   // On a shared store this process holds a lease, so a call it drove is taken over by another once it dies.
   // Lost (we stalled past it and another process took our calls): we stop driving them, writing nothing over its.
-  const lease = leases
-    ? await keepLease(leases, holder, leaseMs, instance, () => {
-        lost = leaseLostError(voice, leaseFacts);
-        options.onLost?.(lost);
-        void runner.close(lostReason(voice), { lost: true });
-        onLost(lost);
-      })
-    : undefined;
+  const chain = openChain({
+    broker,
+    tasks,
+    env,
+    holder,
+    pid: process.pid,
+    ...(leases ? { lease: { leases, ttlMs: leaseMs } } : {}),
+    connectionsOf: async (session) => (await options.connectionsOf?.(session)) ?? inner!,
+    runner: {
+      onStop: (step) => {
+        if (step.status === 'input-required') held.add(step.task.id);
+        else held.delete(step.task.id);
+        options.onStop?.(step);
+      },
+      ...(options.persist ? { persist: options.persist } : {}),
+    },
+    onLost: () => {
+      lost = leaseLostError(voice, leaseFacts);
+      options.onLost?.(lost);
+      void runner.close(lostReason(voice), { lost: true });
+      onLost(lost);
+    },
+  });
+  const { runner } = chain;
+  await chain.hold();
   // The policy first, then the host's answerers; unanswered, the question waits in the store for anyone.
-  const pipeline = createElicitationPipeline({
+  const pipeline = chain.pipeline({
     broker: options.pipelineBroker?.({ broker, runner, tasks }) ?? broker,
     policy: options.policy,
-    env,
     ...(options.session ? { session: options.session } : {}),
-    ...(options.callerModes ? { modeOf: (question) => runner.elicitModeOf(question.callId) } : {}),
+    ...(options.callerModes ? { callerModes: true } : {}),
     ...(options.answerers ? { answerers: options.answerers } : {}),
   });
   const connect = (extra: Partial<McpxOptions>): Promise<Mcpx> =>
@@ -147,7 +148,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
   try {
     inner = await connect(options.shared ?? {});
   } catch (error) {
-    await lease?.stop();
+    await chain.stopLease();
     await state.close();
     throw error;
   }
@@ -196,7 +197,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       // Modern calls this process was driving are let go: whoever asks for their result next resumes them (unless
       // the lease was lost: they are another process's now, and we write nothing over them).
       if (!lost) await releaseHeld(tasks, held, holder, options.configPath);
-      await lease?.stop();
+      await chain.stopLease();
       await mcpx.close();
       await state.close();
     },

@@ -21,10 +21,10 @@ export async function fixtureDaemonCore(options: FixtureCoreOptions): Promise<{ 
       broker,
       taskKeyv: broker.store.keyv,
       defaultSession: 'default',
-      openHost: async (session, sessionSource, stamping) => {
+      openHost: async (session, sessionSource) => {
         opened?.push(session);
         const mcpx = await fixtureMcpx(
-          createElicitationPipeline({ broker: stamping, session: { session, sessionSource } }),
+          createElicitationPipeline({ broker, session: { session, sessionSource } }),
           elicitTtlMs ? { elicitTtlMs } : {},
         );
         return {

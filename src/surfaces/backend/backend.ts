@@ -7,24 +7,16 @@ import type { BrokerEvent, Elicitation as ListedQuestion, StoredAnswer } from '.
 import type { ProgressEvent } from '../../tasks/progress.js';
 import type { Answer } from '../../types.js';
 import type { Delivery } from '../../tasks/delivery.js';
+import type { TaskRecord } from '../../tasks/types.js';
 
 /** A question as the CLI draws it: the core's listed view (what `list` and `get` return); `sessionSource` may be absent. */
 export type ShownQuestion = Omit<ListedQuestion, 'sessionSource'> & Partial<Pick<ListedQuestion, 'sessionSource'>>;
 
-/** A call the daemon holds (REST `Task`). */
-export interface TaskView {
-  id: string;
-  callId: string;
-  parent?: string;
-  server: string;
-  tool: string;
-  state: 'running' | 'input-required' | 'complete' | 'failed';
-  questions: string[];
-  waitingOn: string[];
-  result?: Record<string, unknown>;
-  error?: { code: string; message: string; data?: Record<string, unknown> };
-  [field: string]: unknown;
-}
+/**
+ * A call's task record as a caller sees it (REST `Task`, `mcpx task`): the store's record without what only its
+ * holder reads (the continuation, the holder, the config it was let go with).
+ */
+export type TaskView = Omit<TaskRecord, 'continuation' | 'holder' | 'config'>;
 
 export type CallResponse =
   | { status: 'complete'; callId: string; task?: string; result: Record<string, unknown> }

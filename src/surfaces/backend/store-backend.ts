@@ -14,7 +14,7 @@ import { openHostState } from '../../host/state.js';
 import type { TaskRecord } from '../../tasks/types.js';
 import { resolveSession } from '../../broker/index.js';
 import { checkScope, checkTaskScope, type CallerScope } from '../../broker/index.js';
-import type { Backend, Scope, TaskView } from './backend.js';
+import type { Backend, Scope } from './backend.js';
 import { currentUser } from './current-user.js';
 import { stalledCall } from './stalled-call.js';
 
@@ -144,7 +144,7 @@ export async function createStoreBackend(
           { data: { task: visible } },
         );
       }
-      return visible as TaskView;
+      return visible;
     },
 
     events({ signal, kinds, onReady, scope }) {

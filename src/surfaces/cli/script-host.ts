@@ -3,28 +3,23 @@
  * pipeline (policy, then the script's onElicit, then the person at the terminal in prompt mode), and the
  * HostBindings the sandbox sees. A question nobody answers stops the run with the `mcpx call` message.
  */
-import type { Tool } from '@modelcontextprotocol/client';
 import { createHostAuth } from '../../auth/host-auth.js';
-import { listingSignInAsker } from './listing-sign-in.js';
-import { SIGN_IN_META, signInErrorOf, withSignInAsker } from '../../auth/sign-in/question.js';
-import type { InputRequiredOutcome } from '../../client/index.js';
 import type { Broker, ElicitRequest } from '../../broker/index.js';
 import { questionOf } from '../../broker/index.js';
-import { didYouMean } from '../../config/close-matches.js';
 import { createElicitationPipeline, type Answerer } from '../../pipeline/pipeline.js';
-import { assignNames, memberName } from '../../codegen/names.js';
 import type { LoadedConfig, McpxConfig } from '../../config/index.js';
 import { McpxError } from '../../errors.js';
 import { newCallId, newElicitationId } from '../../ids.js';
 import { createMcpx, type Mcpx, type McpxOptions } from '../../mcpx.js';
 import { stateDir } from '../../paths.js';
 import { parsePolicy, withMode, type Policy } from '../../policy/index.js';
-import type { AskRequest, AskStop, HostBindings, RunOutcome, ScriptRun, ToolCallReply } from '../../runtime/index.js';
+import type { AskRequest, AskStop, HostBindings, RunOutcome, ScriptRun } from '../../runtime/index.js';
 import type { Answer, ElicitContext, ElicitHandler, Question } from '../../types.js';
 import type { ElicitFlag } from './args.js';
 import type { CliIO } from './io.js';
 import { renderInputRequired } from './render.js';
 import { sanitize, sanitizeLine } from './sanitize.js';
+import { scriptCallTool, type Pasted } from './script-calls.js';
 import type { AskReplay } from './script-asks.js';
 import type { SignInHandOff } from './script-sign-in.js';
 import { commandSession } from './session.js';
@@ -81,24 +76,10 @@ export async function createScriptHost(options: ScriptHostOptions): Promise<Scri
   const session = commandSession(io, options.configPath);
   // Its messages also print the commands that work pasted in another shell and directory.
   const configPath = findConfigPath(options.configPath, io.cwd, io.env);
-  const pasted = {
+  const pasted: Pasted = {
     session: session.session,
     pasteable: { ...(configPath ? { configPath } : {}), layout: 'row' as const },
   };
-  const askStop = (request: ElicitRequest): AskStop => ({
-    status: 'input-required',
-    message: renderInputRequired({
-      server: request.server,
-      tool: request.tool,
-      questions: [{ ...questionOf(request), expiresAt: request.expiresAt }],
-      ...pasted,
-      now: Date.now(),
-      headline: `the script asked "${sanitizeLine(request.message)}" and nobody here can answer it`,
-      tail: 'Answer it from any process (the command above, REST, the inbox), then run the script again: this ask() returns that answer.',
-    }),
-    data: { callId: request.trace, server: request.server, tool: request.tool, questions: [questionOf(request)] },
-  });
-
   let run: ScriptRun | undefined;
   // A script accepting a url question consents to the page being opened, as a Node host's onElicit does: it is opened
   // here (https, or http on this machine); a page that cannot be opened was never shown, so that is a cancel.
@@ -145,114 +126,16 @@ export async function createScriptHost(options: ScriptHostOptions): Promise<Scri
     checkCalls: true,
   });
 
-  // Names are resolved from the server's tool list before the first call: a sign-in that listing needs is asked here.
-  const resolver = createNameResolver(mcpx, (server, tool) =>
-    withSignInAsker(listingSignInAsker({ server, tool, onElicit: pipeline, broker, ttlMs }), () => mcpx.listTools(server)),
-  );
-
-  // A sign-in the listing needed and nobody here answered is handed over, and the run stops at its question there.
-  const resolveSigningIn = async (server: string, tool: string): Promise<ResolvedTool | ToolCallReply> => {
-    try {
-      return await resolver.resolve(server, tool);
-    } catch (error) {
-      const needed = signInErrorOf(error);
-      if (!options.signInElsewhere || needed?.code !== 'SIGN_IN_REQUIRED') throw error;
-      const handed = await options.signInElsewhere(String(needed.data?.server ?? server), tool);
-      // Signed in meanwhile (the tokens are in the secret store): listed again, asking nothing.
-      return handed === 'signed-in' ? resolver.resolve(server, tool) : handed;
-    }
-  };
-
-  // A sign-in the call itself met (a step-up to more scopes) and nobody here answered: its page would come back to
-  // this run's listener, which ends with the run. The question is abandoned, the call let go (the server refused it,
-  // so it did nothing) and the sign-in, for the same scopes, handed over; run again, the call is made on the new token.
-  const handStepUp = async (outcome: InputRequiredOutcome): Promise<ToolCallReply | undefined> => {
-    const [question, ...more] = outcome.questions;
-    if (!options.signInElsewhere || more.length || question?.mode !== 'url' || question.meta?.[SIGN_IN_META] !== true)
-      return undefined;
-    await broker.abandon(question.id, 'handed to the daemon, whose loopback outlives this run').catch(() => undefined);
-    void outcome.live?.result.catch(() => undefined);
-    try {
-      outcome.live?.respond(question.id, { action: 'cancel' });
-    } catch {
-      // already gone
-    }
-    const scope = new URL(question.url ?? '').searchParams.get('scope') ?? undefined;
-    const handed = await options.signInElsewhere(outcome.server, outcome.tool, scope);
-    if (handed !== 'signed-in') return handed;
-    const message = `${outcome.server}.${outcome.tool} was refused for want of scopes, now granted: run the script again`;
-    return { status: 'tool-error', message, code: 'SIGN_IN_REQUIRED' };
-  };
-
   const bindings: HostBindings = {
-    async callTool(server, tool, args): Promise<ToolCallReply> {
-      const target = await resolveSigningIn(server, tool);
-      if ('status' in target) return target;
-      const outcome = await mcpx.callTool(target.server, target.tool, args);
-      const stepUp = outcome.status === 'input-required' ? await handStepUp(outcome) : undefined;
-      if (stepUp) return stepUp;
-      if (outcome.status === 'input-required') {
-        const now = Date.now();
-        const expiresAt = outcome.live?.expiresAt ?? (outcome.continuation ? outcome.continuation.askedAt + ttlMs : now + ttlMs);
-        const message = renderInputRequired({
-          server: outcome.server,
-          tool: outcome.tool,
-          questions: outcome.questions.map((q) => ({ ...q, expiresAt })),
-          ...pasted,
-          now,
-        });
-        return {
-          status: 'input-required',
-          message,
-          data: { callId: outcome.callId, server: outcome.server, tool: outcome.tool, questions: outcome.questions },
-        };
-      }
-      const result = outcome.result;
-      if (result.isError === true) {
-        return {
-          status: 'tool-error',
-          message: `${target.server}.${target.tool} failed: ${textOf(result.content) || 'the tool reported an error'}`,
-          result,
-        };
-      }
-      if (!target.structured) return { status: 'ok', value: result };
-      if (result.structuredContent === undefined) {
-        return {
-          status: 'tool-error',
-          message: `${target.server}.${target.tool} declares an output schema but returned no structuredContent`,
-          result,
-        };
-      }
-      return { status: 'ok', value: result.structuredContent };
-    },
-    async ask(request: AskRequest): Promise<Answer | AskStop | undefined> {
-      const key = replay?.keyOf(request);
-      const earlier = key === undefined ? undefined : await replay?.recall(key);
-      if (earlier && 'answer' in earlier) return earlier.answer;
-      if (earlier && !person) return askStop(earlier.waiting);
-      // Asked afresh at the terminal: the earlier run's question is no one's any more.
-      if (earlier)
-        await broker.abandon(earlier.waiting.id, 'the script ran again and asked at the terminal').catch(() => undefined);
-      const question: Question = {
-        id: newElicitationId(),
-        server: 'script',
-        tool: 'ask',
-        mode: 'form',
-        message: request.message,
-        requestedSchema: request.requestedSchema,
-        era: 'modern',
-        callId: newCallId(),
-        audience: 'user',
-      };
-      const context: ElicitContext = { signal: new AbortController().signal, arguments: {}, expiresAt: Date.now() + ttlMs };
-      const answer = await askPipeline(question, context);
-      if (answer) return answer;
-      // Nobody here answered: the question waits in the store, and the next run replays its answer.
-      const opened = await broker.get(question.id);
-      if (!opened) return undefined;
-      if (key !== undefined) await replay?.remember(key, question.id, ttlMs);
-      return askStop(opened);
-    },
+    callTool: scriptCallTool({
+      mcpx,
+      broker,
+      pipeline,
+      ttlMs,
+      pasted,
+      ...(options.signInElsewhere ? { signInElsewhere: options.signInElsewhere } : {}),
+    }),
+    ask: scriptAsk({ broker, askPipeline, ttlMs, pasted, ...(person ? { person } : {}), ...(replay ? { replay } : {}) }),
     console(level, text) {
       const prefix = level === 'log' || level === 'info' ? '' : `${level}: `;
       io.stderr.write(`${prefix}${text}\n`);
@@ -297,84 +180,61 @@ function runQuestionBound(limit: number, stopRun: (reason: string) => void): (ha
   };
 }
 
-function textOf(content: unknown): string {
-  if (!Array.isArray(content)) return '';
-  return content
-    .filter(
-      (c): c is { type: 'text'; text: string } =>
-        c !== null && typeof c === 'object' && (c as { type?: unknown }).type === 'text',
-    )
-    .map((c) => c.text)
-    .join('\n')
-    .slice(0, 2_000);
-}
-
-interface ResolvedTool {
-  server: string;
-  tool: string;
-  /** The tool declares an output schema: the script gets its structured content (as the generated types say). */
-  structured: boolean;
-}
-
-/**
- * `tools.<server>.<tool>` names are the generated declarations' member names: the original name when it is a
- * valid identifier, else a converted one (`create-issue` → `create_issue`). The wire gets the original.
- */
-function createNameResolver(
-  mcpx: Mcpx,
-  list: (server: string, tool: string) => Promise<Tool[]>,
-): { resolve(server: string, tool: string): Promise<ResolvedTool> } {
-  const toolsOf = new Map<string, Promise<Map<string, { name: string; structured: boolean }>>>();
-  const serverNames = mcpx.serverNames();
-  const serverMembers = new Map([...assignNames(serverNames, memberName)].map(([original, member]) => [member, original]));
-  const serverOf = (name: string): string => {
-    if (serverNames.includes(name)) return name;
-    const original = serverMembers.get(name);
-    if (original) return original;
-    throw new McpxError(
-      'SERVER_NOT_FOUND',
-      `no server named "${name}" in the config (servers: ${serverNames.join(', ') || 'none'})`,
-      { data: { server: name } },
-    );
-  };
-  const catalog = (server: string, tool: string): Promise<Map<string, { name: string; structured: boolean }>> => {
-    let entry = toolsOf.get(server);
-    if (!entry) {
-      entry = list(server, tool).then((tools) => {
-        const byMember = new Map<string, { name: string; structured: boolean }>();
-        const members = assignNames(
-          tools.map((t) => t.name),
-          memberName,
-        );
-        for (const t of tools) {
-          const spec = { name: t.name, structured: t.outputSchema !== undefined };
-          byMember.set(t.name, spec);
-          const member = members.get(t.name);
-          if (member && !byMember.has(member)) byMember.set(member, spec);
-        }
-        return byMember;
-      });
-      entry.catch(() => toolsOf.delete(server));
-      toolsOf.set(server, entry);
-    }
-    return entry;
-  };
+/** A question ask() left open, as the run's stop: the `mcpx call` message, saying how to answer it and run again. */
+function askStopOf(request: ElicitRequest, pasted: Pasted): AskStop {
   return {
-    async resolve(serverName, toolName) {
-      const server = serverOf(serverName);
-      const tools = await catalog(server, toolName);
-      const spec = tools.get(toolName);
-      if (!spec) {
-        const known = [...new Set([...tools.values()].map((t) => t.name))];
-        // The script may use either the original name or its member name: suggest from both.
-        const hint = didYouMean(toolName, [...tools.keys()]);
-        throw new McpxError(
-          'CALL_FAILED',
-          `${server} has no tool named "${toolName}"${hint} (tools: ${known.join(', ') || 'none'})`,
-          { data: { server, tool: toolName } },
-        );
-      }
-      return { server, tool: spec.name, structured: spec.structured };
-    },
+    status: 'input-required',
+    message: renderInputRequired({
+      server: request.server,
+      tool: request.tool,
+      questions: [{ ...questionOf(request), expiresAt: request.expiresAt }],
+      ...pasted,
+      now: Date.now(),
+      headline: `the script asked "${sanitizeLine(request.message)}" and nobody here can answer it`,
+      tail: 'Answer it from any process (the command above, REST, the inbox), then run the script again: this ask() returns that answer.',
+    }),
+    data: { callId: request.trace, server: request.server, tool: request.tool, questions: [questionOf(request)] },
+  };
+}
+
+interface AskDeps {
+  broker: Broker;
+  /** The policy, then the person in prompt mode: the script asked, so it does not answer. */
+  askPipeline: ElicitHandler;
+  person?: PersonPrompt;
+  replay?: AskReplay;
+  ttlMs: number;
+  pasted: Pasted;
+}
+
+/** The sandbox's ask(): an answer an earlier run's question got is replayed; nobody answering stops the run. */
+function scriptAsk({ broker, askPipeline, person, replay, ttlMs, pasted }: AskDeps): NonNullable<HostBindings['ask']> {
+  return async (request: AskRequest): Promise<Answer | AskStop | undefined> => {
+    const key = replay?.keyOf(request);
+    const earlier = key === undefined ? undefined : await replay?.recall(key);
+    if (earlier && 'answer' in earlier) return earlier.answer;
+    if (earlier && !person) return askStopOf(earlier.waiting, pasted);
+    // Asked afresh at the terminal: the earlier run's question is no one's any more.
+    if (earlier)
+      await broker.abandon(earlier.waiting.id, 'the script ran again and asked at the terminal').catch(() => undefined);
+    const question: Question = {
+      id: newElicitationId(),
+      server: 'script',
+      tool: 'ask',
+      mode: 'form',
+      message: request.message,
+      requestedSchema: request.requestedSchema,
+      era: 'modern',
+      callId: newCallId(),
+      audience: 'user',
+    };
+    const context: ElicitContext = { signal: new AbortController().signal, arguments: {}, expiresAt: Date.now() + ttlMs };
+    const answer = await askPipeline(question, context);
+    if (answer) return answer;
+    // Nobody here answered: the question waits in the store, and the next run replays its answer.
+    const opened = await broker.get(question.id);
+    if (!opened) return undefined;
+    if (key !== undefined) await replay?.remember(key, question.id, ttlMs);
+    return askStopOf(opened, pasted);
   };
 }

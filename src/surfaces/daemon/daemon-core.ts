@@ -8,19 +8,27 @@ import { hostname } from 'node:os';
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
 import { serverStatus } from '../../client/index.js';
 import type Keyv from 'keyv';
-import type { Broker, BrokerStore, RespondInput } from '../../broker/index.js';
-import { openReceipts, type Delivered } from '../../tasks/delivery.js';
-import type { PolicyMode } from '../../policy/schema.js';
-import type { Era } from '../../types.js';
-import { createTaskRunner, type SessionSource, type TaskRunner } from '../../tasks/runner.js';
+import type { Broker, RespondInput, SessionBinding } from '../../broker/index.js';
+import type { Delivered } from '../../tasks/delivery.js';
+import type { Policy } from '../../policy/index.js';
+import type { ElicitHandler, Era } from '../../types.js';
+import type { SessionSource, TaskRunner } from '../../tasks/runner.js';
 import { createTaskStore } from '../../tasks/task-store.js';
 import { createProgressHub } from '../../tasks/progress.js';
-import { createHolderLease, type HolderLease } from '../../tasks/takeover.js';
 import { followingRunner } from '../../tasks/follow.js';
 import type { Leases } from '../../tasks/leases.js';
 import type { TaskHost } from '../../tasks/types.js';
 import { createApp } from '../http/app.js';
 import { createWebAuth } from '../http/web/auth.js';
+import { openChain } from '../../host/chain.js';
+
+/** What a session's pipeline answers by: its instance's policy (the config read again) and its session. */
+export interface SessionPipeline {
+  policy?: Policy;
+  session: SessionBinding;
+  /** What the policy's rules see. */
+  env?: Record<string, string | undefined>;
+}
 
 /** An mcpx instance the daemon can close when it stops; its tool listing serves `GET /v1/servers/{server}/tools`. */
 export type PooledHost = TaskHost & {
@@ -38,22 +46,19 @@ export interface DaemonParts {
   /** The keyv holding task records: the broker store's own, so any process reading that store sees tasks. */
   taskKeyv: Keyv;
   /**
-   * A new mcpx instance for a session; `broker` (the runner stamps its questions with their task) must feed its
-   * pipeline, and `modeOf` (the policy mode a call's caller chose) its `modeOf`.
+   * A new mcpx instance for a session; its onElicit is `pipeline` (the host's: the policy, then the broker, applying
+   * the policy mode each call's caller chose), built with the instance's policy and session.
    */
   openHost(
     session: string,
     sessionSource: SessionSource,
-    broker: Broker,
-    modeOf: (callId: string) => PolicyMode | undefined,
+    pipeline: (options: SessionPipeline) => ElicitHandler,
   ): Promise<PooledHost>;
   /** The session of a call whose request names none. */
   defaultSession: string;
   /** Changes when the config changes; a session with nothing in flight then gets a fresh instance on its next call. */
   configStamp?(): string;
-  /** The broker's store, when the parts opened one: legacy answers wait there for their delivery receipt. */
-  store?: BrokerStore;
-  /** With `store`: how answers reach a held legacy call through its holder (src/host/state.ts). */
+  /** With a store the parts opened: how answers reach a held legacy call through its holder (src/host/state.ts). */
   respondHeld?: (input: RespondInput) => Promise<Delivered>;
   /** On a store several hosts share: the holder leases, and how long one lasts unrenewed (MCPX_LEASE_MS). */
   lease?: { leases: Leases; ttlMs: number };
@@ -112,7 +117,7 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
     }
     let host = hosts.get(session);
     if (!host) {
-      host = parts.openHost(session, sessionSource, parts.broker, (callId) => runner.elicitModeOf(callId));
+      host = parts.openHost(session, sessionSource, (pipeline) => chain.pipeline({ ...pipeline, callerModes: true }));
       hosts.set(session, host);
       stamps.set(session, stamp);
       // A session whose instance failed to open may try again on its next call.
@@ -122,23 +127,8 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
   };
   const tasks = createTaskStore(parts.taskKeyv);
   const leased = parts.lease && !options.inline;
-  const instance = options.instance ?? `${hostname()}:${options.pid}:${randomBytes(4).toString('hex')}`;
-  const receipts = parts.store ? openReceipts(parts.store) : undefined;
   const { respondHeld } = parts;
   const progress = createProgressHub({ pid: options.pid, clock: now });
-  const runner: TaskRunner = createTaskRunner({
-    broker: parts.broker,
-    store: tasks,
-    host: hostFor,
-    holder: options.holder,
-    pid: options.pid,
-    ...(leased ? { instance } : {}),
-    hostName: hostname(),
-    ...(receipts ? { receipts } : {}),
-    clock: now,
-    resumable: !options.inline,
-    onProgress: progress.publish,
-  });
   // Tool lists come from the default session's instance: its connections are the ones calls without a session use.
   const listing = () => hostFor(parts.defaultSession, 'explicit', 0);
   const catalog = {
@@ -149,31 +139,35 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
     listResources: async (server: string) => (await listing()).listResources(server),
     listResourceTemplates: async (server: string) => (await listing()).listResourceTemplates(server),
   };
+  const serves = async (server: string): Promise<boolean> => (await catalog.serverNames()).includes(server);
   // Several daemons on one store: ours once we hold our holder's lease; the lapsed ones' calls are adopted.
-  let lease: HolderLease | undefined;
-  if (parts.lease && leased) {
-    lease = createHolderLease({
-      leases: parts.lease.leases,
-      ttlMs: parts.lease.ttlMs,
-      holder: options.holder,
-      instance,
-      runner,
-      tasks,
-      broker: parts.broker,
-      pid: options.pid,
+  const chain = openChain({
+    broker: parts.broker,
+    tasks,
+    holder: options.holder,
+    pid: options.pid,
+    instance: options.instance ?? `${hostname()}:${options.pid}:${randomBytes(4).toString('hex')}`,
+    ...(leased ? { lease: parts.lease } : {}),
+    connectionsOf: hostFor,
+    runner: {
+      hostName: hostname(),
+      clock: now,
+      resumable: !options.inline,
+      onProgress: progress.publish,
+    },
+    takeover: {
       ...(options.ownerGone ? { ownerGone: options.ownerGone } : {}),
-      serves: async (server) => (await catalog.serverNames()).includes(server),
-      onLost: () => options.onLeaseLost?.(),
+      serves,
       ...(options.log ? { log: options.log } : {}),
-    });
-    await lease.acquire();
-  }
-  await runner.recover();
-  lease?.start();
+    },
+    onLost: () => options.onLeaseLost?.(),
+  });
+  const { runner } = chain;
+  await chain.hold();
   const following = followingRunner(runner, {
     tasks,
     leases: parts.lease?.leases,
-    serves: async (server) => (await catalog.serverNames()).includes(server),
+    serves,
   });
   const info = { pid: options.pid, version: options.version, startedAt };
   const web = createWebAuth({ clock: now });
@@ -217,7 +211,7 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
       clearInterval(sweeper);
       await runner.close(reason);
       // After the runner saved its modern calls resumable: a survivor adopts them once the lease lapses.
-      await lease?.stop();
+      await chain.stopLease();
       const opened = await Promise.allSettled(hosts.values());
       await Promise.allSettled(opened.map((h) => (h.status === 'fulfilled' ? h.value.close() : undefined)));
       hosts.clear();

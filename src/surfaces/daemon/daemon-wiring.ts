@@ -5,7 +5,6 @@
 import { join } from 'node:path';
 import { statSync } from 'node:fs';
 import { createHostAuth } from '../../auth/host-auth.js';
-import { createElicitationPipeline } from '../../pipeline/pipeline.js';
 import { resolveSession } from '../../broker/index.js';
 import { openStoreFromEnv } from '../../broker/index.js';
 import { createFileEraCache } from '../../client/index.js';
@@ -13,7 +12,7 @@ import { loadConfig } from '../../config/index.js';
 import { createMcpx, DEFAULT_ELICIT_TTL_MS, type Mcpx } from '../../mcpx.js';
 import { stateDir } from '../../paths.js';
 import { ttlFromEnv } from '../../policy/index.js';
-import { leaseMsFromEnv, openLeases } from '../../tasks/leases.js';
+import { leaseMsFromEnv } from '../../tasks/leases.js';
 import { openHostState } from '../../host/state.js';
 import type { DaemonParts } from './daemon-core.js';
 import { McpxError } from '../../errors.js';
@@ -71,9 +70,9 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
   const leaseMs = leaseMsFromEnv(env);
   const maxBodyBytes = maxBodyFromEnv(env.MCPX_DAEMON_MAX_BODY);
   const store = await openStoreFromEnv(env);
-  const leases = openLeases(store);
-  // Answers to held legacy calls wait for their holder's receipt at most a lease (on a shared store; else the default).
-  const state = openHostState({ store, ownsStore: true, ttlMs, ...(leases ? { leaseMs } : {}) });
+  // Answers to held legacy calls wait for their holder's receipt at most a lease (as on every host: src/host/state.ts).
+  const state = openHostState({ store, ownsStore: true, ttlMs, leaseMs });
+  const leases = state.leases();
   const { broker } = state;
   const notifications = startDaemonNotifications(broker, { env, cwd, configPath });
   const own = resolveSession(env, { ...(configPath ? { configPath } : {}), cwd });
@@ -83,13 +82,12 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
   return {
     broker,
     taskKeyv: store.keyv,
-    store,
     respondHeld: state.respondHeld,
     defaultSession: own.session,
     configStamp: () => stampOf(configPath),
     ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
     ...(leases ? { lease: { leases, ttlMs: leaseMs } } : {}),
-    async openHost(session, sessionSource, stampingBroker, modeOf) {
+    async openHost(session, sessionSource, pipeline) {
       // Read again for each new instance: an edited config (servers, policy) applies without a restart.
       const loaded = loadConfig({ config: configPath ?? { mcpServers: {} }, cwd, env });
       const { policy } = loaded;
@@ -100,13 +98,7 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
         env,
         // No person and no script answers here: the policy, then the broker, where the question waits for
         // `mcpx elicit`, REST or any other surface.
-        onElicit: createElicitationPipeline({
-          broker: stampingBroker,
-          policy,
-          modeOf: (question) => modeOf(question.callId),
-          session: session === own.session ? own : { session, sessionSource },
-          env,
-        }),
+        onElicit: pipeline({ policy, session: session === own.session ? own : { session, sessionSource }, env }),
         ...SURFACE_DELIVERS,
         elicitTtlMs: ttlMs,
         eraCache,
