@@ -5,7 +5,7 @@
  * daemon), as ratios. mcporter needs Node >= 24: `scripts/install-bench-tools.sh` puts it and a Node 24 runtime in
  * .tools/bench. Runs are interleaved so machine load hits both sides alike; medians are reported.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -58,6 +58,21 @@ function timed(
   });
 }
 
+/** The server's own start: from its spawn to its answer to `initialize`, the floor under any cold call. */
+function serverBoot(command: string, args: string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'ignore'] });
+    child.once('error', reject);
+    child.stdout.once('data', () => {
+      resolve((performance.now() - started) / 1000);
+      child.kill();
+    });
+    const params = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } };
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params })}\n`);
+  });
+}
+
 function quiet(program: string, args: string[], options: { cwd: string; env: Record<string, string> }): void {
   try {
     execFileSync(program, args, {
@@ -106,6 +121,7 @@ export const run: BenchSuite = async () => {
   const samples = {
     mcpxCold: [] as Sample[],
     porterCold: [] as Sample[],
+    serverBoot: [] as number[],
     mcpxWarm: [] as Sample[],
     mcpxList: [] as Sample[],
     porterWarm: [] as Sample[],
@@ -119,6 +135,7 @@ export const run: BenchSuite = async () => {
       samples.mcpxCold.push(await mcpxCall());
       mcpxStop();
       if (haveMcporter) samples.porterCold.push(await porterCall(coldSide));
+      samples.serverBoot.push(await serverBoot(server.command, server.args));
     }
     // Warm: both daemons up and connected.
     await mcpxCall();
@@ -164,6 +181,9 @@ export const run: BenchSuite = async () => {
     figure('node -e 0, median (the floor of any node CLI)', wall(samples.node), 's', {
       note: `CPU ${round(cpu(samples.node))} s (through the same bash wrapper as every command here)`,
     }),
+    figure('the server alone: spawn to its answer to initialize, median', median(samples.serverBoot), 's', {
+      note: 'the floor under any cold call, mcpx or mcporter',
+    }),
     figure('warm ratio: mcpx call / node -e 0, wall', warmWall, 'x', { target: '<= 1.4x', met: warmWall <= 1.4 }),
     figure('warm ratio: mcpx call / node -e 0, CPU', warmCpu, 'x', { target: '<= 1.4x', met: warmCpu <= 1.4 }),
   ];
@@ -176,7 +196,10 @@ export const run: BenchSuite = async () => {
       figure('mcporter call, warm (keep-alive daemon), median', wall(samples.porterWarm), 's', {
         note: `${WARM} runs, Node 24; CPU ${round(cpu(samples.porterWarm))} s`,
       }),
-      figure('cold ratio: mcpx / mcporter, wall', coldRatio, 'x', { target: '<= 0.5x', met: coldRatio <= 0.5 }),
+      figure('cold ratio: mcpx / mcporter, wall', coldRatio, 'x', {
+        target: '<= 0.5x',
+        met: coldRatio <= 0.5,
+      }),
       figure('warm ratio: mcpx / mcporter, wall', wall(samples.mcpxWarm) / wall(samples.porterWarm), 'x'),
     );
   }
