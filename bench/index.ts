@@ -13,6 +13,8 @@ export interface BenchFigure {
   unit: string;
   /** The target from the issue, in words, when there is one. */
   target?: string;
+  /** Whether this run met the target, when the suite can tell. */
+  met?: boolean;
   note?: string;
 }
 
@@ -33,6 +35,7 @@ const suites: Record<string, () => Promise<{ run: BenchSuite }>> = {
   adapters: () => import('./adapters.js'),
   serve: () => import('./serve.js'),
   trips: () => import('./broker-trips.js'),
+  install: () => import('./install.js'),
 };
 
 async function main(): Promise<void> {
@@ -46,15 +49,32 @@ async function main(): Promise<void> {
     const suiteFigures = await (await load()).run();
     for (const f of suiteFigures) {
       process.stdout.write(
-        `  ${f.name.padEnd(60)} ${String(round(f.value)).padStart(12)} ${f.unit}${f.target ? `   (target: ${f.target})` : ''}${f.note ? `   ${f.note}` : ''}\n`,
+        `  ${f.name.padEnd(60)} ${String(round(f.value)).padStart(12)} ${f.unit}${f.target ? `   (target: ${f.target}${verdict(f)})` : ''}${f.note ? `   ${f.note}` : ''}\n`,
       );
     }
     figures.push(...suiteFigures);
   }
-  const out = join(here, 'results', 'latest.json');
-  mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, JSON.stringify({ at: new Date().toISOString(), node: process.version, figures }, null, 2) + '\n');
-  process.stdout.write(`\nwrote ${out}\n`);
+  // The figures with a verdict once more, together: what the issues ask of this run.
+  const judged = figures.filter((f) => f.met !== undefined);
+  if (judged.length) {
+    process.stdout.write('\n## targets\n');
+    for (const f of judged)
+      process.stdout.write(
+        `  ${`${f.suite}: ${f.name}`.padEnd(70)} ${String(round(f.value)).padStart(8)} ${f.unit}   ${f.target}${verdict(f)}\n`,
+      );
+  }
+  // latest.json is the last run of any suites; <suites>.json keeps the last run of these (e.g. cli-runtime.json).
+  const text = JSON.stringify({ at: new Date().toISOString(), node: process.version, suites: names, figures }, null, 2) + '\n';
+  for (const file of ['latest.json', `${names.join('-')}.json`]) {
+    const out = join(here, 'results', file);
+    mkdirSync(dirname(out), { recursive: true });
+    writeFileSync(out, text);
+    process.stdout.write(`${file === 'latest.json' ? '\n' : ''}wrote ${out}\n`);
+  }
+}
+
+function verdict(f: BenchFigure): string {
+  return f.met === undefined ? '' : f.met ? ', met' : ', NOT met';
 }
 
 function round(v: number): number {

@@ -1,7 +1,9 @@
 /** Small helpers the commands share. */
 import type { Readable } from 'node:stream';
 import type { Question } from '../../types.js';
-import { questionOf } from '../../broker/index.js';
+// Past the broker's door on purpose: its index loads the broker, keyv and ajv into every warm call.
+// eslint-disable-next-line no-restricted-imports
+import { questionOf } from '../../broker/question.js';
 import type { ShownQuestion } from '../backend/backend.js';
 
 export async function readStdin(stdin: Readable): Promise<string> {
