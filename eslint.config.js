@@ -9,10 +9,10 @@ import prettier from 'eslint-config-prettier';
  */
 const restriction = (folders, message) => ({ regex: `^\\.\\.?\\x2F(.*\\x2F)?${folders}`, message });
 const noSurfaces = restriction('surfaces\\x2F', 'core layers must not import surfaces');
-// The doors: from outside broker/ and client/, only their index.ts.
+// The doors: from outside broker/ and client/, only their index.ts (or light.ts: what a warm CLI call needs, light).
 const throughDoors = restriction(
-  '(broker|client)\\x2F(?!index\\.js$)',
-  'import broker/ and client/ only through their door, index.ts (add the name there)',
+  '(broker|client)\\x2F(?!(index|light)\\.js$)',
+  'import broker/ and client/ only through their doors, index.ts or light.ts (add the name there)',
 );
 
 /** Both rules for a set of restrictions (a later config object replaces an earlier one's rule: list them all). */

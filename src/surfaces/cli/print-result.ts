@@ -5,10 +5,7 @@
 import { EXIT, type CliIO } from './io.js';
 import { sanitize } from './sanitize.js';
 import { errorLead, jsonFor, prettyJson, styleFor, type Style } from './style.js';
-// Past the client's door on purpose: its index loads the SDK, zod and ajv (2 MB) into every warm call;
-// server-refusal.ts is the reading alone.
-// eslint-disable-next-line no-restricted-imports
-import { issuesFromServerText } from '../../client/server-refusal.js';
+import { issuesFromServerText } from '../../client/light.js';
 
 interface ContentItem {
   type?: string;

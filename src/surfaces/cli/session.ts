@@ -3,10 +3,7 @@
  * config and the working directory. Its calls raise questions in it, and it sees and answers only those, unless
  * `--all` (an operator).
  */
-// Past the broker's door on purpose: its index loads the broker, keyv and ajv into every warm call;
-// session.ts is the session's fingerprint alone.
-// eslint-disable-next-line no-restricted-imports
-import { resolveSession, type SessionBinding } from '../../broker/session.js';
+import { resolveSession, type SessionBinding } from '../../broker/light.js';
 import { findConfigPath } from '../../config/find.js';
 import type { CliIO } from './io.js';
 

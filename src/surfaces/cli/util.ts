@@ -1,9 +1,7 @@
 /** Small helpers the commands share. */
 import type { Readable } from 'node:stream';
 import type { Question } from '../../types.js';
-// Past the broker's door on purpose: its index loads the broker, keyv and ajv into every warm call.
-// eslint-disable-next-line no-restricted-imports
-import { questionOf } from '../../broker/question.js';
+import { questionOf } from '../../broker/light.js';
 import type { ShownQuestion } from '../backend/backend.js';
 
 export async function readStdin(stdin: Readable): Promise<string> {

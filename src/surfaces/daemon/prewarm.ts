@@ -8,10 +8,7 @@
 import { readConfigJson } from '../../config/read-json.js';
 import { expandDeep } from '../../config/expand.js';
 import type { Issue } from '../../errors.js';
-// Past the client's door on purpose: its index loads the SDK and the whole client (1.9 MB of chunks, ~160 ms
-// before the server could start: npm run bench -- cli); prespawn.ts is the early start alone.
-// eslint-disable-next-line no-restricted-imports
-import { startEarly, stdioSpawnOf } from '../../client/prespawn.js';
+import { startEarly, stdioSpawnOf } from '../../client/light.js';
 
 type Env = Record<string, string | undefined>;
 
