@@ -227,6 +227,15 @@ export function createTasksServer(table) {
     }
     if (!declaresTasks(ctx)) {
       if (tool.execution.taskSupport === 'required') gate(ctx);
+      // Optional task support, no extension: its question asked the MRTR way (input_required, answered on a retry).
+      if (name === 'confirm_delete') {
+        const answer = ctx.mcpReq.inputResponses?.confirm;
+        if (!answer)
+          return inputRequired({
+            inputRequests: { confirm: elicit(`Delete ${args.filename}?`, { confirm: { type: 'boolean' } }) },
+          });
+        return text(answer.action === 'accept' && answer.content?.confirm ? `deleted ${args.filename}` : `kept ${args.filename}`);
+      }
       // Optional task support, no extension: run to the end within the request.
       const task = { cancelled: new Promise(() => undefined) };
       return (await work[name](args, task)) ?? text('cancelled');

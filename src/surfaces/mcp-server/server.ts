@@ -17,6 +17,9 @@ import { failedResult } from './render.js';
 import type { Kind, Served } from './served-kind.js';
 import { callNotifications, registerPassThrough } from './passthrough.js';
 import type { RequestStateSeal } from './request-state.js';
+import { TASKS_EXTENSION } from './tasks/extension.js';
+import { ownsAsTask, registerTaskMethods } from './tasks/handlers.js';
+import { ownTasksOf } from './tasks/own.js';
 
 export type { ConnectionInfo };
 
@@ -27,7 +30,15 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
   const server = new Server(
     { name: 'mcpx', version },
     {
-      capabilities: { tools: {}, prompts: {}, resources: { subscribe: true }, logging: {}, completions: {} },
+      capabilities: {
+        tools: {},
+        prompts: {},
+        resources: { subscribe: true },
+        logging: {},
+        completions: {},
+        // The tasks extension lives on the 2026-07-28 wire (server/discover); tasks/handlers.ts serves it.
+        ...(connection.era === 'modern' ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+      },
       instructions: SERVE_INSTRUCTIONS,
       requestState: { verify: (state, ctx) => seal.verify(state, ctx.mcpReq.method) },
     },
@@ -71,6 +82,7 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
     };
   };
   const calls = createCalls(core, seal, connection, useOwnConnections);
+  if (connection.era === 'modern') registerTaskMethods(server, core, session, capabilitiesOf);
 
   /** A tools/call, prompts/get or resources/read of an upstream, in flight until it is answered. */
   const run = async (
@@ -127,6 +139,9 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
         `Unknown tool: ${name}. mcpx serves ${catalog.byName.size} upstream tools (see tools/list) from ${core.serverNames().join(', ') || 'no servers'}.`,
       );
     }
+    // A task-capable client's call that does not end at once becomes a task it comes back to (tasks/handlers.ts).
+    if (connection.era === 'modern' && ownsAsTask(capabilitiesOf(ctx)))
+      return (await ownTasksOf(core).start(session, ref, args)) as never;
     return run('tool', name, ref, args, ctx) as never;
   });
 
