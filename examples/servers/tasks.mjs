@@ -21,7 +21,6 @@ import { toNodeHandler } from '@modelcontextprotocol/node';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 const MISSING_CAPABILITY = -32021;
-const HEADER_MISMATCH = -32020;
 const TTL_MS = 10 * 60_000;
 const POLL_MS = 200;
 
@@ -260,38 +259,13 @@ export function createTasksServer(table) {
   return server;
 }
 
-/** SEP-2243: a routing header that disagrees with the body is refused (the SDK checks the methods it knows). */
-function headerMismatch(req, body) {
-  const method = req.headers['mcp-method'];
-  if (typeof method === 'string' && body?.method && method.trim() !== body.method)
-    return `Mcp-Method ${method} is not ${body.method}`;
-  const name = req.headers['mcp-name'];
-  const id = body?.params?.taskId;
-  if (typeof name === 'string' && typeof id === 'string' && body.method?.startsWith('tasks/') && name.trim() !== id)
-    return `Mcp-Name ${name} is not the taskId ${id}`;
-  return undefined;
-}
-
 export function createTasksHttpServer() {
   const table = createTaskTable();
   const handler = toNodeHandler(createMcpHandler(() => createTasksServer(table), { legacy: 'reject' }));
-  return createServer(async (req, res) => {
-    try {
-      let body;
-      if (req.method === 'POST') {
-        const chunks = [];
-        for await (const chunk of req) chunks.push(chunk);
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null') ?? undefined;
-      }
-      const mismatch = headerMismatch(req, body);
-      if (mismatch)
-        return res
-          .writeHead(400, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ jsonrpc: '2.0', id: body?.id ?? null, error: { code: HEADER_MISMATCH, message: mismatch } }));
-      await handler(req, res, body);
-    } catch (error) {
+  return createServer((req, res) => {
+    handler(req, res).catch((error) => {
       if (!res.headersSent) res.writeHead(500).end(String(error?.message ?? error));
-    }
+    });
   });
 }
 

@@ -26,7 +26,6 @@ import { createResourceWatches, listenedUris } from './listens.js';
 import { createRequestStateSeal } from './request-state.js';
 import { createServeServer } from './server.js';
 import { createFastToolCalls } from './fast-call.js';
-import { taskHeaderError, taskHeaderMismatch } from './tasks/extension.js';
 import { fastPathsOn } from '../../fast/index.js';
 import { createPrincipals, type ServeAuth } from './http-principals.js';
 
@@ -243,8 +242,6 @@ export async function serveOverHttp(core: ServeCore, options: HttpServeOptions):
     else res.once('close', () => void release());
   };
   const modern = async (req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
-    const mismatch = taskHeaderMismatch(headerOf(req, 'mcp-name') ?? undefined, body);
-    if (mismatch) return taskHeaderError(res, body, mismatch);
     const uris = listenedUris(body);
     if (uris.length) await watchListened(res, uris);
     const closed = new AbortController();
