@@ -57,6 +57,8 @@ describe('mcpx serve offers its durable calls as MCP tasks', () => {
     const [key] = Object.keys(asking.inputRequests);
     expect(asking.inputRequests[key!]).toMatchObject({ method: 'elicitation/create' });
     expect(asking.inputRequests[key!].params.message).toContain('fixture (via mcpx) asks:');
+    // The mcpx task holding the call: what `mcpx task result` and the broker know it by.
+    expect(asking._meta['io.mcpx/task']).toMatch(/^tsk-/);
 
     const ack = await post('tasks/update', {
       taskId,
