@@ -2,8 +2,10 @@
  * MCP tasks through `mcpx serve --http` (io.modelcontextprotocol/tasks, 2026-07-28): a client that declares the
  * extension gets a task id for a call that waits on a question, polls tasks/get, answers with tasks/update or a
  * person answers with `mcpx elicit answer` from another process, and reads the result; the fixture's echo says what
- * reached the server. Raw 2026-07-28 POSTs: the v2 SDK client (2.4) refuses a `resultType: "task"` result.
+ * reached the server. Raw 2026-07-28 POSTs: the v2 SDK client (2.4) refuses a `resultType: "task"` result. On the
+ * 2025-11-25 wire (SEP-1686) a v2 SDK client asks for a task with `params.task` and collects it with tasks/result.
  */
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stdioFixture } from '../helpers/fixture-servers.js';
 import { modernPost, serveSetup, startHttpServe, type HttpServeProcess, type ServeSetup } from '../helpers/serve.js';
@@ -121,5 +123,50 @@ describe('mcpx serve offers its durable calls as MCP tasks', () => {
     const round = await post('tools/call', { name: 'ask_confirm', arguments: {} }, { elicitation: { form: {} } });
     expect(round.body.result).toMatchObject({ resultType: 'input_required' });
     expect(round.body.result).not.toHaveProperty('taskId');
+  });
+});
+
+/** Any result, as sent: the v2 SDK types no task methods (2025-11-25 vocabulary without a runtime). */
+const asSent = { '~standard': { version: 1, vendor: 'test', validate: (value: unknown) => ({ value }) } } as const;
+
+describe('mcpx serve offers tasks to a 2025-11-25 client that asks for one (SEP-1686)', () => {
+  it('a v2 SDK client gets a task for a call that asks, polls tasks/get, and tasks/result asks it the question', async () => {
+    const asked: Array<Record<string, any>> = [];
+    const client = new Client(
+      { name: 'legacy-tasks', version: '1.0.0' },
+      {
+        capabilities: { elicitation: { form: {} }, tasks: { list: {}, cancel: {} } } as never,
+        versionNegotiation: { mode: 'legacy' },
+      },
+    );
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push(request.params as Record<string, any>);
+      return { action: 'accept', content: { confirm: true } };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(serve.url)));
+    try {
+      expect(client.getServerCapabilities()).toMatchObject({ tasks: { requests: { tools: { call: {} } } } });
+      const request = <T>(method: string, params: Record<string, unknown>) =>
+        client.request({ method, params } as never, asSent, { timeout: 60_000 }) as Promise<T>;
+      const created = await request<{ task: { taskId: string; status: string } }>('tools/call', {
+        name: 'ask_confirm',
+        arguments: {},
+        task: { ttl: 60_000 },
+      });
+      expect(created.task).toMatchObject({ status: 'working', taskId: expect.stringMatching(/^mcpx-/) });
+      const { taskId } = created.task;
+      expect(await request<{ taskId: string }>('tasks/get', { taskId })).toMatchObject({ taskId });
+      const listed = await request<{ tasks: Array<{ taskId: string }> }>('tasks/list', {});
+      expect(listed.tasks.map((t) => t.taskId)).toContain(taskId);
+
+      const result = await request<Record<string, any>>('tasks/result', { taskId });
+      expect(asked).toHaveLength(1);
+      expect(asked[0]!.message).toContain('fixture (via mcpx) asks:');
+      expect(result.structuredContent.received.confirm).toEqual({ action: 'accept', content: { confirm: true } });
+      expect(result._meta['io.modelcontextprotocol/related-task']).toEqual({ taskId });
+      expect(await request<{ status: string }>('tasks/get', { taskId })).toMatchObject({ status: 'completed' });
+    } finally {
+      await client.close();
+    }
   });
 });

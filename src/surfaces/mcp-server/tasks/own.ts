@@ -38,9 +38,20 @@ interface OwnTask {
   asked: Record<string, string>;
 }
 
+/** What the 2025-11-25 wire (legacy.ts) reads of a task. */
+export type TaskView = Pick<OwnTask, 'id' | 'session' | 'status' | 'createdAt' | 'lastUpdatedAt' | 'result' | 'error'>;
+
 export interface OwnTasks {
   /** Runs the call; its result when it ends within the grace, else a CreateTaskResult. */
   start(session: string, ref: ToolRef, args: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** A task however soon the call ends (a 2025-11-25 client asked for one). */
+  startTask(session: string, ref: ToolRef, args: Record<string, unknown>): TaskView;
+  view(taskId: string): TaskView;
+  list(session: string): TaskView[];
+  /** Resolves at the task's next change (or at once when `signal` is aborted). */
+  changed(taskId: string, signal?: AbortSignal): Promise<void>;
+  /** The questions the task's call waits on, still unanswered. */
+  pending(taskId: string): Promise<ElicitRequest[]>;
   get(taskId: string, caps: ClientCapabilities): Promise<Record<string, unknown>>;
   update(taskId: string, session: string, responses: Record<string, unknown> | undefined): Promise<void>;
   cancel(taskId: string, session: string): Promise<void>;
@@ -69,9 +80,12 @@ function createOwnTasks(core: ServeCore): OwnTasks {
     if (!task) throw unknownTask(taskId);
     return task;
   };
+  const waiters = new Map<string, Set<() => void>>();
   const set = (task: OwnTask, status: Status, fields: Partial<OwnTask> = {}): void => {
     if (TERMINAL.has(task.status)) return;
     Object.assign(task, fields, { status, lastUpdatedAt: nowIso() });
+    for (const wake of waiters.get(task.id) ?? []) wake();
+    waiters.delete(task.id);
   };
   const settleAt = (task: OwnTask, stop: Stop): boolean => {
     task.stop = stop;
@@ -106,6 +120,23 @@ function createOwnTasks(core: ServeCore): OwnTasks {
     return found.filter((q): q is ElicitRequest => q !== undefined && q.state === 'pending');
   };
 
+  const create = (session: string, ref: ToolRef, first: Promise<Stop>): OwnTask => {
+    const createdAt = nowIso();
+    const task: OwnTask = {
+      id: `mcpx-${randomBytes(8).toString('hex')}`,
+      session,
+      ref,
+      status: 'working',
+      createdAt,
+      lastUpdatedAt: createdAt,
+      expires: Date.now() + TASK_TTL_MS,
+      asked: {},
+    };
+    tasks.set(task.id, task);
+    void follow(task, first);
+    return task;
+  };
+
   return {
     async start(session, ref, args) {
       const first = core.call(session, ref, args);
@@ -115,21 +146,19 @@ function createOwnTasks(core: ServeCore): OwnTasks {
       ]);
       if (quick?.step.status === 'complete') return passResult(quick.step.result as CallToolResult);
       if (quick?.step.status === 'failed') return failedOrThrow('tool', ref, quick.step.error);
-      const createdAt = nowIso();
-      const task: OwnTask = {
-        id: `mcpx-${randomBytes(8).toString('hex')}`,
-        session,
-        ref,
-        status: 'working',
-        createdAt,
-        lastUpdatedAt: createdAt,
-        expires: Date.now() + TASK_TTL_MS,
-        asked: {},
-      };
-      tasks.set(task.id, task);
-      void follow(task, first);
-      return { resultType: 'task', ...envelope(task) };
+      return { resultType: 'task', ...envelope(create(session, ref, first)) };
     },
+    startTask: (session, ref, args) => create(session, ref, core.call(session, ref, args)),
+    view: (taskId) => find(taskId),
+    list: (session) => (sweep(), [...tasks.values()].filter((t) => t.session === session)),
+    changed: (taskId, signal) =>
+      new Promise<void>((resolve) => {
+        if (signal?.aborted) return resolve();
+        const set = waiters.get(taskId) ?? new Set();
+        waiters.set(taskId, set.add(resolve));
+        signal?.addEventListener('abort', () => resolve(), { once: true });
+      }),
+    pending: async (taskId) => pendingOf(find(taskId)),
     async get(taskId, caps) {
       const task = find(taskId);
       const out: Record<string, unknown> = { resultType: 'complete', ...envelope(task) };
