@@ -2,12 +2,14 @@
 // first against the upstream fixture (examples/servers/conformance.mjs) directly, then through `mcpx serve --http`
 // in front of it. It fails closed (scripts/conformance-verdict.mjs): the run fails when the referee lists no
 // required scenario, when a required scenario is not run, fails directly or fails through mcpx, and when a check
-// that succeeds directly does not through mcpx (a WARNING there is a SHOULD that serve lost).
+// that succeeds directly does not through mcpx (a WARNING there is a SHOULD that serve lost). Then the tasks
+// extension's scenarios, which no requirement set scores, against the task fixture (scripts/conformance-tasks.mjs).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { judgeServerSet, parseServerScenarioList, unknownSelections } from './conformance-verdict.mjs';
+import { TASK_SCENARIOS, judgeTaskSet } from './conformance-tasks.mjs';
 
 const SPECS = ['2025-11-25', '2026-07-28'];
 
@@ -54,6 +56,49 @@ function checksByScenario(dir) {
   return out;
 }
 
+/**
+ * The tasks extension's scenarios (scripts/conformance-tasks.mjs): against the task fixture directly and through an
+ * `mcpx serve --http` of its own in front of it (one upstream, so the tools keep the names the scenarios call).
+ */
+async function runTaskScenarios({ repo, runReferee, resultsDir, env, stateDir, only }) {
+  const scenarios = TASK_SCENARIOS.filter((s) => !only?.length || only.includes(s));
+  if (scenarios.length === 0) return [];
+  const fixture = startPrinting(process.execPath, [join(repo, 'examples', 'servers', 'tasks.mjs'), '--port', '0'], env);
+  let serve;
+  try {
+    const upstream = await fixture.url;
+    const configPath = join(stateDir, 'mcpx-tasks.json');
+    writeFileSync(configPath, JSON.stringify({ mcpServers: { tasks: { url: upstream } } }));
+    serve = startPrinting(
+      process.execPath,
+      [join(repo, 'dist', 'cli.js'), 'serve', '--http', '--no-auth', '--config', configPath],
+      env,
+    );
+    const through = await serve.url;
+    const results = {};
+    for (const [label, url] of [
+      ['direct', upstream],
+      ['mcpx', through],
+    ]) {
+      const out = join(resultsDir, 'server@tasks', label);
+      rmSync(out, { recursive: true, force: true });
+      mkdirSync(out, { recursive: true });
+      // Extension scenarios are on no spec version's timeline: the referee runs them at its default.
+      for (const scenario of scenarios) {
+        const referee = await runReferee(['server', '--url', url, '--scenario', scenario, '-o', out], env);
+        writeFileSync(join(out, `${scenario}.log`), referee.output);
+      }
+      results[label] = checksByScenario(out);
+    }
+    const verdict = judgeTaskSet({ direct: results.direct, viaMcpx: results.mcpx, scenarios });
+    for (const line of verdict.lines) console.log(line);
+    return verdict.problems;
+  } finally {
+    await serve?.stop();
+    await fixture.stop();
+  }
+}
+
 export async function runServerScenarios({ repo, runReferee, resultsDir, only }) {
   const cli = join(repo, 'dist', 'cli.js');
   if (!existsSync(cli)) throw new Error(`${cli} is missing: npm run build first`);
@@ -72,12 +117,7 @@ export async function runServerScenarios({ repo, runReferee, resultsDir, only })
     const through = await serve.url;
     const lists = new Map();
     for (const spec of SPECS) lists.set(spec, await requiredServerScenarios(runReferee, spec));
-    problems.push(
-      ...unknownSelections(
-        only ?? [],
-        [...lists.values()].flatMap((l) => l.scenarios),
-      ),
-    );
+    problems.push(...unknownSelections(only ?? [], [...[...lists.values()].flatMap((l) => l.scenarios), ...TASK_SCENARIOS]));
     for (const spec of SPECS) {
       const listed = lists.get(spec);
       const required = listed.scenarios.filter((s) => !only?.length || only.includes(s));
@@ -108,6 +148,7 @@ export async function runServerScenarios({ repo, runReferee, resultsDir, only })
       for (const line of verdict.lines) console.log(line);
       problems.push(...verdict.problems);
     }
+    problems.push(...(await runTaskScenarios({ repo, runReferee, resultsDir, env, stateDir, only })));
   } finally {
     await serve?.stop();
     await fixture.stop();

@@ -9,6 +9,7 @@ import { createCalls, type CallContext } from './calls.js';
 import type { ServeCore } from './core.js';
 import { isObject } from './json-values.js';
 import { wantsRelay } from './relay.js';
+import { declaresTasks } from './tasks/extension.js';
 import type { RequestStateSeal } from './request-state.js';
 
 export interface FastToolCalls {
@@ -38,7 +39,8 @@ export function createFastToolCalls(core: ServeCore, seal: RequestStateSeal, ver
   return {
     async serve(req, res, body, session, signal) {
       const call = plainToolCall(req, body);
-      if (!call || wantsRelay(call.capabilities)) return false;
+      // A task-capable client's call may become a task: the SDK's path serves it (tasks/handlers.ts).
+      if (!call || wantsRelay(call.capabilities) || declaresTasks(call.capabilities)) return false;
       // mcpx's own tools are never in the catalogue (their names are reserved): the SDK's path serves them.
       const ref = (await core.catalog()).byName.get(call.name);
       if (!ref) return false;

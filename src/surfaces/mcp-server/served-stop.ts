@@ -78,7 +78,7 @@ function stableStringify(value: unknown): string {
 export const methodOf = (kind: Kind): 'tools/call' | 'prompts/get' | 'resources/read' => METHODS[kind] ?? 'tools/call';
 
 /** Whether every question can be put to this client as the mode it was asked in. */
-function canAsk(caps: ClientCapabilities, questions: ElicitRequest[]): boolean {
+export function canAsk(caps: ClientCapabilities, questions: ElicitRequest[]): boolean {
   const elicitation = caps.elicitation as { form?: unknown; url?: unknown } | undefined;
   if (!elicitation) return false;
   const form = elicitation.form !== undefined || elicitation.url === undefined;

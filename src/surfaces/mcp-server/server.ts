@@ -17,6 +17,10 @@ import { failedResult } from './render.js';
 import type { Kind, Served } from './served-kind.js';
 import { callNotifications, registerPassThrough } from './passthrough.js';
 import type { RequestStateSeal } from './request-state.js';
+import { TASKS_EXTENSION } from './tasks/extension.js';
+import { ownsAsTask, registerTaskMethods } from './tasks/handlers.js';
+import { ownTasksOf } from './tasks/own.js';
+import { LEGACY_TASKS_CAPABILITY, legacyTask, registerLegacyTaskMethods, wantsLegacyTask } from './tasks/legacy.js';
 
 export type { ConnectionInfo };
 
@@ -27,7 +31,15 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
   const server = new Server(
     { name: 'mcpx', version },
     {
-      capabilities: { tools: {}, prompts: {}, resources: { subscribe: true }, logging: {}, completions: {} },
+      capabilities: {
+        tools: {},
+        prompts: {},
+        resources: { subscribe: true },
+        logging: {},
+        completions: {},
+        // Tasks: the extension on the 2026-07-28 wire (tasks/handlers.ts), SEP-1686's capability on 2025-11-25 (tasks/legacy.ts).
+        ...(connection.era === 'modern' ? { extensions: { [TASKS_EXTENSION]: {} } } : { tasks: LEGACY_TASKS_CAPABILITY }),
+      },
       instructions: SERVE_INSTRUCTIONS,
       requestState: { verify: (state, ctx) => seal.verify(state, ctx.mcpReq.method) },
     },
@@ -71,6 +83,8 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
     };
   };
   const calls = createCalls(core, seal, connection, useOwnConnections);
+  if (connection.era === 'modern') registerTaskMethods(server, core, session, capabilitiesOf);
+  else registerLegacyTaskMethods(server, core, session);
 
   /** A tools/call, prompts/get or resources/read of an upstream, in flight until it is answered. */
   const run = async (
@@ -127,6 +141,12 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
         `Unknown tool: ${name}. mcpx serves ${catalog.byName.size} upstream tools (see tools/list) from ${core.serverNames().join(', ') || 'no servers'}.`,
       );
     }
+    // A task-capable client's call that does not end at once becomes a task it comes back to (tasks/handlers.ts).
+    if (connection.era === 'legacy' && wantsLegacyTask(capabilitiesOf(ctx), request.params))
+      // With an empty content: the v2 SDK's 2025-11-25 seam refuses a `task` body without one (as its server adds on 2026-07-28).
+      return { task: legacyTask(ownTasksOf(core).startTask(session, ref, args)), content: [] } as never;
+    if (connection.era === 'modern' && ownsAsTask(capabilitiesOf(ctx)))
+      return (await ownTasksOf(core).start(session, ref, args)) as never;
     return run('tool', name, ref, args, ctx) as never;
   });
 
