@@ -88,7 +88,9 @@ describe('mcpx task result off a terminal', () => {
     const waited = await run(['task', 'result', asked.task!, '--timeout', '1']);
     expect(waited.code, waited.stderr).toBe(75);
     expect(waited.stderr).toContain(`mcpx: waiting for ${asked.task} (deploy.ask_form, input-required)`);
-    expect(waited.stderr).toMatch(new RegExp(`${id} asks ".+": answer by \\d{4}-\\d\\d-\\d\\dT\\S+ \\(1h5\\dm\\d+s left\\)`));
+    expect(waited.stderr).toMatch(
+      new RegExp(`${id} asks ".+": answer by \\d{4}-\\d\\d-\\d\\dT\\S+ \\((?:2h0m0s|1h5\\dm\\d+s) left\\)`),
+    );
     expect(waited.stderr).toContain(`mcpx elicit answer ${id}`);
     expect(waited.stderr).toMatch(/at most until \d{4}-\d\d-\d\dT\S+ \(--timeout\)/);
   });

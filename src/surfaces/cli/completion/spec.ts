@@ -35,7 +35,7 @@ const scriptFlags = {
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
 export const COMPLETION_SPECS: Record<string, CompletionSpec> = {
-  call: { words: ['tool', 'arguments'], flags: { json: true, elicit: ELICIT_MODES, ...config } },
+  call: { words: ['tool', 'arguments'], flags: { json: true, task: true, elicit: ELICIT_MODES, ...config } },
   list: { words: ['server'], flags: { json: true, schema: true, ...config } },
   prompt: {
     verbs: { list: ['server'], get: ['server', 'none'] },
