@@ -45,10 +45,15 @@ const receivedOf = (printed: string): unknown =>
   (JSON.parse(printed) as { structuredContent?: { received?: { details?: unknown } } }).structuredContent?.received?.details;
 
 /** Runs the built CLI with the setup's env changed (a daemon is used only where MCPX_DAEMON=inline is gone). */
-function cliWith(setup: ServeSetup, env: Record<string, string>, args: string[]): Promise<{ code: number; stdout: string }> {
+function cliWith(
+  setup: ServeSetup,
+  env: Record<string, string>,
+  args: string[],
+): Promise<{ code: number; stdout: string; output: string }> {
   return new Promise((done) => {
     execFile(process.execPath, [CLI, ...args], { cwd: setup.dir, env, timeout: 30_000 }, (error, stdout, stderr) =>
-      done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout: stdout + stderr }),
+      // stdout alone is the JSON; `task result` may say on stderr what it waits for.
+      done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, output: stdout + stderr }),
     );
   });
 }
@@ -130,7 +135,7 @@ function suite(name: string, extraEnv: () => Record<string, string>, options: { 
         expect(answered.code, answered.stderr).toBe(0);
         const { MCPX_DAEMON: _inline, ...env } = setup.env;
         const started = await cliWith(setup, env, ['daemon', 'start', '--config', setup.configPath]);
-        expect(started.code, started.stdout).toBe(0);
+        expect(started.code, started.output).toBe(0);
         try {
           const result = await cliWith(setup, env, [
             'task',
@@ -142,7 +147,7 @@ function suite(name: string, extraEnv: () => Record<string, string>, options: { 
             '--config',
             setup.configPath,
           ]);
-          expect(result.code, result.stdout).toBe(0);
+          expect(result.code, result.output).toBe(0);
           expect(receivedOf(result.stdout)).toMatchObject({ action: 'accept', content: { repo: 'acme/daemon' } });
           expect(resends(title)).toBe(1);
         } finally {
