@@ -22,10 +22,6 @@ export const TASK_SCENARIOS = [
  * so a tool that runs only as a task refuses it, and the v2 SDK client (2.4) refuses a `resultType: "task"` result.
  */
 export const TASK_GAPS_VIA_SERVE = {
-  'tasks-lifecycle':
-    'failing_job and protocol_error_job run only as tasks: mcpx calls them upstream without the extension (-32021)',
-  'tasks-dispatch-and-envelope': 'failing_job runs only as a task upstream (-32021), as above',
-  'tasks-mrtr-input': 'multi_input runs only as a task upstream (-32021), as above',
   'tasks-mrtr-composition': 'round 1 must stay input_required: serve makes the call a task as soon as it waits on a question',
 };
 

@@ -20,7 +20,7 @@ export type McpxErrorCode =
   | 'ARGUMENTS_INVALID'
   | 'CONTINUATION_INVALID'
   | 'CONTINUATION_STALE'
-  /** The tool requires MCP task mode (`execution.taskSupport: "required"`), which mcpx does not support yet. */
+  /** A task asked of a tool that does not allow MCP task mode, or refused (`task: false`) by one that requires it. */
   | 'TASKS_NOT_SUPPORTED'
   // adapters (OpenAPI and CLI)
   | 'ADAPTER_INVALID'

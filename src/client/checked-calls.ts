@@ -11,6 +11,7 @@ import { isMcpxError, McpxError, type Issue } from '../errors.js';
 import type { ClientPool } from './pool/pool.js';
 import { checkArguments } from './argument-check.js';
 import { issuesFromServerText } from './server-refusal.js';
+import { TASKS_EXTENSION } from './mcp-tasks/index.js';
 
 type Checked = Pick<ClientPool, 'serverNames' | 'listTools' | 'callTool'> &
   Partial<Pick<ClientPool, 'getPrompt' | 'listPrompts' | 'readResource' | 'listResources' | 'listResourceTemplates'>>;
@@ -134,6 +135,20 @@ function argumentsInvalid(server: string, tool: string, issues: Issue[], what: s
  */
 function asTask(server: string, tool: string, definition: Tool | undefined, asked: boolean | undefined): boolean | undefined {
   const support = definition?.execution?.taskSupport;
+  if (support === 'required' && asked === false)
+    throw new McpxError(
+      'TASKS_NOT_SUPPORTED',
+      `${server}.${tool} runs only as an MCP task (its execution.taskSupport is "required") and the call refused one. Nothing was sent`,
+      {
+        data: {
+          server,
+          tool,
+          taskSupport: support,
+          code: -32021,
+          requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+        },
+      },
+    );
   if (support === 'required') return true;
   if (!asked || support === 'optional') return asked;
   throw new McpxError(

@@ -105,6 +105,8 @@ export interface CallOptions {
   /**
    * Call the tool as an MCP task (a tool whose `execution.taskSupport` is "required" always is; "optional" only when
    * asked). The call is held like a legacy one while the server keeps the task; its questions wait the same way.
+   * `false`: never as a task; a tool that runs only as one fails with TASKS_NOT_SUPPORTED (data.code -32021), as
+   * `mcpx serve` answers a client that did not declare tasks.
    */
   task?: boolean;
   /** Told once the server made the call a task: its task id, for a record another process can come back to. */

@@ -58,7 +58,7 @@ export interface StartInput {
   progressToken?: string;
   /** No call: only the sign-in its server needs (CallOptions.signInOnly), for a caller that cannot wait for it. */
   signInOnly?: CallOptions['signInOnly'];
-  /** Call the tool as an MCP task (CallOptions.task). */
+  /** Call the tool as an MCP task, or (false) never as one (CallOptions.task). */
   task?: boolean;
 }
 

@@ -53,7 +53,7 @@ async function firstRequest(
     ...(input.parent ? { parent: input.parent } : {}),
     ...(input.elicitTtlMs ? { elicitTtlMs: input.elicitTtlMs } : {}),
     ...(input.signInOnly ? { signInOnly: input.signInOnly } : {}),
-    ...(input.task ? { task: true } : {}),
+    ...(input.task !== undefined ? { task: input.task } : {}),
     // The server's task id goes in the record written at the next stop: `mcpx task show` names it.
     onMcpTask: (handle: McpTaskHandle) => void (task.mcpTask = { taskId: handle.taskId, era: handle.era }),
     // Only a caller who follows asks the server for progress; re-sent rounds always do (`task result` may follow).

@@ -48,7 +48,7 @@ export const createdOrResult = z.union([
 export const detailedTask = task.extend({
   inputRequests: z.record(z.string(), z.unknown()).optional(),
   result: z.record(z.string(), z.unknown()).optional(),
-  error: z.looseObject({ code: z.number().optional(), message: z.string().optional(), data: z.unknown() }).optional(),
+  error: z.looseObject({ code: z.number().optional(), message: z.string().optional(), data: z.unknown().optional() }).optional(),
 });
 
 /** `tasks/result` (2025-11-25): the original request's result. `tasks/update`, `tasks/cancel`: an acknowledgement. */

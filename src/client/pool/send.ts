@@ -140,7 +140,7 @@ export function createSend(connections: Connections, listings: Listings, meta: R
     if (pooled.connection.era === 'legacy') return sendLegacy<R>(request, pooled, callId, signingIn);
     // Undeclared, the tasks extension is asked for by a server whose tool runs only as a task: called again as one.
     return sendModern<R>(request, pooled, callId, signingIn).catch((error: unknown) => {
-      if (request.method !== 'tools/call' || !needsTasksExtension(error)) throw error;
+      if (request.method !== 'tools/call' || request.callOptions.task === false || !needsTasksExtension(error)) throw error;
       return sendTask<R>(request, pooled, callId);
     });
   };

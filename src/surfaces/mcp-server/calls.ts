@@ -8,6 +8,7 @@ import { isAction } from '../../constants.js';
 import { isMcpxError } from '../../errors.js';
 import type { ServeCore, Stop } from './core.js';
 import { stopFromStore } from './held-elsewhere.js';
+import { declaresTasks } from './tasks/extension.js';
 import type { ToolRef } from './names.js';
 import { relay, wantsRelay, type RelayState } from './relay.js';
 import { failedOrThrow, METHODS, type Kind, type Served } from './served-kind.js';
@@ -68,11 +69,17 @@ async function runOnce(
     let stop: Stop;
     beforeCall();
     try {
-      stop = await scope.core.call(scope.connection.session, ref, args, METHODS[kind], call.notifications);
+      stop = await scope.core.call(scope.connection.session, ref, args, {
+        ...(METHODS[kind] ? { method: METHODS[kind] } : {}),
+        ...(call.notifications ? { notifications: call.notifications } : {}),
+        // A modern client that did not declare tasks gets the upstream's -32021, as the spec asks of the server.
+        ...(scope.connection.era === 'modern' && !declaresTasks(call.capabilities) ? { task: false as const } : {}),
+      });
     } catch (error) {
       return failedOrThrow(kind, ref, {
         code: isMcpxError(error) ? error.code : 'CALL_FAILED',
         message: (error as Error)?.message ?? String(error),
+        ...(isMcpxError(error) && error.data ? { data: error.data } : {}),
       });
     }
     return answerStop(scope, { kind, name, args, call }, stop, { fresh: true });

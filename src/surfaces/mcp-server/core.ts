@@ -59,13 +59,15 @@ export interface ServeCore {
   refresh(): void;
   /** Which configured servers are served. */
   serverNames(): string[];
-  /** Starts a tool call (or, with `method`, a prompts/get or resources/read) that the runner holds. */
+  /**
+   * Starts a tool call (or, with `method`, a prompts/get or resources/read) that the runner holds. `task: false`: never
+   * as an MCP task upstream (for a client that did not declare tasks, a tool that runs only as one is its -32021).
+   */
   call(
     session: string,
     ref: ToolRef,
     args: Record<string, unknown>,
-    method?: 'prompts/get' | 'resources/read',
-    notifications?: CallNotifications,
+    options?: { method?: 'prompts/get' | 'resources/read'; notifications?: CallNotifications; task?: false },
   ): Promise<Stop>;
   /**
    * Where a call this process drives sends its progress and log messages from now on: a retry's request (a modern
@@ -249,13 +251,14 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     catalog,
     refresh: () => void (listing = undefined),
     serverNames: () => served,
-    async call(session, ref, args, method, notifications) {
+    async call(session, ref, args, { method, notifications, task } = {}) {
       // Always routed (even when this request wants nothing): a retry after a question may want them.
       const route = callRoute(notifications);
       const step = await host.start({
         server: ref.server,
         tool: ref.tool,
         ...(method ? { method } : {}),
+        ...(task === false ? { task } : {}),
         notifications: route,
         arguments: args,
         session,

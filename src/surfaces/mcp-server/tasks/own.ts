@@ -145,7 +145,8 @@ function createOwnTasks(core: ServeCore): OwnTasks {
         new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), GRACE_MS).unref()),
       ]);
       if (quick?.step.status === 'complete') return passResult(quick.step.result as CallToolResult);
-      if (quick?.step.status === 'failed') return failedOrThrow('tool', ref, quick.step.error);
+      // A call the upstream made a task stays one here, failed or not (its client polls it as it would upstream).
+      if (quick?.step.status === 'failed' && !quick.step.task.mcpTask) return failedOrThrow('tool', ref, quick.step.error);
       return { resultType: 'task', ...envelope(create(session, ref, first)) };
     },
     startTask: (session, ref, args) => create(session, ref, core.call(session, ref, args)),
@@ -183,6 +184,7 @@ function createOwnTasks(core: ServeCore): OwnTasks {
     },
     async update(taskId, session, responses) {
       const task = find(taskId);
+      const asked = new Map((await pendingOf(task)).map((q) => [q.id, q]));
       for (const [key, response] of Object.entries(responses ?? {})) {
         const id = task.asked[key] ?? key;
         const answer = response as { action?: unknown; content?: unknown } | undefined;
@@ -192,7 +194,7 @@ function createOwnTasks(core: ServeCore): OwnTasks {
             id,
             action: answer.action as 'accept' | 'decline' | 'cancel',
             ...(answer.action === 'accept' && answer.content && typeof answer.content === 'object'
-              ? { content: answer.content as Record<string, unknown> }
+              ? { content: askedFields(answer.content as Record<string, unknown>, asked.get(id)) }
               : {}),
             by: 'mcp',
             session,
@@ -214,6 +216,16 @@ function createOwnTasks(core: ServeCore): OwnTasks {
         });
     },
   };
+}
+
+/**
+ * A client's content without the fields the question did not ask for (a task client may send more, and the schema
+ * allows more); a person's typo at the terminal is still refused by the broker, which checks every field it gets.
+ */
+function askedFields(content: Record<string, unknown>, question: ElicitRequest | undefined): Record<string, unknown> {
+  const properties = question?.requestedSchema?.properties;
+  if (!properties) return content;
+  return Object.fromEntries(Object.entries(content).filter(([name]) => name in properties));
 }
 
 function envelope(task: OwnTask): Record<string, unknown> {
