@@ -16,14 +16,8 @@ export const TASK_SCENARIOS = [
   'tasks-mrtr-composition',
 ];
 
-/**
- * Through serve, what does not pass yet, and why. serve makes a task-capable client's call a task of its own; the
- * call goes upstream through mcpx's client, which (until it calls task tools as tasks) declares no tasks extension,
- * so a tool that runs only as a task refuses it, and the v2 SDK client (2.4) refuses a `resultType: "task"` result.
- */
-export const TASK_GAPS_VIA_SERVE = {
-  'tasks-mrtr-composition': 'round 1 must stay input_required: serve makes the call a task as soon as it waits on a question',
-};
+/** Through serve, what does not pass yet, and why (none today: every scenario passes both ways). */
+export const TASK_GAPS_VIA_SERVE = {};
 
 const passes = (checks) => checks.some((c) => c.status === 'SUCCESS') && !checks.some((c) => c.status === 'FAILURE');
 const failures = (checks) =>

@@ -14,7 +14,9 @@ import { issuesFromServerText } from './server-refusal.js';
 import { TASKS_EXTENSION } from './mcp-tasks/index.js';
 
 type Checked = Pick<ClientPool, 'serverNames' | 'listTools' | 'callTool'> &
-  Partial<Pick<ClientPool, 'getPrompt' | 'listPrompts' | 'readResource' | 'listResources' | 'listResourceTemplates'>>;
+  Partial<
+    Pick<ClientPool, 'getPrompt' | 'listPrompts' | 'readResource' | 'listResources' | 'listResourceTemplates' | 'capabilities'>
+  >;
 
 /** The same instance, with `callTool` checked and `listTools` remembered as the schemas to check against. */
 export function withCallChecks<T extends Checked>(host: T): T {
@@ -63,7 +65,12 @@ export function withCallChecks<T extends Checked>(host: T): T {
     });
     const issues = definition ? checkArguments(definition.inputSchema, args) : [];
     if (issues.length) throw argumentsInvalid(server, tool, issues, 'do not match its input schema');
-    const task = asTask(server, tool, definition, options?.task);
+    // 2026-07-28 tools carry no taskSupport: a server that declares the tasks extension decides for itself.
+    const serverDecides =
+      options?.task === true &&
+      definition?.execution?.taskSupport === undefined &&
+      (await host.capabilities?.(server).catch(() => undefined))?.extensions?.[TASKS_EXTENSION] !== undefined;
+    const task = serverDecides ? true : asTask(server, tool, definition, options?.task);
     try {
       return await host.callTool(server, tool, args, task && !options?.task ? { ...options, task } : options);
     } catch (error) {

@@ -6,5 +6,6 @@ export type {
   ReadResourceResult,
   Resource,
   ResourceTemplateType as ResourceTemplate,
+  ServerCapabilities,
   Tool,
 } from '@modelcontextprotocol/client';

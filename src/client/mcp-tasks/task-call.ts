@@ -4,9 +4,15 @@
  * `tasks/cancel` when the caller aborts. A modern task's `input_required` questions go to `ask` and their answers back
  * by `tasks/update`; a legacy task's arrive as `elicitation/create` during `tasks/result`, through the usual seam.
  */
-import { CLIENT_CAPABILITIES_META_KEY, type CallToolResult, type Client } from '@modelcontextprotocol/client';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  isInputRequiredResult,
+  type CallToolResult,
+  type Client,
+} from '@modelcontextprotocol/client';
 import { McpxError } from '../../errors.js';
 import type { Era } from '../../types.js';
+import { MAX_ROUNDS } from '../modern-call.js';
 import type { WireElicitResult } from '../seam.js';
 import { anyResult, createdOrResult, detailedTask, pollDelay, TASKS_EXTENSION, type WireTask } from './wire.js';
 
@@ -45,14 +51,22 @@ export interface TaskCallOptions {
 
 /** Calls the tool as a task and returns its CallToolResult; a server that answers at once is answered at once. */
 export async function runTaskCall(options: TaskCallOptions): Promise<CallToolResult> {
-  const { client, era, tool, progressToken, signal } = options;
+  const { era, tool, progressToken } = options;
   const params: Record<string, unknown> = { name: tool, arguments: options.arguments, _meta: { progressToken } };
   if (era === 'legacy') params.task = options.taskTtlMs !== undefined ? { ttl: options.taskTtlMs } : {};
   else (params._meta as Record<string, unknown>)[CLIENT_CAPABILITIES_META_KEY] = withTasks(options.declared);
-  const raw = await client.request({ method: 'tools/call', params } as never, anyResult, {
-    signal,
-    timeout: options.requestTimeoutMs,
-  } as never);
+  let raw = await callOnce(options, params);
+  // SEP-2663 composition: a modern server may ask by input_required rounds (SEP-2322) before it makes the task.
+  for (let round = 1; options.era === 'modern' && isInputRequiredResult(raw); round++) {
+    if (round > MAX_ROUNDS)
+      throw new McpxError('CALL_FAILED', `${options.server}.${tool} asked for input ${MAX_ROUNDS} rounds in a row; giving up`, {
+        data: { server: options.server, tool, rounds: round - 1 },
+      });
+    const inputResponses = await answerAll(options, (raw.inputRequests ?? {}) as Record<string, unknown>);
+    // Echo the server's request state exactly; never add one it did not send.
+    const state = typeof raw.requestState === 'string' ? { requestState: raw.requestState } : {};
+    raw = await callOnce(options, { ...params, inputResponses, ...state });
+  }
   const created = createdOrResult.parse(raw);
   if (created.kind === 'result') return created.result as CallToolResult;
   options.onTask?.({ server: options.server, tool, era, taskId: created.task.taskId });
@@ -118,6 +132,15 @@ async function resultWhilePolling(
   }
 }
 
+function callOnce(options: TaskCallOptions, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  return options.client.request({ method: 'tools/call', params } as never, anyResult, {
+    signal: options.signal,
+    timeout: options.requestTimeoutMs,
+    // The rounds are ours (the loop in runTaskCall), as in modern-call.ts.
+    ...(options.era === 'modern' ? { allowInputRequired: true } : {}),
+  } as never) as Promise<Record<string, unknown>>;
+}
+
 /** Puts the questions of a modern `input_required` not asked before (keys are unique over a task's life), then updates. */
 async function answer(
   options: Omit<TaskCallOptions, 'arguments' | 'progressToken' | 'taskTtlMs'>,
@@ -127,19 +150,29 @@ async function answer(
   const fresh = Object.entries(task.inputRequests ?? {}).filter(([key]) => !asked.has(key));
   if (!fresh.length) return sleep(pollDelay(task), options.signal);
   for (const [key] of fresh) asked.add(key);
+  const inputResponses = await answerAll(options, Object.fromEntries(fresh), task.taskId);
+  await send(options, 'tasks/update', { taskId: task.taskId, inputResponses }, false);
+}
+
+/** Each input request asked through `ask`, answered by key; a request mcpx cannot answer (not elicitation) fails. */
+async function answerAll(
+  options: Pick<TaskCallOptions, 'server' | 'tool' | 'ask'>,
+  inputRequests: Record<string, unknown>,
+  taskId?: string,
+): Promise<Record<string, WireElicitResult>> {
   const answers = await Promise.all(
-    fresh.map(async ([key, request]) => {
+    Object.entries(inputRequests).map(async ([key, request]) => {
       const entry = (request ?? {}) as { method?: unknown; params?: unknown };
       if (entry.method !== 'elicitation/create')
         throw new McpxError(
           'CALL_FAILED',
-          `${options.server}.${options.tool} asked for "${String(entry.method)}" (task input request "${key}"), which mcpx does not declare or answer`,
-          { data: { server: options.server, tool: options.tool, key, method: entry.method, taskId: task.taskId } },
+          `${options.server}.${options.tool} asked for "${String(entry.method)}" (${taskId ? 'task ' : ''}input request "${key}"), which mcpx does not declare or answer`,
+          { data: { server: options.server, tool: options.tool, key, method: entry.method, ...(taskId ? { taskId } : {}) } },
         );
       return [key, await options.ask((entry.params ?? {}) as Record<string, unknown>)] as const;
     }),
   );
-  await send(options, 'tasks/update', { taskId: task.taskId, inputResponses: Object.fromEntries(answers) }, false);
+  return Object.fromEntries(answers);
 }
 
 async function getTask(

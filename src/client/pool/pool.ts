@@ -49,6 +49,8 @@ export interface ClientPool {
   serverNames(): string[];
   /** The era the server's connection speaks (connects if needed). */
   era(server: string): Promise<Era>;
+  /** What the server declared at connecting (connects if needed). */
+  capabilities(server: string): Promise<Mcp.ServerCapabilities>;
   listTools(server: string): Promise<Mcp.Tool[]>;
   callTool(server: string, tool: string, args?: Record<string, unknown>, options?: CallOptions): Promise<CallOutcome>;
   listPrompts(server: string): Promise<Mcp.Prompt[]>;
@@ -100,6 +102,7 @@ export function createClientPool(options: ClientPoolOptions): ClientPool {
     serverNames: connections.serverNames,
     relay,
     era: async (server) => (await connections.get(server)).connection.era,
+    capabilities: async (server) => (await connections.get(server)).connection.client.getServerCapabilities() ?? {},
     listTools: (server) => listings.listTools(server),
     callTool: (server, tool, args = {}, callOptions = {}) =>
       run<Mcp.CallToolResult>({ method: 'tools/call', server, target: tool, args, callOptions }),

@@ -9,6 +9,7 @@ import { isMcpxError } from '../../errors.js';
 import type { ServeCore, Stop } from './core.js';
 import { stopFromStore } from './held-elsewhere.js';
 import { declaresTasks } from './tasks/extension.js';
+import { ownTasksOf } from './tasks/own.js';
 import type { ToolRef } from './names.js';
 import { relay, wantsRelay, type RelayState } from './relay.js';
 import { failedOrThrow, METHODS, type Kind, type Served } from './served-kind.js';
@@ -63,6 +64,15 @@ async function runOnce(
 ): Promise<Served> {
   const state = call.state as ServeState | RelayState | undefined;
   const relayed = typeof state === 'object' && state !== null && (state as RelayState).kind === 'relay';
+  // Before the relay: a task client's upstream questions wait in the broker for tasks/get (tasks/handlers.ts).
+  if (state === undefined && call.mirrorsTask) {
+    beforeCall();
+    const { core, connection } = scope;
+    const first = core.call(connection.session, ref, args, { task: true, ...notificationsOf(call) });
+    return ownTasksOf(core).answerOrTask(connection.session, ref, first, (stop) =>
+      answerStop(scope, { kind, name, args, call }, stop, { fresh: true }),
+    );
+  }
   if (relayed || (state === undefined && (await relays(scope, ref.server, call))))
     return runRelayed(scope, { kind, name, args, call }, ref, relayed ? (state as RelayState) : undefined);
   if (state === undefined || typeof state !== 'object') {
@@ -71,7 +81,7 @@ async function runOnce(
     try {
       stop = await scope.core.call(scope.connection.session, ref, args, {
         ...(METHODS[kind] ? { method: METHODS[kind] } : {}),
-        ...(call.notifications ? { notifications: call.notifications } : {}),
+        ...notificationsOf(call),
         // A modern client that did not declare tasks gets the upstream's -32021, as the spec asks of the server.
         ...(scope.connection.era === 'modern' && !declaresTasks(call.capabilities) ? { task: false as const } : {}),
       });
@@ -84,8 +94,10 @@ async function runOnce(
     }
     return answerStop(scope, { kind, name, args, call }, stop, { fresh: true });
   }
-  return retry(scope, { kind, name, args, call }, state as ServeState);
+  return retry(scope, { kind, name, args, call }, state as ServeState, ref);
 }
+
+const notificationsOf = (call: CallContext) => (call.notifications ? { notifications: call.notifications } : {});
 
 /** A client that declared sampling or roots, in front of a modern upstream: relayed (relay.ts). */
 async function relays({ core }: CallScope, upstream: string, call: CallContext): Promise<boolean> {
@@ -126,7 +138,7 @@ async function runRelayed(
 }
 
 /** A retry: the client's answers to the questions its request state names, then the call followed from there. */
-async function retry(scope: CallScope, served: ServedCall, state: ServeState): Promise<Served> {
+async function retry(scope: CallScope, served: ServedCall, state: ServeState, ref: ToolRef): Promise<Served> {
   const { core, connection } = scope;
   const { name, args, call } = served;
   // The state must be ours (verified already), for this very call and session.
@@ -149,6 +161,10 @@ async function retry(scope: CallScope, served: ServedCall, state: ServeState): P
       from.seq === state.seq &&
       from.step.status === 'input-required' &&
       from.step.task.waitingOn.every((id) => answeredHere.has(id));
+    if (movingOn && call.mirrorsTask)
+      return ownTasksOf(core).answerOrTask(connection.session, ref, core.nextStop(state.task, state.seq), (stop) =>
+        answerStop(scope, served, stop, { fresh: true }),
+      );
     if (movingOn) from = await core.nextStop(state.task, state.seq, call.signal);
     return answerStop(scope, served, from, { fresh: movingOn });
   }

@@ -60,14 +60,14 @@ export interface ServeCore {
   /** Which configured servers are served. */
   serverNames(): string[];
   /**
-   * Starts a tool call (or, with `method`, a prompts/get or resources/read) that the runner holds. `task: false`: never
-   * as an MCP task upstream (for a client that did not declare tasks, a tool that runs only as one is its -32021).
+   * Starts a tool call (or, with `method`, a prompts/get or resources/read) that the runner holds. `task`: as an MCP
+   * task upstream (a task client's call of a task tool), or never (a client that did not declare tasks gets -32021).
    */
   call(
     session: string,
     ref: ToolRef,
     args: Record<string, unknown>,
-    options?: { method?: 'prompts/get' | 'resources/read'; notifications?: CallNotifications; task?: false },
+    options?: { method?: 'prompts/get' | 'resources/read'; notifications?: CallNotifications; task?: boolean },
   ): Promise<Stop>;
   /**
    * Where a call this process drives sends its progress and log messages from now on: a retry's request (a modern
@@ -258,7 +258,7 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
         server: ref.server,
         tool: ref.tool,
         ...(method ? { method } : {}),
-        ...(task === false ? { task } : {}),
+        ...(task !== undefined ? { task } : {}),
         notifications: route,
         arguments: args,
         session,

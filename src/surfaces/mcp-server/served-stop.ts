@@ -42,6 +42,11 @@ export interface CallContext {
   inputResponses: Record<string, unknown> | undefined;
   /** Where the call's progress and log messages go; undefined: the client wants none. */
   notifications: CallNotifications | undefined;
+  /**
+   * A task client's call of an upstream task tool: called as a task upstream, its questions before the upstream makes
+   * the task asked as input_required rounds, and a task here from the round the upstream makes one (SEP-2663).
+   */
+  mirrorsTask?: boolean;
 }
 
 /** What one client connection's served calls share. */

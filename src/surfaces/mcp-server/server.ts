@@ -7,10 +7,11 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   Server,
+  type CallToolResult,
   type ClientCapabilities,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { ServeCore } from './core.js';
+import type { Catalog, ServeCore } from './core.js';
 import { createCalls, type CallContext, type ConnectionInfo } from './calls.js';
 import { createFallbackTools } from './fallback-tools.js';
 import { failedResult } from './render.js';
@@ -18,7 +19,7 @@ import type { Kind, Served } from './served-kind.js';
 import { callNotifications, registerPassThrough } from './passthrough.js';
 import type { RequestStateSeal } from './request-state.js';
 import { TASKS_EXTENSION } from './tasks/extension.js';
-import { ownsAsTask, registerTaskMethods } from './tasks/handlers.js';
+import { ownsAsTask, registerTaskMethods, upstreamRunsTasks } from './tasks/handlers.js';
 import { ownTasksOf } from './tasks/own.js';
 import { LEGACY_TASKS_CAPABILITY, legacyTask, registerLegacyTaskMethods, wantsLegacyTask } from './tasks/legacy.js';
 
@@ -93,6 +94,7 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
     ref: { server: string; tool: string },
     args: Record<string, unknown>,
     ctx: ServerContext,
+    extra: Pick<CallContext, 'mirrorsTask'> = {},
   ): Promise<Served> => {
     inFlight.add(ctx.mcpReq.id);
     try {
@@ -102,6 +104,7 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
         state: ctx.mcpReq.requestState(),
         inputResponses: ctx.mcpReq.inputResponses as Record<string, unknown> | undefined,
         notifications: callNotifications(ctx, logLevels.of(ctx)),
+        ...extra,
       };
       return await calls.run(kind, name, ref, args, call);
     } finally {
@@ -127,26 +130,18 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
       catalog = await core.catalog();
     }
     const ref = catalog.byName.get(name);
-    if (!ref) {
-      const failedServer = [...catalog.failed.keys()].find((s) => name.startsWith(`${s}__`) || core.serverNames().length === 1);
-      if (failedServer) {
-        const tool = name.startsWith(`${failedServer}__`) ? name.slice(failedServer.length + 2) : name;
-        return failedResult(
-          { server: failedServer, tool },
-          { code: 'CONNECT_FAILED', message: `the server could not be started or listed: ${catalog.failed.get(failedServer)!}` },
-        );
-      }
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        `Unknown tool: ${name}. mcpx serves ${catalog.byName.size} upstream tools (see tools/list) from ${core.serverNames().join(', ') || 'no servers'}.`,
-      );
-    }
+    if (!ref) return unknownTool(core, catalog, name);
     // A task-capable client's call that does not end at once becomes a task it comes back to (tasks/handlers.ts).
     if (connection.era === 'legacy' && wantsLegacyTask(capabilitiesOf(ctx), request.params))
       // With an empty content: the v2 SDK's 2025-11-25 seam refuses a `task` body without one (as its server adds on 2026-07-28).
       return { task: legacyTask(ownTasksOf(core).startTask(session, ref, args)), content: [] } as never;
-    if (connection.era === 'modern' && ownsAsTask(capabilitiesOf(ctx)))
+    // An upstream task tool keeps its own shape (rounds, then a task when it makes one); any other becomes ours.
+    if (connection.era === 'modern' && ownsAsTask(capabilitiesOf(ctx))) {
+      const listed = catalog.tools.find((tool) => tool.name === name);
+      if (await upstreamRunsTasks(core, ref.server, listed))
+        return run('tool', name, ref, args, ctx, { mirrorsTask: true }) as never;
       return (await ownTasksOf(core).start(session, ref, args)) as never;
+    }
     return run('tool', name, ref, args, ctx) as never;
   });
 
@@ -171,4 +166,20 @@ export function createServeServer(core: ServeCore, seal: RequestStateSeal, conne
   });
 
   return server;
+}
+
+/** A tool no upstream lists: the failure of a server that could not be listed, when it is likely its tool. */
+function unknownTool(core: ServeCore, catalog: Catalog, name: string): CallToolResult {
+  const failedServer = [...catalog.failed.keys()].find((s) => name.startsWith(`${s}__`) || core.serverNames().length === 1);
+  if (failedServer) {
+    const tool = name.startsWith(`${failedServer}__`) ? name.slice(failedServer.length + 2) : name;
+    return failedResult(
+      { server: failedServer, tool },
+      { code: 'CONNECT_FAILED', message: `the server could not be started or listed: ${catalog.failed.get(failedServer)!}` },
+    );
+  }
+  throw new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `Unknown tool: ${name}. mcpx serves ${catalog.byName.size} upstream tools (see tools/list) from ${core.serverNames().join(', ') || 'no servers'}.`,
+  );
 }

@@ -2,10 +2,10 @@
  * The task methods on serve's per-request server (2026-07-28): tasks/get, tasks/update and tasks/cancel, each for a
  * request that declared the extension, on serve's own tasks; and which tools/call becomes one.
  */
-import type { ClientCapabilities, Server, ServerContext } from '@modelcontextprotocol/server';
+import type { ClientCapabilities, Server, ServerContext, Tool } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { ServeCore } from '../core.js';
-import { declaresTasks, requireTasks } from './extension.js';
+import { declaresTasks, requireTasks, TASKS_EXTENSION } from './extension.js';
 import { ownTasksOf } from './own.js';
 
 const TaskParams = z.looseObject({ taskId: z.string() });
@@ -17,6 +17,17 @@ type TaskMethod = 'tasks/get' | 'tasks/update' | 'tasks/cancel';
  */
 export function ownsAsTask(caps: ClientCapabilities): boolean {
   return declaresTasks(caps);
+}
+
+/**
+ * Whether the upstream decides itself when this tool's call becomes a task: a tool listed with `execution.taskSupport`
+ * (2025-11-25), or any tool of a server declaring the tasks extension (2026-07-28 tools carry no taskSupport).
+ */
+export async function upstreamRunsTasks(core: ServeCore, server: string, tool: Tool | undefined): Promise<boolean> {
+  const support = tool?.execution?.taskSupport;
+  if (support === 'optional' || support === 'required') return true;
+  const caps = await core.mcpx.capabilities(server).catch(() => undefined);
+  return caps?.extensions?.[TASKS_EXTENSION] !== undefined;
 }
 
 export function registerTaskMethods(

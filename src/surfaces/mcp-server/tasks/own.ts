@@ -44,6 +44,16 @@ export type TaskView = Pick<OwnTask, 'id' | 'session' | 'status' | 'createdAt' |
 export interface OwnTasks {
   /** Runs the call; its result when it ends within the grace, else a CreateTaskResult. */
   start(session: string, ref: ToolRef, args: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /**
+   * The call's next stop as the client gets it: its result within the grace, else a CreateTaskResult, and always a
+   * task once the upstream made the call one. `round`: how a question asked before that is answered (input_required).
+   */
+  answerOrTask(
+    session: string,
+    ref: ToolRef,
+    next: Promise<Stop>,
+    round?: (stop: Stop) => Promise<Record<string, unknown>>,
+  ): Promise<Record<string, unknown>>;
   /** A task however soon the call ends (a 2025-11-25 client asked for one). */
   startTask(session: string, ref: ToolRef, args: Record<string, unknown>): TaskView;
   view(taskId: string): TaskView;
@@ -112,13 +122,7 @@ function createOwnTasks(core: ServeCore): OwnTasks {
     }
   };
 
-  /** The questions of the task's stop still waiting for an answer. */
-  const pendingOf = async (task: OwnTask): Promise<ElicitRequest[]> => {
-    const step = task.stop?.step;
-    if (step?.status !== 'input-required') return [];
-    const found = await Promise.all(step.task.waitingOn.map((id) => core.broker.get(id)));
-    return found.filter((q): q is ElicitRequest => q !== undefined && q.state === 'pending');
-  };
+  const pendingOf = (task: OwnTask): Promise<ElicitRequest[]> => pendingAt(core, task);
 
   const create = (session: string, ref: ToolRef, first: Promise<Stop>): OwnTask => {
     const createdAt = nowIso();
@@ -137,18 +141,23 @@ function createOwnTasks(core: ServeCore): OwnTasks {
     return task;
   };
 
+  const answerOrTask: OwnTasks['answerOrTask'] = async (session, ref, next, round) => {
+    const quick = await Promise.race([
+      next,
+      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), GRACE_MS).unref()),
+    ]);
+    // A call the upstream made a task stays one here, however it ends (its client polls it as it would upstream).
+    if (quick && !quick.step.task.mcpTask) {
+      if (quick.step.status === 'complete') return passResult(quick.step.result as CallToolResult);
+      if (quick.step.status === 'failed') return failedOrThrow('tool', ref, quick.step.error);
+      if (round) return round(quick);
+    }
+    return { resultType: 'task', ...envelope(create(session, ref, next)) };
+  };
+
   return {
-    async start(session, ref, args) {
-      const first = core.call(session, ref, args);
-      const quick = await Promise.race([
-        first,
-        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), GRACE_MS).unref()),
-      ]);
-      if (quick?.step.status === 'complete') return passResult(quick.step.result as CallToolResult);
-      // A call the upstream made a task stays one here, failed or not (its client polls it as it would upstream).
-      if (quick?.step.status === 'failed' && !quick.step.task.mcpTask) return failedOrThrow('tool', ref, quick.step.error);
-      return { resultType: 'task', ...envelope(create(session, ref, first)) };
-    },
+    start: (session, ref, args) => answerOrTask(session, ref, core.call(session, ref, args)),
+    answerOrTask,
     startTask: (session, ref, args) => create(session, ref, core.call(session, ref, args)),
     view: (taskId) => find(taskId),
     list: (session) => (sweep(), [...tasks.values()].filter((t) => t.session === session)),
@@ -216,6 +225,14 @@ function createOwnTasks(core: ServeCore): OwnTasks {
         });
     },
   };
+}
+
+/** The questions of the task's stop still waiting for an answer. */
+async function pendingAt(core: ServeCore, task: OwnTask): Promise<ElicitRequest[]> {
+  const step = task.stop?.step;
+  if (step?.status !== 'input-required') return [];
+  const found = await Promise.all(step.task.waitingOn.map((id) => core.broker.get(id)));
+  return found.filter((q): q is ElicitRequest => q !== undefined && q.state === 'pending');
 }
 
 /**
