@@ -3,7 +3,7 @@
  * question answered with `mcpx elicit` from another process, the hook's stdout checked. Nobody answering never
  * yields accept or decline. `--install` / `--uninstall` on a settings file that has other hooks.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,13 +36,14 @@ const hookInput = (extra: Record<string, unknown> = {}): string =>
   });
 
 /** The hook running, as Claude Code runs it: stdin written and closed, the result when it exits. */
-function startHook(args: string[], input = hookInput()): Promise<CliRun> {
+function startHook(args: string[], input = hookInput(), started?: (child: ChildProcess) => void): Promise<CliRun> {
   const child = spawn(process.execPath, [CLI, 'hook', 'claude-code', ...args], { cwd: project, env });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
   child.stderr.on('data', (chunk) => (stderr += chunk));
   child.stdin.end(input);
+  started?.(child);
   return new Promise((done) => child.on('close', (code) => done({ code: code ?? 1, stdout, stderr })));
 }
 
@@ -114,6 +115,35 @@ describe('mcpx hook claude-code answers from another process', () => {
     expect(output(await hook)).toMatchObject({ hookSpecificOutput: { action: 'accept', content: { name: 'Grace' } } });
   });
 
+  it('with a daemon running, the answer given through its REST reaches the hook the same way', async () => {
+    writeFileSync(join(project, 'mcpx.json'), JSON.stringify({ mcpServers: {} }));
+    const started = await mcpx(['daemon', 'start']);
+    expect(started.code, started.stderr).toBe(0);
+    try {
+      const hook = startHook(['--wait', '60s']);
+      const question = await waitingQuestion();
+      expect((await mcpx(['elicit', 'answer', question.id, 'name=Lin'])).code).toBe(0);
+      expect(output(await hook)).toMatchObject({ hookSpecificOutput: { action: 'accept', content: { name: 'Lin' } } });
+    } finally {
+      await mcpx(['daemon', 'stop']);
+    }
+  });
+
+  it("the server's text is sanitised where mcpx shows it on a terminal", async () => {
+    const hook = startHook(
+      ['--wait', '60s'],
+      hookInput({ message: 'Name?\u001b[2J\u001b]0;pwned\u0007 ok', mcp_server_name: 'ask\u001b[31mer' }),
+    );
+    const question = await waitingQuestion();
+    const shown = await mcpx(['elicit', 'list']);
+    expect(shown.stdout).toContain('Name?');
+    expect(shown.stdout).not.toContain('\u001b');
+    expect(shown.stdout).not.toContain('\u0007');
+    await mcpx(['elicit', 'cancel', question.id]);
+    const run = await hook;
+    expect(run.stderr).not.toContain('\u001b');
+  });
+
   it('a policy rule answers at once, and the rule is in the audit log', async () => {
     writeFileSync(
       join(project, 'mcpx.json'),
@@ -146,6 +176,17 @@ describe('nobody answers: never accept or decline', () => {
     expect(output(run)).toEqual({ hookSpecificOutput: { hookEventName: 'Elicitation', action: 'cancel' } });
     const [question] = await listed('all');
     expect(question?.state).toBe('expired');
+  });
+
+  it('stopped by Claude Code (its hook timeout): nothing printed, the question abandoned, not left waiting', async () => {
+    let child: ChildProcess | undefined;
+    const hook = startHook(['--wait', '60s'], hookInput(), (c) => (child = c));
+    await waitingQuestion();
+    child!.kill('SIGTERM');
+    const run = await hook;
+    expect(run.stdout).toBe('');
+    const [question] = await listed('all');
+    expect(question?.state).toBe('abandoned');
   });
 
   it('input that is not an Elicitation event fails with 1 (2 would be a decline to Claude Code)', async () => {
