@@ -40,10 +40,11 @@ export async function holdQuestion(question: Question, options: HoldOptions): Pr
     ...(options.env ? { env: options.env } : {}),
     clock,
   });
-  const asked = new AbortController();
+  // No call to abort: the hook's own stop is handled by the wait below.
+  const never = new AbortController().signal;
   let answer: Answer | undefined;
   try {
-    answer = await pipeline(question, { signal: asked.signal, arguments: {}, expiresAt: clock.now() + ttlMs });
+    answer = await pipeline(question, { signal: never, arguments: {}, expiresAt: clock.now() + ttlMs });
   } catch (error) {
     // Error mode: the pipeline recorded the policy's cancel before refusing; that cancel is the answer.
     if (isMcpxError(error, 'ELICITATION_REFUSED')) return { action: 'cancel' };

@@ -106,6 +106,17 @@ describe('mcpx hook claude-code answers from another process', () => {
     expect(output(run)).toEqual({ hookSpecificOutput: { hookEventName: 'Elicitation', action } });
   });
 
+  it('a url question: accept carries no content', async () => {
+    const hook = startHook(
+      ['--wait', '60s'],
+      hookInput({ mode: 'url', url: 'https://example.com/authorize', elicitation_id: 'el-1', requested_schema: undefined }),
+    );
+    const question = await waitingQuestion();
+    expect(question.meta?.['io.mcpx/claude-code']).toMatchObject({ elicitation_id: 'el-1' });
+    expect((await mcpx(['elicit', 'answer', question.id])).code).toBe(0);
+    expect(output(await hook)).toEqual({ hookSpecificOutput: { hookEventName: 'Elicitation', action: 'accept' } });
+  });
+
   it('content that does not match the schema is refused and the question keeps waiting', async () => {
     const hook = startHook(['--wait', '60s']);
     const question = await waitingQuestion();
@@ -196,6 +207,9 @@ describe('nobody answers: never accept or decline', () => {
     expect(run.stderr).toContain('mcp_server_name');
     const usage = await startHook(['--no-answer', 'maybe']);
     expect(usage.code).toBe(1);
+    const wait = await startHook(['--wait', 'soon']);
+    expect(wait.code).toBe(1);
+    expect(wait.stderr).toContain('not a duration');
   });
 });
 

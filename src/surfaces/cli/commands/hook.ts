@@ -62,8 +62,7 @@ export const command: Command = async (argv, io) => {
     if (positional[0] !== 'claude-code' || positional.length > 1)
       throw new UsageError(`expected: mcpx hook claude-code [options], got ${JSON.stringify(positional.join(' '))}`);
     const waitText = typeof flags.wait === 'string' ? flags.wait : DEFAULT_WAIT;
-    const waitMs = parseDuration(waitText, '--wait');
-    if (waitMs <= 0) throw new UsageError('--wait must be longer than 0');
+    const waitMs = waitOf(waitText);
     const noAnswer = flags['no-answer'] ?? 'dialog';
     if (noAnswer !== 'dialog' && noAnswer !== 'cancel')
       throw new UsageError(`--no-answer takes dialog or cancel, got ${JSON.stringify(noAnswer)}`);
@@ -83,7 +82,20 @@ export const command: Command = async (argv, io) => {
   }
 };
 
+function waitOf(text: string): number {
+  let ms: number;
+  try {
+    ms = parseDuration(text, '--wait');
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (ms <= 0) throw new UsageError('--wait must be longer than 0');
+  return ms;
+}
+
 async function answerHook(io: CliIO, options: { waitMs: number; noAnswer: NoAnswer; config?: string }): Promise<number> {
+  if ((io.stdin as { isTTY?: boolean }).isTTY)
+    throw new UsageError("this is Claude Code's hook: it reads the question Claude Code sends on stdin (to add it: --install)");
   const input = parseHookInput(await readStdin(io.stdin));
   // The question belongs where a person in Claude Code's project looks: the session `mcpx elicit list` resolves there.
   const cwd = input.cwd ?? io.cwd;
@@ -131,7 +143,7 @@ function editSettings(
     throw new UsageError(`--scope takes user or project, got ${JSON.stringify(scope)}`);
   const path = settingsPath(scope, io.cwd, io.env);
   const before = readSettings(path);
-  const waitS = Math.ceil(parseDuration(entry.waitText, '--wait') / 1000);
+  const waitS = Math.ceil(waitOf(entry.waitText) / 1000);
   const runs =
     typeof flags.command === 'string' ? flags.command : [process.execPath, process.argv[1] ?? 'mcpx'].map(shellWord).join(' ');
   const hookCommand = `${runs} hook claude-code --wait ${waitS}s --no-answer ${entry.noAnswer}`;
