@@ -18,7 +18,8 @@ export default defineConfig({
           name: 'unit',
           include: ['test/**/*.test.ts'],
           // test/install: real npm installs of the packed tarball, `npm run test:install` (vitest.install.config.ts).
-          exclude: ['test/e2e/**', 'test/install/**', 'node_modules/**'],
+          // test/claude-code: the real Claude Code binary, `npm run test:claude-code` (vitest.claude-code.config.ts).
+          exclude: ['test/e2e/**', 'test/install/**', 'test/claude-code/**', 'node_modules/**'],
           setupFiles,
           testTimeout: 60_000,
           hookTimeout: 60_000,

@@ -68,6 +68,10 @@ export const commands: Record<string, CommandEntry> = {
     summary: 'generate typed tool clients (or script declarations with --types-only): mcpx gen [server...] --out dir',
     load: async () => (await import('./gen.js')).command,
   },
+  hook: {
+    summary: "Claude Code's Elicitation hook: its servers' questions wait in mcpx: mcpx hook claude-code [--install]",
+    load: async () => (await import('./hook.js')).command,
+  },
   completion: {
     summary: 'print a shell completion script: source <(mcpx completion bash) (zsh, fish too)',
     load: async () => (await import('../completion/scripts.js')).command,

@@ -93,6 +93,19 @@ export const COMPLETION_SPECS: Record<string, CompletionSpec> = {
     flags: { global: true, json: true, for: ['claude', 'opencode', 'agents'], dir: 'file' },
   },
   auth: { verbs: { status: [], logout: ['server'] }, words: ['server'], flags: {} },
+  hook: {
+    verbs: { 'claude-code': [] },
+    flags: {
+      install: true,
+      uninstall: true,
+      json: true,
+      wait: 'none',
+      'no-answer': ['dialog', 'cancel'],
+      scope: ['user', 'project'],
+      command: 'none',
+      ...config,
+    },
+  },
   gen: {
     words: ['servers'],
     flags: { 'types-only': true, check: true, 'no-daemon': true, out: 'file', 'runtime-import': 'none', ...config },
