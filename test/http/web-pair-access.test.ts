@@ -79,6 +79,33 @@ describe('the web inbox for paired devices', () => {
     expect(JSON.stringify(await kv.get('web-devices'))).toContain('"name":"phone"');
   });
 
+  it('answers with its CSRF token after a reload, and signing out forgets the device', async () => {
+    const app = remoteApp(true);
+    const paired = await exchange(app, await pairingCode());
+    const { csrf } = (await paired.json()) as { csrf: string };
+    const cookie = paired.headers.get('set-cookie')!.split(';')[0]!;
+    const as = (path: string, init: RequestInit & { headers?: Record<string, string> } = {}) =>
+      app.request(`http://127.0.0.1:8080${path}`, { ...init, headers: { ...PROXIED, cookie, ...init.headers } });
+    const reloaded = await as('/ui/session');
+    expect(((await reloaded.json()) as { csrf: string }).csrf).toBe(csrf);
+    const { id } = await broker.openRequest({
+      trace: 'cal-0000000000000001',
+      server: 's',
+      tool: 't',
+      mode: 'form',
+      era: 'modern',
+      message: 'ok?',
+      requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
+    });
+    expect((await as(`/v1/elicit/${id}/decline`, { method: 'POST' })).status).toBe(403);
+    const declined = await as(`/v1/elicit/${id}/decline`, { method: 'POST', headers: { 'x-mcpx-csrf': csrf } });
+    expect(declined.status).toBe(200);
+    expect((await broker.lookup(id))?.by).toBe('web');
+    expect((await as('/ui/session', { method: 'DELETE', headers: { 'x-mcpx-csrf': csrf } })).status).toBe(200);
+    expect((await as('/v1/elicit')).status).toBe(401);
+    expect(await (await socketApp.request('/ui/devices')).json()).toEqual({ devices: [] });
+  });
+
   it('ignores X-Forwarded-* unless told it is behind a proxy', async () => {
     const refused = await exchange(remoteApp(false), await pairingCode());
     expect(refused.status).toBe(403);
