@@ -65,7 +65,7 @@ export function mountWebRoutes(app: Hono<any>, deps: WebRouteDeps): void {
 
   app.post('/ui/code', async (c) => {
     if (c.get('mcpxVia') === 'web') return forbiddenToBrowsers(c);
-    const body = (await c.req.json().catch(() => ({}))) as { pair?: { name?: string; listen?: ListenRequest } };
+    const body = ((await c.req.json().catch(() => undefined)) ?? {}) as { pair?: { name?: unknown; listen?: ListenRequest } };
     if (body.pair) {
       if (!deps.openRemote || !deps.devices)
         throw new McpxError('LISTEN_INVALID', 'Pairing is asked of the daemon over its unix socket (mcpx elicit web --pair).');
