@@ -101,6 +101,14 @@ describe('the web inbox for paired devices', () => {
     const declined = await as(`/v1/elicit/${id}/decline`, { method: 'POST', headers: { 'x-mcpx-csrf': csrf } });
     expect(declined.status).toBe(200);
     expect((await broker.lookup(id))?.by).toBe('web');
+    // Last seen moves when the device comes back after a while (written at most once a minute).
+    const seen = async () =>
+      ((await (await socketApp.request('/ui/devices')).json()) as { devices: Array<{ lastSeenAt: number }> }).devices[0]!
+        .lastSeenAt;
+    const pairedAt = await seen();
+    clock.advance(90_000);
+    expect((await as('/v1/elicit')).status).toBe(200);
+    await expect.poll(seen).toBe(pairedAt + 90_000);
     expect((await as('/ui/session', { method: 'DELETE', headers: { 'x-mcpx-csrf': csrf } })).status).toBe(200);
     expect((await as('/v1/elicit')).status).toBe(401);
     expect(await (await socketApp.request('/ui/devices')).json()).toEqual({ devices: [] });
