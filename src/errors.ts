@@ -56,6 +56,8 @@ export type McpxErrorCode =
   | 'DAEMON_UNAVAILABLE'
   /** `mcpx serve` stalled past its lease and another process took its calls over: it runs no more calls. */
   | 'LEASE_LOST'
+  /** An address for the web inbox's listener for phones that mcpx refuses (no TLS off loopback, a bad cert, taken). */
+  | 'LISTEN_INVALID'
   | 'TASK_NOT_FOUND'
   /** The task is another session's (bound as questions are). */
   | 'TASK_FORBIDDEN'

@@ -18,8 +18,9 @@ import { createProgressHub } from '../../tasks/progress.js';
 import { followingRunner } from '../../tasks/follow.js';
 import type { Leases } from '../../tasks/leases.js';
 import type { TaskHost } from '../../tasks/types.js';
-import { createApp } from '../http/app.js';
+import { createApp, type AppDeps } from '../http/app.js';
 import { createWebAuth } from '../http/web/auth.js';
+import { createDeviceRegistry } from '../http/web/devices.js';
 import { openChain } from '../../host/chain.js';
 
 /** What a session's pipeline answers by: its instance's policy (the config read again) and its session. */
@@ -88,7 +89,7 @@ export interface DaemonCoreOptions {
 export interface DaemonCore {
   runner: TaskRunner;
   /** The REST app; with a token, every request must carry it (the loopback TCP port). */
-  app(token?: string, options?: { openPort?: () => Promise<number> }): ReturnType<typeof createApp>;
+  app(token?: string, options?: Pick<AppDeps, 'openPort' | 'openRemote' | 'remote'>): ReturnType<typeof createApp>;
   /** Sessions with an open mcpx instance. */
   sessions(): string[];
   /** Closes the instances of sessions with no call in flight and none started for `sessionIdleMs` (runs every minute). */
@@ -171,6 +172,8 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
   });
   const info = { pid: options.pid, version: options.version, startedAt };
   const web = createWebAuth({ clock: now });
+  // Paired devices live in the state store, so a restarted daemon still knows them.
+  const devices = createDeviceRegistry(parts.taskKeyv, now);
   const sweep = async (): Promise<string[]> => {
     const idle = [...hosts.keys()].filter(
       (session) => runner.active(session) === 0 && now() - (lastUsed.get(session) ?? 0) >= sessionIdleMs,
@@ -202,8 +205,11 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
         clock: now,
         catalog,
         web,
+        devices,
         progress,
         ...(appOptions?.openPort ? { openPort: appOptions.openPort } : {}),
+        ...(appOptions?.openRemote ? { openRemote: appOptions.openRemote } : {}),
+        ...(appOptions?.remote ? { remote: appOptions.remote } : {}),
         ...(respondHeld ? { respondHeld } : {}),
         ...(parts.maxBodyBytes !== undefined ? { maxBodyBytes: parts.maxBodyBytes } : {}),
       }),

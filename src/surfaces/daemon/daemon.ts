@@ -13,6 +13,7 @@ import { newBearerToken } from '../bearer.js';
 import { ownerExited } from '../../tasks/handoff.js';
 import { acquireLock, releaseLock } from './lock.js';
 import { createDaemonCore, type DaemonCore, type DaemonParts } from './daemon-core.js';
+import { remoteListener } from './remote.js';
 import type { DaemonPaths, DaemonState } from './paths.js';
 
 export interface RunDaemonOptions {
@@ -130,10 +131,24 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
         throw error;
       }));
 
+    // The web inbox for phones, on the address `mcpx elicit web --pair --listen` names.
+    const remote = remoteListener({
+      app: (access) => core!.app(undefined, { remote: access }),
+      wrap: touch,
+      opened: ({ url, listen, server }) => {
+        servers.push(server);
+        state.remote = { url, listen };
+        writeState();
+        log(`listening for paired devices on ${listen} (${url})`);
+      },
+    });
+
     // Nobody else may connect to the socket: create it 0600 (umask), then make sure.
     rmSync(paths.socket, { force: true });
     // The web inbox's sign-in opens the loopback port on first need (`mcpx elicit web` against a daemon without one).
-    const socketServer = serve(touch(getRequestListener(core.app(undefined, { openPort: () => openPort(0) }).fetch)));
+    const socketServer = serve(
+      touch(getRequestListener(core.app(undefined, { openPort: () => openPort(0), openRemote: remote.open }).fetch)),
+    );
     servers.push(socketServer);
     const umask = process.umask(0o177);
     try {
@@ -161,7 +176,8 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
         ? setInterval(
             () => {
               void (async () => {
-                if (stopping || core!.runner.active() > 0 || Date.now() - lastActivity < idleMs) return;
+                // A daemon paired devices reach stays up: a phone cannot start it again.
+                if (stopping || state.remote || core!.runner.active() > 0 || Date.now() - lastActivity < idleMs) return;
                 if ((await openConnections()) > 0) return;
                 await stop(`idle for ${Math.round(idleMs / 1000)}s`);
               })();

@@ -32,6 +32,8 @@ export interface DaemonState {
   /** Loopback TCP port, when enabled; its requests need `Authorization: Bearer <token>`. */
   port?: number;
   token?: string;
+  /** The web inbox's listener for paired devices, when open: the address they open and the one it listens on. */
+  remote?: { url: string; listen: string };
 }
 
 /** Unix socket paths are limited to ~107 bytes; a longer state dir puts the socket in the temp dir instead. */

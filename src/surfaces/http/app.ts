@@ -13,8 +13,10 @@ import { checkUrl } from '../../elicitation/url.js';
 import type { TaskRunner } from '../../tasks/runner.js';
 import type { Delivered } from '../../tasks/delivery.js';
 import type { ProgressHub } from '../../tasks/progress.js';
-import { accessGuard } from './web/gate.js';
+import { accessGuard, type RemoteAccess } from './web/gate.js';
 import type { WebAuth } from './web/auth.js';
+import type { DeviceRegistry } from './web/devices.js';
+import type { ListenRequest } from './web/listen.js';
 import { mountWebRoutes } from './web/routes.js';
 import { toolPaths } from './tool-paths.js';
 import { errorBody, toHttpError } from './errors.js';
@@ -47,6 +49,12 @@ export interface AppDeps {
   web?: WebAuth;
   /** Opens the daemon's loopback port if it has none yet, and says which it is (the socket app: web sign-in links). */
   openPort?: () => Promise<number>;
+  /** Devices paired with the web inbox (their credentials, hashed, in the state store). */
+  devices?: DeviceRegistry;
+  /** Opens the listener for phones, or finds it open, and says its address (the socket app: pairing links). */
+  openRemote?: (request: ListenRequest | undefined) => Promise<string>;
+  /** This app is the listener for phones: no bearer token, paired devices only, on these host names. */
+  remote?: RemoteAccess;
   /** Answers so that a held legacy call's holder passes it on (ELICITATION_ABANDONED if it died): `tasks/delivery.ts`. */
   respondHeld?: (input: RespondInput) => Promise<Delivered>;
   /** The progress of the calls the runner drives: `call.progress` events on /v1/events, for those who ask for that kind. */
@@ -99,7 +107,14 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   });
   app.notFound((c) => c.json(errorBody('NOT_FOUND', `No route ${c.req.method} ${c.req.path}; see /openapi.json`), 404));
 
-  if (deps.token !== undefined) app.use('*', accessGuard(deps.token, deps.web));
+  if (deps.token !== undefined || deps.remote)
+    app.use(
+      '*',
+      accessGuard(deps.token, deps.web, {
+        ...(deps.devices ? { devices: deps.devices } : {}),
+        ...(deps.remote ? { remote: deps.remote } : {}),
+      }),
+    );
   // Counted as it streams in (or judged by Content-Length): a body past the limit is never buffered whole.
   const maxBodyBytes = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   app.use(
@@ -117,7 +132,16 @@ export function createApp(deps: AppDeps): OpenAPIHono {
         ),
     }),
   );
-  if (deps.web) mountWebRoutes(app, { web: deps.web, broker, clock: now, ...(deps.openPort ? { openPort: deps.openPort } : {}) });
+  if (deps.web)
+    mountWebRoutes(app, {
+      web: deps.web,
+      broker,
+      clock: now,
+      ...(deps.openPort ? { openPort: deps.openPort } : {}),
+      ...(deps.devices ? { devices: deps.devices } : {}),
+      ...(deps.openRemote ? { openRemote: deps.openRemote } : {}),
+      ...(deps.remote ? { remote: true } : {}),
+    });
 
   // The REST `Elicitation` is the core's listed view, with the task that holds the call and the command that answers.
   const toElicitation = (request: ElicitRequest): RestElicitation =>

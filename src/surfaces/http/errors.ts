@@ -34,6 +34,7 @@ const STATUS: Partial<Record<McpxErrorCode, ErrorStatus>> = {
   STORE_UNAVAILABLE: 503,
   DAEMON_UNAVAILABLE: 503,
   BROKER_CLOSED: 503,
+  LISTEN_INVALID: 400,
 };
 
 export interface ErrorBody {

@@ -119,6 +119,7 @@ export const command: Command = async (argv, io) => {
           configPath: status.paths.configPath,
           ...status.health,
           ...(status.state?.port ? { port: status.state.port, tokenFile: status.paths.state } : {}),
+          ...(status.state?.remote ? { devices: status.state.remote } : {}),
         }) + '\n',
       );
     } else if (status.running && status.health) {
@@ -129,6 +130,9 @@ export const command: Command = async (argv, io) => {
           (status.state?.port
             ? `  port     127.0.0.1:${status.state.port}\n  token    the "token" field of ${status.paths.state} (owner-only); send it as Authorization: Bearer <token>\n`
             : `  port     none: the socket only (mcpx daemon start --port 0 opens a loopback port with a bearer token)\n`) +
+          (status.state?.remote
+            ? `  devices  ${status.state.remote.url} (listening on ${status.state.remote.listen}; mcpx elicit web --devices)\n`
+            : '') +
           `  config   ${status.paths.configPath ?? '(none)'}\n` +
           `  calls    ${h.activeCalls} in flight\n`,
       );

@@ -31,6 +31,10 @@ const USAGE = `usage: mcpx elicit <verb> [options]
                                               e.g. elicit.open,elicit.answered)
   web [--open] [--json]                       a link that signs a browser in to the daemon's web inbox
                                               (answer there; see how long people take); --open opens it
+  web --pair [--name n] [--listen host:port --cert file --key file | --listen host:port --behind-proxy --url u]
+                                              a one-time link that pairs another device (a phone) over the
+                                              address --listen opens (TLS, or a reverse proxy serving --url)
+  web --devices | --revoke <dev-id>           list paired devices; unpair one (refused from its next request)
 
 options:
   --all             as an operator: every session's questions, not only this session's
@@ -49,8 +53,8 @@ export const command: Command = async (argv, io) => {
   if (argv[0] === 'count') return (await import('./elicit-count.js')).command(argv.slice(1), io);
   if (argv[0] === 'ui') return (await import('./elicit-ui.js')).command(argv.slice(1), io);
   const { flags, positional } = parseArgs(argv, {
-    booleans: ['json', 'all', 'open'],
-    strings: ['config', 'server', 'tool', 'state', 'count', 'kinds'],
+    booleans: ['json', 'all', 'open', 'pair', 'devices', 'behind-proxy'],
+    strings: ['config', 'server', 'tool', 'state', 'count', 'kinds', 'revoke', 'listen', 'cert', 'key', 'url', 'name'],
   });
   const [verb, ...rest] = positional;
   if (flags.help || !verb) {
@@ -132,8 +136,8 @@ export const command: Command = async (argv, io) => {
     }
     case 'web': {
       if (rest.length) throw new UsageError('web takes no arguments');
-      const { elicitWeb } = await import('./elicit-web.js');
-      return elicitWeb(io, { ...(config ? { config } : {}), open: flags.open === true, json });
+      const { elicitWeb, webFlags } = await import('./elicit-web.js');
+      return elicitWeb(io, { ...(config ? { config } : {}), open: flags.open === true, json, ...webFlags(flags) });
     }
     default:
       throw new UsageError(`unknown verb "${verb}": use answer, decline, cancel, list, count, ui, watch or web`);

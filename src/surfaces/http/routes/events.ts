@@ -52,6 +52,14 @@ export function mountEventsRoute(app: OpenAPIHono, { deps }: RouteContext): void
         unsubscribe();
         wake?.();
       });
+      // A paired device revoked while it follows: its stream ends at once.
+      const revoked = c.get('mcpxRevoked');
+      const end = (): void => {
+        open = false;
+        wake?.();
+      };
+      if (revoked?.aborted) open = false;
+      else revoked?.addEventListener('abort', end, { once: true });
       let seq = 0;
       await stream.writeSSE({ event: 'ready', data: JSON.stringify({ pid: deps.info.pid }), id: String(seq++) });
       if (query.since !== undefined) {
@@ -82,6 +90,7 @@ export function mountEventsRoute(app: OpenAPIHono, { deps }: RouteContext): void
         await stream.writeSSE({ event: event.kind, data: JSON.stringify(event), id: String(seq++) });
       }
       unsubscribe();
+      revoked?.removeEventListener('abort', end);
     });
   });
 }

@@ -27,6 +27,10 @@ export interface WebAuth {
   mintCode(): { code: string; expiresAt: number };
   /** Trades a code for a session, once; undefined when the code is unknown, used or stale. */
   exchange(code: string): WebSession | undefined;
+  /** A one-time code that pairs a device (`mcpx elicit web --pair`), with the name the device will go by. */
+  mintPairing(name: string): { code: string; expiresAt: number };
+  /** Takes a pairing code, once: the device's name; undefined when the code is unknown, used or stale. */
+  takePairing(code: string): { name: string } | undefined;
   /** The live session a cookie value names. */
   session(id: string | undefined): WebSession | undefined;
   end(id: string): void;
@@ -48,12 +52,14 @@ export function createWebAuth(options: WebAuthOptions = {}): WebAuth {
   const now = options.clock ?? Date.now;
   const codeTtlMs = options.codeTtlMs ?? 5 * 60_000;
   const sessionTtlMs = options.sessionTtlMs ?? 12 * 60 * 60_000;
-  const hosts = new Set(options.hosts ?? LOOPBACK_HOSTS);
+  const hosts = options.hosts ?? LOOPBACK_HOSTS;
   const codes = new Map<string, number>();
+  const pairings = new Map<string, { name: string; expiresAt: number }>();
   const sessions = new Map<string, WebSession>();
   const prune = (): void => {
     const t = now();
     for (const [code, expiresAt] of codes) if (expiresAt <= t) codes.delete(code);
+    for (const [code, pairing] of pairings) if (pairing.expiresAt <= t) pairings.delete(code);
     for (const [id, s] of sessions) if (s.expiresAt <= t) sessions.delete(id);
   };
   return {
@@ -73,6 +79,21 @@ export function createWebAuth(options: WebAuthOptions = {}): WebAuth {
       sessions.set(session.id, session);
       return session;
     },
+    mintPairing(name) {
+      prune();
+      const code = secret();
+      const expiresAt = now() + codeTtlMs;
+      pairings.set(code, { name, expiresAt });
+      return { code, expiresAt };
+    },
+    takePairing(code) {
+      prune();
+      const match = [...pairings.keys()].find((known) => same(known, code));
+      if (match === undefined) return undefined;
+      const { name } = pairings.get(match)!;
+      pairings.delete(match);
+      return { name };
+    },
     session(id) {
       if (!id) return undefined;
       const found = sessions.get(id);
@@ -82,11 +103,17 @@ export function createWebAuth(options: WebAuthOptions = {}): WebAuth {
     end(id) {
       sessions.delete(id);
     },
-    hostAllowed(host) {
-      if (!host) return false;
-      const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!;
-      return hosts.has(name.toLowerCase());
-    },
+    hostAllowed: hostMatcher(hosts),
+  };
+}
+
+/** Whether a Host header (name, optional port) names one of these hosts. */
+export function hostMatcher(names: string[]): (host: string | undefined) => boolean {
+  const hosts = new Set(names.map((name) => name.toLowerCase()));
+  return (host) => {
+    if (!host) return false;
+    const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!;
+    return hosts.has(name.toLowerCase());
   };
 }
 
