@@ -221,4 +221,24 @@ describe('mcpx elicit web --pair', () => {
     await phoneContext.close();
     await strangerContext.close();
   }, 180_000);
+
+  it('on a terminal, prints the link as a QR code too (without a terminal, the link alone)', async () => {
+    const command = [process.execPath, cli, 'elicit', 'web', '--pair', '--name', 'qr', '--listen', '127.0.0.1:0'];
+    const onTerminal = await new Promise<string>((resolve) => {
+      const child = spawn('script', ['-qec', command.map((word) => `'${word}'`).join(' '), '/dev/null'], {
+        cwd: dir,
+        env: { ...env, NO_COLOR: '1' },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      child.on('exit', () => resolve(out));
+    });
+    // qrcode-terminal's small form draws with half blocks; a code is many such lines of one width.
+    const drawn = onTerminal.split(/\r?\n/).filter((line) => /^[\u2580\u2584\u2588 ]{20,}$/.test(line));
+    expect(drawn.length).toBeGreaterThan(10);
+    const plain = await mcpx(['elicit', 'web', '--pair', '--name', 'plain', '--listen', '127.0.0.1:0']);
+    expect(plain.stdout).toContain('/ui#code=');
+    expect(plain.stdout).not.toMatch(/[\u2580\u2584\u2588]/);
+  }, 60_000);
 });

@@ -14,6 +14,7 @@ import type { ListenRequest } from '../../http/web/listen.js';
 import { UsageError } from '../args.js';
 import { EXIT, type CliIO } from '../io.js';
 import { openUrl } from '../open-url.js';
+import { qrText } from '../qr.js';
 import { duration } from '../render.js';
 import { sanitizeLine } from '../sanitize.js';
 
@@ -156,6 +157,8 @@ async function pairLink(
   else
     io.stdout.write(
       `Open this link on the device to pair it (it works once, until ${isoSecond(expiresAt)}):\n\n  ${url}\n\n` +
+        // On a terminal, the same link as a QR code for the phone's camera.
+        (io.isTTY ? `${qrText(url)}\n\n` : '') +
         'The device gets its own credential: mcpx elicit web --devices lists paired devices, --revoke <id> unpairs one.\n',
     );
   if (options.open && !(await openUrl(url, io.env)))
