@@ -18,6 +18,7 @@ import type { DaemonParts } from './daemon-core.js';
 import { McpxError } from '../../errors.js';
 import { parseSize } from '../../runtime/limits.js';
 import { SURFACE_DELIVERS } from '../delivers.js';
+import { startDaemonNotifications } from './notifications.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -73,6 +74,7 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
   const state = openHostState({ store, ownsStore: true, ttlMs, leaseMs });
   const leases = state.leases();
   const { broker } = state;
+  const notifications = startDaemonNotifications(broker, { env, cwd, configPath });
   const own = resolveSession(env, { ...(configPath ? { configPath } : {}), cwd });
   const eraCache = createFileEraCache(join(stateDir(env), 'era-cache.json'));
   // One OAuth client for every session: one loopback redirect, which the daemon owns, answers sign-in questions.
@@ -109,6 +111,7 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
       return options.ttlMs !== undefined || policy.ttlMs !== undefined ? keepingOwnTtl(mcpx) : mcpx;
     },
     async close() {
+      await notifications.stop();
       await auth.close();
       await state.close();
     },

@@ -68,6 +68,10 @@ export const commands: Record<string, CommandEntry> = {
     summary: 'generate typed tool clients (or script declarations with --types-only): mcpx gen [server...] --out dir',
     load: async () => (await import('./gen.js')).command,
   },
+  notify: {
+    summary: "send a sample question through every sink of the config's notify list: mcpx notify test",
+    load: async () => (await import('./notify.js')).command,
+  },
   completion: {
     summary: 'print a shell completion script: source <(mcpx completion bash) (zsh, fish too)',
     load: async () => (await import('../completion/scripts.js')).command,

@@ -93,6 +93,7 @@ export const COMPLETION_SPECS: Record<string, CompletionSpec> = {
     flags: { global: true, json: true, for: ['claude', 'opencode', 'agents'], dir: 'file' },
   },
   auth: { verbs: { status: [], logout: ['server'] }, words: ['server'], flags: {} },
+  notify: { verbs: { test: [] }, flags: { json: true, ...config } },
   gen: {
     words: ['servers'],
     flags: { 'types-only': true, check: true, 'no-daemon': true, out: 'file', 'runtime-import': 'none', ...config },

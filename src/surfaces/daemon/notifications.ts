@@ -1,0 +1,25 @@
+/**
+ * The daemon's notifications (and an inline run's): the config's `notify` list over the daemon's broker, with
+ * the web inbox on the daemon's loopback port as the link, once it has one.
+ */
+import type { Broker } from '../../broker/index.js';
+import { notificationsFromConfig } from '../notify/index.js';
+import type { Notifications } from '../notify/index.js';
+import { daemonPaths, readDaemonState } from './paths.js';
+
+type Env = Record<string, string | undefined>;
+
+export function startDaemonNotifications(
+  broker: Broker,
+  options: { env: Env; cwd: string; configPath?: string | undefined },
+): Notifications {
+  const paths = daemonPaths(options.env, options.configPath);
+  return notificationsFromConfig({
+    broker,
+    ...options,
+    inbox: () => {
+      const port = readDaemonState(paths)?.port;
+      return port === undefined ? undefined : `http://127.0.0.1:${port}/ui/`;
+    },
+  });
+}

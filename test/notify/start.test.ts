@@ -1,0 +1,72 @@
+/**
+ * startNotifications over a real broker (memory store, manual clock) and a real command sink: a question answered
+ * at once (as a policy rule answers) announces nothing as opened; one that expires is told as expired.
+ */
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createBroker, createManualClock } from '../../src/broker/index.js';
+import { parseConfig } from '../../src/config/index.js';
+import { parsePolicy } from '../../src/policy/index.js';
+import { openSecretStore } from '../../src/secrets/index.js';
+import { startNotifications } from '../../src/surfaces/notify/index.js';
+
+function commandSink(on: string[]) {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpx-notify-start-'));
+  const script = join(dir, 'sink.mjs');
+  writeFileSync(
+    script,
+    `import { readFileSync, writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(dir)} + '/' + process.pid + '.json', readFileSync(0));\n`,
+  );
+  const sinks = parseConfig({ mcpServers: {}, notify: [{ command: [process.execPath, script], on }] }, 'mcpx.json', {}).notify!;
+  const received = (): Array<{ event: string; id: string }> =>
+    readdirSync(dir)
+      .filter((name) => name.endsWith('.json'))
+      .map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')));
+  return { dir, sinks, received };
+}
+
+const ask = {
+  trace: 'cal-00000000000000aa',
+  server: 'github',
+  tool: 'create_issue',
+  mode: 'form' as const,
+  era: 'legacy' as const,
+  message: 'Which repo?',
+  requestedSchema: { type: 'object' as const, properties: { repo: { type: 'string' as const } }, required: ['repo'] },
+};
+
+describe('startNotifications', () => {
+  it('announces nothing for a question answered within the grace, and tells an expiry', async () => {
+    const clock = createManualClock(Date.now());
+    const broker = createBroker({ clock });
+    const sink = commandSink(['opened', 'expired']);
+    const stateDir = join(sink.dir, 'state');
+    const notifications = startNotifications({
+      broker,
+      setup: () => ({ sinks: sink.sinks, policy: parsePolicy({}) }),
+      secrets: () => openSecretStore({ stateDir, prefer: 'file' }),
+    });
+
+    const quick = await broker.openRequest({ ...ask, ttlMs: 60_000 });
+    await broker.respond({ id: quick.id, action: 'accept', content: { repo: 'a/b' }, by: 'policy' });
+    const slow = await broker.openRequest({ ...ask, ttlMs: 1_000 });
+    clock.advance(1_001);
+    await broker.awaitAnswer(slow.id);
+    // stop() sends what waited for its grace and lets running sends finish.
+    await notifications.stop(10_000);
+
+    expect(
+      sink
+        .received()
+        .map((x) => `${x.event} ${x.id}`)
+        .sort(),
+    ).toEqual([`expired ${slow.id}`]);
+    const audit = await broker.audit({});
+    expect(audit.filter((e) => e.kind.startsWith('notify.')).map((e) => [e.kind, e.elicit, e.data?.on])).toEqual([
+      ['notify.sent', slow.id, 'expired'],
+    ]);
+    await broker.close();
+  });
+});
