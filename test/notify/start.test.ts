@@ -1,6 +1,7 @@
 /**
  * startNotifications over a real broker (memory store, manual clock) and a real command sink: a question answered
- * at once (as a policy rule answers) announces nothing as opened; one that expires is told as expired.
+ * at once (as a policy rule answers) announces nothing as opened; one that expires is told as expired; one left to
+ * wait is told as opened however soon another process answers it.
  */
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -66,6 +67,31 @@ describe('startNotifications', () => {
     const audit = await broker.audit({});
     expect(audit.filter((e) => e.kind.startsWith('notify.')).map((e) => [e.kind, e.elicit, e.data?.on])).toEqual([
       ['notify.sent', slow.id, 'expired'],
+    ]);
+    await broker.close();
+  });
+
+  it('announces a question left to wait at once, even when another process answers it within the grace', async () => {
+    const broker = createBroker();
+    const sink = commandSink(['opened']);
+    const notifications = startNotifications({
+      broker,
+      setup: () => ({ sinks: sink.sinks, policy: parsePolicy({}) }),
+      secrets: () => openSecretStore({ stateDir: join(sink.dir, 'state'), prefer: 'file' }),
+      graceMs: 60_000,
+    });
+
+    // As the daemon opens one (nobody in it answers), then `mcpx elicit answer` from another process, at once.
+    const waited = await broker.openRequest({ ...ask, ttlMs: 60_000, waits: true });
+    await broker.respond({ id: waited.id, action: 'accept', content: { repo: 'a/b' }, by: 'cli' });
+    const answeredHere = await broker.openRequest({ ...ask, ttlMs: 60_000 });
+    await broker.respond({ id: answeredHere.id, action: 'accept', content: { repo: 'a/b' }, by: 'policy' });
+    await notifications.stop(10_000);
+
+    expect(sink.received().map((x) => `${x.event} ${x.id}`)).toEqual([`opened ${waited.id}`]);
+    const audit = await broker.audit({});
+    expect(audit.filter((e) => e.kind.startsWith('notify.')).map((e) => [e.kind, e.elicit, e.data?.on])).toEqual([
+      ['notify.sent', waited.id, 'opened'],
     ]);
     await broker.close();
   });

@@ -1,6 +1,7 @@
 /**
  * Notifications in a long-lived process (the daemon, `mcpx serve`, an inline run): subscribes to the broker's
  * events and sends each matching sink what happened to a question, off the call's path. Every outcome is audited.
+ * A question left to wait is announced at once; one this process may answer itself only after a grace.
  */
 import type { Broker, BrokerEvent, ElicitRequest, StoredAnswer } from '../../broker/index.js';
 import type { NotifySink } from '../../config/index.js';
@@ -23,7 +24,10 @@ export interface NotificationsOptions {
   link?: () => string | undefined;
   platform?: NodeJS.Platform;
   path?: string | undefined;
-  /** A question answered within this long of opening (by a policy rule, say) is not announced as opened. */
+  /**
+   * A question this process may answer itself (a policy rule, a script's onElicit, a person at its terminal) is
+   * announced as opened only if still unanswered this long after opening. One left to wait is announced at once.
+   */
   graceMs?: number;
   retryDelaysMs?: readonly number[];
   now?: () => number;
@@ -52,7 +56,13 @@ export function startNotifications(options: NotificationsOptions): Notifications
   const graceMs = options.graceMs ?? 200;
   const stopping = new AbortController();
   const running = new Set<Promise<unknown>>();
-  const waiting = new Map<string, { timer: ReturnType<typeof setTimeout>; fire: () => void }>();
+  const inGrace = new Map<string, { timer: ReturnType<typeof setTimeout>; fire: () => void }>();
+  // The broker tells its open hooks which questions nobody in this process will answer (the daemon's, serve's
+  // without a client that can): those need a person whoever answers, however soon, so they skip the grace.
+  const leftToWait = new Set<string>();
+  const unhook = broker.onOpen((request, opening) => {
+    if (opening.waits) leftToWait.add(request.id);
+  });
 
   const pause = (ms: number): Promise<boolean> =>
     new Promise((resolve) => {
@@ -123,11 +133,11 @@ export function startNotifications(options: NotificationsOptions): Notifications
     void promise.finally(() => running.delete(promise));
   };
 
-  const announce = (event: NotifyEvent, id: string): void =>
+  const announce = (event: NotifyEvent, id: string, waits = false): void =>
     track(async () => {
       const request = await broker.get(id);
       if (!request) return;
-      if (event === 'opened' && request.state !== 'pending') return;
+      if (event === 'opened' && !waits && request.state !== 'pending') return;
       const answer = event === 'answered' ? await broker.lookup(id) : undefined;
       await deliver(event, request, answer);
     });
@@ -136,19 +146,23 @@ export function startNotifications(options: NotificationsOptions): Notifications
     const id = event.elicit;
     if (!id || stopping.signal.aborted) return;
     if (event.kind === 'elicit.open') {
+      if (leftToWait.delete(id)) {
+        announce('opened', id, true);
+        return;
+      }
       const fire = (): void => {
-        waiting.delete(id);
+        inGrace.delete(id);
         announce('opened', id);
       };
       const timer = setTimeout(fire, graceMs);
       timer.unref();
-      waiting.set(id, { timer, fire });
+      inGrace.set(id, { timer, fire });
     } else if (event.kind === 'elicit.answered' || event.kind === 'elicit.expired') {
-      const early = waiting.get(id);
-      // Answered before anyone needed telling (a policy rule, the script): no "opened" goes out.
+      const early = inGrace.get(id);
+      // Answered here before anyone needed telling (a policy rule, the script): no "opened" goes out.
       if (early) {
         clearTimeout(early.timer);
-        waiting.delete(id);
+        inGrace.delete(id);
       }
       announce(event.kind === 'elicit.answered' ? 'answered' : 'expired', id);
     }
@@ -158,8 +172,9 @@ export function startNotifications(options: NotificationsOptions): Notifications
     deliver,
     async stop(flushMs = 3_000) {
       unsubscribe();
+      unhook();
       stopping.abort();
-      for (const { timer, fire } of [...waiting.values()]) {
+      for (const { timer, fire } of [...inGrace.values()]) {
         clearTimeout(timer);
         fire();
       }
