@@ -1,8 +1,11 @@
 /**
  * startNotifications over a real broker (memory store, manual clock) and a real command sink: a question answered
  * at once (as a policy rule answers) announces nothing as opened; one that expires is told as expired; one left to
- * wait is told as opened however soon another process answers it.
+ * wait is told as opened however soon another process answers it; a send still running when the process stops
+ * is cut short and its failure recorded before stop returns.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,5 +97,36 @@ describe('startNotifications', () => {
       ['notify.sent', waited.id, 'opened'],
     ]);
     await broker.close();
+  });
+
+  it('records a send still running at stop as failed before stop returns', async () => {
+    // A receiver that accepts and never answers, and a sink that would wait a minute for it.
+    const hanging = createServer(() => undefined);
+    await new Promise<void>((done) => hanging.listen(0, '127.0.0.1', done));
+    const url = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/hook`;
+    const got = new Promise<void>((done) => hanging.once('request', () => done()));
+    const broker = createBroker();
+    const sinks = parseConfig(
+      { mcpServers: {}, notify: [{ name: 'slow', webhook: url, timeoutMs: 60_000 }] },
+      'mcpx.json',
+      {},
+    ).notify!;
+    const notifications = startNotifications({
+      broker,
+      setup: () => ({ sinks, policy: parsePolicy({}) }),
+      secrets: () => openSecretStore({ stateDir: mkdtempSync(join(tmpdir(), 'mcpx-notify-stop-')), prefer: 'file' }),
+    });
+    try {
+      const question = await broker.openRequest({ ...ask, ttlMs: 60_000, waits: true });
+      await got;
+      await notifications.stop(100);
+      const failed = (await broker.audit({})).filter((e) => e.kind === 'notify.failed');
+      expect(failed.map((e) => [e.elicit, e.data?.sink, e.data?.attempts])).toEqual([[question.id, 'slow', 1]]);
+      expect(failed[0]!.data?.reason).toMatch(/stopped/);
+    } finally {
+      hanging.closeAllConnections();
+      hanging.close();
+      await broker.close();
+    }
   });
 });

@@ -25,12 +25,17 @@ export type Outcome =
 /** Waits `ms` unless `stopped` aborts first (then resolves false). */
 type Pause = (ms: number) => Promise<boolean>;
 
+/** Why a send still running when its process stopped failed: the failure is recorded before the process goes. */
+const STOPPED = 'stopped: the process sending it was stopping';
+
 export interface WebhookOptions {
   /** The signing key, when the sink has one (undefined: sent unsigned). */
   secret?: string | undefined;
   pause: Pause;
   /** Retry delays; default the sink's `retries` (retryDelays). */
   delays?: readonly number[];
+  /** Aborted when the process stops: a try still waiting for its receiver ends, as failed. */
+  signal?: AbortSignal;
 }
 
 export async function sendWebhook(sink: WebhookSink, payload: NotifyPayload, options: WebhookOptions): Promise<Outcome> {
@@ -42,11 +47,12 @@ export async function sendWebhook(sink: WebhookSink, payload: NotifyPayload, opt
   for (let attempt = 1; attempt <= delays.length + 1; attempt++) {
     if (attempt > 1 && !(await options.pause(delays[attempt - 2]!))) return { kind: 'failed', attempts: attempt - 1, reason };
     try {
+      const timeout = AbortSignal.timeout(sink.timeoutMs ?? DEFAULT_ATTEMPT_MS);
       const response = await fetch(sink.webhook, {
         method: 'POST',
         headers,
         body,
-        signal: AbortSignal.timeout(sink.timeoutMs ?? DEFAULT_ATTEMPT_MS),
+        signal: options.signal ? AbortSignal.any([timeout, options.signal]) : timeout,
       });
       await response.body?.cancel().catch(() => undefined);
       if (response.ok) return { kind: 'sent', attempts: attempt, status: response.status, signed: options.secret !== undefined };
@@ -55,6 +61,7 @@ export async function sendWebhook(sink: WebhookSink, payload: NotifyPayload, opt
       if (response.status < 500 && response.status !== 408 && response.status !== 429)
         return { kind: 'failed', attempts: attempt, reason };
     } catch (error) {
+      if (options.signal?.aborted) return { kind: 'failed', attempts: attempt, reason: STOPPED };
       reason = fetchFailure(error, sink.timeoutMs ?? DEFAULT_ATTEMPT_MS);
     }
   }
@@ -71,7 +78,8 @@ function fetchFailure(error: unknown, timeoutMs: number): string {
 /** How long a command sink may run before it is stopped. */
 const COMMAND_MS = 15_000;
 
-export function runCommand(sink: CommandSink, payload: NotifyPayload): Promise<Outcome> {
+/** Runs the command with the JSON on stdin; `signal` (the process stopping) stops one still running, as failed. */
+export function runCommand(sink: CommandSink, payload: NotifyPayload, signal?: AbortSignal): Promise<Outcome> {
   const [program, ...args] = sink.command;
   return new Promise((resolve) => {
     let stderr = '';
@@ -80,14 +88,19 @@ export function runCommand(sink: CommandSink, payload: NotifyPayload): Promise<O
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      signal?.removeEventListener('abort', cut);
       resolve(outcome);
     };
     const child = spawn(program!, args, { stdio: ['pipe', 'ignore', 'pipe'] });
-    const timer = setTimeout(() => {
+    const stopWith = (reason: string) => (): void => {
       child.kill('SIGTERM');
-      done({ kind: 'failed', attempts: 1, reason: `still running after ${COMMAND_MS / 1000} s: stopped` });
-    }, COMMAND_MS);
+      done({ kind: 'failed', attempts: 1, reason });
+    };
+    const timer = setTimeout(stopWith(`still running after ${COMMAND_MS / 1000} s: stopped`), COMMAND_MS);
     timer.unref();
+    const cut = stopWith(STOPPED);
+    if (signal?.aborted) cut();
+    else signal?.addEventListener('abort', cut, { once: true });
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => void (stderr = (stderr + chunk).slice(-500)));
     child.on('error', (error) => done({ kind: 'failed', attempts: 1, reason: `could not start ${program}: ${error.message}` }));
     child.on('close', (code, signal) => {
@@ -117,7 +130,12 @@ export function desktopProgram(
   return undefined;
 }
 
-export function showDesktop(payload: NotifyPayload, platform: NodeJS.Platform, path: string | undefined): Promise<Outcome> {
+export function showDesktop(
+  payload: NotifyPayload,
+  platform: NodeJS.Platform,
+  path: string | undefined,
+  signal?: AbortSignal,
+): Promise<Outcome> {
   const program = desktopProgram(platform, path);
   if (!program)
     return Promise.resolve({
@@ -125,7 +143,7 @@ export function showDesktop(payload: NotifyPayload, platform: NodeJS.Platform, p
       reason: platform === 'linux' ? 'no notify-send on PATH' : `no desktop notifications on ${platform}`,
     });
   const { title, body } = summaryOf(payload);
-  return runCommand({ command: [program.program, ...program.args(title, redact(body))], name: 'desktop' }, payload);
+  return runCommand({ command: [program.program, ...program.args(title, redact(body))], name: 'desktop' }, payload, signal);
 }
 
 /** A string literal of AppleScript: quotes and backslashes escaped. */

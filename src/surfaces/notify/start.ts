@@ -40,7 +40,10 @@ export interface Notifications {
     request: ElicitRequest,
     answer?: StoredAnswer,
   ): Promise<Array<{ sink: NotifySink; outcome: Outcome }>>;
-  /** Sends what waits for its grace now, lets running sends finish for at most `flushMs`, and retries no more. */
+  /**
+   * Sends what waits for its grace now, lets running sends finish for at most `flushMs` (retrying no more), then
+   * cuts the rest short; every send's outcome is in the audit log when it returns.
+   */
   stop(flushMs?: number): Promise<void>;
 }
 
@@ -55,6 +58,8 @@ export function startNotifications(options: NotificationsOptions): Notifications
   const now = options.now ?? Date.now;
   const graceMs = options.graceMs ?? 200;
   const stopping = new AbortController();
+  // Aborted once stop's flush time is up: sends still running end as failed, and that is recorded.
+  const cutting = new AbortController();
   const running = new Set<Promise<unknown>>();
   const inGrace = new Map<string, { timer: ReturnType<typeof setTimeout>; fire: () => void }>();
   // The broker tells its open hooks which questions nobody in this process will answer (the daemon's, serve's
@@ -88,11 +93,12 @@ export function startNotifications(options: NotificationsOptions): Notifications
       return sendWebhook(sink, payload, {
         secret,
         pause,
+        signal: cutting.signal,
         ...(options.retryDelaysMs ? { delays: options.retryDelaysMs } : {}),
       });
     }
-    if ('command' in sink) return runCommand(sink, payload);
-    return showDesktop(payload, options.platform ?? process.platform, options.path ?? process.env.PATH);
+    if ('command' in sink) return runCommand(sink, payload, cutting.signal);
+    return showDesktop(payload, options.platform ?? process.platform, options.path ?? process.env.PATH, cutting.signal);
   };
 
   const audit = (sink: NotifySink, payload: NotifyPayload, request: ElicitRequest, outcome: Outcome): Promise<void> =>
@@ -178,12 +184,22 @@ export function startNotifications(options: NotificationsOptions): Notifications
         clearTimeout(timer);
         fire();
       }
-      const settled = Promise.allSettled([...running]);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([settled, new Promise<void>((resolve) => (timer = setTimeout(resolve, flushMs)))]);
-      clearTimeout(timer);
+      await within(Promise.allSettled([...running]), flushMs);
+      if (!running.size) return;
+      cutting.abort();
+      // Cut short, a send ends at once; the bound is for what it awaits besides (the store, the secret store).
+      await within(Promise.allSettled([...running]), CUT_MS);
     },
   };
+}
+
+/** How long stop waits for the sends it cut short to record their failure. */
+const CUT_MS = 1_000;
+
+async function within(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
 
 function outcomeData(outcome: Outcome): Record<string, unknown> {
