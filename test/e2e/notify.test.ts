@@ -292,6 +292,32 @@ describe('a receiver that is dead or never answers', () => {
   });
 });
 
+describe('the web inbox link', () => {
+  it("is the daemon's loopback inbox once it has a port, and MCPX_INBOX_URL's where that is set", async () => {
+    const hook = await receiver();
+    servers.push(hook.server);
+    const p = place({ mcpServers: { legacy: stdioFixture('legacy-v1') }, notify: [{ webhook: hook.url }] });
+    places.push(p);
+    const started = await p.run(['daemon', 'start', '--port', '0']);
+    expect(started.code, started.stderr).toBe(0);
+    const status = JSON.parse((await p.run(['daemon', 'status', '--json'])).stdout) as { port: number };
+    const call = await p.run(['call', 'legacy.ask_confirm']);
+    expect(call.code, call.stderr).toBe(75);
+    const id = idOf(call.stdout);
+    const post = await waitFor('the POST', () => hook.posts.find((x) => x.json.id === id));
+    expect(post.json.link).toBe(`http://127.0.0.1:${status.port}/ui/`);
+
+    // Behind a tunnel or a reverse proxy, the address the person reaches (the daemon reads it as it starts).
+    expect((await p.run(['daemon', 'stop'])).code).toBe(0);
+    const tunnel = { MCPX_INBOX_URL: 'https://inbox.example.com/mcpx' };
+    const viaTunnel = await p.run(['call', 'legacy.ask_confirm'], '', tunnel);
+    expect(viaTunnel.code, viaTunnel.stderr).toBe(75);
+    const tunnelled = idOf(viaTunnel.stdout);
+    const second = await waitFor('the POST', () => hook.posts.find((x) => x.json.id === tunnelled));
+    expect(second.json.link).toBe('https://inbox.example.com/mcpx/ui/');
+  });
+});
+
 describe('mcpx notify test', () => {
   it("sends a sample through every sink and prints each one's outcome", async () => {
     const hook = await receiver();

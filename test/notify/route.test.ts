@@ -48,6 +48,29 @@ describe('sinksFor', () => {
     expect(names(sinksFor(sinks, 'test', github, policy))).toHaveLength(4);
   });
 
+  it('matches tool globs and a field the question asks for', async () => {
+    const filtered = parseConfig(
+      {
+        mcpServers: {},
+        notify: [
+          { command: ['creates'], match: { tool: 'create_*' } },
+          { command: ['values'], match: { field: 'value' } },
+          { command: ['urls'], match: { mode: 'url' } },
+        ],
+      },
+      'mcpx.json',
+      {},
+    ).notify!;
+    const policy = parsePolicy({});
+    expect(names(sinksFor(filtered, 'opened', await open({ server: 'github', tool: 'create_issue' }), policy))).toEqual([
+      'command[0]',
+      'command[1]',
+    ]);
+    expect(names(sinksFor(filtered, 'opened', await open({ server: 'github', tool: 'list_issues' }), policy))).toEqual([
+      'command[1]',
+    ]);
+  });
+
   it("routes on the question's audience: the server's hint, the policy's audience, mcpx's own questions", async () => {
     const anyone = await open({ server: 'jira', tool: 't' });
     expect(names(sinksFor(sinks, 'opened', anyone, parsePolicy({})))).toEqual(['command[0]']);
