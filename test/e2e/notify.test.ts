@@ -293,7 +293,7 @@ describe('a receiver that is dead or never answers', () => {
 });
 
 describe('the web inbox link', () => {
-  it("is the daemon's loopback inbox once it has a port, and MCPX_INBOX_URL's where that is set", async () => {
+  it("is the daemon's loopback inbox once it has a port (for mcpx run too), and MCPX_INBOX_URL's where set", async () => {
     const hook = await receiver();
     servers.push(hook.server);
     const p = place({ mcpServers: { legacy: stdioFixture('legacy-v1') }, notify: [{ webhook: hook.url }] });
@@ -306,6 +306,12 @@ describe('the web inbox link', () => {
     const id = idOf(call.stdout);
     const post = await waitFor('the POST', () => hook.posts.find((x) => x.json.id === id));
     expect(post.json.link).toBe(`http://127.0.0.1:${status.port}/ui/`);
+    // A script's ask() waits in the same store, so the same inbox answers it.
+    writeFileSync(join(p.dir, 'ask.ts'), `export default await ask('Which repository?');\n`);
+    const run = await p.run(['run', 'ask.ts']);
+    expect(run.code, run.stderr).toBe(75);
+    const asked = idOf(run.stdout + run.stderr);
+    expect(hook.posts.find((x) => x.json.id === asked)?.json.link).toBe(`http://127.0.0.1:${status.port}/ui/`);
 
     // Behind a tunnel or a reverse proxy, the address the person reaches (the daemon reads it as it starts).
     expect((await p.run(['daemon', 'stop'])).code).toBe(0);

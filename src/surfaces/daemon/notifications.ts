@@ -1,6 +1,7 @@
 /**
- * The daemon's notifications (and an inline run's): the config's `notify` list over the daemon's broker, with
- * the web inbox on the daemon's loopback port as the link, once it has one.
+ * Notifications of a host on the config's state store (the daemon, `mcpx serve`, `mcpx run`): the config's `notify`
+ * list over its broker, with the web inbox on the daemon's loopback port as the link once it has one (the inbox
+ * lists every question in the store, so it answers those of serve and run too).
  */
 import type { Broker } from '../../broker/index.js';
 import { notificationsFromConfig } from '../notify/index.js';

@@ -96,8 +96,7 @@ export const command: Command = async (argv, io) => {
     version,
     reserved: RESERVED_NAMES,
   });
-  const notifications = (await import('../../notify/index.js')).notificationsFromConfig({
-    broker: core.broker,
+  const notifications = (await import('../../daemon/notifications.js')).startDaemonNotifications(core.broker, {
     env: io.env,
     cwd: io.cwd,
     configPath,
