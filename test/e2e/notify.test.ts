@@ -293,7 +293,7 @@ describe('a receiver that is dead or never answers', () => {
 });
 
 describe('the web inbox link', () => {
-  it("is the daemon's loopback inbox once it has a port (for mcpx run too), and MCPX_INBOX_URL's where set", async () => {
+  it("is the daemon's loopback inbox once it has a port (for run and notify test too), and MCPX_INBOX_URL's where set", async () => {
     const hook = await receiver();
     servers.push(hook.server);
     const p = place({ mcpServers: { legacy: stdioFixture('legacy-v1') }, notify: [{ webhook: hook.url }] });
@@ -312,6 +312,9 @@ describe('the web inbox link', () => {
     expect(run.code, run.stderr).toBe(75);
     const asked = idOf(run.stdout + run.stderr);
     expect(hook.posts.find((x) => x.json.id === asked)?.json.link).toBe(`http://127.0.0.1:${status.port}/ui/`);
+    // And the sample `mcpx notify test` sends shows the person the link they will get.
+    expect((await p.run(['notify', 'test'])).code).toBe(0);
+    expect(hook.posts.find((x) => x.json.event === 'test')?.json.link).toBe(`http://127.0.0.1:${status.port}/ui/`);
 
     // Behind a tunnel or a reverse proxy, the address the person reaches (the daemon reads it as it starts).
     expect((await p.run(['daemon', 'stop'])).code).toBe(0);

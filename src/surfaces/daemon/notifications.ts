@@ -14,13 +14,14 @@ export function startDaemonNotifications(
   broker: Broker,
   options: { env: Env; cwd: string; configPath?: string | undefined },
 ): Notifications {
-  const paths = daemonPaths(options.env, options.configPath);
-  return notificationsFromConfig({
-    broker,
-    ...options,
-    inbox: () => {
-      const port = readDaemonState(paths)?.port;
-      return port === undefined ? undefined : `http://127.0.0.1:${port}/ui/`;
-    },
-  });
+  return notificationsFromConfig({ broker, ...options, inbox: daemonInbox(options.env, options.configPath) });
+}
+
+/** The web inbox of this config's daemon, read when asked: its loopback `/ui/` once it has a port. */
+export function daemonInbox(env: Env, configPath: string | undefined): () => string | undefined {
+  const paths = daemonPaths(env, configPath);
+  return () => {
+    const port = readDaemonState(paths)?.port;
+    return port === undefined ? undefined : `http://127.0.0.1:${port}/ui/`;
+  };
 }

@@ -43,11 +43,12 @@ export const command: Command = async (argv, io) => {
   const secrets = await openSecretStore({ stateDir: stateDir(io.env) });
   for (const sink of sinks) await askMissingKey(sink, secrets, io);
   const broker = createBroker();
+  const inbox = (await import('../../daemon/notifications.js')).daemonInbox(io.env, configPath);
   const notifications = startNotifications({
     broker,
     setup: () => ({ sinks, policy: loaded.policy }),
     secrets: async () => secrets,
-    link: () => inboxLink(io.env.MCPX_INBOX_URL),
+    link: () => inboxLink(io.env.MCPX_INBOX_URL) ?? inbox(),
     path: io.env.PATH,
     // One try each: a test says at once what is wrong.
     retryDelaysMs: [],
