@@ -257,6 +257,21 @@ describe('where the call is held', () => {
   });
 });
 
+describe('a call held inline', () => {
+  it('sends nothing: its question is abandoned as the command exits, and only its own terminal could answer it', async () => {
+    const hook = await receiver();
+    servers.push(hook.server);
+    const p = place({ mcpServers: { legacy: stdioFixture('legacy-v1') }, notify: [{ webhook: hook.url }] });
+    const call = await p.run(['call', 'legacy.ask_confirm'], '', { MCPX_DAEMON: 'inline' });
+    expect(call.code, call.stderr).toBe(75);
+    const id = idOf(call.stdout + call.stderr);
+    // The command has exited, and a host lets its sends finish before it does: nothing was sent, nor tried.
+    expect(hook.posts).toEqual([]);
+    const audit = await auditOf(p);
+    expect(audit.filter((e) => e.elicit === id).map((e) => e.kind)).toEqual(['elicit.open', 'elicit.abandoned']);
+  });
+});
+
 describe('a receiver that is dead or never answers', () => {
   it('delays nothing: the question is answered, the call finishes, and each failure is in the audit log', async () => {
     const hanging = await receiver(true);
