@@ -36,6 +36,7 @@ const suites: Record<string, () => Promise<{ run: BenchSuite }>> = {
   serve: () => import('./serve.js'),
   trips: () => import('./broker-trips.js'),
   install: () => import('./install.js'),
+  notify: () => import('./notify.js'),
 };
 
 async function main(): Promise<void> {

@@ -18,9 +18,19 @@ import type {
   OpenRequestInput,
   Elicitation,
   PendingFilter,
+  RecordedEventKind,
   RespondInput,
   StoredAnswer,
 } from './types.js';
+
+/** What `recordEvent` writes: the kinds layers above the broker decide (policy, pipeline, notifications). */
+const RECORDED_KINDS: ReadonlySet<string> = new Set<RecordedEventKind>([
+  'policy.fired',
+  'elicit.passed',
+  'notify.sent',
+  'notify.failed',
+  'notify.skipped',
+]);
 
 /** A broker and the store it keeps its questions in (hosts keep their own records beside them). */
 export interface StoreBroker extends Broker {
@@ -80,10 +90,10 @@ export function createBroker(options: BrokerOptions = {}): StoreBroker {
 
     async recordEvent(event): Promise<void> {
       ensureOpen();
-      if (event.kind !== 'policy.fired' && event.kind !== 'elicit.passed') {
+      if (!RECORDED_KINDS.has(event.kind)) {
         throw new McpxError(
           'CONFIG_INVALID',
-          `recordEvent writes only policy.fired and elicit.passed; ${String(event.kind)} is the broker's own`,
+          `recordEvent writes only ${[...RECORDED_KINDS].join(', ')}; ${String(event.kind)} is the broker's own`,
           { data: { kind: event.kind } },
         );
       }

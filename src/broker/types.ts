@@ -140,7 +140,15 @@ export type BrokerEventKind =
   /** The pipeline passed a question on from one answerer to the next (data.answerer, data.reason). */
   | 'elicit.passed'
   /** The broker refused an answer (an agent's or a script's accept of mcpx's own question): who tried, in data. */
-  | 'elicit.refused';
+  | 'elicit.refused'
+  /** A notification went out (data.sink, data.on, data.attempts), failed (data.reason) or was skipped (no desktop here). */
+  | NotifyEventKind;
+
+/** The audit kinds of notifications (src/surfaces/notify), written through `recordEvent`. */
+export type NotifyEventKind = 'notify.sent' | 'notify.failed' | 'notify.skipped';
+
+/** The kinds a layer above the broker writes with `recordEvent`; the others are the broker's own. */
+export type RecordedEventKind = 'policy.fired' | 'elicit.passed' | NotifyEventKind;
 
 /** One line of the append-only audit log, also delivered to in-process subscribers. */
 export interface BrokerEvent {
@@ -192,8 +200,8 @@ export interface Broker {
     server?: string;
     tool?: string;
   }): Promise<void>;
-  /** Records a policy decision or a pipeline hand-off in the audit log (the kinds nothing else writes). */
-  recordEvent(event: Omit<BrokerEvent, 'at' | 'pid' | 'kind'> & { kind: 'policy.fired' | 'elicit.passed' }): Promise<void>;
+  /** Records a policy decision, a pipeline hand-off or a notification in the audit log (the kinds nothing else writes). */
+  recordEvent(event: Omit<BrokerEvent, 'at' | 'pid' | 'kind'> & { kind: RecordedEventKind }): Promise<void>;
   subscribe(listener: (event: BrokerEvent) => void): () => void;
   /**
    * Runs `hook` on each question this broker opens, before it is stored and announced: a host that drives calls

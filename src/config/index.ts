@@ -9,3 +9,5 @@ export { eraSettingSchema, isHttpServer, SERVER_NAME } from './schema.js';
 export type { EraSetting, HttpServerConfig, McpxConfig, ServerConfig, StdioServerConfig } from './schema.js';
 export { isAdapterEntry, isOpenApiAdapter, READ_METHODS } from './adapters.js';
 export type { AdapterConfig, CliAdapterConfig, CliCommandConfig, HttpMethod, OpenApiAdapterConfig } from './adapters.js';
+export { parseNotifyBlock, NOTIFY_WHEN } from './notify-schema.js';
+export type { NotifySink, NotifyMatch, NotifyWhen, WebhookSink, CommandSink, DesktopSink } from './notify-schema.js';

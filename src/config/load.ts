@@ -14,6 +14,7 @@ import { isAdapterEntry, parseAdapter, type AdapterConfig } from './adapters.js'
 import { expandDeep } from './expand.js';
 import type { Policy } from '../policy/index.js';
 import { parseElicitBlock } from './policy-block.js';
+import { parseNotifyBlock } from './notify-schema.js';
 import { readConfigJson } from './read-json.js';
 import {
   EXPECTED,
@@ -128,8 +129,10 @@ function parseConfigAndPolicy(raw: unknown, source: string, env: Env): { config:
   }
   const elicit = parseElicitBlock(record.elicit);
   issues.push(...elicit.issues);
+  const notify = parseNotifyBlock(record.notify, issues);
   if (issues.length) fail(source, issues);
   const config: McpxConfig = Object.keys(adapters).length ? { mcpServers: out, adapters } : { mcpServers: out };
+  if (notify.length) config.notify = notify;
   if (forms.size) config.secretForms = forms;
   return { config, policy: elicit.policy };
 }

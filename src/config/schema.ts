@@ -4,6 +4,7 @@
  */
 import * as z from 'zod';
 import type { AdapterConfig } from './adapters.js';
+import type { NotifySink } from './notify-schema.js';
 import { ttlSchema } from '../policy/schema.js';
 import { askedValueSchema, oauthSchema } from './oauth-schema.js';
 
@@ -59,6 +60,8 @@ export interface McpxConfig {
   mcpServers: Record<string, ServerConfig>;
   /** Entries of `mcpServers` that are OpenAPI or CLI adapters (`{"openapi": ...}`, `{"cli": ...}`), by name. */
   adapters?: Record<string, AdapterConfig>;
+  /** Who is told when a question opens (src/config/notify-schema.ts, docs/notify.md). */
+  notify?: NotifySink[];
   /**
    * The values the entries' `${VAR}` references expanded to, each with its reference: what messages and records
    * show instead of the value (src/secrets/redact.ts). Filled by parseConfig; a Map, so it never goes out as JSON.

@@ -29,7 +29,7 @@ export function evaluatePolicy(policy: Policy, question: Question, env: Record<s
     return { kind: 'answer', answer: { action: 'decline' }, reason: 'decline mode: every question is declined' };
   const passed: Array<{ index: number; reason: string }> = [];
   for (const [index, rule] of policy.rules.entries()) {
-    if (!isSet(rule.when, env) || !matches(rule, question)) continue;
+    if (!isSet(rule.when, env) || !matchesQuestion(rule.match, question)) continue;
     const answer = answerOf(rule, question);
     if ('problem' in answer) {
       passed.push({ index, reason: `${ruleName(rule, index)} matched but ${answer.problem}` });
@@ -73,8 +73,9 @@ function isSet(when: string | undefined, env: Record<string, string | undefined>
   return env[when.slice(0, eq)] === when.slice(eq + 1);
 }
 
-function matches(rule: PolicyRule, question: Question): boolean {
-  const { server, tool, field, mode } = rule.match;
+/** Whether a rule's `match` (server and tool globs, field, mode) fits the question; the notify list filters with it too. */
+export function matchesQuestion(match: PolicyRule['match'], question: Question): boolean {
+  const { server, tool, field, mode } = match;
   if (server !== undefined && !glob(server, question.server)) return false;
   if (tool !== undefined && !glob(tool, question.tool)) return false;
   if (mode !== undefined && mode !== question.mode) return false;

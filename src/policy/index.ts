@@ -4,6 +4,6 @@
  */
 export { parsePolicy, withMode, ruleName, POLICY_MODES } from './schema.js';
 export type { Policy, PolicyMode, PolicyRule } from './schema.js';
-export { evaluatePolicy, audienceOf } from './evaluate.js';
+export { evaluatePolicy, audienceOf, matchesQuestion } from './evaluate.js';
 export { ttlFromEnv } from './read.js';
 export type { Audience, FiredRule, PolicyDecision } from './evaluate.js';

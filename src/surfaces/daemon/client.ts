@@ -227,7 +227,8 @@ export async function inlineDaemon(
     import('./daemon-wiring.js'),
   ]);
   const version = MCPX_VERSION;
-  const parts = await openDaemonParts({ env, cwd, ...(configPath ? { configPath } : {}), version });
+  // No notifications: the question ends with this command, and only its terminal's prompt could answer it.
+  const parts = await openDaemonParts({ env, cwd, ...(configPath ? { configPath } : {}), version, notify: false });
   // Its own holder: an inline run never recovers (or abandons) the calls of the config's real daemon.
   const core = await createDaemonCore({ parts, version, pid: process.pid, holder: `inline-${process.pid}`, inline: true });
   const app = core.app();

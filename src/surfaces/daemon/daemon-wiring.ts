@@ -18,6 +18,7 @@ import type { DaemonParts } from './daemon-core.js';
 import { McpxError } from '../../errors.js';
 import { parseSize } from '../../runtime/limits.js';
 import { SURFACE_DELIVERS } from '../delivers.js';
+import { startDaemonNotifications } from './notifications.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -28,6 +29,8 @@ export interface DaemonWiringOptions {
   /** A question's deadline: this, else the policy's `ttl`, else MCPX_ELICIT_TTL_MS, else 120 s. */
   ttlMs?: number;
   version: string;
+  /** Tell the config's `notify` list of questions (not inline: a question there ends with the command). */
+  notify?: boolean;
 }
 
 function ttlFrom(options: DaemonWiringOptions): number {
@@ -73,6 +76,7 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
   const state = openHostState({ store, ownsStore: true, ttlMs, leaseMs });
   const leases = state.leases();
   const { broker } = state;
+  const notifications = options.notify === false ? undefined : startDaemonNotifications(broker, { env, cwd, configPath });
   const own = resolveSession(env, { ...(configPath ? { configPath } : {}), cwd });
   const eraCache = createFileEraCache(join(stateDir(env), 'era-cache.json'));
   // One OAuth client for every session: one loopback redirect, which the daemon owns, answers sign-in questions.
@@ -109,6 +113,7 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
       return options.ttlMs !== undefined || policy.ttlMs !== undefined ? keepingOwnTtl(mcpx) : mcpx;
     },
     async close() {
+      await notifications?.stop();
       await auth.close();
       await state.close();
     },

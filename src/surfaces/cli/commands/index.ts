@@ -72,6 +72,10 @@ export const commands: Record<string, CommandEntry> = {
     summary: "Claude Code's Elicitation hook: its servers' questions wait in mcpx: mcpx hook claude-code [--install]",
     load: async () => (await import('./hook.js')).command,
   },
+  notify: {
+    summary: "send a sample question through every sink of the config's notify list: mcpx notify test",
+    load: async () => (await import('./notify.js')).command,
+  },
   completion: {
     summary: 'print a shell completion script: source <(mcpx completion bash) (zsh, fish too)',
     load: async () => (await import('../completion/scripts.js')).command,

@@ -24,6 +24,7 @@ import { findConfigPath } from '../../../config/find.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import type { AskReplay } from '../script-asks.js';
 import { createScriptHost, type PersonPrompt } from '../script-host.js';
+import { startDaemonNotifications } from '../../daemon/notifications.js';
 import { daemonSignIn } from '../script-sign-in.js';
 import { sanitize } from '../sanitize.js';
 import { errorLead } from '../style.js';
@@ -104,6 +105,7 @@ export async function runSource(
   const loaded = loadConfig({ config: configPath ?? { mcpServers: {} }, cwd: io.cwd, env: io.env });
   const elicitTtlMs = loaded.policy.ttlMs ?? ttlFromEnv(io.env.MCPX_ELICIT_TTL_MS, DEFAULT_ELICIT_TTL_MS);
   const broker = deps.broker ? { broker: deps.broker, close: async () => undefined } : await openRunBroker(io);
+  const notifications = startDaemonNotifications(broker.broker, { env: io.env, cwd: io.cwd, configPath });
   try {
     const replay = await askReplayOf(broker.broker, resolve(io.cwd, file), source, io);
     const host = await createScriptHost({
@@ -144,6 +146,7 @@ export async function runSource(
       await host.close();
     }
   } finally {
+    await notifications.stop();
     await broker.close();
   }
 }

@@ -96,6 +96,11 @@ export const command: Command = async (argv, io) => {
     version,
     reserved: RESERVED_NAMES,
   });
+  const notifications = (await import('../../daemon/notifications.js')).startDaemonNotifications(core.broker, {
+    env: io.env,
+    cwd: io.cwd,
+    configPath,
+  });
   let served: { close(): Promise<void> };
   if (http) {
     try {
@@ -106,6 +111,7 @@ export const command: Command = async (argv, io) => {
       io.stderr.write(`mcpx serve: ${listening.url} ${authNote(tokens)}\n`);
       io.stdout.write(`${listening.url}\n`);
     } catch (error) {
+      await notifications.stop();
       await core.close().catch(() => undefined);
       throw error;
     }
@@ -138,6 +144,7 @@ export const command: Command = async (argv, io) => {
     process.once('SIGINT', resolve);
   });
   await served.close().catch(() => undefined);
+  await notifications.stop();
   await core.close().catch(() => undefined);
   return lostLease ? EXIT.SOFTWARE : EXIT.OK;
 };

@@ -116,6 +116,7 @@ export const COMPLETION_SPECS: Record<string, CompletionSpec> = {
       ...config,
     },
   },
+  notify: { verbs: { test: [] }, flags: { json: true, ...config } },
   gen: {
     words: ['servers'],
     flags: { 'types-only': true, check: true, 'no-daemon': true, out: 'file', 'runtime-import': 'none', ...config },
