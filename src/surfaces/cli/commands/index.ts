@@ -68,6 +68,14 @@ export const commands: Record<string, CommandEntry> = {
     summary: 'generate typed tool clients (or script declarations with --types-only): mcpx gen [server...] --out dir',
     load: async () => (await import('./gen.js')).command,
   },
+  doctor: {
+    summary: 'check every configured server, and ask for what an answer fixes (credentials, sign-ins): mcpx doctor [server...]',
+    load: async () => (await import('./doctor.js')).command,
+  },
+  add: {
+    summary: 'add a server to the config, keeping its comments: mcpx add <name> -- <command...> | mcpx add <name> <url>',
+    load: async () => (await import('./add.js')).command,
+  },
   completion: {
     summary: 'print a shell completion script: source <(mcpx completion bash) (zsh, fish too)',
     load: async () => (await import('../completion/scripts.js')).command,
