@@ -3,7 +3,7 @@
  * line endings stay as they were (jsonc-parser's edits touch only the entry). The text in, the text out: the
  * caller reads and writes the file.
  */
-import { applyEdits, modify, parse, type ParseError } from 'jsonc-parser';
+import { applyEdits, findNodeAtLocation, modify, parse, parseTree, type Node, type ParseError } from 'jsonc-parser';
 import { McpxError } from '../errors.js';
 import { checkConfig } from './load.js';
 import { SERVER_NAME } from './schema.js';
@@ -49,12 +49,64 @@ export function addServerEntry(
       `${options.file} already has a server named "${name}"; choose another name, or replace it with --force`,
       { data: { server: name, file: options.file } },
     );
-  const edits = modify(source, [key, name], entry, { formattingOptions: formattingOf(source) });
-  const edited = applyEdits(source, edits);
+  const edited = insertEntry(source, key, name, entry);
   // Checked as every command will read it, before anything is written: a bad value names its field.
   checkConfig(parse(edited, [], { allowTrailingComma: true }), options.file, options.env);
   return edited;
 }
+
+/**
+ * The text with the entry written in: a new one after the last server (on its own line, past that server's comma and
+ * line comment, which stay where they were), or in place of the old one's value. Only new text is formatted.
+ */
+function insertEntry(source: string, key: string, name: string, entry: NewServerEntry): string {
+  const format = formattingOf(source);
+  const unit = format.insertSpaces ? ' '.repeat(format.tabSize) : '\t';
+  const tree = parseTree(source, [], { allowTrailingComma: true });
+  const servers = tree && findNodeAtLocation(tree, [key]);
+  if (!servers || servers.type !== 'object')
+    return applyEdits(source, modify(source, [key, name], entry, { formattingOptions: format }));
+  const block = (indent: string): string => JSON.stringify(entry, null, unit).split('\n').join(`${format.eol}${indent}`);
+  const existing = servers.children?.find((p) => p.children?.[0]?.value === name)?.children?.[1];
+  if (existing) return splice(source, existing.offset, existing.length, block(lineIndent(source, existing.offset)));
+  const last = servers.children?.at(-1);
+  if (!last) {
+    const outer = lineIndent(source, servers.offset);
+    const inner = outer + unit;
+    const text = `${format.eol}${inner}${JSON.stringify(name)}: ${block(inner)}${format.eol}${outer}`;
+    return splice(source, servers.offset + 1, servers.length - 2, text);
+  }
+  const indent = lineIndent(source, last.offset);
+  const { at, comma } = afterProperty(source, last);
+  const text = `${format.eol}${indent}${JSON.stringify(name)}: ${block(indent)}${comma ? ',' : ''}`;
+  const inserted = splice(source, at, 0, text);
+  // No comma after the last server yet: one goes right after its value.
+  return comma ? inserted : splice(inserted, last.offset + last.length, 0, ',');
+}
+
+/** Where a new property goes after `property`: the end of its line (past its comma and a line comment). */
+function afterProperty(source: string, property: Node): { at: number; comma: boolean } {
+  let at = property.offset + property.length;
+  const skipBlanks = (): void => {
+    while (source[at] === ' ' || source[at] === '\t') at++;
+  };
+  skipBlanks();
+  const comma = source[at] === ',';
+  if (comma) at++;
+  skipBlanks();
+  if (source.startsWith('//', at)) while (at < source.length && source[at] !== '\n' && source[at] !== '\r') at++;
+  else if (source.startsWith('/*', at) && source.indexOf('*/', at) !== -1) at = source.indexOf('*/', at) + 2;
+  return { at: comma || /[\r\n]/.test(source[at] ?? '\n') ? at : property.offset + property.length, comma };
+}
+
+/** The blanks that start the line holding `offset`. */
+function lineIndent(source: string, offset: number): string {
+  const start = source.lastIndexOf('\n', offset - 1) + 1;
+  return /^[ \t]*/.exec(source.slice(start))![0];
+}
+
+const splice = (text: string, at: number, length: number, insert: string): string =>
+  text.slice(0, at) + insert + text.slice(at + length);
 
 /** The file's own indentation and line ending, so the new entry looks like the rest. */
 function formattingOf(text: string): { insertSpaces: boolean; tabSize: number; eol: string } {

@@ -5,7 +5,7 @@
  * and kept in the secret store, never left empty and never written in the file.
  */
 import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { addServerEntry, type NewServerEntry } from '../../../config/index.js';
 import { findConfigPath } from '../../../config/find.js';
 import { parseArgs, UsageError } from '../args.js';
@@ -25,7 +25,7 @@ options:
   --header NAME=VALUE  a plain header value
   --era <era>        pin the protocol era: legacy or modern (default: probe once, then cached)
   --force            replace a server of the same name
-  --config <file>    the config file to write (default: the one in use, else ./mcpx.json)
+  --config <file>    the config file to write, created if missing (default: the one in use, else ./mcpx.json)
 
 exit: 0 written, 1 refused (the name exists, the file is not JSON), 2 usage
 `;
@@ -70,9 +70,12 @@ export const command: Command = async (argv, io) => {
       : { url: url!, ...(repeated.header.length ? { headers: valuesOf(repeated.header, 'header') } : {}) };
   if (typeof era === 'string' && era !== 'auto') entry.era = era;
 
-  const file = findConfigPath(typeof flags.config === 'string' ? flags.config : undefined, io.cwd, io.env);
-  const path = file ?? join(io.cwd, 'mcpx.json');
-  const text = file ? readFileSync(path, 'utf8') : undefined;
+  // --config names the file to write, made if it is not there yet; else the file in use, else ./mcpx.json.
+  const path =
+    typeof flags.config === 'string'
+      ? resolve(io.cwd, flags.config)
+      : (findConfigPath(undefined, io.cwd, io.env) ?? join(io.cwd, 'mcpx.json'));
+  const text = existsSync(path) ? readFileSync(path, 'utf8') : undefined;
   writeWhole(path, addServerEntry(text, name, entry, { force: flags.force === true, file: path, env: io.env }));
   const asked = [...repeated.env, ...repeated.header].filter((v) => !v.includes('='));
   io.stdout.write(`${text === undefined ? 'created' : 'updated'} ${path}: added server "${name}"\n`);
