@@ -23,7 +23,7 @@ options:
   --env KEY=VALUE    a plain value, written in the file as given (\${VAR} references are kept as written)
   --header NAME      an HTTP header the server needs, asked for at first use like --env KEY (repeatable)
   --header NAME=VALUE  a plain header value
-  --era <era>        pin the protocol era: legacy or modern (default: probe once, then cached)
+  --era <era>        legacy or modern pins the protocol era; auto (the default) probes once, then caches
   --force            replace a server of the same name
   --config <file>    the config file to write, created if missing (default: the one in use, else ./mcpx.json)
 
