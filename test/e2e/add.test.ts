@@ -85,6 +85,11 @@ describe('mcpx add', () => {
     const shown = await setup.cli(['elicit', 'list', '--json']);
     const pending = (JSON.parse(shown.stdout) as { elicitations: Array<{ id: string; asker?: string }> }).elicitations;
     expect(pending.find((q) => q.id === id)).toMatchObject({ asker: 'mcpx' });
+    // mcpx doctor asks for it too, rather than only report it.
+    const doctor = await setup.cli(['doctor', 'tok']);
+    expect(doctor.code, doctor.stdout + doctor.stderr).toBe(75);
+    expect(doctor.stdout).toMatch(/mcpx elicit answer elc-[0-9a-f]{16}/);
+    expect(doctor.stdout).toContain('the environment variable FIXTURE_TOKEN');
   });
 
   it('creates ./mcpx.json where no config is found, and an http server asks for its header', async () => {
