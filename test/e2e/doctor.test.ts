@@ -8,6 +8,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveSetup, textOf, v2Client, type ServeSetup, type TestClient } from '../helpers/serve.js';
@@ -22,6 +23,26 @@ function filesHolding(dir: string, text: string): string[] {
     .filter((entry) => entry.isFile())
     .map((entry) => join(entry.parentPath, entry.name))
     .filter((path) => readFileSync(path).includes(text));
+}
+
+/** POST over the daemon's unix socket, as a local REST client would: the status and the body. */
+function post(
+  socketPath: string,
+  path: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<{ status: number; body: any }> {
+  return new Promise((done, fail) => {
+    const req = request(
+      { socketPath, path, method: 'POST', headers: { 'content-type': 'application/json', ...headers } },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => done({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+      },
+    );
+    req.on('error', fail).end(JSON.stringify(body));
+  });
 }
 
 describe('mcpx doctor asks for a token the config refers to and the environment lacks', () => {
@@ -73,6 +94,16 @@ describe('mcpx doctor asks for a token the config refers to and the environment 
     });
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toMatch(/only the person may accept it/);
+    // Nor can a REST client answering as an agent.
+    const socket = JSON.parse((await setup.cli(['daemon', 'status', '--json'])).stdout).socket as string;
+    const rest = await post(
+      socket,
+      `/v1/elicit/${id}/accept`,
+      { 'x-mcpx-by': 'agent', 'x-mcpx-session': 'doctor-e2e' },
+      { content: { value: 'made-up-by-the-agent' } },
+    );
+    expect(rest.status).toBe(403);
+    expect(rest.body.error.code).toBe('PERSON_REQUIRED');
 
     const answered = await setup.cli(['elicit', 'answer', id!, JSON.stringify({ value: token })]);
     expect(answered.code, answered.stderr).toBe(0);
