@@ -30,6 +30,7 @@ options:
   --elicit <mode>   prompt   ask here, in a terminal form (the default on a terminal)
                     return   print the questions and the commands that answer them, exit 75; the daemon holds
                              them, and mcpx doctor (or mcpx call) finds the server working once they are answered
+                    (MCPX_ELICIT=prompt or return sets the default too)
   --json            print JSON: {config, servers: [...], questions: [...]}
   --config <file>   the mcpServers config (default: mcpx.json or .mcp.json here or in a parent directory up to
                     home, then the user config)
@@ -43,7 +44,9 @@ export const command: Command = async (argv, io) => {
     io.stdout.write(USAGE);
     return EXIT.OK;
   }
-  const mode = typeof flags.elicit === 'string' ? flags.elicit : io.isTTY ? 'prompt' : 'return';
+  // MCPX_ELICIT counts where it names a mode doctor has (its policy modes answer no question of mcpx's own).
+  const fromEnv = io.env.MCPX_ELICIT === 'prompt' || io.env.MCPX_ELICIT === 'return' ? io.env.MCPX_ELICIT : undefined;
+  const mode = typeof flags.elicit === 'string' ? flags.elicit : (fromEnv ?? (io.isTTY ? 'prompt' : 'return'));
   if (mode !== 'prompt' && mode !== 'return') throw new UsageError(`--elicit takes prompt | return, got ${JSON.stringify(mode)}`);
   if (mode === 'prompt' && !io.isTTY)
     throw new UsageError('--elicit=prompt needs a terminal; use --elicit=return to get the questions back instead');
@@ -174,7 +177,7 @@ async function askFor(asking: ServerCheck[], context: AskContext): Promise<numbe
   } finally {
     await backend.close();
   }
-  if (mode === 'return') return printWaiting(waiting, context, session);
+  if (mode === 'return' && waiting.length) return printWaiting(waiting, context, session);
   // Answered here: each server is checked again, so the report ends with how they stand now.
   const again = await checkAll(
     asking.map((c) => c.server),
@@ -182,8 +185,10 @@ async function askFor(asking: ServerCheck[], context: AskContext): Promise<numbe
     io,
     config,
   );
-  if (json) io.stdout.write(`${JSON.stringify({ config: context.configPath, servers: again, questions: [] }, null, 2)}\n`);
-  else {
+  if (json) {
+    const servers = context.checks.map((check) => again.find((a) => a.server === check.server) ?? check);
+    io.stdout.write(`${JSON.stringify({ config: context.configPath, servers, questions: [] }, null, 2)}\n`);
+  } else {
     io.stdout.write(`\nafter the answers:\n`);
     for (const check of again) printCheck(check, io, context.style);
   }
