@@ -7,6 +7,7 @@
 import { loadConfig } from '../../../config/index.js';
 import { configCandidates, findConfigPath } from '../../../config/find.js';
 import { isMcpxError } from '../../../errors.js';
+import { ttlFromEnv } from '../../../policy/read.js';
 import type { Backend, CallResponse } from '../../backend/backend.js';
 import { parseArgs, UsageError } from '../args.js';
 import { openBackend } from '../connect.js';
@@ -147,6 +148,8 @@ interface AskContext {
 async function askFor(asking: ServerCheck[], context: AskContext): Promise<number> {
   const { io, json, mode, config } = context;
   const { session, sessionSource } = commandSession(io, config);
+  // MCPX_ELICIT_TTL_MS rides with the request, as with `mcpx call`: how long the questions wait for the person.
+  const elicitTtlMs = io.env.MCPX_ELICIT_TTL_MS ? ttlFromEnv(io.env.MCPX_ELICIT_TTL_MS, 0) : undefined;
   const backend = await openBackend(io, { config, forCall: true });
   const waiting: InputRequired[] = [];
   let unfixed = context.problems;
@@ -156,7 +159,12 @@ async function askFor(asking: ServerCheck[], context: AskContext): Promise<numbe
       const response =
         (await earlierQuestions(backend, check.server, session)) ??
         (await backend
-          .call(check.server, DOCTOR_TOOL, {}, { session, sessionSource, signInOnly: true })
+          .call(
+            check.server,
+            DOCTOR_TOOL,
+            {},
+            { session, sessionSource, signInOnly: true, ...(elicitTtlMs ? { elicitTtlMs } : {}) },
+          )
           .catch((error: unknown) => error));
       if (!isResponse(response)) {
         unfixed++;
