@@ -125,4 +125,20 @@ describe('mcpx doctor asks for a token the config refers to and the environment 
     // In the secret store (the 0600 file in the state dir), and in no other file.
     expect(filesHolding(setup.dir, token)).toEqual([join(setup.env.MCPX_STATE_DIR!, 'secrets.json')]);
   });
+
+  it('reports what no answer fixes (a program not on PATH) and exits 1, asking nothing', async () => {
+    const broken = join(setup.dir, 'broken.json');
+    writeFileSync(broken, JSON.stringify({ mcpServers: { gone: { command: 'no-such-program-mcpx-doctor' } } }));
+    const run = await setup.cli(['doctor', '--config', broken, '--json']);
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    const report = JSON.parse(run.stdout) as { servers: Array<Record<string, unknown>>; questions: unknown[] };
+    expect(report.questions).toEqual([]);
+    expect(report.servers).toEqual([
+      expect.objectContaining({
+        server: 'gone',
+        verdict: 'problem',
+        findings: [expect.objectContaining({ ok: false, check: 'command', text: expect.stringContaining('not found on PATH') })],
+      }),
+    ]);
+  });
 });
