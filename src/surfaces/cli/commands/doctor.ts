@@ -17,7 +17,8 @@ import { EXIT, type CliIO, type Command } from '../io.js';
 import { sanitize, sanitizeLine } from '../sanitize.js';
 import { commandSession } from '../session.js';
 import { styleFor, type Style } from '../style.js';
-import { answerUntilDone, returnQuestions } from './call.js';
+import { renderInputRequired } from '../render.js';
+import { answerUntilDone } from './call.js';
 
 const USAGE = `usage: mcpx doctor [server...] [options]
 
@@ -210,11 +211,21 @@ function printWaiting(waiting: InputRequired[], context: AskContext, session: st
     io.stdout.write(`${JSON.stringify({ config: configPath, servers: context.checks, questions }, null, 2)}\n`);
     return EXIT.INPUT_REQUIRED;
   }
-  for (const response of waiting) {
-    io.stdout.write('\n');
-    returnQuestions(response, io, false, session, configPath);
+  for (const { inputRequired } of waiting) {
+    const { server, task } = inputRequired;
+    const text = renderInputRequired({
+      server,
+      tool: DOCTOR_TOOL,
+      questions: inputRequired.questions,
+      session,
+      ...(task ? { task } : {}),
+      pasteable: { configPath },
+      now: Date.now(),
+      headline: `mcpx doctor asks for what server "${server}" needs, and nothing here can answer it (only a person may)`,
+      tail: `Once it is answered, from any process, mcpx doctor (or mcpx call ${server}.<tool>) finds the server working.`,
+    });
+    io.stdout.write(`\n${text}`);
   }
-  io.stdout.write(`\nOnce answered, mcpx doctor (or mcpx call) finds the server${waiting.length === 1 ? '' : 's'} working.\n`);
   return EXIT.INPUT_REQUIRED;
 }
 
