@@ -10,6 +10,7 @@ export type McpxErrorCode =
   | 'CONFIG_NOT_FOUND'
   | 'CONFIG_INVALID'
   | 'SERVER_NOT_FOUND'
+  | 'SERVER_EXISTS'
   | 'TOOL_NOT_FOUND'
   | 'PROMPT_NOT_FOUND'
   | 'RESOURCE_NOT_FOUND'

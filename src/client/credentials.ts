@@ -7,6 +7,7 @@
 import { McpxError } from '../errors.js';
 export { filled } from './filled.js';
 import type { SecretValue } from '../config/oauth-schema.js';
+import { fillReference, type UnsetReference } from '../config/expand.js';
 import { isHttpServer, type HttpServerConfig, type ServerConfig } from '../config/schema.js';
 import { CREDENTIAL_FIELD, SECRET_KEPT } from '../secrets/answer.js';
 import type { SecretStore } from '../secrets/types.js';
@@ -28,6 +29,8 @@ export interface AskedEntry {
   secret: boolean;
   /** Where the value is kept in the secret store. */
   ref: SecretRef;
+  /** An unset `${VAR}` of the config: the value is filled into the text where the reference stood. */
+  reference?: UnsetReference['reference'];
 }
 
 /** Where an asked value goes: the server's environment, its HTTP headers, or its OAuth client. */
@@ -51,6 +54,7 @@ export function askedEntries(name: string, server: ServerConfig): AskedEntry[] {
       ask: value.ask,
       secret: value.secret === true,
       ref: credentialRef(name, map.field, key),
+      ...('reference' in value ? { reference: (value as UnsetReference).reference } : {}),
     });
   }
   if (isHttpServer(server)) {
@@ -92,7 +96,7 @@ export async function readAsked(
   for (const entry of entries) {
     const value = await secrets.get(entry.ref.service, entry.ref.account);
     if (value === undefined) missing.push(entry);
-    else (values[entry.field] ??= {})[entry.key] = value;
+    else (values[entry.field] ??= {})[entry.key] = entry.reference ? fillReference(entry.reference, value) : value;
   }
   return { values, missing };
 }

@@ -24,7 +24,7 @@ export async function serverStatus(host: { era(server: string): Promise<Era> }, 
     if (isMcpxError(error, 'SERVER_NOT_FOUND')) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     if (isMcpxError(error, 'SECRET_MISSING'))
-      return { server, status: 'needs-credentials', reason, hint: `mcpx call ${server}.<tool> asks for them` };
+      return { server, status: 'needs-credentials', reason, hint: `mcpx doctor ${server}` };
     if (needsSignIn(error)) return { server, status: 'needs-auth', reason, hint: `mcpx auth ${server}` };
     return { server, status: 'failed', reason };
   }

@@ -41,3 +41,52 @@ export function expandDeep<T>(value: T, env: Env, field: string, issues: Issue[]
   }
   return value;
 }
+
+/**
+ * An env or headers value whose one unset variable (no default) mcpx can ask for: kept as an asked entry, so the
+ * value is asked at first use and kept in the secret store, then filled into the text where `${VAR}` stood
+ * (`"Bearer ${TOKEN}"`). Made by loadConfig, never read from a file.
+ */
+export interface UnsetReference {
+  ask: string;
+  secret: true;
+  reference: { variable: string; text: string };
+}
+
+/** Expands a map of env or headers values; with `unset: 'ask'`, a value with one unset variable becomes an UnsetReference. */
+export function expandCredentials<T>(
+  map: Record<string, T>,
+  env: Env,
+  field: string,
+  issues: Issue[],
+  forms: Map<string, string>,
+  unset: 'ask' | 'refuse',
+): Record<string, T | UnsetReference> {
+  const out: Record<string, T | UnsetReference> = {};
+  for (const [key, value] of Object.entries(map)) {
+    const at = `${field}.${key}`;
+    const variables = typeof value === 'string' && unset === 'ask' ? unsetVariables(value, env) : [];
+    if (typeof value !== 'string' || variables.length !== 1) {
+      out[key] = expandDeep(value, env, at, issues, forms);
+      continue;
+    }
+    const variable = variables[0]!;
+    // The other references expand as usual; the unset one stays, to be filled from the secret store.
+    const text = expandString(value, env, at, [], forms);
+    out[key] = { ask: `the value of \${${variable}} (not set in the environment)`, secret: true, reference: { variable, text } };
+  }
+  return out;
+}
+
+/** The distinct variables `value` refers to without a default that are unset (or empty) in `env`. */
+function unsetVariables(value: string, env: Env): string[] {
+  const names = new Set<string>();
+  for (const [, name, fallback] of value.matchAll(REFERENCE))
+    if (fallback === undefined && (env[name!] === undefined || env[name!] === '')) names.add(name!);
+  return [...names];
+}
+
+/** The text of an UnsetReference with its variable's value in place. */
+export function fillReference(reference: UnsetReference['reference'], value: string): string {
+  return reference.text.split(`\${${reference.variable}}`).join(value);
+}

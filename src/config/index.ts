@@ -2,7 +2,8 @@
  * Config: the `mcpServers` file format, where it is found, and validation errors that name file, server and field.
  * Knows no connection: the client layer reads the validated result.
  */
-export { configCandidates, loadConfig, parseConfig, readConfigFile } from './load.js';
+export { checkConfig, configCandidates, loadConfig, parseConfig, readConfigFile } from './load.js';
+export { addServerEntry, type NewServerEntry } from './edit.js';
 export type { LoadConfigOptions, LoadedConfig } from './load.js';
 export { readConfigJson } from './read-json.js';
 export { eraSettingSchema, isHttpServer, SERVER_NAME } from './schema.js';

@@ -11,7 +11,7 @@ import type * as z from 'zod';
 import { closeMatches } from './close-matches.js';
 import { McpxError, type Issue } from '../errors.js';
 import { isAdapterEntry, parseAdapter, type AdapterConfig } from './adapters.js';
-import { expandDeep } from './expand.js';
+import { expandCredentials, expandDeep } from './expand.js';
 import type { Policy } from '../policy/index.js';
 import { parseElicitBlock } from './policy-block.js';
 import { parseNotifyBlock } from './notify-schema.js';
@@ -34,6 +34,11 @@ export interface LoadConfigOptions {
   config?: McpxConfig | string;
   cwd?: string;
   env?: Env;
+  /**
+   * A server's env or headers value whose one `${VAR}` is unset: `ask` (the default) asks for it at first use, as an
+   * `{"ask": ...}` entry, and keeps it in the secret store; `refuse` makes it a config error, as parseConfig does.
+   */
+  unsetVariables?: 'ask' | 'refuse';
 }
 
 export interface LoadedConfig {
@@ -52,32 +57,40 @@ export { configCandidates } from './find.js';
 export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
+  const unset = options.unsetVariables ?? 'ask';
   if (options.config !== undefined && typeof options.config !== 'string') {
-    return { ...parseConfigAndPolicy(options.config, 'the config object', env), searched: [] };
+    return { ...parseConfigAndPolicy(options.config, 'the config object', env, unset), searched: [] };
   }
   if (typeof options.config === 'string') {
     const path = isAbsolute(options.config) ? options.config : resolve(cwd, options.config);
     if (!existsSync(path))
       throw new McpxError('CONFIG_NOT_FOUND', `config file ${path} does not exist`, { data: { file: path } });
-    return { ...parseConfigAndPolicy(readConfigJson(path), path, env), path, searched: [path] };
+    return { ...parseConfigAndPolicy(readConfigJson(path), path, env, unset), path, searched: [path] };
   }
   const searched = configCandidates(cwd, env);
   const path = searched.find((p) => existsSync(p));
   if (!path) return { config: { mcpServers: {} }, searched, policy: parseElicitBlock(undefined).policy };
-  return { ...parseConfigAndPolicy(readConfigJson(path), path, env), path, searched };
+  return { ...parseConfigAndPolicy(readConfigJson(path), path, env, unset), path, searched };
 }
 
 export function readConfigFile(path: string, env: Env): McpxConfig {
   return parseConfig(readConfigJson(path), path, env);
 }
 
+type Unset = 'ask' | 'refuse';
+
+/** Checks a config as loadConfig reads it (an unset `${VAR}` of env or headers is asked, not an error), naming `source`. */
+export function checkConfig(raw: unknown, source: string, env: Env): void {
+  parseConfigAndPolicy(raw, source, env, 'ask');
+}
+
 /** Validates a raw config value and expands `${VAR}` references. Throws CONFIG_INVALID listing every problem. */
 export function parseConfig(raw: unknown, source: string, env: Env): McpxConfig {
-  return parseConfigAndPolicy(raw, source, env).config;
+  return parseConfigAndPolicy(raw, source, env, 'refuse').config;
 }
 
 /** The servers and the `elicit` block together, so one report lists the problems of both. */
-function parseConfigAndPolicy(raw: unknown, source: string, env: Env): { config: McpxConfig; policy: Policy } {
+function parseConfigAndPolicy(raw: unknown, source: string, env: Env, unset: Unset): { config: McpxConfig; policy: Policy } {
   const issues: Issue[] = [];
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
     fail(source, [
@@ -124,7 +137,7 @@ function parseConfigAndPolicy(raw: unknown, source: string, env: Env): { config:
       if (adapter) adapters[name] = adapter;
       continue;
     }
-    const parsed = parseServer(name, entry, env, issues, forms);
+    const parsed = parseServer(name, entry, { env, unset }, issues, forms);
     if (parsed) out[name] = parsed;
   }
   const elicit = parseElicitBlock(record.elicit);
@@ -140,7 +153,7 @@ function parseConfigAndPolicy(raw: unknown, source: string, env: Env): { config:
 function parseServer(
   name: string,
   entry: unknown,
-  env: Env,
+  { env, unset }: { env: Env; unset: Unset },
   issues: Issue[],
   forms: Map<string, string>,
 ): ServerConfig | undefined {
@@ -203,8 +216,14 @@ function parseServer(
     }
     return undefined;
   }
-  const expanded = expandDeep(result.data as ServerConfig, env, base, issues, forms);
-  return issues.length === before ? expanded : undefined;
+  const { env: envMap, headers, ...rest } = result.data as Record<string, unknown>;
+  const expanded = expandDeep(rest, env, base, issues, forms);
+  for (const [field, map] of [
+    ['env', envMap],
+    ['headers', headers],
+  ] as const)
+    if (map) expanded[field] = expandCredentials(map as Record<string, unknown>, env, `${base}.${field}`, issues, forms, unset);
+  return issues.length === before ? (expanded as ServerConfig) : undefined;
 }
 
 /** Which EXPECTED entry describes the field at `path`: a tool's own (`tools.<tool>`, `tools.<tool>.elicitTtl`) or the top key's. */

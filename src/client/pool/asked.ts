@@ -47,7 +47,7 @@ export function credentialsMissing(server: string, missing: AskedEntry[]): McpxE
   const names = missing.map((m) => `${m.ask} (${m.field}.${m.key})`).join(', ');
   return new McpxError(
     'SECRET_MISSING',
-    `server "${server}" needs ${names} before it can start; call one of its tools to be asked (mcpx call ${server}.<tool>)`,
+    `server "${server}" needs ${names} before it can start; mcpx doctor asks for ${missing.length === 1 ? 'it' : 'them'} (so does a call of one of its tools: mcpx call ${server}.<tool>)`,
     {
       data: { server, missing: missing.map((m) => `${m.field}.${m.key}`) },
     },

@@ -76,6 +76,14 @@ export const commands: Record<string, CommandEntry> = {
     summary: "send a sample question through every sink of the config's notify list: mcpx notify test",
     load: async () => (await import('./notify.js')).command,
   },
+  doctor: {
+    summary: 'check every configured server, and ask for what an answer fixes (credentials, sign-ins): mcpx doctor [server...]',
+    load: async () => (await import('./doctor.js')).command,
+  },
+  add: {
+    summary: 'add a server to the config, keeping its comments: mcpx add <name> -- <command...> | mcpx add <name> <url>',
+    load: async () => (await import('./add.js')).command,
+  },
   completion: {
     summary: 'print a shell completion script: source <(mcpx completion bash) (zsh, fish too)',
     load: async () => (await import('../completion/scripts.js')).command,

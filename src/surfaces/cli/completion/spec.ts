@@ -121,6 +121,11 @@ export const COMPLETION_SPECS: Record<string, CompletionSpec> = {
     words: ['servers'],
     flags: { 'types-only': true, check: true, 'no-daemon': true, out: 'file', 'runtime-import': 'none', ...config },
   },
+  doctor: { words: ['servers'], flags: { json: true, elicit: ['prompt', 'return'], ...config } },
+  add: {
+    words: ['none', 'none'],
+    flags: { env: 'none', header: 'none', era: ['legacy', 'modern', 'auto'], force: true, ...config },
+  },
   completion: { words: [SHELLS], flags: {} },
   help: { words: ['command'], flags: {} },
 };
