@@ -5,6 +5,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -169,6 +171,36 @@ describe('mcpx hook claude-code answers from another process', () => {
     const log = await mcpx(['log', '--json']);
     expect(log.stdout).toContain('"policy.fired"');
     expect(log.stdout).toContain('no names here');
+  });
+});
+
+describe("the config's notify list", () => {
+  it('hears of the question the hook opens, as it would from the daemon', async () => {
+    const received: Array<Record<string, unknown>> = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        received.push(JSON.parse(body) as Record<string, unknown>);
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      writeFileSync(join(project, 'mcpx.json'), JSON.stringify({ mcpServers: {}, notify: [{ webhook: url }] }));
+      const hook = startHook(['--wait', '60s']);
+      const question = await waitingQuestion();
+      await expect
+        .poll(() => received.map((event) => JSON.stringify(event)).join('\n'), { timeout: 10_000 })
+        .toContain(question.id);
+      expect(JSON.stringify(received[0])).toContain('asker');
+      await mcpx(['elicit', 'cancel', question.id]);
+      expect((await hook).code).toBe(0);
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 });
 

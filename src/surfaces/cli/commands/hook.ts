@@ -12,6 +12,7 @@ import { newCallId, newElicitationId } from '../../../ids.js';
 import { holdQuestion, type NoAnswer } from '../../../pipeline/hold-question.js';
 import { parseDuration } from '../../../runtime/index.js';
 import { closeStoreBroker, openStoreBroker } from '../../backend/store-backend.js';
+import { startDaemonNotifications } from '../../daemon/notifications.js';
 import { parseArgs, UsageError } from '../args.js';
 import { readSettings, settingsPath, withMcpxHook, withoutMcpxHook, writeSettings } from '../claude-settings.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
@@ -112,6 +113,8 @@ async function answerHook(io: CliIO, options: { waitMs: number; noAnswer: NoAnsw
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
   const broker = await openStoreBroker(io.env);
+  // The config's notify list hears of the question as it would from the daemon: the person may be elsewhere.
+  const notifications = startDaemonNotifications(broker, { env: io.env, cwd, configPath });
   try {
     const answer = await holdQuestion(question, {
       broker,
@@ -129,6 +132,7 @@ async function answerHook(io: CliIO, options: { waitMs: number; noAnswer: NoAnsw
   } finally {
     process.off('SIGTERM', stop);
     process.off('SIGINT', stop);
+    await notifications.stop();
     await closeStoreBroker(broker);
   }
 }
