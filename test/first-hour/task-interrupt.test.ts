@@ -42,7 +42,9 @@ describe.each(['tasks', 'modern'])('Ctrl-C on mcpx call of an MCP task (%s)', (s
     call.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((done) => call.once('exit', (code) => done(code)));
     await expect.poll(() => existsSync(started), { timeout: 30_000 }).toBe(true);
-    const taskId = readFileSync(started, 'utf8').trim().replace(/^started /, '');
+    const taskId = readFileSync(started, 'utf8')
+      .trim()
+      .replace(/^started /, '');
 
     call.kill('SIGINT');
     expect(await exited, stderr).toBe(130);
