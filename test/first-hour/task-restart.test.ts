@@ -103,6 +103,52 @@ describe.each([
   }, 60_000);
 });
 
+describe.each(['SIGKILL', 'stop'] as const)(
+  'a 2026-07-28 MCP task waiting on a question when its daemon goes away (%s)',
+  (how) => {
+    it('asks again through the next daemon: the old question is abandoned, the new one answered; the tool ran once', async () => {
+      const marker = join(dir, `asks-again-${how}.marker`);
+      const called = await run(['call', 'modern.ask_task', 'topic=dune', `marker=${marker}`, '--json']);
+      expect(called.code, called.stderr).toBe(75);
+      const { inputRequired } = JSON.parse(called.stdout) as {
+        inputRequired: { task: string; questions: Array<{ id: string }> };
+      };
+      const old = inputRequired.questions[0]!.id;
+
+      await endDaemon(how);
+      const restarted = await run(['daemon', 'start']);
+      expect(restarted.code, restarted.stderr).toBe(0);
+
+      const question = await pendingQuestionOf(inputRequired.task);
+      expect(question).not.toBe(old);
+      const refused = await run(['elicit', 'answer', old, '{"colour":"grey"}']);
+      expect(refused.code).toBe(1);
+      const answered = await run(['elicit', 'answer', question, '{"colour":"sand"}']);
+      expect(answered.code, answered.stderr).toBe(0);
+      const result = await run(['task', 'result', inputRequired.task, '--timeout', '30']);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain('dune: accept sand');
+      expect(readFileSync(marker, 'utf8').trim().split('\n')).toHaveLength(1);
+    }, 60_000);
+  },
+);
+
+/** The question of the task waiting now, once the daemon following it has asked it. */
+async function pendingQuestionOf(task: string): Promise<string> {
+  let question: string | undefined;
+  await expect
+    .poll(
+      async () => {
+        const listed = await run(['elicit', 'list', '--json']);
+        const pending = (JSON.parse(listed.stdout) as { elicitations: Array<{ id: string; task?: string }> }).elicitations;
+        return (question = pending.find((q) => q.task === task)?.id);
+      },
+      { timeout: 20_000 },
+    )
+    .toBeDefined();
+  return question!;
+}
+
 describe('an MCP task whose daemon is killed before the task asks', () => {
   it('asks its question through the next daemon, answered from another process; the tool ran once', async () => {
     const marker = join(dir, 'asks-later.marker');
@@ -129,18 +175,8 @@ describe('an MCP task whose daemon is killed before the task asks', () => {
     const restarted = await run(['daemon', 'start']);
     expect(restarted.code, restarted.stderr).toBe(0);
 
-    let question: string | undefined;
-    await expect
-      .poll(
-        async () => {
-          const listed = await run(['elicit', 'list', '--json']);
-          const pending = (JSON.parse(listed.stdout) as { elicitations: Array<{ id: string; task?: string }> }).elicitations;
-          return (question = pending.find((q) => q.task === task)?.id);
-        },
-        { timeout: 20_000 },
-      )
-      .toBeDefined();
-    const answered = await run(['elicit', 'answer', question!, '{"colour":"coral"}']);
+    const question = await pendingQuestionOf(task!);
+    const answered = await run(['elicit', 'answer', question, '{"colour":"coral"}']);
     expect(answered.code, answered.stderr).toBe(0);
     const result = await run(['task', 'result', task!, '--timeout', '30']);
     expect(result.code, result.stderr).toBe(0);
