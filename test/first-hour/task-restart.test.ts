@@ -5,16 +5,16 @@
  * The new daemon follows the server's task: the tool ran once (its marker file says so), and a question the task
  * asks only then is a question like any other.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStoreFromEnv } from '../../src/broker/index.js';
 import { createTaskStore } from '../../src/tasks/task-store.js';
 import { CLI, runCli, type CliRun } from '../helpers/cli-run.js';
+import { markerLines, startTaskFixtures, type TaskFixtures } from '../helpers/task-fixtures.js';
 
-const fixtures = resolve(import.meta.dirname, '..', 'fixtures', 'servers');
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-task-restart-'));
 const env = {
   PATH: process.env.PATH ?? '',
@@ -23,33 +23,18 @@ const env = {
   HOME: dir,
 };
 const run = (args: string[]): Promise<CliRun> => runCli(args, { cwd: dir, env, timeoutMs: 60_000 });
-const servers: ChildProcess[] = [];
-
-/** Starts a fixture over HTTP in its own process (it outlives every daemon) and resolves with its URL. */
-function startHttp(script: string): Promise<string> {
-  const child = spawn(process.execPath, [join(fixtures, script), '--http'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  servers.push(child);
-  return new Promise((resolveUrl, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = out.split('\n').find((l) => l.startsWith('http://'));
-      if (line) resolveUrl(line.trim());
-    });
-    child.once('exit', (code) => reject(new Error(`${script} exited (${code}) before printing its URL`)));
-  });
-}
+let fixtures: TaskFixtures | undefined;
 
 beforeAll(async () => {
-  const [legacy, modern] = await Promise.all([startHttp('tasks.mjs'), startHttp('tasks-modern.mjs')]);
-  writeFileSync(join(dir, 'mcpx.json'), JSON.stringify({ mcpServers: { tasks: { url: legacy }, modern: { url: modern } } }));
+  fixtures = await startTaskFixtures();
+  writeFileSync(join(dir, 'mcpx.json'), JSON.stringify({ mcpServers: fixtures.servers }));
   const started = await run(['daemon', 'start']);
   expect(started.code, started.stderr).toBe(0);
 }, 60_000);
 
 afterAll(async () => {
   await run(['daemon', 'stop']);
-  for (const child of servers) child.kill();
+  fixtures?.stop();
 });
 
 async function daemonPid(): Promise<number> {
@@ -91,6 +76,8 @@ describe.each([
     const { inputRequired } = JSON.parse(called.stdout) as { inputRequired: { task: string; questions: Array<{ id: string }> } };
     const answered = await run(['elicit', 'answer', inputRequired.questions[0]!.id, '{"colour":"teal"}']);
     expect(answered.code, answered.stderr).toBe(0);
+    // Passed on is not yet at the server: the daemon goes away once the server has the answer.
+    await expect.poll(() => markerLines(marker, 'answered'), { timeout: 10_000 }).toBe(1);
 
     await endDaemon(how);
     const restarted = await run(['daemon', 'start']);
@@ -99,7 +86,7 @@ describe.each([
     const result = await run(['task', 'result', inputRequired.task, '--timeout', '30']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('sky: accept teal');
-    expect(readFileSync(marker, 'utf8').trim().split('\n')).toHaveLength(1);
+    expect(markerLines(marker, 'started')).toBe(1);
   }, 60_000);
 });
 
@@ -128,7 +115,7 @@ describe.each(['SIGKILL', 'stop'] as const)(
       const result = await run(['task', 'result', inputRequired.task, '--timeout', '30']);
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toContain('dune: accept sand');
-      expect(readFileSync(marker, 'utf8').trim().split('\n')).toHaveLength(1);
+      expect(markerLines(marker, 'started')).toBe(1);
     }, 60_000);
   },
 );
@@ -181,6 +168,6 @@ describe('an MCP task whose daemon is killed before the task asks', () => {
     const result = await run(['task', 'result', task!, '--timeout', '30']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('sea: accept coral');
-    expect(readFileSync(marker, 'utf8').trim().split('\n')).toHaveLength(1);
+    expect(markerLines(marker, 'started')).toBe(1);
   }, 90_000);
 });
