@@ -13,6 +13,7 @@ import { abandonQuietly } from './rounds.js';
 import { drive, resumeRound, track, watchOpens } from './runner-drive.js';
 import { createRunnerState, save, update, type Driving, type RunnerState } from './runner-state.js';
 import { followMcpTask, followsMcpTask, takeMcpTask } from './mcp-follow.js';
+import { isProcessHolder } from './handoff.js';
 import type { StartInput, TaskRunner, TaskRunnerOptions } from './runner-types.js';
 
 export type { SessionSource, StartInput, TaskRunner, TaskRunnerOptions } from './runner-types.js';
@@ -134,7 +135,9 @@ async function recover(state: RunnerState): Promise<{ abandoned: string[]; resum
  */
 async function closeRunner(state: RunnerState, reason: string, lost: boolean): Promise<void> {
   const entries = [...state.driving.values()];
-  const leftToServer = (entry: Driving): boolean => entry.task.mcpTask !== undefined && state.options.resumable !== false;
+  // Only a daemon's calls have a next holder to follow them (recover, takeover); a serve's or an app's end here.
+  const followed = state.options.resumable !== false && !isProcessHolder(state.options.holder);
+  const leftToServer = (entry: Driving): boolean => followed && entry.task.mcpTask !== undefined;
   for (const entry of entries) {
     const taken = lost && entry.task.era === 'modern';
     if (leftToServer(entry)) {
