@@ -16,6 +16,7 @@ export type { AskingMethod } from './requests.js';
 // For the host's other layers (the Node API, surfaces, auth): import the client only through here.
 export type { ServerRequestForwarding } from './connection.js';
 export { withCallChecks } from './checked-calls.js';
+export { LEAVE_MCP_TASK } from './mcp-tasks/index.js';
 export { issuesFromServerText } from './server-refusal.js';
 export { serverStatus } from './server-status.js';
 export type { ServerStatus } from './server-status.js';

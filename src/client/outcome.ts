@@ -109,8 +109,16 @@ export interface CallOptions {
    * `mcpx serve` answers a client that did not declare tasks.
    */
   task?: boolean;
-  /** Told once the server made the call a task: its task id, for a record another process can come back to. */
-  onMcpTask?: (handle: McpTaskHandle) => void;
+  /**
+   * Told once the server made the call a task: its task id, for a record another process can come back to. A promise
+   * returned is awaited before the task is followed (the record is written before anything else happens to the call).
+   */
+  onMcpTask?: (handle: McpTaskHandle) => unknown;
+  /**
+   * Make no call: follow the task the server already holds for it (a new holder picking the call up after the one
+   * that started it died), so a tool the server runs is never run twice. Its questions are asked as a task call's.
+   */
+  followMcpTask?: Pick<McpTaskHandle, 'taskId' | 'era'>;
 }
 
 /** A call's notifications from its server, for whoever made the call. */

@@ -7,11 +7,13 @@
  */
 import { newCallId, newTaskId } from '../ids.js';
 import { withProgress } from './progress.js';
-import type { McpTaskHandle } from '../client/index.js';
+import { LEAVE_MCP_TASK, type McpTaskHandle } from '../client/index.js';
 import type { CallOutcome, Continuation, TaskRecord, TaskResult } from './types.js';
 import { abandonQuietly } from './rounds.js';
 import { drive, resumeRound, track, watchOpens } from './runner-drive.js';
-import { createRunnerState, save, update, type RunnerState } from './runner-state.js';
+import { createRunnerState, save, update, type Driving, type RunnerState } from './runner-state.js';
+import { followMcpTask, followsMcpTask, takeMcpTask } from './mcp-follow.js';
+import { isProcessHolder } from './handoff.js';
 import type { StartInput, TaskRunner, TaskRunnerOptions } from './runner-types.js';
 
 export type { SessionSource, StartInput, TaskRunner, TaskRunnerOptions } from './runner-types.js';
@@ -54,8 +56,12 @@ async function firstRequest(
     ...(input.elicitTtlMs ? { elicitTtlMs: input.elicitTtlMs } : {}),
     ...(input.signInOnly ? { signInOnly: input.signInOnly } : {}),
     ...(input.task !== undefined ? { task: input.task } : {}),
-    // The server's task id goes in the record written at the next stop: `mcpx task show` names it.
-    onMcpTask: (handle: McpTaskHandle) => void (task.mcpTask = { taskId: handle.taskId, era: handle.era }),
+    // The server's task id is stored before the task is followed: a holder that dies leaves the next one the task
+    // to follow (mcp-follow.ts), never a tool to call again. `mcpx task show` names it.
+    onMcpTask: async (handle: McpTaskHandle) => {
+      task.mcpTask = { taskId: handle.taskId, era: handle.era };
+      await update(state, task).catch(() => undefined);
+    },
     // Only a caller who follows asks the server for progress; re-sent rounds always do (`task result` may follow).
     ...withProgress(input, task, state.options.onProgress),
     ...(state.lazy ? { onRound: (round: Continuation) => void state.waitingRounds.set(task.id, round) } : {}),
@@ -84,13 +90,22 @@ function settledHere(state: RunnerState, id: string, options: { timeoutMs?: numb
   });
 }
 
-/** After a restart: this holder's modern rounds resume, its legacy questions are abandoned (their connection died). */
+/**
+ * After a restart: this holder's modern rounds resume, its MCP tasks are followed again, its legacy questions are
+ * abandoned (their connection died).
+ */
 async function recover(state: RunnerState): Promise<{ abandoned: string[]; resumed: string[] }> {
   const { options, pid, holding } = state;
   const abandoned: string[] = [];
   const resumed: string[] = [];
   for (const task of await options.store.unfinished(options.holder)) {
     if (task.holder !== options.holder || state.driving.has(task.id)) continue;
+    if (followsMcpTask(task)) {
+      await takeMcpTask(state, task);
+      resumed.push(task.id);
+      void followMcpTask(state, task);
+      continue;
+    }
     if (task.state === 'input-required' && task.era === 'modern' && task.continuation) {
       Object.assign(task, { pid, ...holding });
       await save(state, task);
@@ -114,11 +129,23 @@ async function recover(state: RunnerState): Promise<{ abandoned: string[]; resum
   return { abandoned, resumed };
 }
 
-/** Stops driving: legacy (and unresumable) calls fail with `reason`, modern rounds stay resumable. */
+/**
+ * Stops driving: legacy (and unresumable) calls fail with `reason`, modern rounds stay resumable, MCP tasks are left
+ * to their server (not cancelled) for the next holder to follow.
+ */
 async function closeRunner(state: RunnerState, reason: string, lost: boolean): Promise<void> {
   const entries = [...state.driving.values()];
+  // Only a daemon's calls have a next holder to follow them (recover, takeover); a serve's or an app's end here.
+  const followed = state.options.resumable !== false && !isProcessHolder(state.options.holder);
+  const leftToServer = (entry: Driving): boolean => followed && entry.task.mcpTask !== undefined;
   for (const entry of entries) {
     const taken = lost && entry.task.era === 'modern';
+    if (leftToServer(entry)) {
+      // Their questions' answers could only go back on this holder's connection; the next holder asks again.
+      if (!lost) for (const id of entry.task.waitingOn) await abandonQuietly(state.options.broker, id, reason);
+      entry.abort.abort(LEAVE_MCP_TASK);
+      continue;
+    }
     if (!taken && (entry.task.era === 'legacy' || entry.task.state === 'running' || state.options.resumable === false)) {
       for (const id of entry.task.waitingOn) await abandonQuietly(state.options.broker, id, reason);
       Object.assign(entry.task, {
@@ -131,7 +158,7 @@ async function closeRunner(state: RunnerState, reason: string, lost: boolean): P
     entry.abort.abort();
   }
   // Modern rounds stop at once (their awaits abort); legacy calls end when the host closes their connections.
-  await Promise.allSettled(entries.filter((e) => e.task.era === 'modern').map((e) => e.done));
+  await Promise.allSettled(entries.filter((e) => e.task.era === 'modern' || leftToServer(e)).map((e) => e.done));
 }
 
 export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
@@ -167,6 +194,10 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
 
     async adopt(task) {
       if (state.closed) throw new Error('the task runner is closed');
+      if (followsMcpTask(task)) {
+        await takeMcpTask(state, task);
+        return followMcpTask(state, task);
+      }
       if (task.state !== 'input-required' || task.era !== 'modern' || !task.continuation)
         throw new Error(`the task ${task.id} is not a 2026-07-28 call waiting at a round`);
       Object.assign(task, { pid: state.pid, ...state.holding });

@@ -1,11 +1,13 @@
 /**
  * Many daemons on one shared store, none of whose calls is lost with it. Each holds its holder's lease (renewed every
  * third of its TTL) and reads the others' at each renewal: the first survivor to take a lapsed one (exactly one
- * wins) adopts that daemon's calls from its live-task row. Modern calls resume from their stored continuation; a
- * legacy call died with its connection, so its questions are abandoned and its task fails saying so.
+ * wins) adopts that daemon's calls from its live-task row. Modern calls resume from their stored continuation, MCP
+ * tasks are followed at their server; a legacy call died with its connection, so its questions are abandoned and its
+ * task fails saying so.
  */
 import type { Broker } from '../broker/index.js';
 import type { Leases } from './leases.js';
+import { followsMcpTask } from './mcp-follow.js';
 import type { TaskRunner } from './runner.js';
 import type { TaskStore } from './task-store.js';
 import type { TaskRecord } from './types.js';
@@ -85,7 +87,9 @@ export function createHolderLease(options: HolderLeaseOptions): HolderLease {
       }
       // Whoever asks for the call's result may take a dead serve's call over too: of us and them, one claim wins.
       if (!(await tasks.claim(task))) continue;
-      const modern = task.state === 'input-required' && task.era === 'modern' && task.continuation !== undefined;
+      // A modern round resumes from its continuation; an MCP task is followed at its server (mcp-follow.ts).
+      const modern =
+        (task.state === 'input-required' && task.era === 'modern' && task.continuation !== undefined) || followsMcpTask(task);
       if (!modern) await abandonLegacy(task);
       Object.assign(task, { holder: options.holder, pid: options.pid, instance, updatedAt: Date.now() });
       // Ours from here (in our live row) before it leaves theirs: a crash now leaves it to whoever takes us over.

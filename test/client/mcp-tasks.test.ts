@@ -101,7 +101,7 @@ describe.each([
     const abort = new AbortController();
     let taskId = '';
     const call = client.callTool(
-      'tasks',
+      server,
       'hold_task',
       { marker },
       { signal: abort.signal, onMcpTask: (h) => (taskId = h.taskId) },

@@ -19,6 +19,15 @@ import { anyResult, createdOrResult, detailedTask, pollDelay, TASKS_EXTENSION, t
 // setTimeout's ceiling: `tasks/result` blocks until the task ends; the held call's watchdog bounds it instead.
 const NO_SDK_TIMEOUT = 2_147_483_647;
 
+/**
+ * The abort reason of a holder that stops following a task it does not end (a daemon stopping: the next one follows
+ * the task again), directly or as the `cause` of the call's error: no `tasks/cancel` is sent, the server keeps it.
+ */
+export const LEAVE_MCP_TASK = new Error('the holder stopped following the MCP task; the server keeps it');
+
+export const leavesMcpTask = (reason: unknown): boolean =>
+  reason === LEAVE_MCP_TASK || (reason instanceof Error && reason.cause === LEAVE_MCP_TASK);
+
 /** The server's own handle on the call: what another process needs to come back to it. */
 export interface McpTaskHandle {
   server: string;
@@ -39,8 +48,8 @@ export interface TaskCallOptions {
   declared: Record<string, unknown>;
   /** Puts one question of a modern task (`elicitation/create` params) and resolves the answer for the wire. */
   ask(params: Record<string, unknown>): Promise<WireElicitResult>;
-  /** The server made the call a task: its id, for the record. */
-  onTask?(handle: McpTaskHandle): void;
+  /** The server made the call a task: its id, for the record (awaited before the task is followed). */
+  onTask?(handle: McpTaskHandle): unknown;
   /** Each poll: the server is alive and working. */
   onPoll?(): void;
   /** How long one `tasks/get`, `tasks/update` or `tasks/cancel` may take. */
@@ -69,7 +78,7 @@ export async function runTaskCall(options: TaskCallOptions): Promise<CallToolRes
   }
   const created = createdOrResult.parse(raw);
   if (created.kind === 'result') return created.result as CallToolResult;
-  options.onTask?.({ server: options.server, tool, era, taskId: created.task.taskId });
+  await options.onTask?.({ server: options.server, tool, era, taskId: created.task.taskId });
   return followTask(options, created.task);
 }
 
@@ -81,7 +90,9 @@ export async function followTask(
   const { signal } = options;
   const { taskId } = first;
   // Cancelling is cooperative: the server is told, and the call ends here without waiting for it to agree.
-  const onAbort = (): void => void send(options, 'tasks/cancel', { taskId }, false).catch(() => undefined);
+  const onAbort = (): void => {
+    if (!leavesMcpTask(signal.reason)) void send(options, 'tasks/cancel', { taskId }, false).catch(() => undefined);
+  };
   signal.addEventListener('abort', onAbort, { once: true });
   try {
     const asked = new Set<string>();

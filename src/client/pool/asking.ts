@@ -10,6 +10,7 @@ import type { CallOptions, CallOutcome } from '../outcome.js';
 import type { Connections, Pooled } from './connections.js';
 import type { RequestMeta } from './request-meta.js';
 import { requestLabel, type AskingMethod } from '../requests.js';
+import { LEAVE_MCP_TASK, leavesMcpTask } from '../mcp-tasks/index.js';
 
 /** One request that may ask: its method, the server, the tool, prompt or uri it names, its arguments, the call's options. */
 export interface AskingRequest {
@@ -91,6 +92,8 @@ export function createAsking(
       call.cancel(
         new McpxError('CALL_FAILED', `${requestLabel(server, target, method)} was aborted by the caller`, {
           data: { server, tool: target },
+          // A holder letting an MCP task go says so: the task is left to the server, not cancelled.
+          ...(leavesMcpTask(signal?.reason) ? { cause: LEAVE_MCP_TASK } : {}),
         }),
       );
     signal?.addEventListener('abort', onAbort, { once: true });

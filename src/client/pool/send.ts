@@ -10,7 +10,8 @@ import type { Connections, Pooled } from './connections.js';
 import type { Listings } from './listings.js';
 import { wants, type RequestMeta } from './request-meta.js';
 import { legacyRequest, notificationMeta } from '../requests.js';
-import { needsTasksExtension, runTaskCall } from '../mcp-tasks/index.js';
+import { followTask, needsTasksExtension, runTaskCall } from '../mcp-tasks/index.js';
+import { McpxError } from '../../errors.js';
 
 export type Send = ReturnType<typeof createSend>;
 
@@ -109,22 +110,26 @@ export function createSend(connections: Connections, listings: Listings, meta: R
     pooled.active.push(call as LegacyCall<unknown>);
     if (callOptions.notifications) routes.set(call.progressToken, callOptions.notifications);
     const unhook = cancelOnAbort(call, request);
+    const { followMcpTask } = callOptions;
     return call.run(
-      (signal) =>
-        runTaskCall({
+      (signal) => {
+        const task = {
           client: connection.client,
           era: connection.era,
           server,
           tool: target,
-          arguments: args,
-          progressToken: call.progressToken,
           signal,
           declared: connection.declared,
-          ask: (params) => call.ask(params),
+          ask: (params: Record<string, unknown>) => call.ask(params),
           ...(callOptions.onMcpTask ? { onTask: callOptions.onMcpTask } : {}),
           onPoll: () => call.progress(),
           requestTimeoutMs: timeoutFor(server),
-        }) as Promise<R>,
+        };
+        if (!followMcpTask) return runTaskCall({ ...task, arguments: args, progressToken: call.progressToken }) as Promise<R>;
+        // The server holds the call already (another process started it): followed, never sent again.
+        if (followMcpTask.era !== connection.era) throw staleTask(server, target, followMcpTask.taskId);
+        return followTask(task, { taskId: followMcpTask.taskId }) as Promise<R>;
+      },
       () => {
         pooled.active.splice(pooled.active.indexOf(call as LegacyCall<unknown>), 1);
         routes.delete(call.progressToken);
@@ -136,7 +141,8 @@ export function createSend(connections: Connections, listings: Listings, meta: R
   /** The request on the server's connection; `signingIn` when it is sent again inside a sign-in's hold. */
   const send = async <R>(request: AskingRequest, callId: string, signingIn = false): Promise<CallOutcome<R>> => {
     const pooled = await get(request.server);
-    if (request.callOptions.task && request.method === 'tools/call') return sendTask<R>(request, pooled, callId);
+    const { task, followMcpTask } = request.callOptions;
+    if ((task || followMcpTask) && request.method === 'tools/call') return sendTask<R>(request, pooled, callId);
     if (pooled.connection.era === 'legacy') return sendLegacy<R>(request, pooled, callId, signingIn);
     // Undeclared, the tasks extension is asked for by a server whose tool runs only as a task: called again as one.
     return sendModern<R>(request, pooled, callId, signingIn).catch((error: unknown) => {
@@ -146,4 +152,13 @@ export function createSend(connections: Connections, listings: Listings, meta: R
   };
 
   return { send, signedIn };
+}
+
+/** A task started in one era cannot be followed on a connection that now speaks the other. */
+function staleTask(server: string, tool: string, taskId: string): McpxError {
+  return new McpxError(
+    'CONTINUATION_STALE',
+    `server "${server}" changed protocol era since it took ${tool} as task ${taskId}, so that task cannot be followed: run the call again`,
+    { data: { server, tool, taskId } },
+  );
 }

@@ -15,4 +15,4 @@ export interface CliIO {
 export type Command = (argv: string[], io: CliIO) => Promise<number>;
 
 /** Exit codes: 0 ok, 1 failure, 2 usage, 75 (EX_TEMPFAIL) a question is waiting for an answer. */
-export const EXIT = { OK: 0, FAILURE: 1, USAGE: 2, SOFTWARE: 70, INPUT_REQUIRED: 75 } as const;
+export const EXIT = { OK: 0, FAILURE: 1, USAGE: 2, SOFTWARE: 70, INPUT_REQUIRED: 75, INTERRUPTED: 130 } as const;

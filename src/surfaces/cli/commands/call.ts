@@ -37,7 +37,10 @@ options:
   --json            print JSON: the CallToolResult, or {"inputRequired": {...}} with exit 75
   --config <file>   the mcpServers config (default: ./mcpx.json, ./.mcp.json, then the user config)
 
-exit: 0 done, 1 the call or the tool failed, 2 usage, 75 a question waits for an answer
+Ctrl-C while the call runs: a call this command holds itself (MCPX_DAEMON=inline) ends with it and is
+cancelled at the server (an MCP task gets tasks/cancel); a daemon's call goes on in the daemon.
+
+exit: 0 done, 1 the call or the tool failed, 2 usage, 75 a question waits for an answer, 130 interrupted
 `;
 
 export const command: Command = async (argv, io) => {
@@ -69,19 +72,26 @@ export const command: Command = async (argv, io) => {
   const progressToken = activity.live ? randomUUID() : undefined;
   const unfollow = followProgress(backend, activity, { ...(progressToken ? { token: progressToken } : {}) }, { session });
   try {
-    const response = await backend
-      .call(server, tool, args, {
-        session,
-        sessionSource,
-        ...(chosen ? { elicit } : {}),
-        ...(elicitTtlMs ? { elicitTtlMs } : {}),
-        ...(progressToken ? { progressToken } : {}),
-        ...(flags.task === true ? { task: true } : {}),
-      })
-      .finally(() => {
-        unfollow();
-        activity.stop();
-      });
+    const response = await untilInterrupted(
+      backend
+        .call(server, tool, args, {
+          session,
+          sessionSource,
+          ...(chosen ? { elicit } : {}),
+          ...(elicitTtlMs ? { elicitTtlMs } : {}),
+          ...(progressToken ? { progressToken } : {}),
+          ...(flags.task === true ? { task: true } : {}),
+        })
+        .finally(() => {
+          unfollow();
+          activity.stop();
+        }),
+    );
+    if (response === 'interrupted') {
+      // Closing the backend (below) ends an inline daemon's calls: cancelled at the server, not left running there.
+      io.stderr.write('mcpx: interrupted\n');
+      return EXIT.INTERRUPTED;
+    }
     if (response.status === 'complete') return printResult(response.result, io, json, { server, tool });
     // The daemon answered in auto, decline and error; a question still open waits for an answer from anywhere.
     if (mode !== 'prompt') return returnQuestions(response, io, json, session, findConfigPath(config, io.cwd, io.env));
@@ -90,6 +100,20 @@ export const command: Command = async (argv, io) => {
     await backend.close();
   }
 };
+
+/** The call's response, or 'interrupted' at the first Ctrl-C (SIGINT) while it runs. */
+async function untilInterrupted<T>(call: Promise<T>): Promise<T | 'interrupted'> {
+  let onSignal!: () => void;
+  const interrupted = new Promise<'interrupted'>((resolve) => (onSignal = () => resolve('interrupted')));
+  process.once('SIGINT', onSignal);
+  // Settled after an interrupt by the backend's close: nobody waits for it then.
+  call.catch(() => undefined);
+  try {
+    return await Promise.race([call, interrupted]);
+  } finally {
+    process.off('SIGINT', onSignal);
+  }
+}
 
 export function returnQuestions(
   response: Extract<CallResponse, { status: 'input-required' }>,
