@@ -47,6 +47,8 @@ export interface BrokerCore {
    */
   readonly known: Map<string, ElicitRequest>;
   remember(request: ElicitRequest): void;
+  /** Responds this broker has under way, by question id: a wait's check read holds off until the respond settles. */
+  readonly responding: Map<string, Promise<unknown>>;
   readonly expiry: ReturnType<typeof createExpiry>;
   readonly openWatches: ReturnType<typeof createOpenWatches>;
   readonly waitDeps: WaitDeps;
@@ -120,6 +122,7 @@ export function createBrokerCore(options: BrokerOptions): BrokerCore {
     openHooks: new Set(),
     onClose: new Set(),
     known,
+    responding: new Map(),
     remember(request) {
       if (known.size >= KNOWN_MAX) known.delete(known.keys().next().value as string);
       known.set(request.id, request);
@@ -192,6 +195,7 @@ function waitDepsOf(core: BrokerCore): WaitDeps {
       const request = core.known.get(id);
       return seen && request && core.visible(request) ? { request, ...seen } : undefined;
     },
+    respondingHere: (id) => core.responding.get(id),
     expire: core.expiry.expire,
     ensureOpen: core.ensureOpen,
     onClose: core.onClose,

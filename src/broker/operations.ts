@@ -74,6 +74,17 @@ export async function openQuestion(core: BrokerCore, input: OpenRequestInput): P
 export async function respondTo(core: BrokerCore, input: RespondInput): Promise<StoredAnswer> {
   core.ensureOpen();
   checkRespondInput(input);
+  // Recorded before the first await, so a wait on this question sees it from the start (waiter.ts).
+  const responding = claimResponse(core, input);
+  core.responding.set(input.id, responding);
+  try {
+    return await responding;
+  } finally {
+    if (core.responding.get(input.id) === responding) core.responding.delete(input.id);
+  }
+}
+
+async function claimResponse(core: BrokerCore, input: RespondInput): Promise<StoredAnswer> {
   // A question known here skips the read: the claim below checks in the store that it is still open.
   const cached = core.known.get(input.id);
   if (cached && !core.visible(cached, input.session)) throw forbidden(input.id, cached.session);

@@ -16,6 +16,8 @@ export interface WaitDeps {
   load(id: string): Promise<{ request: ElicitRequest; answer?: StoredAnswer }>;
   /** For a question this broker opened and watched since before its write: it, and what that watch saw (no read). */
   takeOpenWatch(id: string): { request: ElicitRequest; answer?: StoredAnswer; hinted: boolean } | undefined;
+  /** A respond to this question under way in this broker, if any: its answer reaches the wait without a read. */
+  respondingHere(id: string): Promise<unknown> | undefined;
   /** Answers cancel by 'expiry'; the winner's answer if another process got there first. */
   expire(request: ElicitRequest): Promise<StoredAnswer>;
   ensureOpen(): void;
@@ -29,7 +31,7 @@ export async function awaitAnswer(
   id: string,
   awaitOptions: { signal?: AbortSignal } = {},
 ): Promise<StoredAnswer> {
-  const { clock, store, guard, load, takeOpenWatch, expire, ensureOpen, onClose } = deps;
+  const { clock, store, guard, load, takeOpenWatch, respondingHere, expire, ensureOpen, onClose } = deps;
   ensureOpen();
   const signal = awaitOptions.signal;
   signal?.throwIfAborted();
@@ -60,6 +62,13 @@ export async function awaitAnswer(
       (error: unknown) => finish(() => reject(error)),
     );
   };
+  const checkAfterResponds = (): void => {
+    if (done) return;
+    const responding = respondingHere(id);
+    if (!responding) return reread();
+    const after = (): void => void (!done && reread());
+    responding.then(after, after);
+  };
   const aborted = (): void => finish(() => reject(signal?.reason ?? new DOMException('The wait was aborted', 'AbortError')));
   const closing = (): void =>
     finish(() => reject(new McpxError('BROKER_CLOSED', `the broker closed while waiting for ${id}`, { data: { id } })));
@@ -73,8 +82,9 @@ export async function awaitAnswer(
   if (watched) {
     loaded = watched.answer ? { request: watched.request, answer: watched.answer } : { request: watched.request };
     if (watched.hinted && !watched.answer) reread();
-    // Read once all the same if no answer came at once: a store that went down fails the wait as the read would.
-    else if (!watched.answer) deadline.check = clock.setTimer(() => !done && reread(), CHECK_AFTER_MS);
+    // Read once all the same if no answer came at once: a store that went down fails the wait as the read would. A
+    // respond of this process under way (slow on a loaded machine) is waited for first: its answer needs no read.
+    else if (!watched.answer) deadline.check = clock.setTimer(() => checkAfterResponds(), CHECK_AFTER_MS);
   } else {
     try {
       loaded = await load(id);

@@ -98,11 +98,12 @@ export function describeInputRequired(view: InputRequiredView, options: Describe
       pasteFlags(view),
     ),
   );
-  const { config } = pasteFlags(view);
+  // The same session and config as the answer commands, so the line works pasted in another shell and directory.
+  const { lead, config } = pasteFlags(view);
   const tail =
     view.tail ??
     (view.task && !view.inline
-      ? `The call keeps running until it is answered or expires; collect its result with: mcpx task result ${view.task}${config}`
+      ? `The call keeps running until it is answered or expires; collect its result with: ${lead}mcpx task result ${view.task}${config}`
       : 'No daemon holds this call (daemon.inline): it cannot outlive this command, so it ends when mcpx exits; run it again with a daemon, or answer it here with --elicit=prompt.');
   const headline = view.headline ?? `${name} is waiting for input and nothing here can answer it`;
   return `mcpx: ${headline}.\n\n${blocks.join('\n\n')}\n\n${tail}\n`;

@@ -95,7 +95,7 @@ for (const server of ['legacy', 'modern'] as const) {
         new RegExp(`^mcpx: ${server}\\.ask_form is waiting for input and nothing here can answer it\\.\\n\\n`),
       );
       expect(call.stdout).toMatch(
-        /\n {2}asks {5}\S.*\n {2}schema {3}\{.*"required":\["repo"\].*\}\n {2}expires {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d) \((1m5\ds|2m0s) from now\)\n {2}answer {3}MCPX_SESSION_ID=fp-[0-9a-f]{16} mcpx elicit answer elc-[0-9a-f]{16} '\{"repo":"\.\.\."\}' --config \/\S+\/mcpx\.json\n {11}MCPX_SESSION_ID=fp-[0-9a-f]{16} mcpx elicit decline elc-[0-9a-f]{16} --config \/\S+\/mcpx\.json \| MCPX_SESSION_ID=fp-[0-9a-f]{16} mcpx elicit cancel elc-[0-9a-f]{16} --config \/\S+\/mcpx\.json\n\nThe call keeps running until it is answered or expires; collect its result with: mcpx task result tsk-[0-9a-f]{16} --config \/\S+\/mcpx\.json\n$/,
+        /\n {2}asks {5}\S.*\n {2}schema {3}\{.*"required":\["repo"\].*\}\n {2}expires {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d) \((1m5\ds|2m0s) from now\)\n {2}answer {3}MCPX_SESSION_ID=fp-[0-9a-f]{16} mcpx elicit answer elc-[0-9a-f]{16} '\{"repo":"\.\.\."\}' --config \/\S+\/mcpx\.json\n {11}MCPX_SESSION_ID=fp-[0-9a-f]{16} mcpx elicit decline elc-[0-9a-f]{16} --config \/\S+\/mcpx\.json \| MCPX_SESSION_ID=fp-[0-9a-f]{16} mcpx elicit cancel elc-[0-9a-f]{16} --config \/\S+\/mcpx\.json\n\nThe call keeps running until it is answered or expires; collect its result with: MCPX_SESSION_ID=fp-[0-9a-f]{16} mcpx task result tsk-[0-9a-f]{16} --config \/\S+\/mcpx\.json\n$/,
       );
       const { elicit, task } = idsIn(call.stdout);
 

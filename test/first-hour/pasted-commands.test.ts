@@ -83,4 +83,16 @@ describe('printed commands, pasted elsewhere', () => {
     const pasted = await sh(command, dirB);
     expect(pasted.code, pasted.stderr + pasted.stdout).toBe(0);
   });
+
+  it('the printed `task result` command works from another directory and a clean shell', async () => {
+    const called = await mcpx(['call', 'fx.ask_confirm', '--config', 'x.json', '--elicit=return'], dirA);
+    expect(called.code, called.stderr).toBe(75);
+    const printed = called.stderr + called.stdout;
+    const collect = /collect its result with: (.+)$/m.exec(printed)?.[1];
+    expect(collect, printed).toBeDefined();
+    expect((await sh(printedAnswer(printed), dirB)).code).toBe(0);
+
+    const result = await sh(collect!, dirB);
+    expect(result.code, result.stderr + result.stdout).toBe(0);
+  });
 });

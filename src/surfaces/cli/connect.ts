@@ -24,13 +24,17 @@ export interface OpenBackendOptions {
 export async function openBackend(io: CliIO, options: OpenBackendOptions): Promise<Backend> {
   const configPath = findConfigPath(options.config, io.cwd, io.env);
   if (options.forCall) {
-    const start = () =>
-      ensureDaemon(io.env, configPath, {
+    const start = async () => {
+      // A broken config is reported before anything starts: a daemon would only fail on it, after starting the
+      // call's server early. A running daemon read its config when it started, so a warm call skips this.
+      if (configPath) (await import('../../config/index.js')).readConfigFile(configPath, io.env);
+      return ensureDaemon(io.env, configPath, {
         cwd: io.cwd,
         ...daemonCommand(io.env),
         ...(options.server ? { prewarm: options.server } : {}),
         onStarted: (state) => sayDaemonStarted(io, state.pid, configPath),
       });
+    };
     // A warm call skips the health check: it goes straight to the socket the running daemon wrote down, and only
     // if nothing listens there (a stale state file) is a daemon started and the request sent again.
     const state = readDaemonState(daemonPaths(io.env, configPath));
