@@ -12,3 +12,4 @@ export { isAdapterEntry, isOpenApiAdapter, READ_METHODS } from './adapters.js';
 export type { AdapterConfig, CliAdapterConfig, CliCommandConfig, HttpMethod, OpenApiAdapterConfig } from './adapters.js';
 export { parseNotifyBlock, NOTIFY_WHEN } from './notify-schema.js';
 export type { NotifySink, NotifyMatch, NotifyWhen, WebhookSink, CommandSink, DesktopSink } from './notify-schema.js';
+export type { WebListenConfig } from './web-schema.js';

@@ -15,6 +15,7 @@ import { expandCredentials, expandDeep } from './expand.js';
 import type { Policy } from '../policy/index.js';
 import { parseElicitBlock } from './policy-block.js';
 import { parseNotifyBlock } from './notify-schema.js';
+import { parseWebBlock } from './web-schema.js';
 import { readConfigJson } from './read-json.js';
 import {
   EXPECTED,
@@ -143,9 +144,11 @@ function parseConfigAndPolicy(raw: unknown, source: string, env: Env, unset: Uns
   const elicit = parseElicitBlock(record.elicit);
   issues.push(...elicit.issues);
   const notify = parseNotifyBlock(record.notify, issues);
+  const web = parseWebBlock(record.web, issues);
   if (issues.length) fail(source, issues);
   const config: McpxConfig = Object.keys(adapters).length ? { mcpServers: out, adapters } : { mcpServers: out };
   if (notify.length) config.notify = notify;
+  if (web) config.web = web;
   if (forms.size) config.secretForms = forms;
   return { config, policy: elicit.policy };
 }

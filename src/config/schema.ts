@@ -5,6 +5,7 @@
 import * as z from 'zod';
 import type { AdapterConfig } from './adapters.js';
 import type { NotifySink } from './notify-schema.js';
+import type { WebListenConfig } from './web-schema.js';
 import { ttlSchema } from '../policy/schema.js';
 import { askedValueSchema, oauthSchema } from './oauth-schema.js';
 
@@ -62,6 +63,8 @@ export interface McpxConfig {
   adapters?: Record<string, AdapterConfig>;
   /** Who is told when a question opens (src/config/notify-schema.ts, docs/notify.md). */
   notify?: NotifySink[];
+  /** Where the daemon listens for paired devices each time it starts (src/config/web-schema.ts, docs/web.md). */
+  web?: WebListenConfig;
   /**
    * The values the entries' `${VAR}` references expanded to, each with its reference: what messages and records
    * show instead of the value (src/secrets/redact.ts). Filled by parseConfig; a Map, so it never goes out as JSON.

@@ -11,6 +11,7 @@ import type Keyv from 'keyv';
 import type { Broker, RespondInput, SessionBinding } from '../../broker/index.js';
 import type { Delivered } from '../../tasks/delivery.js';
 import type { Policy } from '../../policy/index.js';
+import type { WebListenConfig } from '../../config/index.js';
 import type { ElicitHandler, Era } from '../../types.js';
 import type { SessionSource, TaskRunner } from '../../tasks/runner.js';
 import { createTaskStore } from '../../tasks/task-store.js';
@@ -65,6 +66,8 @@ export interface DaemonParts {
   lease?: { leases: Leases; ttlMs: number };
   /** The largest REST request body taken (bytes; default 1 MiB): MCPX_DAEMON_MAX_BODY. */
   maxBodyBytes?: number;
+  /** The config's `web` block: the listener for paired devices the daemon opens at start (cert/key absolute paths). */
+  web?: WebListenConfig;
   /** Releases the store and anything else the parts opened (after the hosts are closed). */
   close(): Promise<void>;
 }

@@ -2,13 +2,13 @@
  * The real parts of a daemon: the state store (SQLite at `<stateDir>/mcpx.sqlite`, or Redis or Postgres with MCPX_STORE_URL),
  * a broker that sees every session, and one mcpx instance per session whose questions go to the broker.
  */
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { statSync } from 'node:fs';
 import { createHostAuth } from '../../auth/host-auth.js';
 import { resolveSession } from '../../broker/index.js';
 import { openStoreFromEnv } from '../../broker/index.js';
 import { createFileEraCache } from '../../client/index.js';
-import { loadConfig } from '../../config/index.js';
+import { loadConfig, type WebListenConfig } from '../../config/index.js';
 import { createMcpx, DEFAULT_ELICIT_TTL_MS, type Mcpx } from '../../mcpx.js';
 import { stateDir } from '../../paths.js';
 import { ttlFromEnv } from '../../policy/index.js';
@@ -67,7 +67,7 @@ function stampOf(configPath: string | undefined): string {
 export async function openDaemonParts(options: DaemonWiringOptions): Promise<DaemonParts> {
   const { env, cwd, configPath } = options;
   // Checked now, so a broken config or policy stops the daemon from starting with a clear error.
-  const { policy } = loadConfig({ config: configPath ?? { mcpServers: {} }, cwd, env });
+  const { policy, config } = loadConfig({ config: configPath ?? { mcpServers: {} }, cwd, env });
   const ttlMs = options.ttlMs ?? policy.ttlMs ?? ttlFrom(options);
   const leaseMs = leaseMsFromEnv(env);
   const maxBodyBytes = maxBodyFromEnv(env.MCPX_DAEMON_MAX_BODY);
@@ -87,6 +87,7 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
     respondHeld: state.respondHeld,
     defaultSession: own.session,
     configStamp: () => stampOf(configPath),
+    ...(config.web ? { web: withAbsolutePaths(config.web, configPath ? dirname(configPath) : cwd) } : {}),
     ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
     ...(leases ? { lease: { leases, ttlMs: leaseMs } } : {}),
     async openHost(session, sessionSource, pipeline) {
@@ -117,6 +118,15 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
       await auth.close();
       await state.close();
     },
+  };
+}
+
+/** cert and key as written are relative to the config file's folder. */
+function withAbsolutePaths(web: WebListenConfig, base: string): WebListenConfig {
+  return {
+    ...web,
+    ...(web.cert !== undefined ? { cert: resolve(base, web.cert) } : {}),
+    ...(web.key !== undefined ? { key: resolve(base, web.key) } : {}),
   };
 }
 

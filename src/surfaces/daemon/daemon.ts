@@ -64,6 +64,17 @@ function listen(server: Server, target: string | number): Promise<void> {
   });
 }
 
+/** Nobody else may connect to the socket: create it 0600 (umask), then make sure. */
+async function listenOwnerOnly(server: Server, socket: string): Promise<void> {
+  const umask = process.umask(0o177);
+  try {
+    await listen(server, socket);
+  } finally {
+    process.umask(umask);
+  }
+  chmodSync(socket, 0o600);
+}
+
 function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
     server.close(() => resolve());
@@ -87,8 +98,9 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
   let core: DaemonCore | undefined;
   let stopOnLost: (() => Promise<void>) | undefined;
   try {
+    const parts = await options.openParts();
     core = await createDaemonCore({
-      parts: await options.openParts(),
+      parts,
       version: options.version,
       pid: process.pid,
       holder: paths.fingerprint,
@@ -131,7 +143,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
         throw error;
       }));
 
-    // The web inbox for phones, on the address `mcpx elicit web --pair --listen` names.
+    // The web inbox for phones, on the address the config's `web` or `mcpx elicit web --pair --listen` names.
     const remote = remoteListener({
       app: (access) => core!.app(undefined, { remote: access }),
       wrap: touch,
@@ -141,25 +153,25 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
         writeState();
         log(`listening for paired devices on ${listen} (${url})`);
       },
+      failed: ({ listen, message }) => {
+        state.remoteError = { listen, message };
+        writeState();
+        log(`not listening for paired devices on ${listen} (the config's "web"): ${message}`);
+      },
     });
 
-    // Nobody else may connect to the socket: create it 0600 (umask), then make sure.
     rmSync(paths.socket, { force: true });
     // The web inbox's sign-in opens the loopback port on first need (`mcpx elicit web` against a daemon without one).
     const socketServer = serve(
       touch(getRequestListener(core.app(undefined, { openPort: () => openPort(0), openRemote: remote.open }).fetch)),
     );
     servers.push(socketServer);
-    const umask = process.umask(0o177);
-    try {
-      await listen(socketServer, paths.socket);
-    } finally {
-      process.umask(umask);
-    }
-    chmodSync(paths.socket, 0o600);
+    await listenOwnerOnly(socketServer, paths.socket);
     log(`listening on ${paths.socket}`);
     if (options.port !== undefined) await openPort(options.port);
     else writeState();
+    // The config's listener for paired devices: a bad one is logged and shown by `mcpx daemon status`, not fatal.
+    if (parts.web) await remote.openConfigured(parts.web);
 
     let resolveStopped!: () => void;
     const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));

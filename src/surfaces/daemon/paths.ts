@@ -34,6 +34,8 @@ export interface DaemonState {
   token?: string;
   /** The web inbox's listener for paired devices, when open: the address they open and the one it listens on. */
   remote?: { url: string; listen: string };
+  /** The config's listener for paired devices that did not open at start, and why (the rest of the daemon runs). */
+  remoteError?: { listen: string; message: string };
 }
 
 /** Unix socket paths are limited to ~107 bytes; a longer state dir puts the socket in the temp dir instead. */

@@ -1,12 +1,14 @@
 /**
- * The daemon's listener for phones: the web inbox on an address the user chose (`mcpx elicit web --pair --listen`),
- * over TLS from the user's certificate and key, or plain HTTP behind the reverse proxy the user names. Opened once,
- * on request over the unix socket; it answers paired devices only and closes with the daemon.
+ * The daemon's listener for phones: the web inbox on an address the user chose (the config's `web` block, opened at
+ * start, or `mcpx elicit web --pair --listen`), over TLS from the user's certificate and key, or plain HTTP behind the
+ * reverse proxy the user names. Opened once; it answers paired devices only and closes with the daemon.
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { getRequestListener } from '@hono/node-server';
+import type { WebListenConfig } from '../../config/index.js';
 import { McpxError } from '../../errors.js';
 import type { RemoteAccess } from '../http/web/gate.js';
 import { planListen, publicAddress, type ListenRequest } from '../http/web/listen.js';
@@ -20,13 +22,41 @@ export interface RemoteListenerDeps {
   wrap(listener: Listener): Listener;
   /** Told once it listens: the address devices open and the one it listens on. */
   opened(info: { url: string; listen: string; server: Server }): void;
+  /** Told when the config's listener could not open (the rest of the daemon goes on). */
+  failed(info: { listen: string; message: string }): void;
 }
 
 const invalid = (message: string, cause?: unknown): McpxError =>
   new McpxError('LISTEN_INVALID', message, cause === undefined ? {} : { cause });
 
-export function remoteListener(deps: RemoteListenerDeps): { open(request: ListenRequest | undefined): Promise<string> } {
+/** The config's `web` block as the listener takes it: the certificate and key read now, from the paths it names. */
+export function configuredRequest(web: WebListenConfig): ListenRequest {
+  const read = (field: string, file: string): string => {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (error) {
+      throw invalid(`The config's web.${field} ${file} cannot be read (${(error as Error).message}).`, error);
+    }
+  };
+  return {
+    listen: web.listen,
+    ...(web.cert !== undefined ? { cert: read('cert', web.cert) } : {}),
+    ...(web.key !== undefined ? { key: read('key', web.key) } : {}),
+    ...(web.behindProxy ? { behindProxy: true } : {}),
+    ...(web.url !== undefined ? { url: web.url } : {}),
+  };
+}
+
+export interface RemoteListener {
+  /** Opens the listener (or finds it open) and says the address devices open; no request: the one open. */
+  open(request: ListenRequest | undefined): Promise<string>;
+  /** Opens the config's listener at start; a failure goes to `failed` and is kept, so a pairing without --listen says why. */
+  openConfigured(web: WebListenConfig): Promise<void>;
+}
+
+export function remoteListener(deps: RemoteListenerDeps): RemoteListener {
   let opening: Promise<{ url: string; listen: string }> | undefined;
+  let configuredFailure: string | undefined;
   const start = async (request: ListenRequest): Promise<{ url: string; listen: string }> => {
     const plan = planListen(request);
     let handle: Listener = (_request, response) => response.writeHead(503).end();
@@ -60,12 +90,22 @@ export function remoteListener(deps: RemoteListenerDeps): { open(request: Listen
     deps.opened({ url, listen, server });
     return { url, listen };
   };
-  return {
+  const listener: RemoteListener = {
+    async openConfigured(web) {
+      try {
+        await listener.open(configuredRequest(web));
+      } catch (error) {
+        configuredFailure = (error as Error).message;
+        deps.failed({ listen: web.listen, message: configuredFailure });
+      }
+    },
     async open(request) {
       if (!opening) {
         if (!request)
           throw invalid(
-            'The daemon does not listen for phones yet: say where, e.g. --listen 0.0.0.0:8443 --cert cert.pem --key key.pem (see docs/web.md).',
+            configuredFailure
+              ? `The config's "web" listener did not open: ${configuredFailure} Fix the config's "web" block and restart the daemon (mcpx daemon stop), or give --listen.`
+              : 'The daemon does not listen for phones yet: say where, e.g. --listen 0.0.0.0:8443 --cert cert.pem --key key.pem, or in the config\'s "web" block (see docs/web.md).',
           );
         opening = start(request).catch((error: unknown) => {
           opening = undefined;
@@ -81,4 +121,5 @@ export function remoteListener(deps: RemoteListenerDeps): { open(request: Listen
       return current.url;
     },
   };
+  return listener;
 }

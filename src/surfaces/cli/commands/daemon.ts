@@ -120,6 +120,7 @@ export const command: Command = async (argv, io) => {
           ...status.health,
           ...(status.state?.port ? { port: status.state.port, tokenFile: status.paths.state } : {}),
           ...(status.state?.remote ? { devices: status.state.remote } : {}),
+          ...(status.state?.remoteError ? { devicesError: status.state.remoteError } : {}),
         }) + '\n',
       );
     } else if (status.running && status.health) {
@@ -132,7 +133,9 @@ export const command: Command = async (argv, io) => {
             : `  port     none: the socket only (mcpx daemon start --port 0 opens a loopback port with a bearer token)\n`) +
           (status.state?.remote
             ? `  devices  ${status.state.remote.url} (listening on ${status.state.remote.listen}; mcpx elicit web --devices)\n`
-            : '') +
+            : status.state?.remoteError
+              ? `  devices  not listening on ${status.state.remoteError.listen}: ${status.state.remoteError.message}\n`
+              : '') +
           `  config   ${status.paths.configPath ?? '(none)'}\n` +
           `  calls    ${h.activeCalls} in flight\n`,
       );

@@ -2,8 +2,8 @@
  * `mcpx elicit web [--open] [--json]`: a sign-in link to the daemon's web inbox. The link carries a one-time code
  * in its fragment (never sent to a server, so it reaches no log and no Referer header); the page trades it for a
  * session cookie. A browser reaches the daemon on its loopback port: the daemon opens one (a free port) when it
- * has none yet. `--pair` makes a one-time link that pairs another device (a phone) over the address `--listen`
- * opens; `--devices` lists paired devices and `--revoke <id>` unpairs one.
+ * has none yet. `--pair` makes a one-time link that pairs another device (a phone) over the address `--listen` (or
+ * the config's `web` block) opens; `--devices` lists paired devices and `--revoke <id>` unpairs one.
  */
 import { readFileSync } from 'node:fs';
 import { isMcpxError } from '../../../errors.js';
