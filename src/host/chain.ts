@@ -4,9 +4,9 @@
  * lapsed daemons' calls), and the elicitation pipeline its connections hand questions to.
  */
 import type { Broker, SessionBinding } from '../broker/index.js';
-import type { ElicitHandler } from '../types.js';
+import type { ElicitHandler, Question } from '../types.js';
 import { createElicitationPipeline, type Answerer } from '../pipeline/pipeline.js';
-import type { Policy } from '../policy/index.js';
+import type { Policy, PolicyMode } from '../policy/index.js';
 import { keepLease, newInstance } from '../tasks/handoff.js';
 import type { Leases } from '../tasks/leases.js';
 import { createTaskRunner, type TaskRunner, type TaskRunnerOptions } from '../tasks/runner.js';
@@ -117,16 +117,31 @@ export function openChain(options: ChainOptions): Chain {
   return {
     runner,
     leases: lease?.leases,
-    pipeline: (pipelineOptions) =>
-      createElicitationPipeline({
-        broker: pipelineOptions.broker ?? broker,
-        env: pipelineOptions.env ?? env,
-        ...(pipelineOptions.policy ? { policy: pipelineOptions.policy } : {}),
-        ...(pipelineOptions.session ? { session: pipelineOptions.session } : {}),
-        ...(pipelineOptions.callerModes ? { modeOf: (question) => runner.elicitModeOf(question.callId) } : {}),
-        ...(pipelineOptions.answerers ? { answerers: pipelineOptions.answerers } : {}),
-      }),
+    pipeline: ({ callerModes, ...pipelineOptions }) =>
+      pipelineOf(
+        { broker, env, ...pipelineOptions },
+        callerModes ? (question) => runner.elicitModeOf(question.callId) : undefined,
+      ),
     hold,
     stopLease: () => stopLease(),
   };
+}
+
+/** What a pipeline with no task runner behind it is told (`mcpx run`'s in-process calls and its ask()). */
+export type StandalonePipelineOptions = Omit<PipelineOptions, 'callerModes' | 'broker'> & { broker: Broker };
+
+/** The policy first, then the answerers; unanswered, the question waits in the broker for anyone. */
+export function openPipeline(options: StandalonePipelineOptions): ElicitHandler {
+  return pipelineOf(options);
+}
+
+function pipelineOf(options: StandalonePipelineOptions, modeOf?: (question: Question) => PolicyMode | undefined): ElicitHandler {
+  return createElicitationPipeline({
+    broker: options.broker,
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.policy ? { policy: options.policy } : {}),
+    ...(options.session ? { session: options.session } : {}),
+    ...(modeOf ? { modeOf } : {}),
+    ...(options.answerers ? { answerers: options.answerers } : {}),
+  });
 }

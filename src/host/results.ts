@@ -3,8 +3,7 @@
  * over a modern call nobody drives any more (let go, or its holder died) so exactly one process resumes it.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { StoreBroker } from '../broker/index.js';
-import type { ElicitRequest } from '../broker/index.js';
+import type { Elicitation, ElicitRequest, StoreBroker } from '../broker/index.js';
 import { questionOf } from '../broker/index.js';
 import { McpxError } from '../errors.js';
 import { canTakeOver, isModernRound, isReleased, processHolderGone } from '../tasks/handoff.js';
@@ -37,6 +36,26 @@ export interface ResultDeps {
   /** A call this process now drives (it took it over): let go at close. */
   held(taskId: string): void;
 }
+
+/**
+ * A call's stop as its caller is told it: the REST 200 and 202 bodies (a failed stop is an error body), which
+ * `mcpx call` reads from a daemon. `inline`: the daemon that holds the call lives only as long as this command.
+ */
+export type CallResponse =
+  | { status: 'complete'; callId: TaskRecord['callId']; task?: TaskRecord['id']; result: Record<string, unknown> }
+  | {
+      status: 'input-required';
+      inputRequired: {
+        callId: TaskRecord['callId'];
+        task?: TaskRecord['id'];
+        server: string;
+        tool: string;
+        questions: Elicitation[];
+        /** The same as a message for a person (what `mcpx call` prints). */
+        text: string;
+      };
+      inline?: boolean;
+    };
 
 /** A stored call as a stop: its result, its error, or its questions. */
 export function stepOf(task: TaskRecord, questions: Question[]): TaskStep {

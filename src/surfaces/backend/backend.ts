@@ -8,6 +8,7 @@ import type { ProgressEvent } from '../../tasks/progress.js';
 import type { Answer } from '../../types.js';
 import type { Delivery } from '../../tasks/delivery.js';
 import type { TaskRecord } from '../../tasks/types.js';
+import type { CallResponse } from '../../host/results.js';
 
 /** A question as the CLI draws it: the core's listed view (what `list` and `get` return); `sessionSource` may be absent. */
 export type ShownQuestion = Omit<ListedQuestion, 'sessionSource'> & Partial<Pick<ListedQuestion, 'sessionSource'>>;
@@ -17,14 +18,6 @@ export type ShownQuestion = Omit<ListedQuestion, 'sessionSource'> & Partial<Pick
  * holder reads (the continuation, the holder, the config it was let go with).
  */
 export type TaskView = Omit<TaskRecord, 'continuation' | 'holder' | 'config'>;
-
-export type CallResponse =
-  | { status: 'complete'; callId: string; task?: string; result: Record<string, unknown> }
-  | {
-      status: 'input-required';
-      inputRequired: { callId: string; task?: string; server: string; tool: string; questions: ShownQuestion[]; text: string };
-      inline?: boolean;
-    };
 
 /** Who asks (§5.5, §6b): the caller's own session, or with `all` an operator over every session. */
 export interface Scope {

@@ -7,7 +7,8 @@ import { McpxError, type McpxErrorCode } from '../../errors.js';
 import type { ProgressEvent } from '../../tasks/progress.js';
 import type { Answer } from '../../types.js';
 import { currentUser } from './current-user.js';
-import type { Backend, CallResponse, ListFilter, Scope, TaskView } from './backend.js';
+import type { CallResponse } from '../../host/results.js';
+import type { Backend, ListFilter, Scope, TaskView } from './backend.js';
 import type { DaemonFetch, DaemonResponse } from '../daemon/client.js';
 
 export type { DaemonFetch, DaemonResponse };

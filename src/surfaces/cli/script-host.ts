@@ -6,7 +6,8 @@
 import { createHostAuth } from '../../auth/host-auth.js';
 import type { Broker, ElicitRequest } from '../../broker/index.js';
 import { questionOf } from '../../broker/index.js';
-import { createElicitationPipeline, type Answerer } from '../../pipeline/pipeline.js';
+import type { Answerer } from '../../pipeline/pipeline.js';
+import { openPipeline } from '../../host/chain.js';
 import type { LoadedConfig, McpxConfig } from '../../config/index.js';
 import { McpxError } from '../../errors.js';
 import { newCallId, newElicitationId } from '../../ids.js';
@@ -96,10 +97,10 @@ export async function createScriptHost(options: ScriptHostOptions): Promise<Scri
     options.maxQuestionsPerRun ?? basePolicy.maxQuestionsPerRun ?? DEFAULT_MAX_QUESTIONS_PER_RUN,
     (reason) => run?.stop(reason),
   );
-  const pipeline = bounded(createElicitationPipeline({ broker, policy, answerers, env: io.env, session }));
+  const pipeline = bounded(openPipeline({ broker, policy, answerers, env: io.env, session }));
   // ask() has no script answerer: the script asked it. Nobody answering stops the run as input-required.
   const askPipeline = bounded(
-    createElicitationPipeline({
+    openPipeline({
       broker,
       policy,
       answerers: person ? [{ kind: 'person', name: 'terminal', answer: (question) => person(question) }] : [],

@@ -8,7 +8,8 @@ import { McpxError } from '../../../errors.js';
 import { ttlFromEnv } from '../../../policy/read.js';
 import type { Answer } from '../../../types.js';
 import { elicitModeOf, parseArgs, parseJsonObject, parseTarget, parseToolArguments, UsageError } from '../args.js';
-import type { Backend, CallResponse, ShownQuestion } from '../../backend/backend.js';
+import type { CallResponse } from '../../../host/results.js';
+import type { Backend, ShownQuestion } from '../../backend/backend.js';
 import { followProgress, showActivity } from '../activity.js';
 import { openBackend } from '../connect.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
@@ -158,7 +159,7 @@ export async function answerUntilDone(
   try {
     // A later round is noticed from the stream, so it must be live before this round is answered.
     await opened.ready;
-    let questions = inputRequired.questions;
+    let questions: ShownQuestion[] = inputRequired.questions;
     const handled = new Set<string>();
     for (;;) {
       for (const question of questions) {

@@ -11,7 +11,7 @@ import { findConfigPath } from '../../../config/find.js';
 import { isMcpxError, McpxError } from '../../../errors.js';
 import { ttlFromEnv } from '../../../policy/read.js';
 import { elicitModeOf, parseArgs, UsageError } from '../args.js';
-import type { CallResponse } from '../../backend/backend.js';
+import type { CallResponse } from '../../../host/results.js';
 import { openBackend } from '../connect.js';
 import { openDiscovery } from '../discovery.js';
 import { EXIT, type CliIO, type Command } from '../io.js';

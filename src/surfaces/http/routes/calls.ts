@@ -2,6 +2,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { StartInput } from '../../../tasks/runner.js';
+import type { CallResponse } from '../../../host/results.js';
 import { McpxError } from '../../../errors.js';
 import type { Question } from '../../../types.js';
 import { describeInputRequired } from '../../../elicitation/describe.js';
@@ -128,7 +129,8 @@ export async function startAndRespond(
     ...(headers['x-mcpx-task'] ? { task: true } : {}),
   });
   if (step.status === 'complete') {
-    return c.json({ status: 'complete' as const, callId: step.task.callId, task: step.task.id, result: step.result }, 200);
+    const body = { status: 'complete' as const, callId: step.task.callId, task: step.task.id, result: step.result };
+    return c.json(body satisfies CallResponse, 200);
   }
   if (step.status === 'failed') {
     const status = statusOfCode(step.error.code);
@@ -143,13 +145,11 @@ export async function startAndRespond(
     { server, tool, task: step.task.id, questions, session, ...(deps.inline ? { inline: true } : {}) },
     { now: now() },
   );
-  return c.json(
-    {
-      status: 'input-required' as const,
-      inputRequired: { callId: step.task.callId, task: step.task.id, server, tool, questions, text },
-    },
-    202,
-  );
+  const body = {
+    status: 'input-required' as const,
+    inputRequired: { callId: step.task.callId, task: step.task.id, server, tool, questions, text },
+  };
+  return c.json(body satisfies CallResponse, 202);
 }
 
 /** A question's REST view, read back from the broker that opened it. */
