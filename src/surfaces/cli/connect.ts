@@ -27,7 +27,7 @@ export async function openBackend(io: CliIO, options: OpenBackendOptions): Promi
     const start = async () => {
       // A broken config is reported before anything starts: a daemon would only fail on it, after starting the
       // call's server early. A running daemon read its config when it started, so a warm call skips this.
-      if (configPath) (await import('../../config/index.js')).readConfigFile(configPath, io.env);
+      if (configPath) (await import('../../config/index.js')).loadConfig({ config: configPath, cwd: io.cwd, env: io.env });
       return ensureDaemon(io.env, configPath, {
         cwd: io.cwd,
         ...daemonCommand(io.env),
