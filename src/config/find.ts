@@ -2,7 +2,7 @@
  * The config file a command serves, found without loading the loader (no zod, no adapters): a thin client
  * such as `mcpx call` or the opencode plugin picks its daemon by this path.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { McpxError } from '../errors.js';
@@ -36,4 +36,15 @@ export function findConfigPath(flag: string | undefined, cwd: string, env: Env):
     return path;
   }
   return configCandidates(cwd, env).find((p) => existsSync(p));
+}
+
+/** Changes whenever the config file does (or appears, or goes): a long-lived process reads it again then. */
+export function configStamp(configPath: string | undefined): string {
+  if (!configPath) return '';
+  try {
+    const stat = statSync(configPath);
+    return `${stat.mtimeMs}:${stat.size}`;
+  } catch {
+    return 'missing';
+  }
 }

@@ -3,6 +3,7 @@
  * Knows no connection: the client layer reads the validated result.
  */
 export { checkConfig, configCandidates, loadConfig, parseConfig, readConfigFile } from './load.js';
+export { configStamp } from './find.js';
 export { addServerEntry, type NewServerEntry } from './edit.js';
 export type { LoadConfigOptions, LoadedConfig } from './load.js';
 export { readConfigJson } from './read-json.js';

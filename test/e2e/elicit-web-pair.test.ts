@@ -38,6 +38,11 @@ function mcpx(args: string[]): Promise<{ code: number; stdout: string; stderr: s
  */
 function waitingCall(title: string): { done: Promise<{ code: number | null; stdout: string }> } {
   const command = [process.execPath, cli, 'call', 'modern.ask_form', `title=${title}`, '--elicit', 'prompt', '--json'];
+  return { done: onTerminal(command) };
+}
+
+/** A command on a terminal (util-linux `script` gives it one): its exit code and what it printed. */
+function onTerminal(command: string[]): Promise<{ code: number | null; stdout: string }> {
   const child = spawn('script', ['-qec', command.map((word) => `'${word}'`).join(' '), '/dev/null'], {
     cwd: dir,
     env: { ...env, NO_COLOR: '1' },
@@ -45,7 +50,7 @@ function waitingCall(title: string): { done: Promise<{ code: number | null; stdo
   });
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  return { done: new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout }))) };
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout })));
 }
 
 async function pendingId(title: string): Promise<string> {
@@ -224,18 +229,9 @@ describe('mcpx elicit web --pair', () => {
 
   it('on a terminal, prints the link as a QR code too (without a terminal, the link alone)', async () => {
     const command = [process.execPath, cli, 'elicit', 'web', '--pair', '--name', 'qr', '--listen', '127.0.0.1:0'];
-    const onTerminal = await new Promise<string>((resolve) => {
-      const child = spawn('script', ['-qec', command.map((word) => `'${word}'`).join(' '), '/dev/null'], {
-        cwd: dir,
-        env: { ...env, NO_COLOR: '1' },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      let out = '';
-      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-      child.on('exit', () => resolve(out));
-    });
+    const { stdout: onTerminalOut } = await onTerminal(command);
     // qrcode-terminal's small form draws with half blocks; a code is many such lines of one width.
-    const drawn = onTerminal.split(/\r?\n/).filter((line) => /^[\u2580\u2584\u2588 ]{20,}$/.test(line));
+    const drawn = onTerminalOut.split(/\r?\n/).filter((line) => /^[\u2580\u2584\u2588 ]{20,}$/.test(line));
     expect(drawn.length).toBeGreaterThan(10);
     const plain = await mcpx(['elicit', 'web', '--pair', '--name', 'plain', '--listen', '127.0.0.1:0']);
     expect(plain.stdout).toContain('/ui#code=');

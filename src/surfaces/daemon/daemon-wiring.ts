@@ -3,12 +3,11 @@
  * a broker that sees every session, and one mcpx instance per session whose questions go to the broker.
  */
 import { dirname, join, resolve } from 'node:path';
-import { statSync } from 'node:fs';
 import { createHostAuth } from '../../auth/host-auth.js';
 import { resolveSession } from '../../broker/index.js';
 import { openStoreFromEnv } from '../../broker/index.js';
 import { createFileEraCache } from '../../client/index.js';
-import { loadConfig, type WebListenConfig } from '../../config/index.js';
+import { configStamp, loadConfig, type WebListenConfig } from '../../config/index.js';
 import { createMcpx, DEFAULT_ELICIT_TTL_MS, type Mcpx } from '../../mcpx.js';
 import { stateDir } from '../../paths.js';
 import { ttlFromEnv } from '../../policy/index.js';
@@ -53,17 +52,6 @@ function keepingOwnTtl(mcpx: Mcpx): Mcpx {
   };
 }
 
-/** Changes whenever the config file does (or appears, or goes). */
-function stampOf(configPath: string | undefined): string {
-  if (!configPath) return '';
-  try {
-    const stat = statSync(configPath);
-    return `${stat.mtimeMs}:${stat.size}`;
-  } catch {
-    return 'missing';
-  }
-}
-
 export async function openDaemonParts(options: DaemonWiringOptions): Promise<DaemonParts> {
   const { env, cwd, configPath } = options;
   // Checked now, so a broken config or policy stops the daemon from starting with a clear error.
@@ -86,7 +74,7 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
     taskKeyv: store.keyv,
     respondHeld: state.respondHeld,
     defaultSession: own.session,
-    configStamp: () => stampOf(configPath),
+    configStamp: () => configStamp(configPath),
     ...(config.web ? { web: withAbsolutePaths(config.web, configPath ? dirname(configPath) : cwd) } : {}),
     ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
     ...(leases ? { lease: { leases, ttlMs: leaseMs } } : {}),

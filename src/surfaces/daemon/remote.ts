@@ -6,12 +6,11 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
 import { getRequestListener } from '@hono/node-server';
 import type { WebListenConfig } from '../../config/index.js';
 import { McpxError } from '../../errors.js';
 import type { RemoteAccess } from '../http/web/gate.js';
-import { planListen, publicAddress, type ListenRequest } from '../http/web/listen.js';
+import { planListen, publicAddress, readListenRequest, type ListenRequest } from '../http/web/listen.js';
 
 type Listener = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -31,20 +30,9 @@ const invalid = (message: string, cause?: unknown): McpxError =>
 
 /** The config's `web` block as the listener takes it: the certificate and key read now, from the paths it names. */
 export function configuredRequest(web: WebListenConfig): ListenRequest {
-  const read = (field: string, file: string): string => {
-    try {
-      return readFileSync(file, 'utf8');
-    } catch (error) {
-      throw invalid(`The config's web.${field} ${file} cannot be read (${(error as Error).message}).`, error);
-    }
-  };
-  return {
-    listen: web.listen,
-    ...(web.cert !== undefined ? { cert: read('cert', web.cert) } : {}),
-    ...(web.key !== undefined ? { key: read('key', web.key) } : {}),
-    ...(web.behindProxy ? { behindProxy: true } : {}),
-    ...(web.url !== undefined ? { url: web.url } : {}),
-  };
+  return readListenRequest(web, (which, file, error) =>
+    invalid(`The config's web.${which} ${file} cannot be read (${error.message}).`, error),
+  );
 }
 
 export interface RemoteListener {

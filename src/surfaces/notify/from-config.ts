@@ -2,9 +2,8 @@
  * Notifications as a host starts them: the config's `notify` list (read again when the file changes, so an edit
  * applies without a restart), the secret store opened on first need, the web inbox link from MCPX_INBOX_URL.
  */
-import { statSync } from 'node:fs';
 import type { Broker } from '../../broker/index.js';
-import { loadConfig } from '../../config/index.js';
+import { configStamp, loadConfig } from '../../config/index.js';
 import { stateDir } from '../../paths.js';
 import { openSecretStore, type SecretStore } from '../../secrets/index.js';
 import { startNotifications, type Notifications, type NotifySetup } from './start.js';
@@ -26,7 +25,7 @@ export function notificationsFromConfig(options: FromConfigOptions): Notificatio
   let stamp: string | undefined;
   let setup: NotifySetup | undefined;
   const current = (): NotifySetup => {
-    const now = stampOf(configPath);
+    const now = configStamp(configPath);
     if (setup && now === stamp) return setup;
     try {
       const loaded = loadConfig({ config: configPath ?? { mcpServers: {} }, cwd, env });
@@ -57,15 +56,5 @@ export function inboxLink(base: string | undefined): string | undefined {
     return new URL(url.pathname.endsWith('/ui/') ? url.pathname : `${url.pathname.replace(/\/$/, '')}/ui/`, url).toString();
   } catch {
     return undefined;
-  }
-}
-
-function stampOf(configPath: string | undefined): string {
-  if (!configPath) return '';
-  try {
-    const stat = statSync(configPath);
-    return `${stat.mtimeMs}:${stat.size}`;
-  } catch {
-    return 'missing';
   }
 }

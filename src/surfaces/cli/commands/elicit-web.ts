@@ -5,12 +5,11 @@
  * has none yet. `--pair` makes a one-time link that pairs another device (a phone) over the address `--listen` (or
  * the config's `web` block) opens; `--devices` lists paired devices and `--revoke <id>` unpairs one.
  */
-import { readFileSync } from 'node:fs';
 import { isMcpxError } from '../../../errors.js';
 import { ensureDaemon, type DaemonClient } from '../../daemon/client.js';
 import { findConfigPath } from '../../../config/find.js';
 import type { PairedDevice } from '../../http/web/devices.js';
-import type { ListenRequest } from '../../http/web/listen.js';
+import { readListenRequest, type ListenRequest } from '../../http/web/listen.js';
 import { UsageError } from '../args.js';
 import { EXIT, type CliIO } from '../io.js';
 import { openUrl } from '../open-url.js';
@@ -93,20 +92,10 @@ function listenRequest(pair: NonNullable<ElicitWebOptions['pair']>): ListenReque
       throw new Error('--cert, --key, --behind-proxy and --url go with --listen <host:port>.');
     return undefined;
   }
-  const read = (flag: string, file: string): string => {
-    try {
-      return readFileSync(file, 'utf8');
-    } catch (error) {
-      throw new Error(`cannot read ${flag} ${file}: ${(error as Error).message}`, { cause: error });
-    }
-  };
-  return {
-    listen: pair.listen,
-    ...(pair.cert !== undefined ? { cert: read('--cert', pair.cert) } : {}),
-    ...(pair.key !== undefined ? { key: read('--key', pair.key) } : {}),
-    ...(pair.behindProxy ? { behindProxy: true } : {}),
-    ...(pair.url !== undefined ? { url: pair.url } : {}),
-  };
+  return readListenRequest(
+    { ...pair, listen: pair.listen },
+    (which, file, error) => new Error(`cannot read --${which} ${file}: ${error.message}`, { cause: error }),
+  );
 }
 
 async function refusal(response: { status: number; json(): Promise<unknown> }, what: string): Promise<string> {

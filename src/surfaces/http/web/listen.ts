@@ -3,6 +3,7 @@
  * Off loopback it needs TLS (a certificate and key the user gives) or the user's word that a reverse proxy in
  * front terminates TLS (`--behind-proxy`, with the public `--url`); only then are X-Forwarded-* headers trusted.
  */
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { McpxError } from '../../../errors.js';
@@ -15,6 +16,30 @@ export interface ListenRequest {
   behindProxy?: boolean;
   /** The address the device opens; default: https://<the listen host, or this machine's LAN address>:<port>. */
   url?: string;
+}
+
+/**
+ * A request whose `cert` and `key` name files (flags, the config's `web` block), with the PEM texts read from them;
+ * `unreadable` makes the error for a file that cannot be read, in the words of where it was named.
+ */
+export function readListenRequest(
+  named: { [K in keyof ListenRequest]: ListenRequest[K] | undefined } & { listen: string },
+  unreadable: (which: 'cert' | 'key', file: string, error: Error) => Error,
+): ListenRequest {
+  const read = (which: 'cert' | 'key', file: string): string => {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (error) {
+      throw unreadable(which, file, error as Error);
+    }
+  };
+  return {
+    listen: named.listen,
+    ...(named.cert !== undefined ? { cert: read('cert', named.cert) } : {}),
+    ...(named.key !== undefined ? { key: read('key', named.key) } : {}),
+    ...(named.behindProxy ? { behindProxy: true } : {}),
+    ...(named.url !== undefined ? { url: named.url } : {}),
+  };
 }
 
 export interface ListenPlan {
