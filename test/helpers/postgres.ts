@@ -1,10 +1,11 @@
 /**
- * A real PostgreSQL for a test: `initdb` into a temp dir, started by `pg_ctl` on a free loopback port with its
- * socket in that dir, no fsync; stopped (and the dir removed) afterwards. Postgres refuses to run as root, so
- * as root the cluster belongs to the `postgres` user (Debian's package creates it).
+ * A real PostgreSQL for a test: a fresh cluster in a temp dir (a copy of one `initdb` made once per machine and
+ * kept in the temp dir), started by `pg_ctl` on a free loopback port with its socket in that dir, no fsync; stopped
+ * (and the dir removed) afterwards. Postgres refuses to run as root, so as root the cluster belongs to the
+ * `postgres` user (Debian's package creates it).
  */
 import { execFile } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -39,23 +40,62 @@ function binary(name: string): string {
   return name;
 }
 
-/** Runs a postgres tool, as the postgres user when we are root. */
+/** Runs a program (a postgres tool by its name, or a path), as the postgres user when we are root. */
 function asOwner(tool: string, args: string[]): Promise<{ stdout: string; stderr: string }> {
-  const path = binary(tool);
+  const path = tool.startsWith('/') ? tool : binary(tool);
   return userInfo().uid === 0 ? run('runuser', ['-u', 'postgres', '--', path, ...args]) : run(path, args);
 }
 
-/** Creates a cluster and starts it; resolves once it accepts connections. */
-export async function startPostgres(): Promise<PostgresServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'mcpx-pg-'));
-  const data = join(dir, 'data');
+/** A temp dir the cluster's owner may write in. */
+async function ownedTempDir(prefix: string): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
   if (userInfo().uid === 0) {
     const { stdout } = await run('id', ['-u', 'postgres']);
     const { stdout: group } = await run('id', ['-g', 'postgres']);
     chownSync(dir, Number(stdout.trim()), Number(group.trim()));
   }
+  return dir;
+}
+
+/**
+ * The data dir of a cluster nobody runs, made by `initdb` the first time any test asks (per machine, user and
+ * initdb) and copied for each server after: initdb is most of what starting a server costs. Made aside and renamed
+ * into place, so a test file running beside this one sees it whole or not at all.
+ */
+async function template(): Promise<string> {
+  const initdb = binary('initdb');
+  const path = join(tmpdir(), `mcpx-pg-template-${userInfo().uid}-${initdb.replace(/\W+/g, '_')}`);
+  if (existsSync(path)) return path;
+  const dir = await ownedTempDir('mcpx-pg-making-');
   try {
-    await asOwner('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
+    await asOwner(initdb, [
+      '-D',
+      join(dir, 'data'),
+      '-U',
+      'postgres',
+      '--auth=trust',
+      '-E',
+      'UTF8',
+      '--no-sync',
+      '--no-instructions',
+    ]);
+    renameSync(join(dir, 'data'), path);
+  } catch (error) {
+    // Another test file made it first: use theirs.
+    if (!existsSync(path)) throw error;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return path;
+}
+
+/** Creates a cluster and starts it; resolves once it accepts connections. */
+export async function startPostgres(): Promise<PostgresServer> {
+  const source = await template();
+  const dir = await ownedTempDir('mcpx-pg-');
+  const data = join(dir, 'data');
+  try {
+    await asOwner('/bin/cp', ['-a', source, data]);
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;

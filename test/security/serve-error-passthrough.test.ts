@@ -10,7 +10,7 @@ import { StdioClientTransport as V2Stdio } from '@modelcontextprotocol/client/st
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1Stdio } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveSetup, stdioServe, type ServeSetup } from '../helpers/serve.js';
 
 const FIXTURE = resolve(import.meta.dirname, '..', 'fixtures', 'servers', 'structured-asks.mjs');
@@ -71,28 +71,25 @@ const cases = (['v2-modern', 'v2-legacy', 'v1'] as const).flatMap((client) =>
   ['modern', 'legacy'].map((upstream) => ({ client, upstream })),
 );
 
+// One serve (and its upstream) per client and upstream: both requests go over the same connection.
 describe.each(cases)('the $client client, through serve, in front of the $upstream upstream', ({ client: kind, upstream }) => {
+  let client: RawClient;
+  beforeAll(async () => {
+    client = await open(kind, upstream);
+  });
+  afterAll(() => client?.close());
+
   it("gets a missing resource's error with its code, message and data.uri", async () => {
-    const client = await open(kind, upstream);
-    try {
-      const error = await refusal(client.readResource(MISSING));
-      expect(error.code).toBe(-32602);
-      expect(error.data).toEqual({ uri: MISSING });
-      expect(error.message).toContain(`Resource not found: ${MISSING}`);
-    } finally {
-      await client.close();
-    }
+    const error = await refusal(client.readResource(MISSING));
+    expect(error.code).toBe(-32602);
+    expect(error.data).toEqual({ uri: MISSING });
+    expect(error.message).toContain(`Resource not found: ${MISSING}`);
   });
 
   it("gets a prompt's refusal with the upstream's code, message and data", async () => {
-    const client = await open(kind, upstream);
-    try {
-      const error = await refusal(client.getPrompt('topic_prompt', { topic: 'cooking' }));
-      expect(error.code).toBe(-32602);
-      expect(error.data).toEqual({ topic: 'cooking', known: ['mcp'] });
-      expect(error.message).toContain('Unknown topic: cooking');
-    } finally {
-      await client.close();
-    }
+    const error = await refusal(client.getPrompt('topic_prompt', { topic: 'cooking' }));
+    expect(error.code).toBe(-32602);
+    expect(error.data).toEqual({ topic: 'cooking', known: ['mcp'] });
+    expect(error.message).toContain('Unknown topic: cooking');
   });
 });
