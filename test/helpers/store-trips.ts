@@ -70,14 +70,17 @@ export function tripCounter(): TripCounter {
       const original = methods[name]!;
       methods[name] = function (this: unknown, ...args: unknown[]) {
         if (counter.phase === undefined) return original.apply(this, args);
-        // The store's background work is named apart: the WAL checkpoint and the cross-process poll.
+        // The store's background work is named apart: the WAL checkpoint, the cross-process poll, and a
+        // connection's setup (the checkpointer opens its connection at its first checkpoint, whenever that falls).
         const sql = String(proto === sqlite3.Database.prototype ? args[0] : (this as { sql?: string }).sql);
         count(
           sql.startsWith('PRAGMA wal_checkpoint')
             ? 'sqlite checkpoint'
             : sql.startsWith('PRAGMA data_version')
               ? 'sqlite poll'
-              : 'sqlite statement',
+              : sql.startsWith('PRAGMA synchronous')
+                ? 'sqlite setup'
+                : 'sqlite statement',
         );
         const start = performance.now();
         try {
