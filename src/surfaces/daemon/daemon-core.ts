@@ -179,6 +179,7 @@ export async function createDaemonCore(options: DaemonCoreOptions): Promise<Daem
       await parts.close();
     },
   });
+  // Held only once the parts stand on its broker: recovering and taking over calls opens sessions' instances (hostFor).
   parts.opened?.(host.broker);
   await host.hold();
   const { runner, state } = host;
