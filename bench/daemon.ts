@@ -8,9 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Keyv from 'keyv';
-import { createBroker, openSqliteStore } from '../src/broker/index.js';
-import { createElicitationPipeline } from '../src/pipeline/pipeline.js';
-import type { BrokerStore } from '../src/broker/types.js';
+import { openSqliteStore, toBrokerStore } from '../src/broker/index.js';
 import { createMemoryEraCache } from '../src/client/era-cache.js';
 import { createMcpx } from '../src/mcpx.js';
 import type { ElicitHandler } from '../src/types.js';
@@ -71,18 +69,14 @@ function inProcessMcpx(onElicit?: ElicitHandler) {
 async function measureStore(kind: 'memory' | 'sqlite', dir: string): Promise<BenchFigure[]> {
   const stateDir = join(dir, kind);
   const env = { MCPX_STATE_DIR: stateDir };
-  const store: BrokerStore | Keyv = kind === 'sqlite' ? await openSqliteStore(join(stateDir, 'mcpx.sqlite')) : new Keyv();
-  const broker = createBroker({ store, allowAnySession: true });
+  const store = kind === 'sqlite' ? await openSqliteStore(join(stateDir, 'mcpx.sqlite')) : toBrokerStore(new Keyv());
+  // The daemon's host opens the broker over the store (and closes both); its sessions' pipelines open questions there.
   const parts: DaemonParts = {
-    broker,
-    taskKeyv: broker.store.keyv,
+    store,
+    env,
     defaultSession: 'bench',
-    openHost: (session, sessionSource) =>
-      inProcessMcpx(createElicitationPipeline({ broker, session: { session, sessionSource } })),
-    close: async () => {
-      await broker.close();
-      if (kind === 'sqlite') await (store as BrokerStore).close();
-    },
+    openHost: (session, sessionSource, pipeline) => inProcessMcpx(pipeline({ session: { session, sessionSource } })),
+    close: async () => undefined,
   };
   const daemon = await runDaemon({
     paths: daemonPaths(env, undefined),

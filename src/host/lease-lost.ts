@@ -1,12 +1,13 @@
 /**
  * What a host on a shared store does once it lost its lease: it stalled past it (a suspended machine, SIGSTOP, a
  * starved host) and another process took its calls over, so it never drives a call again (two processes never drive
- * one call). One message for every host, said in the words of who reads it: an app's code, or an agent over serve.
+ * one call). One message for every host, said in the words of who reads it: an app's code, an agent over serve, or
+ * whoever runs the daemon.
  */
 import { McpxError } from '../errors.js';
 
-/** Who is told: an app embedding createMcpx({ store }), or the agent of an `mcpx serve`. */
-export type LeaseVoice = 'app' | 'serve';
+/** Who is told: an app embedding createMcpx({ store }), the agent of an `mcpx serve`, or whoever runs the daemon. */
+export type LeaseVoice = 'app' | 'serve' | 'daemon';
 
 interface Wording {
   who: string;
@@ -37,6 +38,14 @@ const WORDING: Record<LeaseVoice, Wording> = {
     goOn: 'answer with mcpx_elicit_answer or `mcpx elicit answer`, read results with mcpx_call_result or `mcpx task result`',
     reason:
       'this mcpx serve was paused past its lease and another process took its calls over (restart this MCP server in the client)',
+  },
+  daemon: {
+    who: 'this mcpx daemon',
+    paused: 'it was paused',
+    self: 'daemon',
+    restart: 'It stops; start it again (mcpx daemon start, or any mcpx call)',
+    goOn: 'answer them with `mcpx elicit answer`, read their results with `mcpx task result`',
+    reason: 'this daemon was paused past its lease and another daemon took its calls over',
   },
 };
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { chromium, type Browser } from 'playwright-core';
-import { createBroker, type StoreBroker } from '../../src/broker/index.js';
+import type { StoreBroker } from '../../src/broker/index.js';
 import type { DaemonCore } from '../../src/surfaces/daemon/daemon-core.js';
 import { fixtureDaemonCore } from './fixture-daemon-core.js';
 
@@ -30,9 +30,8 @@ export interface InboxDaemon {
 }
 
 export async function startInboxDaemon(options: { ttlMs?: number } = {}): Promise<InboxDaemon> {
-  const broker = createBroker({ allowAnySession: true, ...(options.ttlMs ? { ttlMs: options.ttlMs } : {}) });
-  const { core } = await fixtureDaemonCore({
-    broker,
+  const { core, broker } = await fixtureDaemonCore({
+    ...(options.ttlMs ? { ttlMs: options.ttlMs } : {}),
     pid: process.pid,
     holder: 'web-test',
     ...(options.ttlMs ? { elicitTtlMs: options.ttlMs } : {}),

@@ -1,9 +1,11 @@
 /**
  * The real parts of a daemon: the state store (SQLite at `<stateDir>/mcpx.sqlite`, or Redis or Postgres with MCPX_STORE_URL),
- * a broker that sees every session, and one mcpx instance per session whose questions go to the broker.
+ * over which the daemon's host opens a broker that sees every session, and one mcpx instance per session whose
+ * questions go to that broker.
  */
 import { dirname, join, resolve } from 'node:path';
 import { createHostAuth } from '../../auth/host-auth.js';
+import type { Auth } from '../../auth/index.js';
 import { resolveSession } from '../../broker/index.js';
 import { openStoreFromEnv } from '../../broker/index.js';
 import { createFileEraCache } from '../../client/index.js';
@@ -11,12 +13,11 @@ import { configStamp, loadConfig, type WebListenConfig } from '../../config/inde
 import { createMcpx, DEFAULT_ELICIT_TTL_MS, type Mcpx } from '../../mcpx.js';
 import { stateDir } from '../../paths.js';
 import { ttlFromEnv } from '../../policy/index.js';
-import { leaseMsFromEnv } from '../../tasks/leases.js';
-import { openHostState } from '../../host/state.js';
 import type { DaemonParts } from './daemon-core.js';
 import { McpxError } from '../../errors.js';
 import { parseSize } from '../../runtime/limits.js';
 import { SURFACE_DELIVERS } from '../delivers.js';
+import type { Notifications } from '../notify/index.js';
 import { startDaemonNotifications } from './notifications.js';
 
 type Env = Record<string, string | undefined>;
@@ -57,27 +58,26 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
   // Checked now, so a broken config or policy stops the daemon from starting with a clear error.
   const { policy, config } = loadConfig({ config: configPath ?? { mcpServers: {} }, cwd, env });
   const ttlMs = options.ttlMs ?? policy.ttlMs ?? ttlFrom(options);
-  const leaseMs = leaseMsFromEnv(env);
   const maxBodyBytes = maxBodyFromEnv(env.MCPX_DAEMON_MAX_BODY);
   const store = await openStoreFromEnv(env);
-  // Answers to held legacy calls wait for their holder's receipt at most a lease (as on every host: src/host/state.ts).
-  const state = openHostState({ store, ownsStore: true, ttlMs, leaseMs });
-  const leases = state.leases();
-  const { broker } = state;
-  const notifications = options.notify === false ? undefined : startDaemonNotifications(broker, { env, cwd, configPath });
   const own = resolveSession(env, { ...(configPath ? { configPath } : {}), cwd });
   const eraCache = createFileEraCache(join(stateDir(env), 'era-cache.json'));
-  // One OAuth client for every session: one loopback redirect, which the daemon owns, answers sign-in questions.
-  const auth = createHostAuth({ stateDir: stateDir(env), env, broker });
+  // Both stand on the host's broker, told once it is open (before any session's instance opens).
+  let notifications: Notifications | undefined;
+  let auth: Auth | undefined;
   return {
-    broker,
-    taskKeyv: store.keyv,
-    respondHeld: state.respondHeld,
+    store,
+    ttlMs,
+    env,
+    opened(broker) {
+      if (options.notify !== false) notifications = startDaemonNotifications(broker, { env, cwd, configPath });
+      // One OAuth client for every session: one loopback redirect, which the daemon owns, answers sign-in questions.
+      auth = createHostAuth({ stateDir: stateDir(env), env, broker });
+    },
     defaultSession: own.session,
     configStamp: () => configStamp(configPath),
     ...(config.web ? { web: withAbsolutePaths(config.web, configPath ? dirname(configPath) : cwd) } : {}),
     ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
-    ...(leases ? { lease: { leases, ttlMs: leaseMs } } : {}),
     async openHost(session, sessionSource, pipeline) {
       // Read again for each new instance: an edited config (servers, policy) applies without a restart.
       const loaded = loadConfig({ config: configPath ?? { mcpServers: {} }, cwd, env });
@@ -93,7 +93,7 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
         ...SURFACE_DELIVERS,
         elicitTtlMs: ttlMs,
         eraCache,
-        auth,
+        auth: auth!,
         clientInfo: { name: 'mcpx-daemon', version: options.version },
         // `mcpx call` and REST: unknown names get their close matches, bad arguments the field, before anything is sent.
         checkCalls: true,
@@ -103,8 +103,7 @@ export async function openDaemonParts(options: DaemonWiringOptions): Promise<Dae
     },
     async close() {
       await notifications?.stop();
-      await auth.close();
-      await state.close();
+      await auth?.close();
     },
   };
 }
