@@ -79,3 +79,33 @@ export function cpuMsSince(start: NodeJS.CpuUsage): number {
   const spent = cpuUsage(start);
   return (spent.user + spent.system) / 1000;
 }
+
+/** Slices shorter than this are charged their wall time (see SliceClock.end). */
+const SHORT_SLICE_MS = 1;
+
+/** The CPU time a run's slices used: the VM runs only in slices, and only they are charged. */
+export class SliceClock {
+  usedMs = 0;
+  sliceStart = 0;
+  private sliceCpuStart: NodeJS.CpuUsage = { user: 0, system: 0 };
+
+  begin(): void {
+    this.sliceStart = performance.now();
+    this.sliceCpuStart = cpuUsage();
+  }
+
+  end(): void {
+    const wallMs = performance.now() - this.sliceStart;
+    // A short slice is charged its wall time, which bounds its CPU time from above: reading the CPU clock again
+    // costs as much as a tool call's own marshalling. A longer one may have been held off the CPU (a loaded
+    // machine), and is charged the CPU time it used.
+    this.usedMs += wallMs < SHORT_SLICE_MS ? wallMs : cpuMsSince(this.sliceCpuStart);
+  }
+
+  /** Whether the slice in progress has taken the run past `limitMs` of CPU. */
+  over(limitMs: number, now: number): boolean {
+    // Wall time in the slice bounds its CPU time from above, so the CPU clock is read only once wall time says
+    // the limit may be near: a slice descheduled on a loaded machine is not charged for the time it waited.
+    return this.usedMs + (now - this.sliceStart) > limitMs && this.usedMs + cpuMsSince(this.sliceCpuStart) > limitMs;
+  }
+}

@@ -6,6 +6,36 @@
  */
 export const PRELUDE_FILENAME = 'mcpx:prelude';
 
+export interface CallRecord {
+  token: number;
+  server: string;
+  tool: string;
+  argsText: string;
+}
+
+/** Reads what the prelude's takeCalls returns: the tool calls the script made since the last take. */
+export function readCallRecords(text: string): CallRecord[] {
+  const calls: CallRecord[] = [];
+  for (let at = 0; at < text.length;) {
+    const tokenEnd = text.indexOf(':', at);
+    const serverLengthEnd = text.indexOf(':', tokenEnd + 1);
+    const toolLengthEnd = text.indexOf(':', serverLengthEnd + 1);
+    const serverStart = toolLengthEnd + 1;
+    const toolStart = serverStart + Number(text.slice(tokenEnd + 1, serverLengthEnd));
+    const argsStart = toolStart + Number(text.slice(serverLengthEnd + 1, toolLengthEnd));
+    const newline = text.indexOf('\n', argsStart);
+    const end = newline < 0 ? text.length : newline;
+    calls.push({
+      token: Number(text.slice(at, tokenEnd)),
+      server: text.slice(serverStart, toolStart),
+      tool: text.slice(toolStart, argsStart),
+      argsText: text.slice(argsStart, end),
+    });
+    at = end + 1;
+  }
+  return calls;
+}
+
 export const PRELUDE = String.raw`(host) => {
   'use strict';
   const parse = JSON.parse;
@@ -42,16 +72,28 @@ export const PRELUDE = String.raw`(host) => {
         reject(error);
       }
     });
-  // '<token>:<json>': one string per settle keeps the host's work per call small.
-  const settle = (text) => {
-    const cut = text.indexOf(':');
-    const token = Number(text.slice(0, cut));
+  // ok: text is the value's JSON ('' for undefined); otherwise the failure's { message, code, server, tool, result }.
+  const settle = (token, ok, text) => {
     const entry = waiting.get(token);
     if (!entry) return;
     waiting.delete(token);
-    const reply = parse(text.slice(cut + 1));
-    if (reply.ok) entry.resolve(reply.value);
-    else entry.reject(new ToolError(reply.message, reply));
+    if (ok) entry.resolve(text === '' ? undefined : parse(text));
+    else {
+      const reply = parse(text);
+      entry.reject(new ToolError(reply.message, reply));
+    }
+  };
+
+  // Tool calls wait here until the slice ends, and the host takes them all in one call: a host function called
+  // per tool call costs several times what the whole call costs inside QuickJS. One record per call,
+  // '<token>:<server length>:<tool length>:<server><tool><args JSON>', records joined by '\n' (JSON has no raw
+  // newline, and the lengths say where the names end whatever they contain).
+  const outbox = [];
+  const takeCalls = () => {
+    if (outbox.length === 0) return '';
+    const text = outbox.join('\n');
+    outbox.length = 0;
+    return text;
   };
 
   const plain = (value, what) => {
@@ -74,7 +116,9 @@ export const PRELUDE = String.raw`(host) => {
     } catch (error) {
       return Promise.reject(error);
     }
-    return wait((token) => host.call(token, server, tool, text));
+    return wait((token) => {
+      outbox.push(token + ':' + server.length + ':' + tool.length + ':' + server + tool + text);
+    });
   };
 
   const refuse = () => false;
@@ -209,5 +253,5 @@ export const PRELUDE = String.raw`(host) => {
     );
   };
 
-  return { settle, answerQuestion, fireTimer, watchModule };
+  return { settle, takeCalls, answerQuestion, fireTimer, watchModule };
 }`;
