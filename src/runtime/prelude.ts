@@ -72,16 +72,15 @@ export const PRELUDE = String.raw`(host) => {
         reject(error);
       }
     });
-  // ok: text is the value's JSON ('' for undefined); otherwise the failure's { message, code, server, tool, result }.
-  const settle = (token, ok, text) => {
+  // ok: data is the value, else the failure's { message, code, server, tool, result }; as JSON text ('' for
+  // undefined) when isText (the host makes plain data directly in this context where it can).
+  const settle = (token, ok, isText, data) => {
     const entry = waiting.get(token);
     if (!entry) return;
     waiting.delete(token);
-    if (ok) entry.resolve(text === '' ? undefined : parse(text));
-    else {
-      const reply = parse(text);
-      entry.reject(new ToolError(reply.message, reply));
-    }
+    const reply = isText ? (data === '' ? undefined : parse(data)) : data;
+    if (ok) entry.resolve(reply);
+    else entry.reject(new ToolError(reply.message, reply));
   };
 
   // Tool calls wait here until the slice ends, and the host takes them all in one call: a host function called

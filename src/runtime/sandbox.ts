@@ -16,6 +16,7 @@ import type { RunOutcome, RunStats, ScriptRun, StartScriptOptions } from './type
 import { exportedValue, readThrown, thrownEnding, timeoutEnding, type Ending } from './endings.js';
 import { ScriptTimers } from './script-timers.js';
 import { readCallRecords } from './prelude.js';
+import { newReply } from './binary-json.js';
 import { isFormSchema, messageOf, questionForScript, textAnswerSchema } from './script-questions.js';
 
 /** Starts a script on this thread; resolves once it is running (`startScript` in start.ts picks the isolation). */
@@ -27,10 +28,7 @@ export async function startScriptHere(options: StartScriptOptions, limits: Resol
   return run;
 }
 
-interface ElicitReply {
-  ok: boolean;
-  text: string;
-}
+type ElicitReply = { ok: boolean; text: string };
 
 class SandboxRun implements ScriptRun, HostSide {
   readonly outcome: Promise<RunOutcome>;
@@ -278,11 +276,17 @@ class SandboxRun implements ScriptRun, HostSide {
   /** Resolves the script's promise `token` with `value`, or rejects it with a ToolError made of `value`. */
   private settle(token: number, ok: boolean, value: unknown): void {
     this.drive(() => {
-      const id = this.ctx.newNumber(token);
-      const text = this.ctx.newString(JSON.stringify(value) ?? '');
-      this.consume(this.ctx.callFunction(this.guest.settle, this.ctx.undefined, id, ok ? this.ctx.true : this.ctx.false, text));
+      const { ctx } = this;
+      const reply = newReply(ctx, value);
+      if (!reply) {
+        this.ending ??= thrownEnding({ name: 'InternalError', message: 'out of memory' }, this.limits, this.mapStack);
+        return;
+      }
+      const id = ctx.newNumber(token);
+      const flags = [ok ? ctx.true : ctx.false, reply.isText ? ctx.true : ctx.false];
+      this.consume(ctx.callFunction(this.guest.settle, ctx.undefined, id, ...flags, reply.handle));
       id.dispose();
-      text.dispose();
+      reply.handle.dispose();
     });
   }
 
