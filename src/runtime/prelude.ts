@@ -105,19 +105,30 @@ export const PRELUDE = String.raw`(host) => {
     return text;
   };
 
+  // A call's promise is made without a closure of its own: capture hands its resolvers over.
+  let captured;
+  const capture = (resolve, reject) => {
+    captured = { resolve, reject };
+  };
   const callTool = (server, tool, args) => {
     if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) {
       return Promise.reject(new TypeError('tools.' + server + '.' + tool + '(args) takes one object of arguments'));
     }
     let text;
+    let why = 'it has no JSON form';
     try {
-      text = plain(args === undefined ? {} : args, 'the arguments of tools.' + server + '.' + tool + '()');
+      text = stringify(args === undefined ? {} : args);
     } catch (error) {
-      return Promise.reject(error);
+      why = error && error.message;
     }
-    return wait((token) => {
-      outbox.push(token + ':' + server.length + ':' + tool.length + ':' + server + tool + text);
-    });
+    if (typeof text !== 'string') {
+      return Promise.reject(new TypeError('the arguments of tools.' + server + '.' + tool + '() must be plain data (JSON): ' + why));
+    }
+    const token = nextToken++;
+    const promise = new Promise(capture);
+    waiting.set(token, captured);
+    outbox.push(token + ':' + server.length + ':' + tool.length + ':' + server + tool + text);
+    return promise;
   };
 
   const refuse = () => false;

@@ -101,6 +101,19 @@ export default { all, nothing: await tools.s.t({ nothing: true }) };`,
     expect(bindings.calls).toEqual([]);
   });
 
+  it('refuses arguments whose JSON form is nothing (a toJSON giving undefined), and no call reaches the host', async () => {
+    const bindings = recordingBindings();
+    const outcome = await runScript({
+      script: js(`try { await tools.a.b({ toJSON: () => undefined }) } catch (e) { console.log(e.name, e.message) }`),
+      bindings,
+    });
+    expect(outcome.status).toBe('ok');
+    expect(bindings.lines.map((l) => l.text)).toEqual([
+      'TypeError the arguments of tools.a.b() must be plain data (JSON): it has no JSON form',
+    ]);
+    expect(bindings.calls).toEqual([]);
+  });
+
   it('sends console.* to the host at their levels, formatting values', async () => {
     const bindings = recordingBindings();
     await runScript({
