@@ -141,13 +141,12 @@ export const PRELUDE = String.raw`(host) => {
       proxy = new Proxy(freeze(Object.create(null)), {
         ...sealed,
         get(_, tool) {
+          let fn = toolFns.get(tool);
+          if (fn) return fn;
           // 'then' keeps 'await tools.x' from treating the proxy as a promise.
           if (typeof tool !== 'string' || tool === 'then') return undefined;
-          let fn = toolFns.get(tool);
-          if (!fn) {
-            fn = freeze((args) => callTool(server, tool, args));
-            toolFns.set(tool, fn);
-          }
+          fn = freeze((args) => callTool(server, tool, args));
+          toolFns.set(tool, fn);
           return fn;
         },
       });
@@ -158,6 +157,8 @@ export const PRELUDE = String.raw`(host) => {
   define('tools', new Proxy(freeze(Object.create(null)), {
     ...sealed,
     get(_, server) {
+      const known = servers.get(server);
+      if (known) return known;
       if (typeof server !== 'string' || server === 'then') return undefined;
       return serverProxy(server);
     },
