@@ -15,6 +15,8 @@ const MAX_INT_ATOM = 2 ** 31 - 1;
 const CANONICAL_INDEX = /^(?:0|[1-9]\d{0,9})$/;
 /** Deeper data goes through JSON text, which has its own limits and errors. */
 const MAX_DEPTH = 200;
+/** A writer's buffer larger than this after a call is dropped. */
+const KEPT_BYTES = 1 << 20;
 
 /** One growable byte buffer, reused from call to call (encoding is synchronous). */
 class Writer {
@@ -28,6 +30,11 @@ class Writer {
     const grown = new Uint8Array(Math.max(this.bytes.length * 2, this.length + count));
     grown.set(this.bytes.subarray(0, this.length));
     this.bytes = grown;
+  }
+
+  /** Lets a buffer a large value grew go, so one huge result is not kept for the life of the process. */
+  shrink(): void {
+    if (this.bytes.length > KEPT_BYTES) this.bytes = new Uint8Array(1024);
   }
 
   byte(value: number): void {
@@ -87,6 +94,7 @@ class Writer {
   }
 }
 
+let encoding = false;
 const body = new Writer();
 const head = new Writer();
 const atoms = new Map<string, number>();
@@ -178,19 +186,28 @@ function copy(from: Writer, to: Uint8Array, at: number): void {
 
 /** `value` in QuickJS's binary format, or undefined when only JSON text says what JSON.stringify would make of it. */
 export function encodeBinaryJson(value: unknown): Uint8Array | undefined {
-  body.length = 0;
-  head.length = 0;
-  atoms.clear();
-  atomList.length = 0;
-  if (value === undefined) body.byte(TAG.undefined);
-  else if (!write(value, 0)) return undefined;
-  head.byte(VERSION);
-  head.leb128(atomList.length);
-  for (const key of atomList) head.string(key);
-  const out = new Uint8Array(head.length + body.length);
-  copy(head, out, 0);
-  copy(body, out, head.length);
-  return out;
+  // The writers are shared: a getter that encodes again while this runs gets JSON text instead.
+  if (encoding) return undefined;
+  encoding = true;
+  try {
+    body.length = 0;
+    head.length = 0;
+    atoms.clear();
+    atomList.length = 0;
+    if (value === undefined) body.byte(TAG.undefined);
+    else if (!write(value, 0)) return undefined;
+    head.byte(VERSION);
+    head.leb128(atomList.length);
+    for (const key of atomList) head.string(key);
+    const out = new Uint8Array(head.length + body.length);
+    copy(head, out, 0);
+    copy(body, out, head.length);
+    return out;
+  } finally {
+    encoding = false;
+    body.shrink();
+    head.shrink();
+  }
 }
 
 /** A tool call's reply made inside QuickJS: `isText` when it is JSON text for the script's JSON.parse. */

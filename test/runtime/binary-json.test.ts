@@ -89,6 +89,22 @@ describe('binary JSON for the sandbox', () => {
     expect(Object.is((decoded(bytes!) as { d: number }).d, 0)).toBe(true);
   });
 
+  it('stays right when a getter encodes another value while a value is being encoded', () => {
+    let inner: Uint8Array | undefined = new Uint8Array();
+    const value = {
+      a: 1,
+      get b() {
+        inner = encodeBinaryJson({ other: [1, 2] });
+        return 'b';
+      },
+      c: [true],
+    };
+    const bytes = encodeBinaryJson(value);
+    expect(inner).toBeUndefined();
+    expect(Buffer.from(bytes!).toString('hex')).toBe(quickjsBytes({ a: 1, b: 'b', c: [true] }));
+    expect(Buffer.from(encodeBinaryJson({ other: [1, 2] })!).toString('hex')).toBe(quickjsBytes({ other: [1, 2] }));
+  });
+
   it('leaves to JSON text what only JSON.stringify can say (toJSON, instances, Map, BigInt, cycles, deep data)', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
