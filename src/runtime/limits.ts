@@ -74,8 +74,55 @@ export function parseDuration(text: string, flag: string): number {
   return Math.round(Number(match[1]) * scale);
 }
 
-/** CPU time (user + system) the process spent since `start`, in ms: what a CPU limit charges, unlike wall time. */
-export function cpuMsSince(start: NodeJS.CpuUsage): number {
-  const spent = cpuUsage(start);
-  return (spent.user + spent.system) / 1000;
+/** Slices shorter than this are charged their wall time (see SliceClock). */
+const SHORT_SLICE_MS = 1;
+/** A slice starting longer than this after the last CPU reading reads the clock again. */
+const READ_EVERY_MS = 10;
+
+/**
+ * The CPU time a run's slices used: the VM runs only in slices, and only they are charged. Reading the CPU clock
+ * costs 1-4 µs, as much as a tool call's own marshalling, so it is not read around every slice. A short slice is
+ * charged its wall time, which bounds its CPU time from above. A longer one may have been held off the CPU (a
+ * loaded machine), and is charged at most the CPU the process used since the last reading, which was taken at
+ * its start or at most READ_EVERY_MS before it.
+ */
+export class SliceClock {
+  usedMs = 0;
+  sliceStart = 0;
+  private readAt = -Infinity;
+  private readCpuMs = 0;
+
+  begin(): void {
+    this.sliceStart = performance.now();
+    if (this.sliceStart - this.readAt > READ_EVERY_MS) this.read(this.sliceStart);
+  }
+
+  end(): void {
+    const now = performance.now();
+    const wallMs = now - this.sliceStart;
+    if (wallMs < SHORT_SLICE_MS) {
+      this.usedMs += wallMs;
+      return;
+    }
+    const before = this.readCpuMs;
+    this.read(now);
+    this.usedMs += Math.min(wallMs, this.readCpuMs - before);
+  }
+
+  /** Whether the slice in progress has taken the run past `limitMs` of CPU. */
+  over(limitMs: number, now: number): boolean {
+    // The CPU clock is read only once wall time says the limit may be near.
+    return this.usedMs + (now - this.sliceStart) > limitMs && this.usedMs + this.cpuSinceRead() > limitMs;
+  }
+
+  private cpuSinceRead(): number {
+    const { user, system } = cpuUsage();
+    return (user + system) / 1000 - this.readCpuMs;
+  }
+
+  private read(now: number): void {
+    const { user, system } = cpuUsage();
+    this.readCpuMs = (user + system) / 1000;
+    this.readAt = now;
+  }
 }

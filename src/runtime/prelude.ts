@@ -6,6 +6,36 @@
  */
 export const PRELUDE_FILENAME = 'mcpx:prelude';
 
+export interface CallRecord {
+  token: number;
+  server: string;
+  tool: string;
+  argsText: string;
+}
+
+/** Reads what the prelude's takeCalls returns: the tool calls the script made since the last take. */
+export function readCallRecords(text: string): CallRecord[] {
+  const calls: CallRecord[] = [];
+  for (let at = 0; at < text.length;) {
+    const tokenEnd = text.indexOf(':', at);
+    const serverLengthEnd = text.indexOf(':', tokenEnd + 1);
+    const toolLengthEnd = text.indexOf(':', serverLengthEnd + 1);
+    const serverStart = toolLengthEnd + 1;
+    const toolStart = serverStart + Number(text.slice(tokenEnd + 1, serverLengthEnd));
+    const argsStart = toolStart + Number(text.slice(serverLengthEnd + 1, toolLengthEnd));
+    const newline = text.indexOf('\n', argsStart);
+    const end = newline < 0 ? text.length : newline;
+    calls.push({
+      token: Number(text.slice(at, tokenEnd)),
+      server: text.slice(serverStart, toolStart),
+      tool: text.slice(toolStart, argsStart),
+      argsText: text.slice(argsStart, end),
+    });
+    at = end + 1;
+  }
+  return calls;
+}
+
 export const PRELUDE = String.raw`(host) => {
   'use strict';
   const parse = JSON.parse;
@@ -42,16 +72,27 @@ export const PRELUDE = String.raw`(host) => {
         reject(error);
       }
     });
-  // '<token>:<json>': one string per settle keeps the host's work per call small.
-  const settle = (text) => {
-    const cut = text.indexOf(':');
-    const token = Number(text.slice(0, cut));
+  // ok: data is the value, else the failure's { message, code, server, tool, result }; as JSON text ('' for
+  // undefined) when isText (the host makes plain data directly in this context where it can).
+  const settle = (token, ok, isText, data) => {
     const entry = waiting.get(token);
     if (!entry) return;
     waiting.delete(token);
-    const reply = parse(text.slice(cut + 1));
-    if (reply.ok) entry.resolve(reply.value);
+    const reply = isText ? (data === '' ? undefined : parse(data)) : data;
+    if (ok) entry.resolve(reply);
     else entry.reject(new ToolError(reply.message, reply));
+  };
+
+  // Tool calls wait here until the slice ends, and the host takes them all in one call: a host function called
+  // per tool call costs several times what the whole call costs inside QuickJS. One record per call,
+  // '<token>:<server length>:<tool length>:<server><tool><args JSON>', records joined by '\n' (JSON has no raw
+  // newline, and the lengths say where the names end whatever they contain).
+  const outbox = [];
+  const takeCalls = () => {
+    if (outbox.length === 0) return '';
+    const text = outbox.join('\n');
+    outbox.length = 0;
+    return text;
   };
 
   const plain = (value, what) => {
@@ -64,17 +105,30 @@ export const PRELUDE = String.raw`(host) => {
     return text;
   };
 
+  // A call's promise is made without a closure of its own: capture hands its resolvers over.
+  let captured;
+  const capture = (resolve, reject) => {
+    captured = { resolve, reject };
+  };
   const callTool = (server, tool, args) => {
     if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) {
       return Promise.reject(new TypeError('tools.' + server + '.' + tool + '(args) takes one object of arguments'));
     }
     let text;
+    let why = 'it has no JSON form';
     try {
-      text = plain(args === undefined ? {} : args, 'the arguments of tools.' + server + '.' + tool + '()');
+      text = stringify(args === undefined ? {} : args);
     } catch (error) {
-      return Promise.reject(error);
+      why = error && error.message;
     }
-    return wait((token) => host.call(token, server, tool, text));
+    if (typeof text !== 'string') {
+      return Promise.reject(new TypeError('the arguments of tools.' + server + '.' + tool + '() must be plain data (JSON): ' + why));
+    }
+    const token = nextToken++;
+    const promise = new Promise(capture);
+    waiting.set(token, captured);
+    outbox.push(token + ':' + server.length + ':' + tool.length + ':' + server + tool + text);
+    return promise;
   };
 
   const refuse = () => false;
@@ -87,13 +141,12 @@ export const PRELUDE = String.raw`(host) => {
       proxy = new Proxy(freeze(Object.create(null)), {
         ...sealed,
         get(_, tool) {
+          let fn = toolFns.get(tool);
+          if (fn) return fn;
           // 'then' keeps 'await tools.x' from treating the proxy as a promise.
           if (typeof tool !== 'string' || tool === 'then') return undefined;
-          let fn = toolFns.get(tool);
-          if (!fn) {
-            fn = freeze((args) => callTool(server, tool, args));
-            toolFns.set(tool, fn);
-          }
+          fn = freeze((args) => callTool(server, tool, args));
+          toolFns.set(tool, fn);
           return fn;
         },
       });
@@ -104,6 +157,8 @@ export const PRELUDE = String.raw`(host) => {
   define('tools', new Proxy(freeze(Object.create(null)), {
     ...sealed,
     get(_, server) {
+      const known = servers.get(server);
+      if (known) return known;
       if (typeof server !== 'string' || server === 'then') return undefined;
       return serverProxy(server);
     },
@@ -209,5 +264,5 @@ export const PRELUDE = String.raw`(host) => {
     );
   };
 
-  return { settle, answerQuestion, fireTimer, watchModule };
+  return { settle, takeCalls, answerQuestion, fireTimer, watchModule };
 }`;

@@ -9,7 +9,6 @@ import { PRELUDE, PRELUDE_FILENAME } from './prelude.js';
 
 /** What the prelude's host functions call, with their arguments read into plain values. */
 export interface HostSide {
-  call(token: number, server: string, tool: string, args: string): void;
   ask(token: number, request: string): void;
   console(level: ConsoleLevel, text: string): void;
   setTimer(id: number, ms: number): void;
@@ -23,6 +22,8 @@ export interface HostSide {
 /** The guest functions the host calls back into. */
 export interface GuestFunctions {
   settle: QuickJSHandle;
+  /** The tool calls the script made since the last take, as one string (see the prelude). */
+  takeCalls: QuickJSHandle;
   answerQuestion: QuickJSHandle;
   fireTimer: QuickJSHandle;
   watchModule: QuickJSHandle;
@@ -53,8 +54,6 @@ export function prepareSandbox(instance: QuickJSWASMModule): PreparedSandbox {
     return sandbox.host;
   };
   const functions: Record<string, (...args: QuickJSHandle[]) => void> = {
-    call: (token, server, tool, args) =>
-      on().call(ctx.getNumber(token), ctx.getString(server), ctx.getString(tool), ctx.getString(args)),
     ask: (token, request) => on().ask(ctx.getNumber(token), ctx.getString(request)),
     console: (level, text) => on().console(ctx.getString(level) as ConsoleLevel, ctx.getString(text)),
     setTimer: (id, ms) => on().setTimer(ctx.getNumber(id), ctx.getNumber(ms)),
@@ -79,6 +78,7 @@ export function prepareSandbox(instance: QuickJSWASMModule): PreparedSandbox {
   const guest = ctx.unwrapResult(exported);
   sandbox.guest = {
     settle: ctx.getProp(guest, 'settle'),
+    takeCalls: ctx.getProp(guest, 'takeCalls'),
     answerQuestion: ctx.getProp(guest, 'answerQuestion'),
     fireTimer: ctx.getProp(guest, 'fireTimer'),
     watchModule: ctx.getProp(guest, 'watchModule'),

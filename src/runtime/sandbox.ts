@@ -3,19 +3,20 @@
  * settling a host call, firing a timer, calling the onElicit handler, each followed by the pending jobs);
  * the CPU budget is the sum of the slices, so time spent awaiting the host or a person does not count.
  */
-import { cpuUsage } from 'node:process';
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, VmCallResult } from 'quickjs-emscripten-core';
 import { McpxError, isMcpxError } from '../errors.js';
 import type { Answer, ElicitContext, ElicitHandler, Question } from '../types.js';
 import { judgeAnswer } from './answer.js';
 import { acquireSandbox } from './engine.js';
 import type { ConsoleLevel, HostBindings, ToolCallReply } from './host-bindings.js';
-import { cpuMsSince, type ResolvedLimits } from './limits.js';
+import { SliceClock, type ResolvedLimits } from './limits.js';
 import type { GuestFunctions, HostSide, PreparedSandbox } from './prepared.js';
 import { createStackMapper, type StackMapper } from './stack-map.js';
 import type { RunOutcome, RunStats, ScriptRun, StartScriptOptions } from './types.js';
 import { exportedValue, readThrown, thrownEnding, timeoutEnding, type Ending } from './endings.js';
 import { ScriptTimers } from './script-timers.js';
+import { readCallRecords } from './prelude.js';
+import { newReply } from './binary-json.js';
 import { isFormSchema, messageOf, questionForScript, textAnswerSchema } from './script-questions.js';
 
 /** Starts a script on this thread; resolves once it is running (`startScript` in start.ts picks the isolation). */
@@ -27,10 +28,7 @@ export async function startScriptHere(options: StartScriptOptions, limits: Resol
   return run;
 }
 
-interface ElicitReply {
-  ok: boolean;
-  text: string;
-}
+type ElicitReply = { ok: boolean; text: string };
 
 class SandboxRun implements ScriptRun, HostSide {
   readonly outcome: Promise<RunOutcome>;
@@ -43,9 +41,7 @@ class SandboxRun implements ScriptRun, HostSide {
   private finishedModule = false;
   private moduleValue: unknown;
 
-  private cpuUsed = 0;
-  private sliceStart = 0;
-  private sliceCpuStart: NodeJS.CpuUsage = { user: 0, system: 0 };
+  private readonly clock = new SliceClock();
   private depth = 0;
   private readonly wallDeadline: number | undefined;
   private wallTimer: NodeJS.Timeout | undefined;
@@ -115,12 +111,7 @@ class SandboxRun implements ScriptRun, HostSide {
   private shouldInterrupt(): boolean {
     if (this.depth === 0) return false;
     const now = performance.now();
-    // Wall time in the slice bounds its CPU time from above, so the CPU clock is read only once wall time says
-    // the limit may be near: a slice descheduled on a loaded machine is not charged for the time it waited.
-    if (
-      this.cpuUsed + (now - this.sliceStart) > this.limits.cpuMs &&
-      this.cpuUsed + cpuMsSince(this.sliceCpuStart) > this.limits.cpuMs
-    ) {
+    if (this.clock.over(this.limits.cpuMs, now)) {
       this.interruptedBy ??= 'cpu';
       return true;
     }
@@ -139,18 +130,18 @@ class SandboxRun implements ScriptRun, HostSide {
       return;
     }
     this.depth = 1;
-    this.sliceStart = performance.now();
-    this.sliceCpuStart = cpuUsage();
+    this.clock.begin();
     const meter = this.options.meter;
-    if (meter) meter[0] = performance.timeOrigin + this.sliceStart;
+    if (meter) meter[0] = performance.timeOrigin + this.clock.sliceStart;
     try {
       enter?.();
       this.runJobs();
+      this.startCalls();
     } finally {
-      this.cpuUsed += cpuMsSince(this.sliceCpuStart);
+      this.clock.end();
       this.depth = 0;
       if (meter) {
-        meter[1] = this.cpuUsed;
+        meter[1] = this.clock.usedMs;
         meter[0] = 0;
       }
     }
@@ -197,8 +188,20 @@ class SandboxRun implements ScriptRun, HostSide {
 
   // --- the prelude and the host functions ---------------------------------------------------------
 
-  call(token: number, server: string, tool: string, argsText: string): void {
+  /** Starts the tool calls the script made in this slice (the prelude's records, see takeCalls there). */
+  private startCalls(): void {
     if (this.ending) return; // the run is over: nothing more reaches the host
+    const taken = this.ctx.callFunction(this.guest.takeCalls, this.ctx.undefined);
+    if (taken.error) {
+      this.uncaught(taken.error);
+      return;
+    }
+    const text = this.ctx.getString(taken.value);
+    taken.value.dispose();
+    for (const call of readCallRecords(text)) this.call(call.token, call.server, call.tool, call.argsText);
+  }
+
+  private call(token: number, server: string, tool: string, argsText: string): void {
     this.toolCalls += 1;
     this.pendingCalls.add(token);
     const args = JSON.parse(argsText) as Record<string, unknown>;
@@ -225,11 +228,8 @@ class SandboxRun implements ScriptRun, HostSide {
       });
       return;
     }
-    const payload =
-      reply.status === 'ok'
-        ? { ok: true, value: reply.value }
-        : { ok: false, message: reply.message, code: reply.code, server, tool, result: reply.result };
-    this.settle(token, payload);
+    if (reply.status === 'ok') this.settle(token, true, reply.value);
+    else this.settle(token, false, { message: reply.message, code: reply.code, server, tool, result: reply.result });
   }
 
   ask(token: number, requestText: string): void {
@@ -262,27 +262,36 @@ class SandboxRun implements ScriptRun, HostSide {
           }
           const judged = judgeAnswer({ mode: 'form', requestedSchema }, JSON.stringify(answer));
           if ('reason' in judged)
-            this.settle(token, { ok: false, message: `ask(): the answer ${judged.reason}`, code: 'ANSWER_INVALID' });
-          else this.settle(token, { ok: true, value: judged.answer });
+            this.settle(token, false, { message: `ask(): the answer ${judged.reason}`, code: 'ANSWER_INVALID' });
+          else this.settle(token, true, judged.answer);
         },
         (error: unknown) => {
           if (this.finished) return;
           this.pendingCalls.delete(token);
-          this.settle(token, { ok: false, message: messageOf(error), code: isMcpxError(error) ? error.code : undefined });
+          this.settle(token, false, { message: messageOf(error), code: isMcpxError(error) ? error.code : undefined });
         },
       );
   }
 
-  private settle(token: number, payload: Record<string, unknown>): void {
+  /** Resolves the script's promise `token` with `value`, or rejects it with a ToolError made of `value`. */
+  private settle(token: number, ok: boolean, value: unknown): void {
     this.drive(() => {
-      const text = this.ctx.newString(`${token}:${JSON.stringify(payload)}`);
-      this.consume(this.ctx.callFunction(this.guest.settle, this.ctx.undefined, text));
-      text.dispose();
+      const { ctx } = this;
+      const reply = newReply(ctx, value);
+      if (!reply) {
+        this.ending ??= thrownEnding({ name: 'InternalError', message: 'out of memory' }, this.limits, this.mapStack);
+        return;
+      }
+      const id = ctx.newNumber(token);
+      const flags = [ok ? ctx.true : ctx.false, reply.isText ? ctx.true : ctx.false];
+      this.consume(ctx.callFunction(this.guest.settle, ctx.undefined, id, ...flags, reply.handle));
+      id.dispose();
+      reply.handle.dispose();
     });
   }
 
   setTimer(id: number, ms: number): void {
-    this.timers.set(id, ms, this.sliceStart);
+    this.timers.set(id, ms, this.clock.sliceStart);
   }
 
   clearTimer(id: number): void {
@@ -380,7 +389,7 @@ class SandboxRun implements ScriptRun, HostSide {
       disposedCleanly = false;
     }
     const stats: RunStats = {
-      cpuMs: this.cpuUsed,
+      cpuMs: this.clock.usedMs,
       wallMs: performance.now() - this.startedAt,
       toolCalls: this.toolCalls,
       elicitations: this.elicitations,

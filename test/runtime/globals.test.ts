@@ -31,6 +31,33 @@ describe('runtime globals', () => {
     expect(outcome.stats.toolCalls).toBe(23);
   });
 
+  it('passes server and tool names with any characters, several calls of one slice, and results of any JSON', async () => {
+    const bindings = recordingBindings((server, tool, args) => ({
+      status: 'ok',
+      value: args.nothing ? undefined : { server, tool, text: 'a\nb:c', list: [1, null, 'x'] },
+    }));
+    const outcome = await runScript({
+      script: js(
+        `const names = [['a:b', 'c\\nd'], ['12:3', ':'], ['é🙂', 'x\\n\\n:1:']];
+const all = await Promise.all(names.map(([s, t], i) => tools[s][t]({ i, note: 'x\\n:y' })));
+export default { all, nothing: await tools.s.t({ nothing: true }) };`,
+      ),
+      bindings,
+    });
+    expect(outcome.status === 'ok' && outcome.value).toEqual({
+      all: [
+        { server: 'a:b', tool: 'c\nd', text: 'a\nb:c', list: [1, null, 'x'] },
+        { server: '12:3', tool: ':', text: 'a\nb:c', list: [1, null, 'x'] },
+        { server: 'é🙂', tool: 'x\n\n:1:', text: 'a\nb:c', list: [1, null, 'x'] },
+      ],
+    });
+    expect(bindings.calls.map((c) => [c.server, c.tool, c.args])).toEqual([
+      ['a:b', 'c\nd', { i: 0, note: 'x\n:y' }],
+      ['12:3', ':', { i: 1, note: 'x\n:y' }],
+      ['é🙂', 'x\n\n:1:', { i: 2, note: 'x\n:y' }],
+      ['s', 't', { nothing: true }],
+    ]);
+  });
   it('turns a tool error into a catchable ToolError with server, tool and code', async () => {
     const bindings = recordingBindings((server) =>
       server === 'bad'
@@ -71,6 +98,19 @@ describe('runtime globals', () => {
     });
     expect(outcome.status).toBe('ok');
     expect(bindings.lines.map((l) => l.text)).toEqual(['TypeError', 'TypeError', 'TypeError', 'TypeError']);
+    expect(bindings.calls).toEqual([]);
+  });
+
+  it('refuses arguments whose JSON form is nothing (a toJSON giving undefined), and no call reaches the host', async () => {
+    const bindings = recordingBindings();
+    const outcome = await runScript({
+      script: js(`try { await tools.a.b({ toJSON: () => undefined }) } catch (e) { console.log(e.name, e.message) }`),
+      bindings,
+    });
+    expect(outcome.status).toBe('ok');
+    expect(bindings.lines.map((l) => l.text)).toEqual([
+      'TypeError the arguments of tools.a.b() must be plain data (JSON): it has no JSON form',
+    ]);
     expect(bindings.calls).toEqual([]);
   });
 

@@ -88,6 +88,25 @@ describe('runtime limits', () => {
     expect(failure(outcome).code).toBe('SCRIPT_MEMORY_LIMIT');
   });
 
+  it('ends the run with SCRIPT_MEMORY_LIMIT when a tool result does not fit in the sandbox, and the host stays healthy', async () => {
+    const limits = { memoryBytes: 16 * 1024 * 1024 };
+    const huge = recordingBindings(() => ({ status: 'ok', value: { text: 'y'.repeat(40 * 1024 * 1024) } }));
+    const tooBig = await runScript({
+      script: js('const r = await tools.a.b({}); export default r.text.length;'),
+      limits,
+      bindings: huge,
+    });
+    expect(failure(tooBig)).toEqual({ code: 'SCRIPT_MEMORY_LIMIT', message: expect.stringContaining('16 MiB') });
+    // A heap the script has nearly filled itself, then a result of a few MiB.
+    const filled = js(
+      'const keep = []; try { for (;;) keep.push("x".repeat(1e5) + keep.length); } catch { keep.length -= 5; }\n' +
+        'const r = await tools.a.b({}); export default r.text.length;',
+    );
+    const some = recordingBindings(() => ({ status: 'ok', value: { text: 'y'.repeat(4 * 1024 * 1024) } }));
+    expect(failure(await runScript({ script: filled, limits, bindings: some })).code).toBe('SCRIPT_MEMORY_LIMIT');
+    await healthyRunWorks();
+  });
+
   it('turns deep recursion into a catchable stack overflow, not a host crash', async () => {
     const bindings = recordingBindings();
     const caught = await runScript({
