@@ -12,6 +12,8 @@ const setupFiles = process.env.MCPX_TEST_CPU ? ['test/helpers/cpu-meter.ts'] : [
 export default defineConfig({
   test: {
     maxWorkers,
+    // npm test (MCPX_TEST_DTS=build): the declarations build beside the tests (test/helpers/declarations.ts).
+    globalSetup: ['test/helpers/declarations-setup.ts'],
     projects: [
       {
         test: {
