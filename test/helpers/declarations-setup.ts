@@ -4,10 +4,16 @@
 import { spawn } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { declarationStatusFile, root, type DeclarationBuild } from './declarations.js';
+import { alive, declarationStatusFile, readStatus, root, type DeclarationBuild } from './declarations.js';
 
 export default function setup(): (() => Promise<void>) | undefined {
-  if (process.env.MCPX_TEST_DTS !== 'build') return undefined;
+  if (process.env.MCPX_TEST_DTS !== 'build') {
+    // What an earlier run left (killed before its teardown) is not this run's: dist/ is read as it is. A build
+    // still running (another run of this checkout) is waited for.
+    const left = readStatus();
+    if (left && !(left.state === 'building' && alive(left.pid))) rmSync(declarationStatusFile, { force: true });
+    return undefined;
+  }
   const child = spawn(process.execPath, [join(root, 'node_modules', 'tsup', 'dist', 'cli-default.js'), '--silent'], {
     cwd: root,
     env: { ...process.env, MCPX_BUILD: 'dts' },

@@ -23,7 +23,7 @@ export const declarationStatusFile = join(
   `mcpx-dts-${createHash('sha256').update(root).digest('hex').slice(0, 12)}.json`,
 );
 
-function readStatus(): DeclarationBuild | undefined {
+export function readStatus(): DeclarationBuild | undefined {
   try {
     return JSON.parse(readFileSync(declarationStatusFile, 'utf8')) as DeclarationBuild;
   } catch {
@@ -31,7 +31,8 @@ function readStatus(): DeclarationBuild | undefined {
   }
 }
 
-function alive(pid: number): boolean {
+export function alive(pid: number): boolean {
+  if (pid <= 0) return false;
   try {
     process.kill(pid, 0);
     return true;
@@ -47,7 +48,7 @@ export async function declarationsBuilt(): Promise<void> {
     if (status === undefined || status.state === 'built') break;
     if (status.state === 'failed')
       throw new Error(`the declaration build (MCPX_BUILD=dts tsup) failed, exit ${status.code}:\n${status.log}`);
-    if (status.pid <= 0 || !alive(status.pid))
+    if (!alive(status.pid))
       throw new Error(`the declaration build stopped unfinished (${declarationStatusFile}): build again (npx tsup)`);
     await sleep(250);
   }
