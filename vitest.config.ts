@@ -12,14 +12,20 @@ const setupFiles = process.env.MCPX_TEST_CPU ? ['test/helpers/cpu-meter.ts'] : [
 export default defineConfig({
   test: {
     maxWorkers,
+    // npm test (MCPX_TEST_DTS=build): the declarations build beside the tests (test/helpers/declarations.ts).
+    globalSetup: ['test/helpers/declarations-setup.ts'],
     projects: [
       {
+        // Unit files share their worker processes (isolate: false): src, the MCP SDK and zod are loaded once per
+        // worker rather than once per file, a fifth of these files' CPU (bench/results/test-durations-*-pass3.txt).
+        // Nothing here mocks a module or changes process-wide state; each file starts its own servers and stores.
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
           // test/install: real npm installs of the packed tarball, `npm run test:install` (vitest.install.config.ts).
           // test/claude-code: the real Claude Code binary, `npm run test:claude-code` (vitest.claude-code.config.ts).
           exclude: ['test/e2e/**', 'test/install/**', 'test/claude-code/**', 'node_modules/**'],
+          isolate: false,
           setupFiles,
           testTimeout: 60_000,
           hookTimeout: 60_000,

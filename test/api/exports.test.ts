@@ -8,9 +8,13 @@ import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { declarationsBuilt } from '../helpers/declarations.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
+
+// dist/*.d.ts, which npm test builds beside the tests (test/helpers/declarations.ts).
+beforeAll(() => declarationsBuilt(), 600_000);
 const require = createRequire(import.meta.url);
 
 const ROOT_VALUES = [

@@ -8,9 +8,13 @@ import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
+import { declarationsBuilt } from '../helpers/declarations.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
+
+// dist/*.d.ts, which npm test builds beside the tests (test/helpers/declarations.ts).
+beforeAll(() => declarationsBuilt(), 600_000);
 
 interface Packed {
   unpackedSize: number;

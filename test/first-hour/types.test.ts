@@ -9,10 +9,14 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { declarationsBuilt } from '../helpers/declarations.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const declarations = join(root, 'dist', 'index.d.ts');
+
+// dist/*.d.ts, which npm test builds beside the tests (test/helpers/declarations.ts).
+beforeAll(() => declarationsBuilt(), 600_000);
 
 // The two checks read the same declarations: each file is parsed once (by language version) and shared.
 const parsed = new Map<string, ts.SourceFile | undefined>();
