@@ -50,6 +50,8 @@ export interface ServeCore {
   readonly runner: TaskRunner;
   readonly tasks: TaskStore;
   readonly ttlMs: number;
+  /** How long a task client's call may take before it becomes a task: MCPX_SERVE_TASK_GRACE_MS, else 250 ms. */
+  readonly taskGraceMs: number;
   /** What request states are signed with: MCPX_SERVE_STATE_KEY, else the store's (shared by every serve on it). */
   readonly stateKey: RequestStateKey;
   /** The session of a connection that names none: MCPX_SESSION_ID, else one made for this process. */
@@ -114,6 +116,18 @@ export interface ServeCore {
   /** The upstream connections (for prompts and resources). */
   readonly mcpx: Mcpx;
   close(): Promise<void>;
+}
+
+/** A quick call is answered as it always was; one still running after this is handed out as a task. */
+function taskGraceOf(env: Env): number {
+  const text = env.MCPX_SERVE_TASK_GRACE_MS?.trim();
+  if (!text) return 250;
+  const ms = Number(text);
+  if (!Number.isFinite(ms) || ms < 0)
+    throw new McpxError('CONFIG_INVALID', `MCPX_SERVE_TASK_GRACE_MS must be a number of milliseconds, e.g. 250 (got "${text}")`, {
+      data: { variable: 'MCPX_SERVE_TASK_GRACE_MS' },
+    });
+  return ms;
 }
 
 function ttlOf(env: Env, policy: Policy): number {
@@ -245,6 +259,7 @@ export async function createServeCore(options: ServeCoreOptions): Promise<ServeC
     runner,
     tasks: host.state.tasks,
     ttlMs: ttlOf(env, loaded.policy),
+    taskGraceMs: taskGraceOf(env),
     stateKey,
     defaultSession,
     mcpx,

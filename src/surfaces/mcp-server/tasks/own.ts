@@ -16,9 +16,6 @@ import { passResult } from '../render.js';
 import { failedOrThrow } from '../served-kind.js';
 import { POLL_INTERVAL_MS, TASK_TTL_MS, nowIso, unknownTask } from './extension.js';
 
-/** How long a call may take before it becomes a task (a quick one is answered as it always was). */
-const GRACE_MS = 250;
-
 type Status = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
 interface OwnTask {
@@ -144,7 +141,7 @@ function createOwnTasks(core: ServeCore): OwnTasks {
   const answerOrTask: OwnTasks['answerOrTask'] = async (session, ref, next, round) => {
     const quick = await Promise.race([
       next,
-      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), GRACE_MS).unref()),
+      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), core.taskGraceMs).unref()),
     ]);
     // A call the upstream made a task stays one here, however it ends (its client polls it as it would upstream).
     if (quick && !quick.step.task.mcpTask) {
