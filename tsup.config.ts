@@ -51,9 +51,9 @@ const library: Options = {
   onSuccess: copyWebInbox,
 };
 
-const cli: Options = {
-  // The CLI: ESM only, loads layers lazily so a warm call stays fast.
-  entry: { cli: 'src/surfaces/cli/entry.ts' },
+const cliProgram: Options = {
+  // The CLI program (every command but a warm call): ESM only, loads layers lazily.
+  entry: { 'cli-program': 'src/surfaces/cli/program.ts' },
   format: ['esm'],
   sourcemap: false,
   clean: false,
@@ -72,9 +72,34 @@ const cli: Options = {
   external: [/^@jitl\//, /^quickjs-emscripten/, 'ts-morph', 'esbuild', 'sqlite3'],
 };
 
+/**
+ * entry.ts's `import('./program.js')` is the program's own entry (dist/cli-program.js), and nothing else entry.ts
+ * reaches may load lazily: with splitting off it would be inlined, and the warm call's one file would grow by it.
+ */
+const programOutside: NonNullable<Options['esbuildPlugins']>[number] = {
+  name: 'mcpx-program-outside',
+  setup(build) {
+    build.onResolve({ filter: /^\./ }, (args) => {
+      if (args.kind !== 'dynamic-import') return undefined;
+      if (args.path === './program.js') return { path: './cli-program.js', external: true };
+      return { errors: [{ text: `the warm call's file (dist/cli.js) imports ${args.path} lazily; load it from program.ts` }] };
+    });
+  },
+};
+
+const cliEntry: Options = {
+  // The program's first file: a warm `mcpx call` runs from it alone (one file: Node resolving and linking the
+  // program's chunks cost a warm call more than the call), the rest loads dist/cli-program.js. What both load
+  // exists twice (McpxError too), so nothing created on one side reaches the other (warm-call.ts).
+  ...cliProgram,
+  entry: { cli: 'src/surfaces/cli/entry.ts' },
+  splitting: false,
+  esbuildPlugins: [programOutside],
+};
+
 // MCPX_BUILD=cli builds the CLI alone (no library, no declarations): the quick start's build, seconds instead of minutes.
 export default defineConfig(
   process.env.MCPX_BUILD === 'cli'
-    ? [{ ...cli, onSuccess: async () => (dropUnusedRequire('dist'), await copyWebInbox()) }]
-    : [library, cli],
+    ? [cliEntry, { ...cliProgram, onSuccess: async () => (dropUnusedRequire('dist'), await copyWebInbox()) }]
+    : [library, cliEntry, cliProgram],
 );

@@ -64,4 +64,16 @@ describe('a warm mcpx call (built CLI)', () => {
     const bytes = bundled.reduce((sum, url) => sum + readFileSync(new URL(url)).length, 0);
     expect(bytes).toBeLessThan(300 * 1024);
   });
+
+  it('runs from one file of dist/: Node resolves and links nothing else of the CLI', async () => {
+    writeFileSync(loadedLog, '');
+    const warm = await mcpx(['call', 'legacy.no_ask', 'text=one-file', '--config', config], ['--import', register]);
+    expect(warm.code, warm.stderr).toBe(0);
+    expect(warm.stdout).toContain('one-file');
+    const dist = pathToFileURL(join(root, 'dist')).href;
+    const bundled = readFileSync(loadedLog, 'utf8')
+      .split('\n')
+      .filter((url) => url.startsWith(dist));
+    expect(bundled).toEqual([pathToFileURL(CLI).href]);
+  });
 });
