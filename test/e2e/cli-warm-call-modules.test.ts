@@ -35,9 +35,9 @@ const register = join(dir, 'register.mjs');
 writeFileSync(register, "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n");
 const env = { PATH: process.env.PATH ?? '', MCPX_STATE_DIR: join(dir, 'state') };
 
-function mcpx(args: string[], nodeArgs: string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
+function mcpx(args: string[], nodeArgs: string[] = [], program = CLI): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, [...nodeArgs, CLI, ...args], { cwd: dir, env, timeout: 60_000 }, (error, stdout, stderr) =>
+    execFile(process.execPath, [...nodeArgs, program, ...args], { cwd: dir, env, timeout: 60_000 }, (error, stdout, stderr) =>
       done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
   });
@@ -65,15 +65,19 @@ describe('a warm mcpx call (built CLI)', () => {
     expect(bytes).toBeLessThan(300 * 1024);
   });
 
-  it('runs from one file of dist/: Node resolves and links nothing else of the CLI', async () => {
-    writeFileSync(loadedLog, '');
-    const warm = await mcpx(['call', 'legacy.no_ask', 'text=one-file', '--config', config], ['--import', register]);
-    expect(warm.code, warm.stderr).toBe(0);
-    expect(warm.stdout).toContain('one-file');
-    const dist = pathToFileURL(join(root, 'dist')).href;
-    const bundled = readFileSync(loadedLog, 'utf8')
-      .split('\n')
-      .filter((url) => url.startsWith(dist));
-    expect(bundled).toEqual([pathToFileURL(CLI).href]);
+  it('runs from one file of dist/, as the bin (CommonJS) and as dist/cli.js: Node resolves and links nothing else', async () => {
+    const { bin } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin: { mcpx: string } };
+    for (const program of [join(root, bin.mcpx), CLI]) {
+      writeFileSync(loadedLog, '');
+      // With --import, Node loads even a CommonJS main through the module hooks, so it is recorded too.
+      const warm = await mcpx(['call', 'legacy.no_ask', 'text=one-file', '--config', config], ['--import', register], program);
+      expect(warm.code, warm.stderr).toBe(0);
+      expect(warm.stdout).toContain('one-file');
+      const dist = pathToFileURL(join(root, 'dist')).href;
+      const loaded = readFileSync(loadedLog, 'utf8')
+        .split('\n')
+        .filter((url) => url.startsWith(dist));
+      expect(loaded).toEqual([pathToFileURL(program).href]);
+    }
   });
 });

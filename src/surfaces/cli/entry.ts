@@ -36,15 +36,21 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   process.exit(process.exitCode ?? 0);
 });
 
-try {
-  // Whichever command comes first closes a state dir an older mcpx left open to other users, and says so (once:
-  // the next finds it closed). A Tab completion never prints: the next command does it.
-  if (argv[0] !== '__complete') {
-    const tightened = tightenPrivateDir(stateDir(process.env));
-    if (tightened) process.stderr.write(`mcpx: ${describeTightened(tightened)}\n`);
+// Not top-level await: this file is also built as CommonJS (dist/cli.cjs, the bin), which Node loads without its
+// ES module loader (about 10 ms of a warm call).
+async function start(): Promise<void> {
+  try {
+    // Whichever command comes first closes a state dir an older mcpx left open to other users, and says so (once:
+    // the next finds it closed). A Tab completion never prints: the next command does it.
+    if (argv[0] !== '__complete') {
+      const tightened = tightenPrivateDir(stateDir(process.env));
+      if (tightened) process.stderr.write(`mcpx: ${describeTightened(tightened)}\n`);
+    }
+    const warm = argv[0] === 'call' ? await warmCall(argv.slice(1), io) : undefined;
+    process.exitCode = warm ?? (await (await import('./program.js')).runProgram(argv, io));
+  } catch (error) {
+    process.exitCode = reportError(error, io);
   }
-  const warm = argv[0] === 'call' ? await warmCall(argv.slice(1), io) : undefined;
-  process.exitCode = warm ?? (await (await import('./program.js')).runProgram(argv, io));
-} catch (error) {
-  process.exitCode = reportError(error, io);
 }
+
+void start();
