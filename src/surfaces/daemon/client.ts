@@ -41,6 +41,10 @@ export async function connectDaemon(env: Env, configPath: string | undefined): P
   const paths = daemonPaths(env, configPath);
   const state = readDaemonState(paths);
   if (!state || !isAlive(state.pid) || !(await healthy(state.socket))) return undefined;
+  return clientOf(state);
+}
+
+function clientOf(state: DaemonState): DaemonClient {
   const { fetch, close } = socketFetch(state.socket);
   return { inline: false, state, fetch, close: async () => close() };
 }
@@ -99,7 +103,9 @@ export async function ensureDaemon(
   const paths = daemonPaths(env, configPath);
   try {
     const started = await startDaemonProcess(paths, env, configPath, options);
-    const client = await connectDaemon(env, configPath);
+    // A daemon that has just said `ready` listens already and wrote its state: no health check to wait for.
+    const state = started ? readDaemonState(paths) : undefined;
+    const client = state ? clientOf(state) : await connectDaemon(env, configPath);
     if (!client)
       throw new McpxError('DAEMON_UNAVAILABLE', `The daemon started but does not answer on ${paths.socket}; see ${paths.log}.`);
     if (started && client.state) options.onStarted?.(client.state);
