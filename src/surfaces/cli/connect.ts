@@ -10,6 +10,7 @@ import { createRestBackend, type DaemonFetch } from '../backend/rest-backend.js'
 import { connectDaemon, ensureDaemon, socketFetch } from '../daemon/client.js';
 import { daemonPaths, isAlive, readDaemonState } from '../daemon/paths.js';
 import { configCheckedBefore, rememberConfigChecked } from './config-checked.js';
+import { sayDaemonStarted } from './daemon-started.js';
 import type { CliIO } from './io.js';
 
 type Env = Record<string, string | undefined>;
@@ -70,15 +71,6 @@ export async function openBackend(io: CliIO, options: OpenBackendOptions): Promi
   if (client) return createRestBackend({ fetch: client.fetch, inline: client.inline, close: () => client.close() });
   const { createStoreBackend } = await import('../backend/store-backend.js');
   return createStoreBackend(io.env, { cwd: io.cwd, ...(configPath ? { configPath } : {}) });
-}
-
-/** One line on a terminal when a call starts its config's daemon, so the process that outlives the call is no surprise. */
-function sayDaemonStarted(io: CliIO, pid: number, configPath: string | undefined): void {
-  if ((io.stderr as { isTTY?: boolean }).isTTY !== true) return;
-  io.stderr.write(
-    `mcpx: started a daemon (pid ${pid}) for ${configPath ?? 'no config'}; it holds calls and questions and stops when idle ` +
-      `(mcpx daemon status --all lists every daemon)\n`,
-  );
 }
 
 /** MCPX_DAEMON_COMMAND (JSON argv) overrides the program started as the daemon, e.g. for a source checkout. */

@@ -110,3 +110,17 @@ function socketResponse(res: IncomingMessage, status: number, nullBody: boolean)
     json: async () => JSON.parse(await readAll()) as unknown,
   };
 }
+
+/** Whether a daemon answers its health route on this socket (within 2 s). */
+export async function healthy(socket: string): Promise<boolean> {
+  const { fetch, close } = socketFetch(socket);
+  try {
+    const response = await fetch('/v1/health', { signal: AbortSignal.timeout(2_000) });
+    await response.text();
+    return response.ok;
+  } catch {
+    return false;
+  } finally {
+    close();
+  }
+}
