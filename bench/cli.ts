@@ -1,8 +1,8 @@
 /**
  * `mcpx call` as a person or a script runs it: the built CLI (the package's bin, `node dist/cli.cjs`) calling
- * server-everything's `echo` over stdio, cold (no daemon running: the call starts one) and warm (the daemon holds the connection),
- * against mcporter's `call` on the same server in the same run (cold: a fresh spawn per call; warm: its keep-alive
- * daemon), as ratios. mcporter needs Node >= 24: `scripts/install-bench-tools.sh` puts it and a Node 24 runtime in
+ * server-everything's `echo` over stdio, cold (no daemon running: the call starts one) and warm (the daemon holds the
+ * connection), against mcporter's `call` on the same server in the same run (cold: a fresh spawn per call; warm: its
+ * keep-alive daemon), as ratios. mcporter needs Node >= 24: `scripts/install-bench-tools.sh` puts it and a Node 24 runtime in
  * .tools/bench. Runs are interleaved so machine load hits both sides alike; medians are reported.
  */
 import { execFile, execFileSync, spawn } from 'node:child_process';
