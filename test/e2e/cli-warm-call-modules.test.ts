@@ -35,10 +35,18 @@ const register = join(dir, 'register.mjs');
 writeFileSync(register, "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n");
 const env = { PATH: process.env.PATH ?? '', MCPX_STATE_DIR: join(dir, 'state') };
 
-function mcpx(args: string[], nodeArgs: string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
+function mcpx(
+  args: string[],
+  nodeArgs: string[] = [],
+  program = CLI,
+): Promise<{ code: number; stdout: string; stderr: string; pid: number }> {
   return new Promise((done) => {
-    execFile(process.execPath, [...nodeArgs, CLI, ...args], { cwd: dir, env, timeout: 60_000 }, (error, stdout, stderr) =>
-      done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    const child = execFile(
+      process.execPath,
+      [...nodeArgs, program, ...args],
+      { cwd: dir, env, timeout: 60_000 },
+      (error, stdout, stderr) =>
+        done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr, pid: child.pid ?? 0 }),
     );
   });
 }
@@ -63,5 +71,61 @@ describe('a warm mcpx call (built CLI)', () => {
     // The bundles inline zod and ajv: the dist files a warm call loads stay small.
     const bytes = bundled.reduce((sum, url) => sum + readFileSync(new URL(url)).length, 0);
     expect(bytes).toBeLessThan(300 * 1024);
+  });
+
+  it('runs from one file of dist/, as the bin (CommonJS) and as dist/cli.js: Node resolves and links nothing else', async () => {
+    const { bin } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin: { mcpx: string } };
+    for (const program of [join(root, bin.mcpx), CLI]) {
+      writeFileSync(loadedLog, '');
+      // With --import, Node loads even a CommonJS main through the module hooks, so it is recorded too.
+      const warm = await mcpx(['call', 'legacy.no_ask', 'text=one-file', '--config', config], ['--import', register], program);
+      expect(warm.code, warm.stderr).toBe(0);
+      expect(warm.stdout).toContain('one-file');
+      const dist = pathToFileURL(join(root, 'dist')).href;
+      const loaded = readFileSync(loadedLog, 'utf8')
+        .split('\n')
+        .filter((url) => url.startsWith(dist));
+      expect(loaded).toEqual([pathToFileURL(program).href]);
+    }
+  });
+
+  it('a cold call whose config passed before starts the daemon from the bin alone, too', async () => {
+    const { bin } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin: { mcpx: string } };
+    const program = join(root, bin.mcpx);
+    // The daemon the call starts runs with the same --import: each line says which process loaded the module.
+    const byPidLog = join(dir, 'loaded-by-pid.txt');
+    writeFileSync(
+      join(dir, 'hooks-pid.mjs'),
+      `import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const resolved = await next(specifier, context);
+  appendFileSync(${JSON.stringify(byPidLog)}, process.pid + ' ' + resolved.url + '\\n');
+  return resolved;
+}
+`,
+    );
+    const registerByPid = join(dir, 'register-pid.mjs');
+    writeFileSync(registerByPid, "import { register } from 'node:module';\nregister('./hooks-pid.mjs', import.meta.url);\n");
+    // The first cold call checks the config (and loads the program to do it); the next one remembers it passed.
+    let pid = 0;
+    for (const text of ['first', 'second']) {
+      expect((await mcpx(['daemon', 'stop', '--config', config])).code).toBe(0);
+      writeFileSync(byPidLog, '');
+      const cold = await mcpx(
+        ['call', 'legacy.no_ask', `text=${text}`, '--config', config],
+        ['--import', registerByPid],
+        program,
+      );
+      expect(cold.code, cold.stderr).toBe(0);
+      expect(cold.stdout).toContain(text);
+      pid = cold.pid;
+    }
+    const dist = pathToFileURL(join(root, 'dist')).href;
+    const loaded = readFileSync(byPidLog, 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith(`${pid} `))
+      .map((line) => line.slice(`${pid} `.length))
+      .filter((url) => url.startsWith(dist));
+    expect(loaded).toEqual([pathToFileURL(program).href]);
   });
 });

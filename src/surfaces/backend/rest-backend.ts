@@ -9,7 +9,7 @@ import type { Answer } from '../../types.js';
 import { currentUser } from './current-user.js';
 import type { CallResponse } from '../../host/results.js';
 import type { Backend, ListFilter, Scope, TaskView } from './backend.js';
-import type { DaemonFetch, DaemonResponse } from '../daemon/client.js';
+import type { DaemonFetch, DaemonResponse } from '../daemon/socket-fetch.js';
 
 export type { DaemonFetch, DaemonResponse };
 

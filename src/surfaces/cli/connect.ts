@@ -9,6 +9,8 @@ import type { Backend } from '../backend/backend.js';
 import { createRestBackend, type DaemonFetch } from '../backend/rest-backend.js';
 import { connectDaemon, ensureDaemon, socketFetch } from '../daemon/client.js';
 import { daemonPaths, isAlive, readDaemonState } from '../daemon/paths.js';
+import { configCheckedBefore, rememberConfigChecked } from './config-checked.js';
+import { sayDaemonStarted } from './daemon-started.js';
 import type { CliIO } from './io.js';
 
 type Env = Record<string, string | undefined>;
@@ -26,8 +28,12 @@ export async function openBackend(io: CliIO, options: OpenBackendOptions): Promi
   if (options.forCall) {
     const start = async () => {
       // A broken config is reported before anything starts: a daemon would only fail on it, after starting the
-      // call's server early. A running daemon read its config when it started, so a warm call skips this.
-      if (configPath) (await import('../../config/index.js')).loadConfig({ config: configPath, cwd: io.cwd, env: io.env });
+      // call's server early. A running daemon read its config when it started, so a warm call skips this, and so
+      // does a cold one whose config passed before, as it reads now (config-checked.ts).
+      if (configPath && !configCheckedBefore(configPath, io.env, io.cwd)) {
+        (await import('../../config/index.js')).loadConfig({ config: configPath, cwd: io.cwd, env: io.env });
+        rememberConfigChecked(configPath, io.env, io.cwd);
+      }
       return ensureDaemon(io.env, configPath, {
         cwd: io.cwd,
         ...daemonCommand(io.env),
@@ -65,15 +71,6 @@ export async function openBackend(io: CliIO, options: OpenBackendOptions): Promi
   if (client) return createRestBackend({ fetch: client.fetch, inline: client.inline, close: () => client.close() });
   const { createStoreBackend } = await import('../backend/store-backend.js');
   return createStoreBackend(io.env, { cwd: io.cwd, ...(configPath ? { configPath } : {}) });
-}
-
-/** One line on a terminal when a call starts its config's daemon, so the process that outlives the call is no surprise. */
-function sayDaemonStarted(io: CliIO, pid: number, configPath: string | undefined): void {
-  if ((io.stderr as { isTTY?: boolean }).isTTY !== true) return;
-  io.stderr.write(
-    `mcpx: started a daemon (pid ${pid}) for ${configPath ?? 'no config'}; it holds calls and questions and stops when idle ` +
-      `(mcpx daemon status --all lists every daemon)\n`,
-  );
 }
 
 /** MCPX_DAEMON_COMMAND (JSON argv) overrides the program started as the daemon, e.g. for a source checkout. */

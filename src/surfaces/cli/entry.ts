@@ -1,23 +1,20 @@
 /**
- * The `mcpx` program. `mcpx elicit count` runs on every shell prompt and tmux status refresh, so it is answered
- * here from its own small module, without the command table and the `elicit` verbs; everything else goes to main.
+ * The `mcpx` program's first file. A warm `mcpx call` (the config's daemon runs) is answered from this file alone
+ * (warm-call.ts, bundled in); every other command loads the program (program.ts, its own build entry). `mcpx elicit
+ * count`, on every shell prompt, goes from there to its own small module, without the command table.
  */
 import { isatty } from 'node:tty';
 import { stateDir } from '../../paths.js';
 import { describeTightened, tightenPrivateDir } from '../../private-files.js';
 import type { CliIO } from './io.js';
+import { reportError } from './report.js';
+import { warmCall } from './warm-call.js';
 
 // `--no-color` is for every command: taken off here (before `--`), it becomes NO_COLOR for the command and its servers.
 const end = process.argv.includes('--') ? process.argv.indexOf('--') : process.argv.length;
 const noColor = process.argv.slice(2, end).includes('--no-color');
 const argv = process.argv.slice(2).filter((word, i) => word !== '--no-color' || i + 2 >= end);
 if (noColor) process.env.NO_COLOR = '1';
-// serve's stdout is the MCP wire (or the URL a host reads): no library's console output may reach it. Before any
-// other module loads, so nothing logs first.
-if (argv[0] === 'serve') (await import('./console-to-stderr.js')).consoleToStderr(process.stderr);
-const badge = argv[0] === 'elicit' && argv[1] === 'count';
-// The completion scripts call `mcpx __complete` on every Tab: it too stays off the command modules.
-const completing = argv[0] === '__complete';
 const io: CliIO = {
   stdout: process.stdout,
   stderr: process.stderr,
@@ -39,28 +36,21 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   process.exit(process.exitCode ?? 0);
 });
 
-try {
-  // Whichever command comes first closes a state dir an older mcpx left open to other users, and says so (once:
-  // the next finds it closed). A Tab completion never prints: the next command does it.
-  if (!completing) {
-    const tightened = tightenPrivateDir(stateDir(process.env));
-    if (tightened) process.stderr.write(`mcpx: ${describeTightened(tightened)}\n`);
+// Not top-level await: this file is also built as CommonJS (dist/cli.cjs, the bin), which Node loads without its
+// ES module loader (about 10 ms of a warm call).
+async function start(): Promise<void> {
+  try {
+    // Whichever command comes first closes a state dir an older mcpx left open to other users, and says so (once:
+    // the next finds it closed). A Tab completion never prints: the next command does it.
+    if (argv[0] !== '__complete') {
+      const tightened = tightenPrivateDir(stateDir(process.env));
+      if (tightened) process.stderr.write(`mcpx: ${describeTightened(tightened)}\n`);
+    }
+    const warm = argv[0] === 'call' ? await warmCall(argv.slice(1), io) : undefined;
+    process.exitCode = warm ?? (await (await import('./program.js')).runProgram(argv, io));
+  } catch (error) {
+    process.exitCode = reportError(error, io);
   }
-  // A daemon started for a cold `mcpx call` starts that call's server first, so it boots while the daemon loads.
-  if (argv[0] === 'daemon' && argv[1] === 'run' && argv.includes('--prewarm') && process.platform !== 'win32') {
-    const early = (await import('../daemon/prewarm.js')).prewarmFromArgv(argv.slice(2), process.env, process.cwd());
-    if (early)
-      process.stderr.write(
-        `${new Date().toISOString()} mcpx daemon[${process.pid}]: started server "${early}" early, for the first call\n`,
-      );
-  }
-  if (completing) {
-    // A server connected for its tool names may keep the loop alive; the shell is waiting.
-    process.exit(await (await import('./completion/complete.js')).complete(argv.slice(1), io));
-  }
-  process.exitCode = badge
-    ? await (await import('./commands/elicit-count.js')).command(argv.slice(2), io)
-    : await (await import('./main.js')).main(argv, io);
-} catch (error) {
-  process.exitCode = (await import('./report.js')).reportError(error, io, badge ? 'elicit' : undefined);
 }
+
+void start();

@@ -2,31 +2,14 @@
  * How the CLI reaches its daemon: over the unix socket, with a fetch-like client. `ensureDaemon` starts one on
  * first need (detached, so calls outlive the command) and waits for it to say it is ready.
  */
-import { openSync, closeSync, fchmodSync } from 'node:fs';
-import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { dirname } from 'node:path';
-import { Readable } from 'node:stream';
 import { isMcpxError, McpxError } from '../../errors.js';
 import { daemonPaths, isAlive, readDaemonState, type DaemonPaths, type DaemonState } from './paths.js';
 import { MCPX_VERSION } from '../../constants.js';
-import { makePrivateDir } from '../../private-files.js';
+import { healthy, socketFetch, type DaemonResponse } from './socket-fetch.js';
+import { startDaemonProcess, type EnsureDaemonOptions } from './start.js';
 
-/**
- * What the CLI reads of a daemon's answer: the part of a standard Response it uses. The socket client answers a
- * lighter object of this shape, because building a real Response loads Node's bundled undici (~25 ms per command).
- */
-export interface DaemonResponse {
-  readonly status: number;
-  readonly ok: boolean;
-  readonly headers: { get(name: string): string | null };
-  /** The body as a web stream (the event stream reads it), or null when the status has none. */
-  readonly body: ReadableStream<Uint8Array> | null;
-  text(): Promise<string>;
-  json(): Promise<unknown>;
-}
-
-/** Sends one request to the daemon: a path (`/v1/...`) and fetch's init; answers a Response (or its lighter shape). */
-export type DaemonFetch = (path: string, init?: RequestInit) => Promise<DaemonResponse>;
+export { nothingListens, socketFetch, type DaemonFetch, type DaemonResponse } from './socket-fetch.js';
+export { defaultDaemonCommand, type EnsureDaemonOptions } from './start.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -39,153 +22,17 @@ export interface DaemonClient {
   close(): Promise<void>;
 }
 
-/**
- * A fetch over a unix socket (Node 20's fetch cannot dial one), on node:http. Keeps the connection alive between
- * calls. It answers a DaemonResponse, not a Response: neither side touches the global Headers or Response, whose
- * first use loads Node's bundled undici (~25 ms of a warm `mcpx call`).
- */
-export function socketFetch(socket: string): { fetch: DaemonClient['fetch']; close(): void } {
-  const agent = new Agent({ keepAlive: true, maxSockets: 16 });
-  const fetchOverSocket = (path: string, init: RequestInit = {}, retried = false): Promise<DaemonResponse> =>
-    new Promise((resolve, reject) => {
-      const headers = plainHeaders(init.headers);
-      const body =
-        init.body === undefined || init.body === null ? undefined : typeof init.body === 'string' ? init.body : String(init.body);
-      if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
-      // An empty servername: the agent would otherwise test the host name against Node's IPv6 pattern, whose
-      // first use compiles a large regular expression (milliseconds per command); a unix socket has no host.
-      const target = { socketPath: socket, servername: '', path, method: init.method ?? 'GET', headers, agent };
-      const req = httpRequest(target, (res) => {
-        const status = res.statusCode ?? 500;
-        const nullBody = status === 204 || status === 304 || init.method === 'HEAD';
-        if (nullBody) res.resume();
-        resolve(socketResponse(res, status, nullBody));
-      });
-      req.on('error', (error: NodeJS.ErrnoException) => {
-        // The daemon closed an idle kept-alive socket just as this request went out on it: it never saw the
-        // request, so sending it once more on a fresh socket is safe (Node's documented reusedSocket pattern).
-        if (!retried && req.reusedSocket && error.code === 'ECONNRESET') resolve(fetchOverSocket(path, init, true));
-        else reject(error);
-      });
-      init.signal?.addEventListener(
-        'abort',
-        () => req.destroy(init.signal?.reason instanceof Error ? init.signal.reason : new Error('aborted')),
-        { once: true },
-      );
-      req.end(body);
-    });
-  return { fetch: fetchOverSocket, close: () => agent.destroy() };
-}
-
-/** Whether a socket request failed because nothing listens there (a stale state file): it never reached a daemon. */
-export function nothingListens(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'ECONNREFUSED' || code === 'ENOENT';
-}
-
-/** fetch's header forms (a record, pairs, or a Headers) as node:http's record, without constructing a Headers. */
-function plainHeaders(init: RequestInit['headers']): Record<string, string> {
-  const headers: Record<string, string> = {};
-  if (!init) return headers;
-  const pairs: Iterable<[string, string]> = Array.isArray(init)
-    ? (init as [string, string][])
-    : typeof (init as Headers).entries === 'function'
-      ? (init as Headers).entries()
-      : Object.entries(init);
-  for (const [key, value] of pairs) {
-    const name = key.toLowerCase();
-    headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
-  }
-  return headers;
-}
-
-/** The answer as a DaemonResponse: the body is read straight off the socket, or as a web stream when asked for. */
-function socketResponse(res: IncomingMessage, status: number, nullBody: boolean): DaemonResponse {
-  let stream: ReadableStream<Uint8Array> | undefined;
-  const readAll = async (): Promise<string> => {
-    if (nullBody) return '';
-    const chunks: Buffer[] = [];
-    if (stream) for await (const chunk of stream) chunks.push(Buffer.from(chunk));
-    else for await (const chunk of res) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString('utf8');
-  };
-  return {
-    status,
-    ok: status >= 200 && status < 300,
-    headers: {
-      get(name) {
-        const value = res.headers[name.toLowerCase()];
-        return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
-      },
-    },
-    get body() {
-      if (nullBody) return null;
-      stream ??= Readable.toWeb(res) as ReadableStream<Uint8Array>;
-      return stream;
-    },
-    text: readAll,
-    json: async () => JSON.parse(await readAll()) as unknown,
-  };
-}
-
-async function healthy(socket: string): Promise<boolean> {
-  const { fetch, close } = socketFetch(socket);
-  try {
-    const response = await fetch('/v1/health', { signal: AbortSignal.timeout(2_000) });
-    await response.text();
-    return response.ok;
-  } catch {
-    return false;
-  } finally {
-    close();
-  }
-}
-
 /** A client for the daemon of this config if one is up; undefined otherwise (never starts one). */
 export async function connectDaemon(env: Env, configPath: string | undefined): Promise<DaemonClient | undefined> {
   const paths = daemonPaths(env, configPath);
   const state = readDaemonState(paths);
   if (!state || !isAlive(state.pid) || !(await healthy(state.socket))) return undefined;
+  return clientOf(state);
+}
+
+function clientOf(state: DaemonState): DaemonClient {
   const { fetch, close } = socketFetch(state.socket);
   return { inline: false, state, fetch, close: async () => close() };
-}
-
-export interface EnsureDaemonOptions {
-  /** The argv that runs `mcpx daemon run` (default: MCPX_DAEMON_COMMAND, else this same program). The config and idle flags are appended. */
-  command?: string[];
-  cwd?: string;
-  /** How long to wait for a new daemon to be ready. Default 15 s. */
-  timeoutMs?: number;
-  /** Passed to the daemon: stop after this long idle. */
-  idleMs?: number;
-  /** Passed to the daemon: also listen on 127.0.0.1:<port> (0 = a free one) with a bearer token. */
-  port?: number;
-  /** When no daemon can start, run it inside this command (default true). */
-  inlineFallback?: boolean;
-  /** Passed to a daemon this starts: the server the first call goes to, started while the daemon loads. */
-  prewarm?: string;
-  /** Told when this call started a daemon (not when it found one running), so a surface can say so. */
-  onStarted?: (state: DaemonState) => void;
-}
-
-/** The argv that runs `mcpx daemon run`: MCPX_DAEMON_COMMAND (JSON argv), else this same program (dist/cli.js, or a tsx-run source entry). */
-export function defaultDaemonCommand(env: Env = process.env): string[] {
-  if (env.MCPX_DAEMON_COMMAND) {
-    try {
-      const argv = JSON.parse(env.MCPX_DAEMON_COMMAND) as unknown;
-      if (Array.isArray(argv) && argv.length && argv.every((a) => typeof a === 'string')) return argv as string[];
-    } catch {
-      // reported below
-    }
-    throw new McpxError(
-      'CONFIG_INVALID',
-      'MCPX_DAEMON_COMMAND must be a JSON array of strings, e.g. ["node","dist/cli.js","daemon","run"]',
-    );
-  }
-  const entry = process.argv[1];
-  if (!entry)
-    throw new McpxError('DAEMON_UNAVAILABLE', 'Cannot tell which program to start as the daemon; run `mcpx daemon start` first.');
-  return [process.execPath, ...process.execArgv, entry, 'daemon', 'run'];
 }
 
 /**
@@ -204,7 +51,9 @@ export async function ensureDaemon(
   const paths = daemonPaths(env, configPath);
   try {
     const started = await startDaemonProcess(paths, env, configPath, options);
-    const client = await connectDaemon(env, configPath);
+    // A daemon that has just said `ready` listens already and wrote its state: no health check to wait for.
+    const state = started ? readDaemonState(paths) : undefined;
+    const client = state ? clientOf(state) : await connectDaemon(env, configPath);
     if (!client)
       throw new McpxError('DAEMON_UNAVAILABLE', `The daemon started but does not answer on ${paths.socket}; see ${paths.log}.`);
     if (started && client.state) options.onStarted?.(client.state);
@@ -238,84 +87,6 @@ export async function inlineDaemon(
     fetch: async (path, init) => app.request(path, init),
     close: () => core.close('the command that held the call inline exited'),
   };
-}
-
-/**
- * Spawns `mcpx daemon run` detached and waits for its first stdout line (`ready <pid>` or `running <pid>`).
- * True when this started the daemon, false when another starter's daemon won the race.
- */
-async function startDaemonProcess(
-  paths: DaemonPaths,
-  env: Env,
-  configPath: string | undefined,
-  options: EnsureDaemonOptions,
-): Promise<boolean> {
-  const [program, ...args] = options.command ?? defaultDaemonCommand(env);
-  if (!program) throw new McpxError('DAEMON_UNAVAILABLE', 'The daemon command is empty.');
-  if (configPath) args.push('--config', configPath);
-  if (options.idleMs !== undefined) args.push('--idle', String(Math.round(options.idleMs / 1000)));
-  if (options.port !== undefined) args.push('--port', String(options.port));
-  if (options.prewarm !== undefined) args.push('--prewarm', options.prewarm);
-  makePrivateDir(dirname(paths.log));
-  const logFd = openSync(paths.log, 'a', 0o600);
-  // A log an older mcpx created 0644 (it holds what the daemon's servers print) is closed on the next start.
-  fchmodSync(logFd, 0o600);
-  const timeoutMs = options.timeoutMs ?? 15_000;
-  try {
-    // Loaded here: only a command that starts the daemon spawns anything, and a warm call skips its cost.
-    const { spawn } = await import('node:child_process');
-    const child = spawn(program, args, {
-      cwd: options.cwd,
-      env: { ...env } as NodeJS.ProcessEnv,
-      detached: true,
-      stdio: ['ignore', 'pipe', logFd],
-    });
-    const line = await new Promise<string>((resolve, reject) => {
-      let buffered = '';
-      const timer = setTimeout(
-        () =>
-          reject(new McpxError('DAEMON_UNAVAILABLE', `The daemon did not get ready within ${timeoutMs} ms; see ${paths.log}.`)),
-        timeoutMs,
-      );
-      child.stdout!.on('data', (chunk: Buffer) => {
-        buffered += chunk.toString('utf8');
-        const newline = buffered.indexOf('\n');
-        if (newline >= 0) {
-          clearTimeout(timer);
-          resolve(buffered.slice(0, newline));
-        }
-      });
-      child.once('error', (error) => {
-        clearTimeout(timer);
-        reject(new McpxError('DAEMON_UNAVAILABLE', `Cannot start the daemon (${program}): ${error.message}`, { cause: error }));
-      });
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new McpxError('DAEMON_UNAVAILABLE', `The daemon exited (code ${code}) before it was ready; see ${paths.log}.`));
-      });
-    });
-    child.removeAllListeners('exit');
-    child.stdout!.destroy();
-    child.unref();
-    if (line.startsWith('running ')) {
-      // Another starter won the race: wait for its daemon to answer.
-      const deadline = Date.now() + timeoutMs;
-      while (Date.now() < deadline) {
-        const state = readDaemonState(paths);
-        if (state && (await healthy(state.socket))) return false;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      throw new McpxError(
-        'DAEMON_UNAVAILABLE',
-        `Another daemon (${line.slice(8)}) holds the lock but does not answer; see ${paths.log}.`,
-      );
-    }
-    if (!line.startsWith('ready '))
-      throw new McpxError('DAEMON_UNAVAILABLE', `The daemon said "${line}" instead of ready; see ${paths.log}.`);
-    return true;
-  } finally {
-    closeSync(logFd);
-  }
 }
 
 /** Stops the daemon of this config (SIGTERM; it abandons legacy questions and leaves modern ones resumable). */

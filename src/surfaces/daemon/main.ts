@@ -67,9 +67,10 @@ export async function runDaemonCommand(options: RunDaemonCommandOptions): Promis
   const onSignal = (signal: NodeJS.Signals): void => void daemon.stop(`got ${signal}`);
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  // The starter waits for this line: said before the reaper's spawn, which costs a fork of this whole process.
+  options.stdout.write(`ready ${process.pid}\n`);
   // Its stdio servers go when it goes, even killed (SIGKILL) with no chance to close them.
   reapGroupOnExit();
-  options.stdout.write(`ready ${process.pid}\n`);
   await daemon.stopped;
   stopEarly();
   process.off('SIGTERM', onSignal);

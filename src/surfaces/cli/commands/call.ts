@@ -3,21 +3,16 @@
  * put to the person at the terminal (prompt), returned as the §5.1 message with exit 75 while the call keeps
  * running in the daemon (return), or answered by the daemon's policy in the mode given (auto, decline, error).
  */
-import { randomUUID } from 'node:crypto';
 import { McpxError } from '../../../errors.js';
-import { ttlFromEnv } from '../../../policy/read.js';
 import type { Answer } from '../../../types.js';
-import { elicitModeOf, parseArgs, parseJsonObject, parseTarget, parseToolArguments, UsageError } from '../args.js';
 import type { CallResponse } from '../../../host/results.js';
 import type { Backend, ShownQuestion } from '../../backend/backend.js';
 import { followProgress, showActivity } from '../activity.js';
 import { openBackend } from '../connect.js';
 import { EXIT, type CliIO, type Command } from '../io.js';
 import { printResult } from '../print-result.js';
-import { findConfigPath } from '../../../config/find.js';
-import { renderInputRequired } from '../render.js';
-import { commandSession } from '../session.js';
-import { readStdin, toQuestion } from '../util.js';
+import { toQuestion } from '../util.js';
+import { callArguments, planCall, returnQuestions, runCall } from './call-plan.js';
 
 const USAGE = `usage: mcpx call <server>.<tool> ['<json>' | key=value | key:=json ...] [options]
 
@@ -45,100 +40,21 @@ exit: 0 done, 1 the call or the tool failed, 2 usage, 75 a question waits for an
 `;
 
 export const command: Command = async (argv, io) => {
-  const { flags, positional } = parseArgs(argv, { booleans: ['json', 'task'], strings: ['elicit', 'config'] });
-  if (flags.help) {
+  const plan = planCall(argv, io);
+  if (!plan) {
     io.stdout.write(USAGE);
     return EXIT.OK;
   }
-  const [target, ...words] = positional;
-  const { server, tool } = parseTarget(target);
-  const args = words.length === 1 && words[0] === '-' ? parseJsonObject(await readStdin(io.stdin)) : parseToolArguments(words);
-  const mode = elicitModeOf(flags.elicit, io.env, io.isTTY);
-  // A mode given (flag or MCPX_ELICIT) is the daemon's policy mode for this call; none given, the config's stands.
-  const chosen = typeof flags.elicit === 'string' || Boolean(io.env.MCPX_ELICIT);
-  const elicit = mode === 'prompt' || mode === 'return' ? 'ask' : mode;
-  if (mode === 'prompt' && !io.isTTY)
-    throw new UsageError('--elicit=prompt needs a terminal; use --elicit=return to get the question back instead');
-  const json = flags.json === true;
-  // MCPX_ELICIT_TTL_MS rides with the call, so a daemon already running applies it to this call's questions.
-  const elicitTtlMs = io.env.MCPX_ELICIT_TTL_MS ? ttlFromEnv(io.env.MCPX_ELICIT_TTL_MS, 0) : undefined;
-  const config = typeof flags.config === 'string' ? flags.config : undefined;
-  // The question is raised in this command's session, and only that session (or an operator) answers it.
-  const { session, sessionSource } = commandSession(io, config);
-
-  const backend = await openBackend(io, { config, forCall: true, server });
-  // A spinner on a terminal while the call runs; wiped before the result, a question or an error is written.
-  const activity = showActivity(io, `${server}.${tool}`);
-  // On a terminal the call carries a token, so the server's progress on it reaches the spinner from the daemon.
-  const progressToken = activity.live ? randomUUID() : undefined;
-  const unfollow = followProgress(backend, activity, { ...(progressToken ? { token: progressToken } : {}) }, { session });
+  const args = await callArguments(plan, io);
+  const backend = await openBackend(io, { config: plan.config, forCall: true, server: plan.server });
   try {
-    const response = await untilInterrupted(
-      backend
-        .call(server, tool, args, {
-          session,
-          sessionSource,
-          ...(chosen ? { elicit } : {}),
-          ...(elicitTtlMs ? { elicitTtlMs } : {}),
-          ...(progressToken ? { progressToken } : {}),
-          ...(flags.task === true ? { task: true } : {}),
-        })
-        .finally(() => {
-          unfollow();
-          activity.stop();
-        }),
-    );
-    if (response === 'interrupted') {
-      // Closing the backend (below) ends an inline daemon's calls: cancelled at the server, not left running there.
-      io.stderr.write('mcpx: interrupted\n');
-      return EXIT.INTERRUPTED;
-    }
-    if (response.status === 'complete') return printResult(response.result, io, json, { server, tool });
-    // The daemon answered in auto, decline and error; a question still open waits for an answer from anywhere.
-    if (mode !== 'prompt') return returnQuestions(response, io, json, session, findConfigPath(config, io.cwd, io.env));
-    return await answerUntilDone(backend, response, io, json, session);
+    return await runCall(backend, plan, args, io, (response) => answerUntilDone(backend, response, io, plan.json, plan.session));
   } finally {
     await backend.close();
   }
 };
 
-/** The call's response, or 'interrupted' at the first Ctrl-C (SIGINT) while it runs. */
-async function untilInterrupted<T>(call: Promise<T>): Promise<T | 'interrupted'> {
-  let onSignal!: () => void;
-  const interrupted = new Promise<'interrupted'>((resolve) => (onSignal = () => resolve('interrupted')));
-  process.once('SIGINT', onSignal);
-  // Settled after an interrupt by the backend's close: nobody waits for it then.
-  call.catch(() => undefined);
-  try {
-    return await Promise.race([call, interrupted]);
-  } finally {
-    process.off('SIGINT', onSignal);
-  }
-}
-
-export function returnQuestions(
-  response: Extract<CallResponse, { status: 'input-required' }>,
-  io: CliIO,
-  json: boolean,
-  /** The command's session: a question of another (a sign-in joined) is shown with --all. */
-  session?: string,
-  /** The config file, absolute: the printed commands name it, so they work pasted in another directory. */
-  configPath?: string,
-): number {
-  const { inputRequired } = response;
-  const text = renderInputRequired({
-    server: inputRequired.server,
-    tool: inputRequired.tool,
-    questions: inputRequired.questions,
-    ...(session ? { session } : {}),
-    ...(inputRequired.task && !response.inline ? { task: inputRequired.task } : {}),
-    pasteable: configPath ? { configPath } : {},
-    now: Date.now(),
-  });
-  if (json) io.stdout.write(`${JSON.stringify({ inputRequired: { ...inputRequired, text } }, null, 2)}\n`);
-  else io.stdout.write(text);
-  return EXIT.INPUT_REQUIRED;
-}
+export { returnQuestions };
 
 /**
  * Puts each round of questions to the person at the terminal, until the call completes. A new round (a modern server
