@@ -73,6 +73,22 @@ export function createHolderLease(options: HolderLeaseOptions): HolderLease {
     delete task.continuation;
   }
 
+  /**
+   * The call's state was claimed already. By a taker of this holder before us (it named itself) that is gone (its
+   * process exited, or it holds no live lease): it died between its claim and its write, and the call, still this
+   * holder's, would be nobody's. Of the survivors judging so, one claim after it wins. Anyone else: theirs.
+   */
+  async function claimAfterDeadTaker(task: TaskRecord): Promise<boolean> {
+    const taker = await tasks.claimant(task);
+    if (taker === undefined || taker === instance) return false;
+    if (!options.ownerGone?.(taker)) {
+      const { now, leases: all } = await leases.list();
+      if (all.some((lease) => lease.owner === taker && lease.expiresAt >= now)) return false;
+    }
+    log(`${task.id}: its first taker (${taker}) died before adopting it`);
+    return tasks.claim(task, instance, taker);
+  }
+
   /** Adopts a lapsed holder's calls (we hold its lease while we do); resolves with how many we left to another. */
   async function takeOver(holder: string): Promise<number> {
     const left: string[] = [];
@@ -86,7 +102,7 @@ export function createHolderLease(options: HolderLeaseOptions): HolderLease {
         continue;
       }
       // Whoever asks for the call's result may take a dead serve's call over too: of us and them, one claim wins.
-      if (!(await tasks.claim(task))) continue;
+      if (!(await tasks.claim(task, instance)) && !(await claimAfterDeadTaker(task))) continue;
       // A modern round resumes from its continuation; an MCP task is followed at its server (mcp-follow.ts).
       const modern =
         (task.state === 'input-required' && task.era === 'modern' && task.continuation !== undefined) || followsMcpTask(task);

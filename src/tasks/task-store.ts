@@ -26,9 +26,12 @@ export interface TaskStore {
   /**
    * Takes the call over from the state `task` shows (let go, or held by a process that is gone): a put-if-absent
    * in the store on that state, so of many processes taking one call over exactly one wins (true). The winner then
-   * writes the record with its own holder; the others leave the call to it.
+   * writes the record with its own holder; the others leave the call to it. `by` names the claimer (a takeover's
+   * instance) in the claim; `after` claims the state anew after that claimer (judged dead before it adopted it).
    */
-  claim(task: TaskRecord): Promise<boolean>;
+  claim(task: TaskRecord, by?: string, after?: string): Promise<boolean>;
+  /** The claimer named in the claim on the state `task` shows (undefined: unclaimed, or claimed without a name). */
+  claimant(task: TaskRecord): Promise<string | undefined>;
   /**
    * `put` split for a task stored with its first question, when this store's keyv is the broker's (else undefined):
    * rows for the question's write (the record, and its holder's live row when no other write of that row is
@@ -188,8 +191,15 @@ export function createTaskStore(kv: Keyv = new Keyv(), options: TaskStoreOptions
         const tasks = (await kv.getMany(ids.map((id) => PREFIX + id))) as Array<TaskRecord | undefined>;
         return tasks.filter((task): task is TaskRecord => isUnfinished(task) && task!.holder === holder);
       }),
-    claim: (task) =>
-      guard('claim a task', () => toBrokerStore(kv).putIfAbsent(claimKey(task), { pid: process.pid, at: Date.now() }, CLAIM_MS)),
+    claim: (task, by, after) =>
+      guard('claim a task', () =>
+        toBrokerStore(kv).putIfAbsent(
+          claimKey(task) + (after === undefined ? '' : `:after:${after}`),
+          { pid: process.pid, at: Date.now(), ...(by === undefined ? {} : { by }) },
+          CLAIM_MS,
+        ),
+      ),
+    claimant: (task) => guard('read a claim', async () => ((await kv.get(claimKey(task))) as { by?: string } | undefined)?.by),
     setLive: (holder, ids) =>
       guard('save a task', async () => {
         live.delete(holder);

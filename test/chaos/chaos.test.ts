@@ -8,7 +8,8 @@
  * the answer given; a call that did not says ELICITATION_ABANDONED), none is answered twice (the audit log has at
  * most one answer per question), every modern call completes, every legacy call completes or is abandoned, and an
  * answer refused as abandoned was never recorded. And the chaos happened: at least one daemon was seen gone after
- * its SIGKILL (the first stays down past its lease) and a survivor's log says it took over and resumed calls. The seed (MCPX_CHAOS_SEED, printed) fixes the questions' eras
+ * its SIGKILL, and a survivor's log says it took over and resumed calls: the first victim is chosen among the daemons
+ * holding modern rounds (read in the store) and stays down until a survivor took it over. The seed (MCPX_CHAOS_SEED, printed) fixes the questions' eras
  * and the kill schedule; MCPX_CHAOS_QUESTIONS sets how many (`npm run chaos`: 1,000).
  */
 import { spawn } from 'node:child_process';
@@ -21,6 +22,9 @@ import { startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 import { daemonPaths } from '../../src/surfaces/daemon/paths.js';
 import { processAlive as alive } from '../../src/local/process-alive.js';
+import { isModernRound } from '../../src/tasks/handoff.js';
+import { createTaskStore } from '../../src/tasks/task-store.js';
+import { until } from '../helpers/daemon-fleet.js';
 
 // `npm test` asks 200 (CI time on 2 cores); `npm run chaos` asks 1,000.
 const QUESTIONS = Number(process.env.MCPX_CHAOS_QUESTIONS || 200);
@@ -114,9 +118,25 @@ for (const [name, url] of [
       );
       await Promise.all(daemons.map((d) => d.start()));
       const sockets = daemons.map((d) => daemonPaths(d.env, d.configPath).socket);
+      const holderOf = (d: FleetDaemon): string => daemonPaths(d.env, d.configPath).fingerprint;
+      // The store as the daemons share it: which calls a daemon holds that a survivor must resume if it dies.
+      const watch = await openStoreUrl(url());
+      const tasks = createTaskStore(watch.keyv);
+      const resumable = async (d: FleetDaemon): Promise<number> => (await tasks.liveOf(holderOf(d))).filter(isModernRound).length;
+      const takeoversOf = (holder: string, since: Map<FleetDaemon, number>): number[] =>
+        daemons.flatMap((d) =>
+          [
+            ...d
+              .log()
+              .slice(since.get(d) ?? 0)
+              .matchAll(new RegExp(`took over ${holder}: (\\d+) call\\(s\\) resumed`, 'g')),
+          ].map((m) => Number(m[1])),
+        );
       // Counted from what is seen: a daemon's process gone after its SIGKILL; a survivor's log saying it took over.
       let kills = 0;
       let pastLease = 0;
+      // The first takeover, made certain: a daemon killed holding modern rounds stays down until a survivor took it over.
+      let proof: { victim: string; held: number; resumed: Promise<number[]> } | undefined;
       try {
         const share = (i: number): number => Math.floor(QUESTIONS / CLIENTS) + (i < QUESTIONS % CLIENTS ? 1 : 0);
         let clientsDone = false;
@@ -127,31 +147,50 @@ for (const [name, url] of [
         // only after its lease lapsed (a survivor takes over), then wait a random while.
         const restarts: Array<Promise<void>> = [];
         const restarting = new Set<FleetDaemon>();
-        const restart = (daemon: FleetDaemon, delay: number): void => {
+        const restart = (daemon: FleetDaemon, after: () => Promise<unknown>): void => {
           restarting.add(daemon);
           restarts.push(
             (async () => {
-              await new Promise((r) => setTimeout(r, delay));
+              await after();
               await daemon.start();
               restarting.delete(daemon);
             })(),
           );
         };
+        const sleep = (ms: number) => () => new Promise((r) => setTimeout(r, ms));
         while (!clientsDone) {
           await Promise.race([clients.catch(() => undefined), new Promise((r) => setTimeout(r, 300 + random() * 1200))]);
           if (clientsDone) break;
           // A daemon that exited on its own (its lease was taken while it stalled) comes back like any other.
-          for (const daemon of daemons) if (daemon.pid === undefined && !restarting.has(daemon)) restart(daemon, 0);
+          for (const daemon of daemons) if (daemon.pid === undefined && !restarting.has(daemon)) restart(daemon, sleep(0));
           const live = daemons.filter((d) => d.pid !== undefined);
           if (live.length < 2) continue;
-          const victim = live[Math.floor(random() * live.length)]!;
-          // The first victim stays down past its lease, so every run has a takeover to see.
-          const delay = kills === 0 ? LEASE_MS * 1.5 : [0, LEASE_MS / 2, LEASE_MS * 1.5][Math.floor(random() * 3)]!;
-          if (delay > LEASE_MS) pastLease++;
+          // Until the first takeover is certain, only a daemon holding a call a survivor must resume is a victim.
+          const holding = proof ? live : (await Promise.all(live.map(async (d) => ((await resumable(d)) > 0 ? [d] : [])))).flat();
+          if (holding.length === 0) continue;
+          const victim = holding[Math.floor(random() * holding.length)]!;
           const pid = victim.pid!;
+          const logs = new Map(daemons.map((d) => [d, d.log().length]));
           await victim.kill();
           if (!alive(pid)) kills++;
-          restart(victim, delay);
+          if (!proof) {
+            // Dead now: nobody else writes its calls until a survivor takes them over, so this is what it must resume.
+            const held = await resumable(victim);
+            if (held > 0) {
+              const holder = holderOf(victim);
+              const resumed = until(`a survivor taking over ${victim.name} (${held} modern round(s) held)`, async () => {
+                const seen = takeoversOf(holder, logs);
+                return seen.length > 0 ? seen : undefined;
+              });
+              proof = { victim: victim.name, held, resumed };
+              pastLease++;
+              restart(victim, () => resumed);
+              continue;
+            }
+          }
+          const delay = [0, LEASE_MS / 2, LEASE_MS * 1.5][Math.floor(random() * 3)]!;
+          if (delay > LEASE_MS) pastLease++;
+          restart(victim, sleep(delay));
         }
         const lines = (await clients).flat();
         await Promise.all(restarts);
@@ -161,18 +200,17 @@ for (const [name, url] of [
         console.log(
           `chaos on ${name}: ${kills} kills (${pastLease} left down past their lease), ${takeovers.length} takeovers resuming ${resumed} calls, ${exits} exits on a lease taken while stalled`,
         );
+        const first = proof && (await proof.resumed);
+        console.log(
+          `chaos on ${name}: the first takeover: ${proof?.victim} killed holding ${proof?.held} modern round(s), survivors resumed ${first?.join(' + ')}`,
+        );
         // A run with nothing killed or nothing taken over proved nothing.
+        expect(proof).toBeDefined();
         expect(kills).toBeGreaterThan(0);
         expect(takeovers.length).toBeGreaterThan(0);
         expect(resumed).toBeGreaterThan(0);
 
-        const store = await openStoreUrl(url());
-        let events;
-        try {
-          events = await store.readEvents();
-        } finally {
-          await store.close();
-        }
+        const events = await watch.readEvents();
         const answers = new Map<string, number>();
         for (const e of events)
           if (e.kind === 'elicit.answered' && e.elicit) answers.set(e.elicit, (answers.get(e.elicit) ?? 0) + 1);
@@ -211,9 +249,16 @@ for (const [name, url] of [
         expect(tally.modernComplete).toBe(lines.filter((l) => l.era === 'modern').length);
       } catch (error) {
         for (const d of daemons) console.log(`--- ${d.name}\n${d.log()}`);
+        // A call a client gave up waiting on: its record as the store has it, and its questions' state.
+        for (const id of new Set(String(error).match(/tsk-[0-9a-f]{16}/g) ?? [])) {
+          const task = await tasks.get(id);
+          const questions = await Promise.all((task?.waitingOn ?? []).map((q) => watch.getEntry(q)));
+          console.log(`--- ${id}\n${JSON.stringify({ task, questions })}`);
+        }
         throw error;
       } finally {
         await Promise.all(daemons.map((d) => d.stop()));
+        await watch.close();
       }
     }, 600_000);
   });

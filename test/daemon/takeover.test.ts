@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { openStoreUrl } from '../../src/broker/store-url.js';
 import { openLeases } from '../../src/tasks/leases.js';
+import { createTaskStore } from '../../src/tasks/task-store.js';
 import { cli, fleetDaemon, post, until, type FleetDaemon } from '../helpers/daemon-fleet.js';
 import { fixtureEcho } from '../helpers/fixture-servers.js';
 import { useStoreServers } from '../helpers/store-servers.js';
@@ -65,6 +66,41 @@ for (const [name, url] of [
         await Promise.all(stores.map((s) => s.close()));
       }
     });
+
+    it('resumes a call whose first taker died between its claim and its adoption', async () => {
+      const env = { MCPX_LEASE_MS: '1000', MCPX_SESSION_ID: 'taker-died' };
+      const [a, b] = ['a', 'b'].map((n) => fleetDaemon(`${name}-claim-${n}`, url(), env)) as [FleetDaemon, FleetDaemon];
+      await Promise.all([a.start(), b.start()]);
+      const store = await openStoreUrl(url());
+      try {
+        const modern = await ask(a, 'modern/ask_form', 'claimed by the dead');
+        await a.kill();
+        // What a survivor (of another host, holding no lease now) killed right after its claim leaves: its claim on
+        // the call's state, and nothing else.
+        const tasks = createTaskStore(store.keyv);
+        expect(await tasks.claim((await tasks.get(modern.task))!, 'another-host:4242:dead')).toBe(true);
+        await until('a survivor taking over A', async () => (b.log().includes('took over') ? true : undefined));
+        expect((await b.fetch(`/v1/elicit/${modern.question}/accept`, post({ content: { repo: 'me/claimed' } }))).status).toBe(
+          200,
+        );
+        const done = await until(
+          'the claimed call to complete',
+          async () => {
+            const task = await taskOf(b, modern.task);
+            return task.state === 'complete' ? task : undefined;
+          },
+          20_000,
+        );
+        expect(done.pid).toBe(b.pid);
+        expect(fixtureEcho(done.result!).received.details).toMatchObject({ action: 'accept', content: { repo: 'me/claimed' } });
+      } catch (error) {
+        console.log(a.log(), b.log());
+        throw error;
+      } finally {
+        await store.close();
+        await Promise.all([a.kill(), b.stop()]);
+      }
+    }, 120_000);
 
     it('resumes the modern call in one survivor and abandons the legacy one, refusing its answer', async () => {
       // One session on every host (callers are bound to their session): the CLI runs with the same env.
