@@ -8,6 +8,11 @@ type Env = Record<string, string | undefined>;
 
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
+/** The names of the variables `text` refers to, each once, sorted. */
+export function referencedNames(text: string): string[] {
+  return [...new Set(Array.from(text.matchAll(REFERENCE), (match) => match[1]!))].sort();
+}
+
 /**
  * Expands every reference in `value`; unset variables without a default are reported as issues at `field`.
  * Each value taken from the environment is noted in `forms` with the reference that named it (`${NAME}`), so

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { referencedNames } from '../../config/expand.js';
 import { MCPX_VERSION } from '../../constants.js';
 import { stateDir } from '../../paths.js';
 import { makePrivateDir, writePrivateFile } from '../../private-files.js';
@@ -23,8 +24,7 @@ function verdictKey(configPath: string, env: Env, cwd: string): string | undefin
   } catch {
     return undefined;
   }
-  const named = [...new Set(Array.from(text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g), (m) => m[1]!))].sort();
-  const variables = named.map((name) => `${name}=${JSON.stringify(env[name] ?? null)}`);
+  const variables = referencedNames(text).map((name) => `${name}=${JSON.stringify(env[name] ?? null)}`);
   return createHash('sha256')
     .update([MCPX_VERSION, configPath, cwd, text, ...variables].join('\0'))
     .digest('hex');
