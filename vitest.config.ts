@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './test/helpers/longest-first.js';
 
 // Most tests wait on child processes, sockets and stores rather than the CPU, so files run four at a time even on
 // two cores (vitest's default is cores - 1: one file at a time there). Both projects share that one pool: the
@@ -12,6 +13,8 @@ const setupFiles = process.env.MCPX_TEST_CPU ? ['test/helpers/cpu-meter.ts'] : [
 export default defineConfig({
   test: {
     maxWorkers,
+    // Every file of both projects, longest first (test/helpers/longest-first.ts): the suite ends with short files.
+    sequence: { sequencer: LongestFirst },
     // npm test (MCPX_TEST_DTS=build): the declarations build beside the tests (test/helpers/declarations.ts).
     globalSetup: ['test/helpers/declarations-setup.ts'],
     projects: [
