@@ -15,7 +15,7 @@ export function acrossHandlesCases({ pair, question, codeOf, withTimeout }: Case
           const { id } = await a.openRequest(question(session));
           const waiting = b.awaitAnswer(id);
           await a.respond({ id, action: 'decline', by: 'cli' });
-          const answer = await withTimeout(waiting, 5_000, 'awaitAnswer on the other handle');
+          const answer = await withTimeout(waiting, 'awaitAnswer on the other handle');
           strictEqual(answer.action, 'decline');
         }),
     },
@@ -26,7 +26,7 @@ export function acrossHandlesCases({ pair, question, codeOf, withTimeout }: Case
           const { id, trace } = await a.openRequest({ ...question(session), ttlMs: 1_000 });
           const waits = Promise.all([a.awaitAnswer(id), b.awaitAnswer(id)] as const);
           clock!.advance(1_000);
-          const [one, two] = await withTimeout(waits, 5_000, 'expiry');
+          const [one, two] = await withTimeout(waits, 'expiry');
           deepStrictEqual(one, two);
           strictEqual(one.action, 'cancel');
           strictEqual(one.by, 'expiry');

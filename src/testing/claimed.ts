@@ -15,7 +15,7 @@ export interface ClaimedCaseDeps {
   /** Two brokers over two handles of the store, for one case; closed afterwards. */
   pair(body: (a: StoreBroker, b: StoreBroker, session: string) => Promise<void>): Promise<void>;
   question(session: string): OpenRequestInput;
-  withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T>;
+  withTimeout<T>(promise: Promise<T>, what: string): Promise<T>;
 }
 
 /** Resolves with the first event a listener on `broker`'s store object hears for `id`. */
@@ -42,7 +42,7 @@ export function claimedCases({ pair, question, withTimeout }: ClaimedCaseDeps): 
           const listener = heardOf(a, id, heard);
           try {
             await a.respond({ id, action: 'decline', by: 'cli' });
-            const event = await withTimeout(listener.event, 5_000, 'onClaimed after a respond through the handle');
+            const event = await withTimeout(listener.event, 'onClaimed after a respond through the handle');
             strictEqual(event.kind, 'elicit.answered');
             // A losing claim (the question is answered already) is no answer claimed.
             await a.respond({ id, action: 'cancel', by: 'cli' }).catch(() => undefined);
@@ -56,7 +56,7 @@ export function claimedCases({ pair, question, withTimeout }: ClaimedCaseDeps): 
           const still = heardOf(a, next.id, []);
           try {
             await a.respond({ id: next.id, action: 'decline', by: 'cli' });
-            await withTimeout(still.event, 5_000, 'onClaimed of a listener still subscribed');
+            await withTimeout(still.event, 'onClaimed of a listener still subscribed');
           } finally {
             still.off();
           }
@@ -79,9 +79,9 @@ export function claimedCases({ pair, question, withTimeout }: ClaimedCaseDeps): 
           const unsubscribe = a.subscribe((e) => told.push(e));
           try {
             ok(await takeOffer(a.store, offer), 'the holder takes the offered answer');
-            const event = await withTimeout(listener.event, 5_000, 'onClaimed after a claim straight through the store');
+            const event = await withTimeout(listener.event, 'onClaimed after a claim straight through the store');
             strictEqual(event.kind, 'elicit.answered');
-            strictEqual((await withTimeout(a.awaitAnswer(id), 5_000, 'the answer taken')).action, 'accept');
+            strictEqual((await withTimeout(a.awaitAnswer(id), 'the answer taken')).action, 'accept');
             ok(
               told.some((e) => e.elicit === id && e.kind === 'elicit.answered'),
               "the broker that asked on the handle did not pass the holder's claim to its subscribers",

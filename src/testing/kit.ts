@@ -11,6 +11,8 @@ import { isMcpxError } from '../errors.js';
 export interface StoreFactory {
   /** A new handle to the shared backing store. The suite closes the handles it opens. */
   open(): Promise<BrokerStore | Keyv>;
+  /** How long a case waits for what a store must deliver (a wake, an event, an answer) before failing; 5000 ms. */
+  waitMs?: number;
 }
 
 export interface ComplianceCase {
@@ -33,7 +35,8 @@ export interface CaseKit {
   question(session: string, over?: Partial<OpenRequestInput>): OpenRequestInput;
   /** `OK`, or the McpxError code the promise rejects with. */
   codeOf(promise: Promise<unknown>): Promise<string>;
-  withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T>;
+  /** Fails with `what` unless the promise settles within the factory's `waitMs` (times `factor`). */
+  withTimeout<T>(promise: Promise<T>, what: string, factor?: number): Promise<T>;
 }
 
 const question = (session: string, over: Partial<OpenRequestInput> = {}): OpenRequestInput => ({
@@ -85,5 +88,6 @@ export function caseKit(factory: StoreFactory): CaseKit {
       if (storeB !== storeA) await storeB.close();
     }
   };
-  return { pair, question, codeOf, withTimeout };
+  const waitMs = factory.waitMs ?? 5_000;
+  return { pair, question, codeOf, withTimeout: (promise, what, factor = 1) => withTimeout(promise, waitMs * factor, what) };
 }

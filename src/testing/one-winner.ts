@@ -50,7 +50,7 @@ export function oneWinnerCases({ pair, question, codeOf, withTimeout }: CaseKit)
           });
           ok(await a.store.putIfAbsent(key, { n: 1 }, 60_000, { wake: true }));
           strictEqual(await a.store.putIfAbsent(key, { n: 2 }, 60_000, { wake: true }), false);
-          await withTimeout(woken, 10_000, 'the watcher of the row on the other handle');
+          await withTimeout(woken, 'the watcher of the row on the other handle', 2);
           deepStrictEqual(await b.store.keyv.get(key), { n: 1 });
         }),
     },
