@@ -153,7 +153,7 @@ describe('refreshing an expired OAuth access token', () => {
     await expire();
     const before = (await stats()).token.refresh_token;
     const calls = await Promise.all(Array.from({ length: 8 }, () => mcpx(['call', 'notes.whoami', '--json'])));
-    for (const call of calls) expect({ code: call.code, stderr: call.stderr }).toEqual({ code: 0, stderr: '' });
+    for (const call of calls) expect({ code: call.code, stderr: call.stderr }, call.stdout).toEqual({ code: 0, stderr: '' });
     expect(new Set(calls.map((call) => JSON.parse(call.stdout).structuredContent.sha256)).size).toBe(1);
     expect((await stats()).token).toMatchObject({ authorization_code: 1, refresh_token: before + 1 });
   });
