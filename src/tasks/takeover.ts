@@ -73,20 +73,30 @@ export function createHolderLease(options: HolderLeaseOptions): HolderLease {
     delete task.continuation;
   }
 
+  /** Whether a takeover's claimer is gone: its process exited (on this host), or it holds no live lease. */
+  async function takerGone(taker: string): Promise<boolean> {
+    if (options.ownerGone?.(taker)) return true;
+    const { now, leases: all } = await leases.list();
+    return !all.some((lease) => lease.owner === taker && lease.expiresAt >= now);
+  }
+
   /**
-   * The call's state was claimed already. By a taker of this holder before us (it named itself) that is gone (its
-   * process exited, or it holds no live lease): it died between its claim and its write, and the call, still this
-   * holder's, would be nobody's. Of the survivors judging so, one claim after it wins. Anyone else: theirs.
+   * The call's state was claimed already. By a taker of this holder before us (it named itself) that is gone: it
+   * died between its claim and its write, and the call, still this holder's, would be nobody's. Of the survivors
+   * judging so, one claim after it wins; that claim's taker may die in the same window, so the chain of claims is
+   * followed to its last link, and claimed after it when that taker is gone too. Anyone else: theirs.
    */
   async function claimAfterDeadTaker(task: TaskRecord): Promise<boolean> {
-    const taker = await tasks.claimant(task);
-    if (taker === undefined || taker === instance) return false;
-    if (!options.ownerGone?.(taker)) {
-      const { now, leases: all } = await leases.list();
-      if (all.some((lease) => lease.owner === taker && lease.expiresAt >= now)) return false;
+    const seen = new Set<string>([instance]);
+    let taker = await tasks.claimant(task);
+    while (taker !== undefined && !seen.has(taker)) {
+      seen.add(taker);
+      if (!(await takerGone(taker))) return false;
+      log(`${task.id}: its taker ${taker} died before adopting it`);
+      if (await tasks.claim(task, instance, taker)) return true;
+      taker = await tasks.claimant(task, taker);
     }
-    log(`${task.id}: its first taker (${taker}) died before adopting it`);
-    return tasks.claim(task, instance, taker);
+    return false;
   }
 
   /** Adopts a lapsed holder's calls (we hold its lease while we do); resolves with how many we left to another. */
