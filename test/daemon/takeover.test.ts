@@ -213,22 +213,33 @@ for (const [name, url] of [
   });
 }
 
-describe('a survivor killed while writing a call it took over (Postgres)', () => {
-  it("leaves the call to the next survivor, never in nobody's live row", async () => {
-    const env = { MCPX_LEASE_MS: '1000', MCPX_SESSION_ID: 'killed-writing' };
-    const [a, b, c] = ['a', 'b', 'c'].map((n) => fleetDaemon(`pg-write-${n}`, servers.postgres.url, env)) as [
-      FleetDaemon,
-      FleetDaemon,
-      FleetDaemon,
-    ];
+describe('a survivor whose write of a call it took over never landed (Postgres)', () => {
+  interface Held {
+    a: FleetDaemon;
+    b: FleetDaemon;
+    c: FleetDaemon;
+    /** Ends the hold: the held write fails (its connection ends), then the lock goes. */
+    release: () => Promise<void>;
+    /** The holder the call's record names now. */
+    holder: () => Promise<string | undefined>;
+  }
+
+  /**
+   * A's call, A killed, and B's write of it in its takeover of A held: B's live row is locked by an open transaction
+   * here, so that write waits (whatever B wrote beside it, or before it, is in the store). `then` ends the hold its
+   * way and names the daemon that must resume the call; it is answered, completes there once, and its result is read
+   * by another process.
+   */
+  async function heldTakeover(tag: string, then: (held: Held) => Promise<FleetDaemon>): Promise<void> {
+    const env = { MCPX_LEASE_MS: '1000', MCPX_SESSION_ID: `held-${tag}` };
+    const daemons = ['a', 'b', 'c'].map((n) => fleetDaemon(`pg-${tag}-${n}`, servers.postgres.url, env));
+    const [a, b, c] = daemons as [FleetDaemon, FleetDaemon, FleetDaemon];
     await Promise.all([a.start(), b.start()]);
     const store = await openStoreUrl(servers.postgres.url);
     const locker = new pg.Client({ connectionString: servers.postgres.url });
     await locker.connect();
     try {
-      const modern = await ask(a, 'modern/ask_form', 'written half');
-      // B's live row, locked by an open transaction: B's write of it waits there until B is killed, as if B died
-      // right then (whatever else B wrote with the row, or before it, is in the store).
+      const modern = await ask(a, 'modern/ask_form', `held ${tag}`);
       const { table } = tablesOf(store.keyv);
       const rowOfB = rawKey(store.keyv, `tasks-live:${daemonPaths(b.env, b.configPath).fingerprint}`);
       await locker.query('BEGIN');
@@ -242,41 +253,64 @@ describe('a survivor killed while writing a call it took over (Postgres)', () =>
       await until('B to write its live row in its takeover of A', async () =>
         (await locker.query(blockedSql, [lockerPid])).rowCount ? true : undefined,
       );
-      // Whatever B sent beside the row lands: a record written on its own names B at once (none does when the two
-      // go in one write, so the wait is bounded, and either way B dies next).
       const tasks = createTaskStore(store.keyv);
-      const holderB = daemonPaths(b.env, b.configPath).fingerprint;
-      await until(
-        'the record to name B',
-        async () => ((await tasks.get(modern.task))?.holder === holderB ? true : undefined),
-        1000,
-      ).catch(() => undefined);
-      await b.kill();
-      await locker.query(`SELECT pg_terminate_backend(pid) FROM (${blockedSql}) AS blocked`, [lockerPid]);
-      await locker.query('ROLLBACK');
-
-      await c.start();
-      await until('C to take the call over', async () => (c.log().includes('1 call(s) resumed') ? true : undefined));
-      expect((await c.fetch(`/v1/elicit/${modern.question}/accept`, post({ content: { repo: 'me/half' } }))).status).toBe(200);
+      const release = async (): Promise<void> => {
+        await locker.query(`SELECT pg_terminate_backend(pid) FROM (${blockedSql}) AS blocked`, [lockerPid]);
+        await locker.query('ROLLBACK');
+      };
+      const resumer = await then({ a, b, c, release, holder: async () => (await tasks.get(modern.task))?.holder });
+      await until(`${resumer.name} to take the call over`, async () =>
+        resumer.log().includes('1 call(s) resumed') ? true : undefined,
+      );
+      expect((await resumer.fetch(`/v1/elicit/${modern.question}/accept`, post({ content: { repo: `me/${tag}` } }))).status).toBe(
+        200,
+      );
       const done = await until(
-        'the half-written call to complete',
+        'the held call to complete',
         async () => {
-          const task = await taskOf(c, modern.task);
+          const task = await taskOf(resumer, modern.task);
           return task.state === 'complete' ? task : undefined;
         },
         20_000,
       );
-      expect(done.pid).toBe(c.pid);
-      const result = await cli(c, ['task', 'result', modern.task, '--json', '--config', c.configPath]);
+      expect(done.pid).toBe(resumer.pid);
+      const result = await cli(resumer, ['task', 'result', modern.task, '--json', '--config', resumer.configPath]);
       expect(result.code, result.stderr).toBe(0);
-      expect(result.stdout).toContain('me/half');
+      expect(result.stdout).toContain(`me/${tag}`);
     } catch (error) {
-      console.log(a.log(), b.log(), c.log());
+      console.log(...daemons.map((d) => d.log()));
       throw error;
     } finally {
       await locker.end().catch(() => undefined);
       await store.close();
-      await Promise.all([a.kill(), b.kill(), c.stop()]);
+      await Promise.all(daemons.map((d) => d.kill()));
     }
+  }
+
+  it("leaves the call to the next survivor when the taker is killed there, never in nobody's live row", async () => {
+    await heldTakeover('killed', async ({ b, c, release, holder }) => {
+      // A record written on its own names B at once (none does when record and row go in one write, so the wait
+      // is bounded; either way B dies next).
+      const holderB = daemonPaths(b.env, b.configPath).fingerprint;
+      await until('the record to name B', async () => ((await holder()) === holderB ? true : undefined), 1000).catch(
+        () => undefined,
+      );
+      await b.kill();
+      await release();
+      await c.start();
+      return c;
+    });
+  }, 120_000);
+
+  it('retakes the call in the taker when its write failed (the store erred), kept meanwhile by another survivor', async () => {
+    // B lives on. While its write is held, A's lease (not renewed by B meanwhile) lapses and C sweeps A: the call is
+    // B's claim, so C leaves it in A's row. B's write fails, A's lease lapses again, and B finds its own claim.
+    await heldTakeover('erred', async ({ a, b, c, release }) => {
+      await c.start();
+      const holderA = daemonPaths(a.env, a.configPath).fingerprint;
+      await until('C to sweep A while B is held', async () => (c.log().includes(`took over ${holderA}`) ? true : undefined));
+      await release();
+      return b;
+    });
   }, 120_000);
 });
