@@ -57,56 +57,60 @@ export function createHolderLease(options: HolderLeaseOptions): HolderLease {
   let sweeping: Promise<unknown> = Promise.resolve();
   let stopped = false;
 
-  async function abandonLegacy(task: TaskRecord): Promise<void> {
-    for (const id of task.waitingOn) {
-      try {
-        if ((await broker.get(id))?.state === 'pending') await broker.abandon(id, REASON);
-      } catch {
-        // Answered meanwhile (the answer was accepted before the call died) or gone: the task says what happened.
-      }
-    }
-    Object.assign(task, {
-      state: 'failed',
-      waitingOn: [],
-      error: { code: 'ELICITATION_ABANDONED', message: `${REASON}; run the call again` },
-    });
-    delete task.continuation;
+  /** Whether a takeover's claimer is gone: its process exited (on this host), or it holds no live lease. */
+  async function takerGone(taker: string): Promise<boolean> {
+    if (options.ownerGone?.(taker)) return true;
+    const { now, leases: all } = await leases.list();
+    return !all.some((lease) => lease.owner === taker && lease.expiresAt >= now);
   }
 
   /**
-   * The call's state was claimed already. By a taker of this holder before us (it named itself) that is gone (its
-   * process exited, or it holds no live lease): it died between its claim and its write, and the call, still this
-   * holder's, would be nobody's. Of the survivors judging so, one claim after it wins. Anyone else: theirs.
+   * The call's state was claimed already. By a taker of this holder before us (it named itself) that is gone: it
+   * died between its claim and its write, and the call, still this holder's, would be nobody's. Of the survivors
+   * judging so, one claim after it wins; that claim's taker may die in the same window, so the chain of claims is
+   * followed to its last link, and claimed after it when that taker is gone too. Anyone else: theirs.
    */
   async function claimAfterDeadTaker(task: TaskRecord): Promise<boolean> {
-    const taker = await tasks.claimant(task);
-    if (taker === undefined || taker === instance) return false;
-    if (!options.ownerGone?.(taker)) {
-      const { now, leases: all } = await leases.list();
-      if (all.some((lease) => lease.owner === taker && lease.expiresAt >= now)) return false;
+    const seen = new Set<string>();
+    let taker = await tasks.claimant(task);
+    while (taker !== undefined && !seen.has(taker)) {
+      // Ours: a takeover of ours claimed it and its write failed (the store erred), so the call is still to adopt.
+      if (taker === instance) return true;
+      seen.add(taker);
+      if (!(await takerGone(taker))) return false;
+      log(`${task.id}: its taker ${taker} died before adopting it`);
+      if (await tasks.claim(task, instance, taker)) return true;
+      taker = await tasks.claimant(task, taker);
     }
-    log(`${task.id}: its first taker (${taker}) died before adopting it`);
-    return tasks.claim(task, instance, taker);
+    return false;
   }
 
   /** Adopts a lapsed holder's calls (we hold its lease while we do); resolves with how many we left to another. */
   async function takeOver(holder: string): Promise<number> {
+    // Calls that stay in the holder's row: ones we cannot serve, and ones another process claimed.
     const left: string[] = [];
     let adopted = 0;
+    let unserved = 0;
     for (const task of await tasks.liveOf(holder)) {
       // Still ours (renewed): a takeover slower than the TTL must not share a call with the next survivor.
       if (!(await leases.renew(PREFIX + holder, instance, ttlMs)))
         throw new Error(`the lease of ${holder} passed to another daemon during the takeover`);
       if (options.serves && !(await options.serves(task.server))) {
         left.push(task.id);
+        unserved++;
         continue;
       }
       // Whoever asks for the call's result may take a dead serve's call over too: of us and them, one claim wins.
-      if (!(await tasks.claim(task, instance)) && !(await claimAfterDeadTaker(task))) continue;
+      // The loser keeps the call in this row until its record names the winner (the row's readers then skip it): a
+      // winner that fails to write it (killed, or the store erred) leaves it here for a later sweep, never nowhere.
+      if (!(await tasks.claim(task, instance)) && !(await claimAfterDeadTaker(task))) {
+        left.push(task.id);
+        continue;
+      }
       // A modern round resumes from its continuation; an MCP task is followed at its server (mcp-follow.ts).
       const modern =
         (task.state === 'input-required' && task.era === 'modern' && task.continuation !== undefined) || followsMcpTask(task);
-      if (!modern) await abandonLegacy(task);
+      if (!modern) await abandonLegacy(broker, task);
       Object.assign(task, { holder: options.holder, pid: options.pid, instance, updatedAt: Date.now() });
       // Ours from here (in our live row) before it leaves theirs: a crash now leaves it to whoever takes us over.
       await tasks.put(task);
@@ -115,8 +119,9 @@ export function createHolderLease(options: HolderLeaseOptions): HolderLease {
       void runner.adopt(task).catch((error: unknown) => log(`adopting ${task.id} failed: ${(error as Error).message}`));
     }
     await tasks.setLive(holder, left);
+    const claimed = left.length - unserved;
     log(
-      `took over ${holder}: ${adopted} call(s) resumed${left.length ? `, ${left.length} left for a daemon serving their server` : ''}`,
+      `took over ${holder}: ${adopted} call(s) resumed${unserved ? `, ${unserved} left for a daemon serving their server` : ''}${claimed ? `, ${claimed} claimed by another process` : ''}`,
     );
     return left.length;
   }
@@ -186,4 +191,21 @@ export function createHolderLease(options: HolderLeaseOptions): HolderLease {
       if (!lost) await leases.lapse(own, instance).catch(() => undefined);
     },
   };
+}
+
+/** A legacy call died with its connection: its questions are abandoned and its task fails, saying so. */
+async function abandonLegacy(broker: Broker, task: TaskRecord): Promise<void> {
+  for (const id of task.waitingOn) {
+    try {
+      if ((await broker.get(id))?.state === 'pending') await broker.abandon(id, REASON);
+    } catch {
+      // Answered meanwhile (the answer was accepted before the call died) or gone: the task says what happened.
+    }
+  }
+  Object.assign(task, {
+    state: 'failed',
+    waitingOn: [],
+    error: { code: 'ELICITATION_ABANDONED', message: `${REASON}; run the call again` },
+  });
+  delete task.continuation;
 }

@@ -30,8 +30,11 @@ export interface TaskStore {
    * instance) in the claim; `after` claims the state anew after that claimer (judged dead before it adopted it).
    */
   claim(task: TaskRecord, by?: string, after?: string): Promise<boolean>;
-  /** The claimer named in the claim on the state `task` shows (undefined: unclaimed, or claimed without a name). */
-  claimant(task: TaskRecord): Promise<string | undefined>;
+  /**
+   * The claimer named in the claim on the state `task` shows, or in the claim made after `after` (undefined:
+   * unclaimed, or claimed without a name).
+   */
+  claimant(task: TaskRecord, after?: string): Promise<string | undefined>;
   /**
    * `put` split for a task stored with its first question, when this store's keyv is the broker's (else undefined):
    * rows for the question's write (the record, and its holder's live row when no other write of that row is
@@ -61,9 +64,16 @@ const INDEXED = 'tasks-live';
 const CLAIM = 'task-claim:';
 /** Long past any race on one state of a record: a claim row only has to outlive the reads that saw that state. */
 const CLAIM_MS = 24 * 3600_000;
-/** The state a take-over starts from: a hand-off (unique token), or the holder that is gone and its last write. */
-const claimKey = (task: TaskRecord): string =>
-  CLAIM + task.id + (task.holder === undefined ? `:free:${task.handoff ?? task.updatedAt}` : `:${task.holder}:${task.updatedAt}`);
+/**
+ * The state a take-over starts from: a hand-off (unique token), or the holder that is gone and its last write; with
+ * `after`, the claim made anew on that state after that claimer died (one key per dead claimer, so a chain of them
+ * is claimed link by link).
+ */
+const claimKey = (task: TaskRecord, after?: string): string =>
+  CLAIM +
+  task.id +
+  (task.holder === undefined ? `:free:${task.handoff ?? task.updatedAt}` : `:${task.holder}:${task.updatedAt}`) +
+  (after === undefined ? '' : `:after:${after}`);
 
 const isUnfinished = (task: TaskRecord | undefined): boolean =>
   task !== undefined && (task.state === 'running' || task.state === 'input-required');
@@ -125,18 +135,21 @@ export function createTaskStore(kv: Keyv = new Keyv(), options: TaskStoreOptions
   /**
    * Adds or drops the task in its holder's row; one write at a time per process, so none is lost. A finished task
    * is dropped here at once and from the row with the next addition: every reader of the row skips a finished
-   * task anyway, so a call's completion costs one write (its record), not two.
+   * task anyway, so a call's completion costs one write (its record), not two. With `record`, an addition is
+   * written in one atomic write with it (keyv's setMany: one statement on Postgres, MULTI on Redis).
    */
-  const track = (task: TaskRecord): Promise<void> => {
+  const track = (task: TaskRecord, record?: { key: string; value: TaskRecord; ttl: number }): Promise<void> => {
     const holder = task.holder;
     if (holder === undefined) return Promise.resolve();
     const step = writes.then(async () => {
       const set = await liveSet(holder);
       const wanted = isUnfinished(task);
-      if (set.has(task.id) === wanted) return;
+      if (set.has(task.id) === wanted) return void (record && (await kv.set(record.key, record.value, record.ttl)));
       if (!wanted) return void set.delete(task.id);
+      const row = { key: LIVE + holder, value: [...set, task.id] };
+      await (record ? kv.setMany([record, row]) : kv.set(row.key, row.value));
+      // Once written: a write that failed leaves the set as the row is, so the next put adds it again.
       set.add(task.id);
-      await kv.set(LIVE + holder, [...set]);
     });
     enqueue(step);
     return step;
@@ -153,10 +166,16 @@ export function createTaskStore(kv: Keyv = new Keyv(), options: TaskStoreOptions
   }
 
   return {
-    // The record and its row entry go together: a row naming a task not (yet) stored is skipped by its readers,
-    // and a finished task leaves the row lazily (track), so neither order of the two writes misleads a reader.
+    // A task joining its holder's row (a new call, or one taken over from a dead holder) is written with the row in
+    // one write: a record naming a holder whose row lacks it would be in nobody's row (a row's readers skip a task
+    // whose record names another holder), and a survivor sweeping its old holder would pass it by. Already in the
+    // row, or finished (it leaves the row lazily, see track), the record is written alone, beside any row write.
     put: (task) =>
-      guard('save a task', async () => void (await Promise.all([kv.set(PREFIX + task.id, task, retainMs), track(task)]))),
+      guard('save a task', async () => {
+        const record = { key: PREFIX + task.id, value: task, ttl: retainMs };
+        if (task.holder !== undefined && isUnfinished(task) && !loaded.get(task.holder)?.has(task.id)) return track(task, record);
+        await Promise.all([kv.set(record.key, task, retainMs), track(task)]);
+      }),
     withQuestion(task, keyv) {
       if (keyv !== kv) return undefined;
       const rows: StoreRow[] = [{ key: PREFIX + task.id, value: task, ttlMs: retainMs }];
@@ -194,12 +213,13 @@ export function createTaskStore(kv: Keyv = new Keyv(), options: TaskStoreOptions
     claim: (task, by, after) =>
       guard('claim a task', () =>
         toBrokerStore(kv).putIfAbsent(
-          claimKey(task) + (after === undefined ? '' : `:after:${after}`),
+          claimKey(task, after),
           { pid: process.pid, at: Date.now(), ...(by === undefined ? {} : { by }) },
           CLAIM_MS,
         ),
       ),
-    claimant: (task) => guard('read a claim', async () => ((await kv.get(claimKey(task))) as { by?: string } | undefined)?.by),
+    claimant: (task, after) =>
+      guard('read a claim', async () => ((await kv.get(claimKey(task, after))) as { by?: string } | undefined)?.by),
     setLive: (holder, ids) =>
       guard('save a task', async () => {
         live.delete(holder);

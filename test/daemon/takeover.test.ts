@@ -5,8 +5,11 @@
  * and an answer to it is refused (ELICITATION_ABANDONED, exit 1), never accepted. Real daemon processes (the built
  * CLI), real fixture servers, on Redis and on Postgres started here.
  */
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { rawKey, tablesOf } from '../../src/broker/index.js';
 import { openStoreUrl } from '../../src/broker/store-url.js';
+import { daemonPaths } from '../../src/surfaces/daemon/paths.js';
 import { openLeases } from '../../src/tasks/leases.js';
 import { createTaskStore } from '../../src/tasks/task-store.js';
 import { cli, fleetDaemon, post, until, type FleetDaemon } from '../helpers/daemon-fleet.js';
@@ -102,6 +105,51 @@ for (const [name, url] of [
       }
     }, 120_000);
 
+    it('resumes a call whose first two takers died one after the other between their claims and adoptions', async () => {
+      const env = { MCPX_LEASE_MS: '1000', MCPX_SESSION_ID: 'takers-died' };
+      const [a, b] = ['a', 'b'].map((n) => fleetDaemon(`${name}-chain-${n}`, url(), env)) as [FleetDaemon, FleetDaemon];
+      await Promise.all([a.start(), b.start()]);
+      const store = await openStoreUrl(url());
+      try {
+        const modern = await ask(a, 'modern/ask_form', 'claimed by two dead');
+        await a.kill();
+        // What two survivors (of other hosts, holding no lease now) left, each killed right after its claim: the
+        // first one's claim on the call's state, and the second one's claim after the first.
+        const tasks = createTaskStore(store.keyv);
+        const state = (await tasks.get(modern.task))!;
+        expect(await tasks.claim(state, 'another-host:4242:first')).toBe(true);
+        expect(await tasks.claim(state, 'another-host:4343:second', 'another-host:4242:first')).toBe(true);
+        await until('a survivor taking over A', async () => (b.log().includes('took over') ? true : undefined));
+        expect((await b.fetch(`/v1/elicit/${modern.question}/accept`, post({ content: { repo: 'me/chain' } }))).status).toBe(200);
+        const done = await until(
+          'the twice-claimed call to complete',
+          async () => {
+            const task = await taskOf(b, modern.task);
+            return task.state === 'complete' ? task : undefined;
+          },
+          20_000,
+        );
+        expect(done.pid).toBe(b.pid);
+        // From another process: the result, and one resume of the call.
+        const result = await cli(b, ['task', 'result', modern.task, '--json', '--config', b.configPath]);
+        expect(result.code, result.stderr).toBe(0);
+        expect(result.stdout).toContain('me/chain');
+        const audit = await cli(b, ['log', '--json', '--limit', '1000']);
+        const resumed = audit.stdout
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as { kind: string; elicit?: string })
+          .filter((e) => e.kind === 'elicit.resumed' && e.elicit === modern.question);
+        expect(resumed).toHaveLength(1);
+      } catch (error) {
+        console.log(a.log(), b.log());
+        throw error;
+      } finally {
+        await store.close();
+        await Promise.all([a.kill(), b.stop()]);
+      }
+    }, 120_000);
+
     it('resumes the modern call in one survivor and abandons the legacy one, refusing its answer', async () => {
       // One session on every host (callers are bound to their session): the CLI runs with the same env.
       const env = { MCPX_LEASE_MS: '1000', MCPX_SESSION_ID: 'takeover' };
@@ -164,3 +212,105 @@ for (const [name, url] of [
     }, 120_000);
   });
 }
+
+describe('a survivor whose write of a call it took over never landed (Postgres)', () => {
+  interface Held {
+    a: FleetDaemon;
+    b: FleetDaemon;
+    c: FleetDaemon;
+    /** Ends the hold: the held write fails (its connection ends), then the lock goes. */
+    release: () => Promise<void>;
+    /** The holder the call's record names now. */
+    holder: () => Promise<string | undefined>;
+  }
+
+  /**
+   * A's call, A killed, and B's write of it in its takeover of A held: B's live row is locked by an open transaction
+   * here, so that write waits (whatever B wrote beside it, or before it, is in the store). `then` ends the hold its
+   * way and names the daemon that must resume the call; it is answered, completes there once, and its result is read
+   * by another process.
+   */
+  async function heldTakeover(tag: string, then: (held: Held) => Promise<FleetDaemon>): Promise<void> {
+    const env = { MCPX_LEASE_MS: '1000', MCPX_SESSION_ID: `held-${tag}` };
+    const daemons = ['a', 'b', 'c'].map((n) => fleetDaemon(`pg-${tag}-${n}`, servers.postgres.url, env));
+    const [a, b, c] = daemons as [FleetDaemon, FleetDaemon, FleetDaemon];
+    await Promise.all([a.start(), b.start()]);
+    const store = await openStoreUrl(servers.postgres.url);
+    const locker = new pg.Client({ connectionString: servers.postgres.url });
+    await locker.connect();
+    try {
+      const modern = await ask(a, 'modern/ask_form', `held ${tag}`);
+      const { table } = tablesOf(store.keyv);
+      const rowOfB = rawKey(store.keyv, `tasks-live:${daemonPaths(b.env, b.configPath).fingerprint}`);
+      await locker.query('BEGIN');
+      await locker.query(
+        `INSERT INTO ${table} (key, value) VALUES ($1, '[]') ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+        [rowOfB],
+      );
+      const [{ pid: lockerPid }] = (await locker.query('SELECT pg_backend_pid() AS pid')).rows as [{ pid: number }];
+      const blockedSql = `SELECT pid FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`;
+      await a.kill();
+      await until('B to write its live row in its takeover of A', async () =>
+        (await locker.query(blockedSql, [lockerPid])).rowCount ? true : undefined,
+      );
+      const tasks = createTaskStore(store.keyv);
+      const release = async (): Promise<void> => {
+        await locker.query(`SELECT pg_terminate_backend(pid) FROM (${blockedSql}) AS blocked`, [lockerPid]);
+        await locker.query('ROLLBACK');
+      };
+      const resumer = await then({ a, b, c, release, holder: async () => (await tasks.get(modern.task))?.holder });
+      await until(`${resumer.name} to take the call over`, async () =>
+        resumer.log().includes('1 call(s) resumed') ? true : undefined,
+      );
+      expect((await resumer.fetch(`/v1/elicit/${modern.question}/accept`, post({ content: { repo: `me/${tag}` } }))).status).toBe(
+        200,
+      );
+      const done = await until(
+        'the held call to complete',
+        async () => {
+          const task = await taskOf(resumer, modern.task);
+          return task.state === 'complete' ? task : undefined;
+        },
+        20_000,
+      );
+      expect(done.pid).toBe(resumer.pid);
+      const result = await cli(resumer, ['task', 'result', modern.task, '--json', '--config', resumer.configPath]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain(`me/${tag}`);
+    } catch (error) {
+      console.log(...daemons.map((d) => d.log()));
+      throw error;
+    } finally {
+      await locker.end().catch(() => undefined);
+      await store.close();
+      await Promise.all(daemons.map((d) => d.kill()));
+    }
+  }
+
+  it("leaves the call to the next survivor when the taker is killed there, never in nobody's live row", async () => {
+    await heldTakeover('killed', async ({ b, c, release, holder }) => {
+      // A record written on its own names B at once (none does when record and row go in one write, so the wait
+      // is bounded; either way B dies next).
+      const holderB = daemonPaths(b.env, b.configPath).fingerprint;
+      await until('the record to name B', async () => ((await holder()) === holderB ? true : undefined), 1000).catch(
+        () => undefined,
+      );
+      await b.kill();
+      await release();
+      await c.start();
+      return c;
+    });
+  }, 120_000);
+
+  it('retakes the call in the taker when its write failed (the store erred), kept meanwhile by another survivor', async () => {
+    // B lives on. While its write is held, A's lease (not renewed by B meanwhile) lapses and C sweeps A: the call is
+    // B's claim, so C leaves it in A's row. B's write fails, A's lease lapses again, and B finds its own claim.
+    await heldTakeover('erred', async ({ a, b, c, release }) => {
+      await c.start();
+      const holderA = daemonPaths(a.env, a.configPath).fingerprint;
+      await until('C to sweep A while B is held', async () => (c.log().includes(`took over ${holderA}`) ? true : undefined));
+      await release();
+      return b;
+    });
+  }, 120_000);
+});
