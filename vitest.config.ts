@@ -1,12 +1,13 @@
 import { defineConfig } from 'vitest/config';
 import LongestFirst from './test/helpers/longest-first.js';
 
-// Most tests wait on child processes, sockets and stores rather than the CPU, so files run four at a time even on
+// Most tests wait on child processes, sockets and stores rather than the CPU, so files run six at a time even on
 // two cores (vitest's default is cores - 1: one file at a time there). Both projects share that one pool: the
 // e2e files use a fresh state dir, port and tmux socket each, so they can run beside each other and the unit files.
-// `--maxWorkers=N` on the command line overrides it. With four files sharing two cores each gets about half the CPU
-// it had alone, so the per-test timeouts are twice what they were.
-const maxWorkers = 4;
+// `--maxWorkers=N` on the command line overrides it. Six kept two cores busy (4: 370 s, 6: 353 s, 8: 343 s in one
+// session, bench/results/test-durations-2026-12-07-pass4.txt); the per-test timeouts leave room for a file getting
+// a third of a core.
+const maxWorkers = 6;
 // MCPX_TEST_CPU=<file.jsonl> appends each file's CPU, wall time and spawns there (test/helpers/cpu-meter.ts).
 const setupFiles = process.env.MCPX_TEST_CPU ? ['test/helpers/cpu-meter.ts'] : [];
 
