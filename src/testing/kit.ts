@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Keyv } from 'keyv';
 import { createBroker, createManualClock, toBrokerStore } from '../broker/index.js';
 import type { BrokerStore, OpenRequestInput, StoreBroker } from '../broker/index.js';
-import { isMcpxError } from '../errors.js';
+import { isMcpxError, McpxError } from '../errors.js';
 
 export interface StoreFactory {
   /** A new handle to the shared backing store. The suite closes the handles it opens. */
@@ -89,5 +89,10 @@ export function caseKit(factory: StoreFactory): CaseKit {
     }
   };
   const waitMs = factory.waitMs ?? 5_000;
+  if (!(Number.isFinite(waitMs) && waitMs > 0))
+    throw new McpxError(
+      'CONFIG_INVALID',
+      `waitMs must be a positive number of milliseconds, not ${String(factory.waitMs)}; leave it out for 5000`,
+    );
   return { pair, question, codeOf, withTimeout: (promise, what, factor = 1) => withTimeout(promise, waitMs * factor, what) };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openMemoryStore, type BrokerStore } from '../../src/broker/index.js';
-import { runStoreCompliance } from '../../src/testing/index.js';
+import { runStoreCompliance, storeComplianceCases } from '../../src/testing/index.js';
 
 /** A store that claims with get-then-set, the way plain keyv would: two responders can both read "absent". */
 function naiveStore(): BrokerStore {
@@ -94,6 +94,14 @@ describe('store compliance suite', () => {
     const results = await runStoreCompliance({ open: async () => store, waitMs: WAIT_MS });
     const failed = results.filter((r) => !r.ok).map((r) => r.name);
     expect(failed).toContain('lets exactly one of 50 concurrent responders on two handles win');
+  });
+
+  it('refuses a waitMs that is not a positive number, saying so', () => {
+    for (const waitMs of [0, -1, Number.NaN]) {
+      expect(() => storeComplianceCases({ open: async () => openMemoryStore(), waitMs })).toThrow(
+        /waitMs must be a positive number of milliseconds/,
+      );
+    }
   });
 
   it('passes the memory store in full', async () => {
