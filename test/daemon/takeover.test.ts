@@ -40,6 +40,18 @@ async function taskOf(daemon: FleetDaemon, id: string): Promise<TaskView> {
   return ((await (await daemon.fetch(`/v1/tasks/${id}`)).json()) as { task: TaskView }).task;
 }
 
+/** The task once `daemon` shows it complete. */
+function completed(daemon: FleetDaemon, id: string, what: string): Promise<TaskView> {
+  return until(
+    what,
+    async () => {
+      const task = await taskOf(daemon, id);
+      return task.state === 'complete' ? task : undefined;
+    },
+    20_000,
+  );
+}
+
 for (const [name, url] of [
   ['Redis', () => servers.redis.url],
   ['Postgres', () => servers.postgres.url],
@@ -86,14 +98,7 @@ for (const [name, url] of [
         expect((await b.fetch(`/v1/elicit/${modern.question}/accept`, post({ content: { repo: 'me/claimed' } }))).status).toBe(
           200,
         );
-        const done = await until(
-          'the claimed call to complete',
-          async () => {
-            const task = await taskOf(b, modern.task);
-            return task.state === 'complete' ? task : undefined;
-          },
-          20_000,
-        );
+        const done = await completed(b, modern.task, 'the claimed call to complete');
         expect(done.pid).toBe(b.pid);
         expect(fixtureEcho(done.result!).received.details).toMatchObject({ action: 'accept', content: { repo: 'me/claimed' } });
       } catch (error) {
@@ -121,14 +126,7 @@ for (const [name, url] of [
         expect(await tasks.claim(state, 'another-host:4343:second', 'another-host:4242:first')).toBe(true);
         await until('a survivor taking over A', async () => (b.log().includes('took over') ? true : undefined));
         expect((await b.fetch(`/v1/elicit/${modern.question}/accept`, post({ content: { repo: 'me/chain' } }))).status).toBe(200);
-        const done = await until(
-          'the twice-claimed call to complete',
-          async () => {
-            const task = await taskOf(b, modern.task);
-            return task.state === 'complete' ? task : undefined;
-          },
-          20_000,
-        );
+        const done = await completed(b, modern.task, 'the twice-claimed call to complete');
         expect(done.pid).toBe(b.pid);
         // From another process: the result, and one resume of the call.
         const result = await cli(b, ['task', 'result', modern.task, '--json', '--config', b.configPath]);
@@ -182,10 +180,7 @@ for (const [name, url] of [
 
         // The modern call: answered through C, resumed by whichever survivor adopted it.
         expect((await c.fetch(`/v1/elicit/${modern.question}/accept`, post({ content: { repo: 'me/thing' } }))).status).toBe(200);
-        const done = await until('the modern call to complete', async () => {
-          const task = await taskOf(b, modern.task);
-          return task.state === 'complete' ? task : undefined;
-        });
+        const done = await completed(b, modern.task, 'the modern call to complete');
         expect([b.pid, c.pid]).toContain(done.pid);
         expect(fixtureEcho(done.result!).received.details).toMatchObject({ action: 'accept', content: { repo: 'me/thing' } });
         const result = await cli(b, ['task', 'result', modern.task, '--json', '--config', b.configPath]);
@@ -265,14 +260,7 @@ describe('a survivor whose write of a call it took over never landed (Postgres)'
       expect((await resumer.fetch(`/v1/elicit/${modern.question}/accept`, post({ content: { repo: `me/${tag}` } }))).status).toBe(
         200,
       );
-      const done = await until(
-        'the held call to complete',
-        async () => {
-          const task = await taskOf(resumer, modern.task);
-          return task.state === 'complete' ? task : undefined;
-        },
-        20_000,
-      );
+      const done = await completed(resumer, modern.task, 'the held call to complete');
       expect(done.pid).toBe(resumer.pid);
       const result = await cli(resumer, ['task', 'result', modern.task, '--json', '--config', resumer.configPath]);
       expect(result.code, result.stderr).toBe(0);
