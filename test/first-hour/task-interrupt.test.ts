@@ -41,8 +41,11 @@ describe.each(['tasks', 'modern'])('Ctrl-C on mcpx call of an MCP task (%s)', (s
     let stderr = '';
     call.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((done) => call.once('exit', (code) => done(code)));
-    await expect.poll(() => existsSync(started), { timeout: 30_000 }).toBe(true);
-    const taskId = readFileSync(started, 'utf8')
+    // The whole line: the file exists a moment before its line is written, and a Ctrl-C that early (under load) came
+    // before the call knew its task.
+    const startedLine = (): string => (existsSync(started) ? readFileSync(started, 'utf8') : '');
+    await expect.poll(() => /^started \S+\n/.test(startedLine()), { timeout: 30_000 }).toBe(true);
+    const taskId = startedLine()
       .trim()
       .replace(/^started /, '');
 
